@@ -1,0 +1,81 @@
+// Package errs defines the service's error values: an error carries a stable Code that callers
+// branch on and a Detail that is safe to show to a client.
+//
+// Every failure a client can see is an *Error with one of the codes below. The HTTP layer maps
+// codes to statuses in one table; anything that is not an *Error is an internal failure whose
+// text the client never sees. Causes (a driver message, a wrapped error) are kept for the logs
+// only and are not part of Detail.
+package errs
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is a stable, machine-readable name for a kind of failure. Codes are part of the HTTP
+// contract: clients match on them, so they are never renamed.
+type Code string
+
+// The codes of the HTTP contract.
+const (
+	InvalidRequest        Code = "InvalidRequest"
+	IdempotencyKeyMissing Code = "IdempotencyKeyMissing"
+	Unauthorized          Code = "Unauthorized"
+	NotFound              Code = "NotFound"
+	MethodNotAllowed      Code = "MethodNotAllowed"
+	BookAlreadyExists     Code = "BookAlreadyExists"
+	BookAlreadyLent       Code = "BookAlreadyLent"
+	LoanMismatch          Code = "LoanMismatch"
+	NothingToPay          Code = "NothingToPay"
+	NotLeaseHolder        Code = "NotLeaseHolder"
+	ConcurrencyConflict   Code = "ConcurrencyConflict"
+	PayloadTooLarge       Code = "PayloadTooLarge"
+	UnsupportedMediaType  Code = "UnsupportedMediaType"
+	IdempotencyKeyReused  Code = "IdempotencyKeyReused"
+	NotReplayable         Code = "NotReplayable"
+	NotCaughtUp           Code = "NotCaughtUp"
+	Unavailable           Code = "Unavailable"
+	Internal              Code = "Internal"
+)
+
+// Error is a failure with a code. Detail is written for the client; Cause is for the logs.
+type Error struct {
+	Code   Code
+	Detail string
+	Cause  error
+}
+
+// E returns an *Error with the given code and a detail formatted like fmt.Sprintf.
+func E(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Detail: fmt.Sprintf(format, args...)}
+}
+
+// Wrap returns an *Error that keeps cause for the logs. The cause's text is never shown to
+// clients.
+func Wrap(code Code, cause error, format string, args ...any) *Error {
+	return &Error{Code: code, Detail: fmt.Sprintf(format, args...), Cause: cause}
+}
+
+func (e *Error) Error() string {
+	if e.Cause != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Detail, e.Cause)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Detail)
+}
+
+func (e *Error) Unwrap() error { return e.Cause }
+
+// CodeOf returns the code of the first *Error in err's chain, or Internal when there is none.
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return Internal
+}
+
+// Is reports whether err carries the given code.
+func Is(err error, code Code) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == code
+}

@@ -1,0 +1,280 @@
+package eventstore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// testContract is the suite every Store must pass. newStore returns an empty store that lives
+// until the test ends.
+func testContract(t *testing.T, newStore func(t *testing.T) Store) {
+	t.Run("AppendStartsAStreamAtVersionOne", func(t *testing.T) {
+		t.Parallel()
+		ctx, s := context.Background(), newStore(t)
+		meta := Metadata{CommandID: "key-1", Command: "pay", Fingerprint: "f", CorrelationID: "req-1"}
+		got, err := s.Append(ctx, "account-alice", 0, []NewEvent{
+			{Type: "FineCharged", Data: json.RawMessage(`{"amount":300}`), Metadata: meta},
+			{Type: "PaymentReceived", Data: json.RawMessage(`{"amount":100}`), Metadata: meta},
+		})
+		require.NoError(t, err)
+		require.Len(t, got, 2)
+		for i, e := range got {
+			require.Equal(t, "account-alice", e.StreamID)
+			require.Equal(t, int64(i+1), e.Version)
+			require.Equal(t, meta, e.Metadata)
+			require.False(t, e.RecordedAt.IsZero())
+			require.Equal(t, time.UTC, e.RecordedAt.Location())
+		}
+		require.Less(t, got[0].Position, got[1].Position)
+		require.Equal(t, got[0].TransactionID, got[1].TransactionID, "one append is one transaction")
+
+		read, err := s.ReadStream(ctx, "account-alice", 0)
+		require.NoError(t, err)
+		require.Len(t, read, 2)
+		for i := range read {
+			require.JSONEq(t, string(got[i].Data), string(read[i].Data))
+			read[i].Data = got[i].Data
+		}
+		require.Equal(t, got, read, "events read back as they were recorded")
+	})
+
+	t.Run("AppendAtAnotherVersionIsAConflict", func(t *testing.T) {
+		t.Parallel()
+		ctx, s := context.Background(), newStore(t)
+		_, err := s.Append(ctx, "book-1", 0, events("BookAdded"))
+		require.NoError(t, err)
+		_, err = s.Append(ctx, "book-1", 1, events("BookLent"))
+		require.NoError(t, err)
+
+		for _, expected := range []int64{0, 1, 3, 10} {
+			_, err := s.Append(ctx, "book-1", expected, events("BookReturned"))
+			var conflict *ConflictError
+			require.ErrorAs(t, err, &conflict, "expected version %d", expected)
+			require.Equal(t, "book-1", conflict.StreamID)
+			require.Equal(t, expected, conflict.ExpectedVersion)
+		}
+		_, err = s.Append(ctx, "book-2", 1, events("BookAdded"))
+		require.ErrorAs(t, err, new(*ConflictError), "a stream that does not exist is at version 0")
+
+		read, err := s.ReadStream(ctx, "book-1", 0)
+		require.NoError(t, err)
+		require.Equal(t, []string{"BookAdded", "BookLent"}, typesOf(read), "a conflict writes nothing")
+	})
+
+	t.Run("AppendRejectsMalformedInput", func(t *testing.T) {
+		t.Parallel()
+		ctx, s := context.Background(), newStore(t)
+		_, err := s.Append(ctx, "", 0, events("A"))
+		require.Error(t, err)
+		_, err = s.Append(ctx, "s", -1, events("A"))
+		require.Error(t, err)
+		_, err = s.Append(ctx, "s", 0, nil)
+		require.Error(t, err)
+		_, err = s.Append(ctx, "s", 0, []NewEvent{{Type: "A", Data: json.RawMessage(`{`)}})
+		require.Error(t, err)
+		read, err := s.ReadStream(ctx, "s", 0)
+		require.NoError(t, err)
+		require.Empty(t, read)
+	})
+
+	t.Run("ReadStream", func(t *testing.T) {
+		t.Parallel()
+		ctx, s := context.Background(), newStore(t)
+		_, err := s.Append(ctx, "a", 0, events("A1", "A2"))
+		require.NoError(t, err)
+		_, err = s.Append(ctx, "b", 0, events("B1"))
+		require.NoError(t, err)
+		_, err = s.Append(ctx, "a", 2, events("A3"))
+		require.NoError(t, err)
+
+		all, err := s.ReadStream(ctx, "a", 0)
+		require.NoError(t, err)
+		require.Equal(t, []string{"A1", "A2", "A3"}, typesOf(all))
+		tail, err := s.ReadStream(ctx, "a", 2)
+		require.NoError(t, err)
+		require.Equal(t, []string{"A3"}, typesOf(tail))
+		require.Equal(t, int64(3), tail[0].Version)
+		none, err := s.ReadStream(ctx, "a", 3)
+		require.NoError(t, err)
+		require.NotNil(t, none)
+		require.Empty(t, none)
+		missing, err := s.ReadStream(ctx, "nobody", 0)
+		require.NoError(t, err)
+		require.NotNil(t, missing)
+		require.Empty(t, missing)
+	})
+
+	t.Run("ReadAllInGlobalOrderFromACheckpoint", func(t *testing.T) {
+		t.Parallel()
+		ctx, s := context.Background(), newStore(t)
+		var appended []Event
+		for i := range 5 {
+			got, err := s.Append(ctx, fmt.Sprintf("s-%d", i%2), int64(i/2), events(fmt.Sprintf("E%d", i)))
+			require.NoError(t, err)
+			appended = append(appended, got...)
+		}
+		all := readAllEventually(t, s, Checkpoint{}, 5)
+		require.Equal(t, []string{"E0", "E1", "E2", "E3", "E4"}, typesOf(all))
+
+		// Reading in pages from each page's last checkpoint gives the same events, once.
+		var paged []Event
+		var from Checkpoint
+		for {
+			page, err := s.ReadAll(ctx, from, 2)
+			require.NoError(t, err)
+			require.LessOrEqual(t, len(page), 2)
+			if len(page) == 0 {
+				break
+			}
+			paged = append(paged, page...)
+			from = page[len(page)-1].Checkpoint()
+		}
+		require.Equal(t, typesOf(all), typesOf(paged))
+		for i := 1; i < len(paged); i++ {
+			require.True(t, paged[i-1].Checkpoint().Before(paged[i].Checkpoint()))
+		}
+		require.Equal(t, appended[4].Position, paged[4].Position)
+	})
+
+	t.Run("ConcurrentAppendsAtOneVersionOneWins", func(t *testing.T) {
+		t.Parallel()
+		ctx, s := context.Background(), newStore(t)
+		const writers = 20
+		var wg sync.WaitGroup
+		results := make(chan error, writers)
+		for i := range writers {
+			wg.Go(func() {
+				_, err := s.Append(ctx, "contended", 0, events(fmt.Sprintf("W%d", i)))
+				results <- err
+			})
+		}
+		wg.Wait()
+		close(results)
+		won := 0
+		for err := range results {
+			if err == nil {
+				won++
+				continue
+			}
+			require.ErrorAs(t, err, new(*ConflictError))
+		}
+		require.Equal(t, 1, won)
+		read, err := s.ReadStream(ctx, "contended", 0)
+		require.NoError(t, err)
+		require.Len(t, read, 1)
+	})
+
+	t.Run("ConcurrentAppendsToManyStreamsAreAllRead", func(t *testing.T) {
+		t.Parallel()
+		ctx, s := context.Background(), newStore(t)
+		const streams, perStream = 10, 5
+		var wg sync.WaitGroup
+		for i := range streams {
+			wg.Go(func() {
+				for v := range perStream {
+					_, err := s.Append(ctx, fmt.Sprintf("stream-%d", i), int64(v), events("E"))
+					if err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		all := readAllEventually(t, s, Checkpoint{}, streams*perStream)
+		require.Len(t, all, streams*perStream)
+		seen := map[int64]bool{}
+		for _, e := range all {
+			require.False(t, seen[e.Position], "position %d read twice", e.Position)
+			seen[e.Position] = true
+		}
+	})
+
+	t.Run("SubscribeWakesAfterAppend", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		wake := s.Subscribe(ctx)
+		// The subscription may wake once when it starts listening; drain until an append is seen.
+		deadline := time.After(10 * time.Second)
+		for i := 0; ; i++ {
+			_, err := s.Append(context.Background(), "woken", int64(i), events("E"))
+			require.NoError(t, err)
+			select {
+			case <-wake:
+			case <-deadline:
+				t.Fatal("no wake-up within 10s of an append")
+			}
+			if all := readAllEventually(t, s, Checkpoint{}, i+1); len(all) == i+1 {
+				break
+			}
+		}
+		cancel()
+		select {
+		case _, open := <-wake:
+			for open {
+				_, open = <-wake
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the channel was not closed when the subscription's context ended")
+		}
+	})
+
+	t.Run("CancelledContext", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err := s.Append(ctx, "x", 0, events("E"))
+		require.ErrorIs(t, err, context.Canceled)
+		_, err = s.ReadStream(ctx, "x", 0)
+		require.ErrorIs(t, err, context.Canceled)
+		_, err = s.ReadAll(ctx, Checkpoint{}, 0)
+		require.ErrorIs(t, err, context.Canceled)
+		read, err := s.ReadStream(context.Background(), "x", 0)
+		require.NoError(t, err)
+		require.Empty(t, read)
+	})
+}
+
+// readAllEventually polls ReadAll until it returns want events. In PostgreSQL an event becomes
+// readable only once every older transaction in the cluster has finished, and other tests hold
+// transactions open on purpose.
+func readAllEventually(t *testing.T, s Store, from Checkpoint, want int) []Event {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		read, err := s.ReadAll(context.Background(), from, 0)
+		require.NoError(t, err)
+		if len(read) >= want {
+			return read
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("read %d events, want %d, within 10s", len(read), want)
+		}
+		time.Sleep(10 * time.Millisecond) // polling: a condition with a deadline
+	}
+}
+
+func events(types ...string) []NewEvent {
+	out := make([]NewEvent, len(types))
+	for i, typ := range types {
+		out[i] = NewEvent{Type: typ, Data: json.RawMessage(`{"n":` + fmt.Sprint(i) + `}`)}
+	}
+	return out
+}
+
+func typesOf(events []Event) []string {
+	out := make([]string, len(events))
+	for i, e := range events {
+		out[i] = e.Type
+	}
+	return out
+}
+

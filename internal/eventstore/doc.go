@@ -1,0 +1,51 @@
+// Package eventstore is the log: an append-only sequence of events, grouped into streams, that
+// every other part of the service reads from and writes to.
+//
+// # What it promises
+//
+// Streams are versioned. The first event of a stream has version 1 and every append continues
+// without gaps. Append takes the version the caller last saw (its expected version) and either
+// writes all of its events at the versions that follow, or none of them and returns a
+// *ConflictError. Two writers that read the same version can never both append: in PostgreSQL
+// the unique (stream_id, version) index decides, in memory a mutex does. A conflict is never a
+// silent overwrite; the caller reloads and decides again.
+//
+// Every event also has a global Position, unique across streams. Positions are handed out when
+// an event is inserted, not when its transaction commits, so in PostgreSQL a transaction can
+// commit an event at position 7 after another transaction has already committed position 8. A
+// reader that remembered "up to 8" would then skip 7 forever. ReadAll therefore does not order
+// by position alone. Each row records the id of the transaction that wrote it, and ReadAll
+// returns only rows written by transactions older than the oldest transaction still running
+// (pg_snapshot_xmin of the current snapshot), ordered by (transaction, position). Everything
+// below that horizon has finished, so nothing can appear behind a Checkpoint once a reader has
+// passed it: reading from a Checkpoint never skips an event and never returns one twice.
+//
+// The price of that guarantee is that readers wait for the oldest running write transaction in
+// the PostgreSQL cluster, whatever it writes to. Appends are short single statements, so the
+// wait is normally a few milliseconds; a long-running transaction elsewhere in the same cluster
+// delays readers (not writers) until it ends.
+//
+// Appends to different streams do not wait for each other: there is no table lock and no global
+// advisory lock. The one serialization point is PostgreSQL's notification queue, which is held
+// only while a transaction commits.
+//
+// # Waking readers
+//
+// An append notifies the channel "library_events" in its own transaction, so the notification
+// is delivered only if the events are committed. Subscribe turns those notifications into
+// wake-ups on a Go channel. Notifications can be lost (a listener reconnecting, a server
+// restart), so a wake-up is a hint to read now, never the only reason to read: readers also poll.
+// After the listener reconnects, every subscriber is woken, since appends may have been missed.
+//
+// # Failures
+//
+// Errors from the PostgreSQL driver never leave this package. A server that cannot be reached,
+// refuses connections or drops them gives an *errs.Error with code errs.Unavailable; a
+// cancelled context gives the context's error; anything else is errs.Internal, with the driver's
+// text kept as the cause for the logs. An append whose outcome is unknown (the connection broke
+// before the commit was confirmed) may or may not be in the log: callers that retry must
+// recognise their own events, which is what command ids in the metadata are for.
+//
+// The in-memory store keeps the same contract, checked by the same test suite, and is meant for
+// a single process: nothing is kept when it stops.
+package eventstore

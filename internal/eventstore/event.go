@@ -1,0 +1,113 @@
+package eventstore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Store is the log. Both implementations, Memory and Postgres, satisfy it and pass the same
+// contract tests.
+type Store interface {
+	// Append writes events to the end of a stream whose current version is expectedVersion
+	// (0 for a stream that must not exist yet). It returns the recorded events, or a
+	// *ConflictError when the stream is at another version.
+	Append(ctx context.Context, streamID string, expectedVersion int64, events []NewEvent) ([]Event, error)
+	// ReadStream returns a stream's events with a version above afterVersion, in version order.
+	// A stream that does not exist has no events; that is not an error.
+	ReadStream(ctx context.Context, streamID string, afterVersion int64) ([]Event, error)
+	// ReadAll returns at most limit events (all of them when limit <= 0) that come after the checkpoint in the log's global
+	// order. Reading again from the last event's Checkpoint continues without a gap.
+	ReadAll(ctx context.Context, after Checkpoint, limit int) ([]Event, error)
+	// Subscribe returns a channel that receives a value soon after events are appended. Several
+	// appends may give one value. The channel is closed when ctx ends.
+	Subscribe(ctx context.Context) <-chan struct{}
+	// Ping reports whether the store can be reached.
+	Ping(ctx context.Context) error
+}
+
+// NewEvent is an event to append.
+type NewEvent struct {
+	Type     string
+	Data     json.RawMessage
+	Metadata Metadata
+}
+
+// Event is an event as recorded in the log.
+type Event struct {
+	StreamID string
+	Version  int64
+	// Position is unique across the log and grows with every insert. Positions can have gaps
+	// (an aborted append uses some up), and they are not the order of ReadAll: see Checkpoint.
+	Position int64
+	// TransactionID identifies the transaction (or, in memory, the append) that wrote the event.
+	TransactionID uint64
+	Type          string
+	Data          json.RawMessage
+	Metadata      Metadata
+	RecordedAt    time.Time
+}
+
+// Checkpoint returns the place of the event in the log's global order.
+func (e Event) Checkpoint() Checkpoint {
+	return Checkpoint{TransactionID: e.TransactionID, Position: e.Position}
+}
+
+// Metadata travels with every event. It records which command wrote the event, so that a repeated
+// command can be recognised and answered from the log.
+type Metadata struct {
+	// CommandID identifies one command: the client's Idempotency-Key, or an id the service made.
+	CommandID string `json:"commandId,omitempty"`
+	// Command is the name of the command, such as "pay".
+	Command string `json:"command,omitempty"`
+	// Fingerprint is a hash of the command's payload.
+	Fingerprint string `json:"fingerprint,omitempty"`
+	// CorrelationID is the id of the request that ran the command.
+	CorrelationID string `json:"correlationId,omitempty"`
+}
+
+// Checkpoint is a place in the log's global order: (transaction, position). The zero Checkpoint
+// is the start of the log.
+type Checkpoint struct {
+	TransactionID uint64 `json:"transactionId"`
+	Position      int64  `json:"position"`
+}
+
+// Before reports whether c comes before other in the log's order.
+func (c Checkpoint) Before(other Checkpoint) bool {
+	if c.TransactionID != other.TransactionID {
+		return c.TransactionID < other.TransactionID
+	}
+	return c.Position < other.Position
+}
+
+// ConflictError is returned by Append when the stream is not at the expected version.
+type ConflictError struct {
+	StreamID        string
+	ExpectedVersion int64
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("eventstore: stream %q is no longer at version %d", e.StreamID, e.ExpectedVersion)
+}
+
+func validateAppend(streamID string, expectedVersion int64, events []NewEvent) error {
+	switch {
+	case streamID == "":
+		return fmt.Errorf("eventstore: append needs a stream id")
+	case expectedVersion < 0:
+		return fmt.Errorf("eventstore: expected version %d is negative", expectedVersion)
+	case len(events) == 0:
+		return fmt.Errorf("eventstore: append to %q has no events", streamID)
+	}
+	for i, e := range events {
+		if e.Type == "" {
+			return fmt.Errorf("eventstore: event %d for %q has no type", i, streamID)
+		}
+		if !json.Valid(e.Data) {
+			return fmt.Errorf("eventstore: event %d (%s) for %q has invalid JSON data", i, e.Type, streamID)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,120 @@
+package eventstore
+
+import (
+	"bytes"
+	"context"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Memory is a Store kept in the memory of one process. Appends are serialized by a mutex, so
+// the global order is simply the order of appends. Nothing survives the process.
+type Memory struct {
+	now func() time.Time
+
+	mu            sync.RWMutex
+	all           []Event
+	streams       map[string][]int // indexes into all, in version order
+	lastAppend    uint64
+	subscribers wakeups
+}
+
+var _ Store = (*Memory)(nil)
+
+// NewMemory returns an empty in-memory store. now stamps RecordedAt; nil means time.Now.
+func NewMemory(now func() time.Time) *Memory {
+	if now == nil {
+		now = time.Now
+	}
+	return &Memory{now: now, streams: make(map[string][]int)}
+}
+
+// Append implements Store.
+func (m *Memory) Append(ctx context.Context, streamID string, expectedVersion int64, events []NewEvent) ([]Event, error) {
+	if err := validateAppend(streamID, expectedVersion, events); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if int64(len(m.streams[streamID])) != expectedVersion {
+		return nil, &ConflictError{StreamID: streamID, ExpectedVersion: expectedVersion}
+	}
+	m.lastAppend++
+	// Microseconds, like PostgreSQL, so that an event reads back exactly as it was returned.
+	recordedAt := m.now().UTC().Truncate(time.Microsecond)
+	recorded := make([]Event, len(events))
+	for i, e := range events {
+		ev := Event{
+			StreamID:      streamID,
+			Version:       expectedVersion + int64(i) + 1,
+			Position:      int64(len(m.all)) + 1,
+			TransactionID: m.lastAppend,
+			Type:          e.Type,
+			Data:          bytes.Clone(e.Data),
+			Metadata:      e.Metadata,
+			RecordedAt:    recordedAt,
+		}
+		m.streams[streamID] = append(m.streams[streamID], len(m.all))
+		m.all = append(m.all, ev)
+		recorded[i] = clone(ev)
+	}
+	m.subscribers.wake()
+	return recorded, nil
+}
+
+// ReadStream implements Store.
+func (m *Memory) ReadStream(ctx context.Context, streamID string, afterVersion int64) ([]Event, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	indexes := m.streams[streamID]
+	if afterVersion < 0 {
+		afterVersion = 0
+	}
+	if afterVersion >= int64(len(indexes)) {
+		return []Event{}, nil
+	}
+	out := make([]Event, 0, int64(len(indexes))-afterVersion)
+	for _, i := range indexes[afterVersion:] {
+		out = append(out, clone(m.all[i]))
+	}
+	return out, nil
+}
+
+// ReadAll implements Store.
+func (m *Memory) ReadAll(ctx context.Context, after Checkpoint, limit int) ([]Event, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	start := sort.Search(len(m.all), func(i int) bool { return after.Before(m.all[i].Checkpoint()) })
+	end := len(m.all)
+	if limit > 0 && start+limit < end {
+		end = start + limit
+	}
+	out := make([]Event, 0, end-start)
+	for _, e := range m.all[start:end] {
+		out = append(out, clone(e))
+	}
+	return out, nil
+}
+
+// Subscribe implements Store.
+func (m *Memory) Subscribe(ctx context.Context) <-chan struct{} {
+	return m.subscribers.subscribe(ctx)
+}
+
+// Ping implements Store; memory is always reachable.
+func (m *Memory) Ping(ctx context.Context) error { return ctx.Err() }
+
+func clone(e Event) Event {
+	e.Data = bytes.Clone(e.Data)
+	return e
+}

@@ -1,0 +1,8 @@
+package eventstore
+
+import "testing"
+
+func TestMemory(t *testing.T) {
+	t.Parallel()
+	testContract(t, func(t *testing.T) Store { return NewMemory(nil) })
+}

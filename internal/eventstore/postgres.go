@@ -1,0 +1,241 @@
+package eventstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// notifyChannel is the PostgreSQL notification channel that appends signal on.
+const notifyChannel = "library_events"
+
+// Postgres is a Store on PostgreSQL. Its schema is created by the migrations in /migrations.
+type Postgres struct {
+	pool   *pgxpool.Pool
+	logger *slog.Logger
+
+	subscribers   wakeups
+	stopListening context.CancelFunc // guarded by subscribers.mu
+	listeners     sync.WaitGroup
+}
+
+var _ Store = (*Postgres)(nil)
+
+// NewPostgres returns a store that works through pool. The pool stays the caller's to close,
+// after every subscription has ended.
+func NewPostgres(pool *pgxpool.Pool, logger *slog.Logger) *Postgres {
+	p := &Postgres{pool: pool, logger: logger}
+	p.subscribers.onFirst = p.startListener
+	p.subscribers.onLast = p.stopListener
+	return p
+}
+
+// querier is what appendEvents needs: a pool, or a transaction in tests that hold one open.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// appendSQL inserts the events only if the stream is at the expected version, and notifies
+// readers in the same statement, so the notification is sent if and only if the events commit.
+// Two appends that both see the same head race on UNIQUE (stream_id, version): one commits,
+// the other fails with a unique violation, which Append reports as a conflict.
+const appendSQL = `
+WITH head AS (
+	SELECT coalesce(max(version), 0) AS version FROM events WHERE stream_id = $1
+), inserted AS (
+	INSERT INTO events (stream_id, version, type, data, metadata)
+	SELECT $1, $2 + e.ord, e.type, e.data::jsonb, e.metadata::jsonb
+	FROM unnest($3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS e(type, data, metadata, ord)
+	WHERE (SELECT version FROM head) = $2
+	RETURNING position, transaction_id, version, recorded_at
+)
+SELECT i.position, i.transaction_id, i.version, i.recorded_at
+FROM inserted i, LATERAL (SELECT pg_notify('` + notifyChannel + `', '')) AS notified
+ORDER BY i.version`
+
+// Append implements Store.
+func (p *Postgres) Append(ctx context.Context, streamID string, expectedVersion int64, events []NewEvent) ([]Event, error) {
+	if err := validateAppend(streamID, expectedVersion, events); err != nil {
+		return nil, err
+	}
+	return appendEvents(ctx, p.pool, streamID, expectedVersion, events)
+}
+
+func appendEvents(ctx context.Context, q querier, streamID string, expectedVersion int64, events []NewEvent) ([]Event, error) {
+	types := make([]string, len(events))
+	data := make([]string, len(events))
+	metadata := make([]string, len(events))
+	for i, e := range events {
+		m, err := json.Marshal(e.Metadata)
+		if err != nil {
+			return nil, fmt.Errorf("eventstore: encode metadata: %w", err)
+		}
+		types[i], data[i], metadata[i] = e.Type, string(e.Data), string(m)
+	}
+
+	rows, err := q.Query(ctx, appendSQL, streamID, expectedVersion, types, data, metadata)
+	if err != nil {
+		return nil, translate(ctx, err)
+	}
+	recorded := make([]Event, 0, len(events))
+	for rows.Next() {
+		e := Event{StreamID: streamID}
+		if err := rows.Scan(&e.Position, &e.TransactionID, &e.Version, &e.RecordedAt); err != nil {
+			rows.Close()
+			return nil, translate(ctx, err)
+		}
+		i := len(recorded)
+		e.Type, e.Data, e.Metadata = events[i].Type, append(json.RawMessage(nil), events[i].Data...), events[i].Metadata
+		e.RecordedAt = e.RecordedAt.UTC()
+		recorded = append(recorded, e)
+	}
+	if err := rows.Err(); err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == uniqueViolation {
+			return nil, &ConflictError{StreamID: streamID, ExpectedVersion: expectedVersion}
+		}
+		return nil, translate(ctx, err)
+	}
+	if len(recorded) == 0 {
+		return nil, &ConflictError{StreamID: streamID, ExpectedVersion: expectedVersion}
+	}
+	return recorded, nil
+}
+
+const selectEvent = `SELECT stream_id, version, position, transaction_id, type, data, metadata, recorded_at FROM events`
+
+// ReadStream implements Store.
+func (p *Postgres) ReadStream(ctx context.Context, streamID string, afterVersion int64) ([]Event, error) {
+	rows, err := p.pool.Query(ctx, selectEvent+` WHERE stream_id = $1 AND version > $2 ORDER BY version`, streamID, afterVersion)
+	if err != nil {
+		return nil, translate(ctx, err)
+	}
+	return collectEvents(ctx, rows)
+}
+
+// readAllSQL reads only below the horizon of the oldest running transaction, so that no event
+// can later commit behind the checkpoint it returns (see the package comment).
+const readAllSQL = selectEvent + `
+WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+  AND (transaction_id, position) > ($1::text::xid8, $2)
+ORDER BY transaction_id, position
+LIMIT $3`
+
+// ReadAll implements Store.
+func (p *Postgres) ReadAll(ctx context.Context, after Checkpoint, limit int) ([]Event, error) {
+	var max *int
+	if limit > 0 {
+		max = &limit
+	}
+	rows, err := p.pool.Query(ctx, readAllSQL, fmt.Sprint(after.TransactionID), after.Position, max)
+	if err != nil {
+		return nil, translate(ctx, err)
+	}
+	return collectEvents(ctx, rows)
+}
+
+func collectEvents(ctx context.Context, rows pgx.Rows) ([]Event, error) {
+	events, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Event, error) {
+		var e Event
+		err := row.Scan(&e.StreamID, &e.Version, &e.Position, &e.TransactionID, &e.Type, &e.Data, &e.Metadata, &e.RecordedAt)
+		e.RecordedAt = e.RecordedAt.UTC()
+		return e, err
+	})
+	if err != nil {
+		return nil, translate(ctx, err)
+	}
+	if events == nil {
+		events = []Event{}
+	}
+	return events, nil
+}
+
+// Ping implements Store.
+func (p *Postgres) Ping(ctx context.Context) error {
+	return translate(ctx, p.pool.Ping(ctx))
+}
+
+// Subscribe implements Store. The first subscriber starts a listener on a dedicated connection;
+// it stops when the last subscription ends.
+func (p *Postgres) Subscribe(ctx context.Context) <-chan struct{} {
+	return p.subscribers.subscribe(ctx)
+}
+
+// startListener and stopListener run under the subscribers' mutex. A stopped listener may
+// still be winding down when the next one starts; that overlap is harmless.
+func (p *Postgres) startListener() {
+	ctx, cancel := context.WithCancel(context.Background())
+	p.stopListening = cancel
+	p.listeners.Add(1)
+	go func() {
+		defer p.listeners.Done()
+		p.listen(ctx)
+	}()
+}
+
+func (p *Postgres) stopListener() {
+	if p.stopListening != nil {
+		p.stopListening()
+		p.stopListening = nil
+	}
+}
+
+// Close stops the notification listener and waits for it to exit. Subscribers get no more
+// wake-ups. Close does not close the pool.
+func (p *Postgres) Close() {
+	p.subscribers.mu.Lock()
+	p.stopListener()
+	p.subscribers.mu.Unlock()
+	p.listeners.Wait()
+}
+
+// listen holds a LISTEN connection until ctx ends, reconnecting with backoff when it breaks.
+func (p *Postgres) listen(ctx context.Context) {
+	const maxBackoff = 5 * time.Second
+	backoff := 100 * time.Millisecond
+	for ctx.Err() == nil {
+		err := p.listenOnce(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		p.logger.Warn("event notifications interrupted; readers fall back to polling until they resume",
+			"error", translate(ctx, err), "retry_in", backoff)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, maxBackoff)
+	}
+}
+
+func (p *Postgres) listenOnce(ctx context.Context) error {
+	conn, err := pgx.ConnectConfig(ctx, p.pool.Config().ConnConfig.Copy())
+	if err != nil {
+		return err
+	}
+	defer func() {
+		closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = conn.Close(closeCtx)
+	}()
+	if _, err := conn.Exec(ctx, "LISTEN "+notifyChannel); err != nil {
+		return err
+	}
+	// Appends may have happened while no one was listening.
+	p.subscribers.wake()
+	for {
+		if _, err := conn.WaitForNotification(ctx); err != nil {
+			return err
+		}
+		p.subscribers.wake()
+	}
+}

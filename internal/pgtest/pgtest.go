@@ -1,0 +1,166 @@
+// Package pgtest gives tests a real PostgreSQL: a fresh, migrated database per test.
+//
+// A test binary that uses it calls Main from TestMain. Main uses the server named by
+// TEST_DATABASE_URL when it is set (the role must be allowed to create databases); otherwise it
+// starts a throwaway cluster from the local PostgreSQL server binaries (initdb, postgres) in a
+// temporary folder on a free port, as the "postgres" user when the tests run as root, and
+// removes it when the tests end. When neither is possible, Main fails the run and says how to
+// get a server: PostgreSQL tests never skip.
+//
+// Main migrates one template database per test binary; NewDatabase copies it, which takes
+// milliseconds, and drops the copy when the test ends.
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"library/migrations"
+)
+
+const (
+	// EnvURL names a PostgreSQL server for the tests. Main sets it to the throwaway cluster's
+	// address when it starts one, so that NewDatabase and child processes find it.
+	EnvURL = "TEST_DATABASE_URL"
+	// envTemplate names this test binary's migrated template database.
+	envTemplate = "PGTEST_TEMPLATE"
+)
+
+// Main runs a test binary's tests against PostgreSQL and exits with their result.
+func Main(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	ctx := context.Background()
+	if os.Getenv(EnvURL) == "" {
+		cluster, err := startCluster(ctx)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "pgtest: %v\n\n%s\n", err, howToGetPostgres)
+			return 1
+		}
+		defer cluster.stop()
+		if err := os.Setenv(EnvURL, cluster.url); err != nil {
+			fmt.Fprintf(os.Stderr, "pgtest: %v\n", err)
+			return 1
+		}
+	}
+	template, err := createTemplate(ctx)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "pgtest: %v\n\n%s\n", err, howToGetPostgres)
+		return 1
+	}
+	defer dropDatabase(context.Background(), template)
+	if err := os.Setenv(envTemplate, template); err != nil {
+		fmt.Fprintf(os.Stderr, "pgtest: %v\n", err)
+		return 1
+	}
+	return m.Run()
+}
+
+const howToGetPostgres = `PostgreSQL tests need a server. Either:
+  - install the PostgreSQL server binaries (Debian: apt-get install postgresql), so that
+    initdb and postgres are on PATH or in /usr/lib/postgresql/<version>/bin; or
+  - set TEST_DATABASE_URL=postgres://user:password@host:port/postgres?sslmode=disable
+    for a server where that role may CREATE DATABASE.`
+
+// NewDatabase creates a fresh, migrated database for one test, dropped when the test ends, and
+// returns its URL.
+func NewDatabase(t testing.TB) string {
+	t.Helper()
+	template := os.Getenv(envTemplate)
+	if template == "" {
+		t.Fatal("pgtest: no template database; call pgtest.Main from TestMain")
+	}
+	ctx := context.Background()
+	name := "t_" + randomHex(8)
+	if err := adminExec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, template)); err != nil {
+		t.Fatalf("pgtest: create database: %v", err)
+	}
+	t.Cleanup(func() { dropDatabase(context.Background(), name) })
+	return databaseURL(name)
+}
+
+// NewPool returns a pool on a fresh, migrated database, closed when the test ends.
+func NewPool(t testing.TB) *pgxpool.Pool {
+	t.Helper()
+	return Connect(t, NewDatabase(t))
+}
+
+// Connect returns a pool on the database at url, closed when the test ends.
+func Connect(t testing.TB, url string) *pgxpool.Pool {
+	t.Helper()
+	pool, err := pgxpool.New(context.Background(), url)
+	if err != nil {
+		t.Fatalf("pgtest: connect: %v", err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+func createTemplate(ctx context.Context) (string, error) {
+	name := "template_" + randomHex(8)
+	if err := adminExec(ctx, "CREATE DATABASE "+name); err != nil {
+		return "", fmt.Errorf("create template database: %w", err)
+	}
+	pool, err := pgxpool.New(ctx, databaseURL(name))
+	if err != nil {
+		dropDatabase(ctx, name)
+		return "", err
+	}
+	defer pool.Close()
+	migrator, err := migrations.New(pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		dropDatabase(ctx, name)
+		return "", err
+	}
+	defer migrator.Close()
+	if _, err := migrator.Up(ctx); err != nil {
+		dropDatabase(ctx, name)
+		return "", fmt.Errorf("migrate template database: %w", err)
+	}
+	return name, nil
+}
+
+func dropDatabase(ctx context.Context, name string) {
+	_ = adminExec(ctx, fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name))
+}
+
+func adminExec(ctx context.Context, sql string) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, os.Getenv(EnvURL))
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, sql)
+	return err
+}
+
+// databaseURL is the server's URL with another database name.
+func databaseURL(name string) string {
+	u, err := url.Parse(os.Getenv(EnvURL))
+	if err != nil {
+		panic(fmt.Sprintf("pgtest: %s is not a URL", EnvURL))
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
