@@ -277,4 +277,3 @@ func typesOf(events []Event) []string {
 	}
 	return out
 }
-

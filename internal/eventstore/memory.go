@@ -13,10 +13,10 @@ import (
 type Memory struct {
 	now func() time.Time
 
-	mu            sync.RWMutex
-	all           []Event
-	streams       map[string][]int // indexes into all, in version order
-	lastAppend    uint64
+	mu          sync.RWMutex
+	all         []Event
+	streams     map[string][]int // indexes into all, in version order
+	lastAppend  uint64
 	subscribers wakeups
 }
 

@@ -1,0 +1,84 @@
+// Command library is the lending library's back end: an event-sourced HTTP service that runs
+// in memory, or on PostgreSQL when DATABASE_URL is set.
+//
+//	library [serve]                 serve the HTTP API (the default)
+//	library migrate up|down|status  manage the database schema
+//
+// Configuration comes from the environment; see README.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"library/internal/app"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "library:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `usage:
+  library [serve]                 serve the HTTP API
+  library migrate up|down|status  manage the database schema (needs DATABASE_URL)`
+
+func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	cfg, err := app.ConfigFromEnv(getenv)
+	if err != nil {
+		return err
+	}
+	logger := newLogger(stderr, cfg)
+
+	switch {
+	case len(args) == 0 || (len(args) == 1 && args[0] == "serve"):
+		a, err := app.New(ctx, cfg, logger)
+		if err != nil {
+			return err
+		}
+		return a.Run(ctx)
+	case len(args) == 2 && args[0] == "migrate":
+		return migrate(ctx, cfg, logger, args[1])
+	default:
+		return errors.New(usage)
+	}
+}
+
+func migrate(ctx context.Context, cfg app.Config, logger *slog.Logger, command string) error {
+	if cfg.DatabaseURL == "" {
+		return errors.New("migrate needs DATABASE_URL: in memory there is no schema")
+	}
+	poolConfig, err := app.ParsePoolConfig(cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, poolConfig)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	return app.Migrate(ctx, pool, logger, command)
+}
+
+func newLogger(w io.Writer, cfg app.Config) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(cfg.LogLevel))
+	opts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler = slog.NewJSONHandler(w, opts)
+	if cfg.LogFormat == "text" {
+		h = slog.NewTextHandler(w, opts)
+	}
+	return slog.New(h).With("replica", cfg.ReplicaID)
+}

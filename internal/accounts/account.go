@@ -1,0 +1,78 @@
+// Package accounts keeps what each member owes the library: the Account aggregate (its events
+// and decisions, plain Go with no I/O), the service that runs its commands, and its HTTP
+// handlers.
+//
+// A member's balance is fines charged minus payments received, in cents; negative is credit.
+// There must be something to pay: a payment on a balance of zero or less is refused. A fine
+// for a loan is charged once per loan id, however often it is asked for, and a payment is made
+// once per Idempotency-Key.
+package accounts
+
+// Event is an Account event; the same type as aggregate.Event.
+type Event = interface{ EventType() string }
+
+// AccountOpened: the member gave their name, and perhaps an email address, for the first time.
+type AccountOpened struct {
+	Name  string `json:"name"`
+	Email string `json:"email,omitempty"`
+}
+
+// ContactChanged: the member's name or email address changed. An empty Email removes it.
+type ContactChanged struct {
+	Name  string `json:"name"`
+	Email string `json:"email,omitempty"`
+}
+
+// FineCharged: the member owes Amount more. LoanID is set when the fine is for a loan.
+type FineCharged struct {
+	Amount int64  `json:"amount"`
+	Reason string `json:"reason"`
+	LoanID string `json:"loanId,omitempty"`
+}
+
+// PaymentReceived: the member paid Amount.
+type PaymentReceived struct {
+	Amount int64 `json:"amount"`
+}
+
+// Event type names are stored in the log: never rename them.
+func (AccountOpened) EventType() string   { return "AccountOpened" }
+func (ContactChanged) EventType() string  { return "ContactChanged" }
+func (FineCharged) EventType() string     { return "FineCharged" }
+func (PaymentReceived) EventType() string { return "PaymentReceived" }
+
+// Account is the state of one member's account, folded from its events. An account exists as
+// soon as anything happens to it: a fine can be charged before the member gives their name.
+type Account struct {
+	Opened bool
+	Name   string
+	Email  string
+	// Balance is what the member owes, in cents; negative is credit.
+	Balance int64
+	// finedLoans holds the loan ids that have been fined.
+	finedLoans map[string]bool
+}
+
+// NewAccount returns the state of an account with no events.
+func NewAccount() Account { return Account{finedLoans: make(map[string]bool)} }
+
+// Apply returns the state after e.
+func Apply(a Account, e Event) Account {
+	switch e := e.(type) {
+	case AccountOpened:
+		a.Opened, a.Name, a.Email = true, e.Name, e.Email
+	case ContactChanged:
+		a.Name, a.Email = e.Name, e.Email
+	case FineCharged:
+		a.Balance += e.Amount
+		if e.LoanID != "" {
+			a.finedLoans[e.LoanID] = true
+		}
+	case PaymentReceived:
+		a.Balance -= e.Amount
+	}
+	return a
+}
+
+// Fined reports whether a fine has been charged for loanID.
+func (a Account) Fined(loanID string) bool { return a.finedLoans[loanID] }

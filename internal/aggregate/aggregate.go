@@ -1,0 +1,121 @@
+package aggregate
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Event is a domain event. EventType names it in the log, so the name must never change.
+//
+// It is an alias of an unnamed interface so that domain packages can declare the very same
+// type (type Event = interface{ EventType() string }) without importing this package.
+type Event = interface{ EventType() string }
+
+// Codec decodes the stored data of one event type.
+type Codec struct {
+	typ    string
+	decode func(data []byte) (Event, error)
+}
+
+// EventCodec returns the Codec of event type E, decoded from JSON.
+func EventCodec[E Event]() Codec {
+	var zero E
+	return Codec{
+		typ: zero.EventType(),
+		decode: func(data []byte) (Event, error) {
+			var e E
+			if err := json.Unmarshal(data, &e); err != nil {
+				return nil, err
+			}
+			return e, nil
+		},
+	}
+}
+
+// Type describes an aggregate type: the prefix of its streams, its empty state, how an event
+// changes the state, and the events it can read back.
+type Type[S any] struct {
+	// Name prefixes stream ids: an aggregate with id "alice" of type "account" lives in the
+	// stream "account-alice". Stored data: never rename.
+	Name string
+	// New returns the state of an aggregate with no events.
+	New func() S
+	// Apply returns the state after an event. It may modify and return the state it is given.
+	Apply func(S, Event) S
+	// Events lists the codecs of every event type the aggregate has ever written.
+	Events []Codec
+}
+
+// StreamID is the id of the stream that holds the aggregate with the given id.
+func (t Type[S]) StreamID(id string) string { return t.Name + "-" + id }
+
+// Command is one request to change an aggregate.
+type Command[S any] struct {
+	// Name identifies the kind of command, such as "pay". Stored data: never rename.
+	Name string
+	// Origin carries the command id (empty: a random one is used) and the correlation id.
+	Origin Origin
+	// Payload is what the client asked for. Its JSON encoding is fingerprinted, so that a
+	// command id reused with another payload is recognised.
+	Payload any
+	// Decide returns the events that the command records given the current state, none when
+	// there is nothing to do, or an error (usually an *errs.Error) to refuse it.
+	Decide func(state S) ([]Event, error)
+}
+
+// Result is what a command did: the stream's version and position after it, and the events it
+// recorded.
+type Result struct {
+	StreamID string `json:"streamId"`
+	// Version is the stream's version after the command.
+	Version int64 `json:"version"`
+	// Position is the global position of the last event the command wrote, or of the stream's
+	// last event when it wrote none.
+	Position int64           `json:"position"`
+	Events   []RecordedEvent `json:"events"`
+	// Replayed is true when this is the stored answer to an earlier run of the same command.
+	Replayed bool `json:"-"`
+}
+
+// Recorded reports whether the command recorded events.
+func (r Result) Recorded() bool { return len(r.Events) > 0 }
+
+// RecordedEvent is an event in a Result.
+type RecordedEvent struct {
+	Type       string    `json:"type"`
+	Version    int64     `json:"version"`
+	Position   int64     `json:"position"`
+	RecordedAt time.Time `json:"recordedAt"`
+	Data       Event     `json:"data"`
+}
+
+// decoder decodes stored events of one aggregate type.
+type decoder map[string]func([]byte) (Event, error)
+
+func newDecoder(codecs []Codec) decoder {
+	d := make(decoder, len(codecs))
+	for _, c := range codecs {
+		d[c.typ] = c.decode
+	}
+	return d
+}
+
+func (d decoder) decode(typ string, data []byte) (Event, error) {
+	decode, ok := d[typ]
+	if !ok {
+		return nil, fmt.Errorf("aggregate: unknown event type %q", typ)
+	}
+	e, err := decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("aggregate: decode %s: %w", typ, err)
+	}
+	return e, nil
+}
+
+// Origin says where a command comes from: its command id (the client's Idempotency-Key, or ""
+// for none) and the id of the request that carries it.
+type Origin struct {
+	CommandID     string
+	CorrelationID string
+}

@@ -1,0 +1,34 @@
+// Package aggregate runs commands against event-sourced aggregates: load the stream, fold it
+// into state, decide, append at the version that was loaded.
+//
+// # Command ids
+//
+// Every command carries an id: the client's Idempotency-Key when it sent one, otherwise a random
+// id made here. The id, the command's name and a fingerprint of its payload go into the
+// metadata of every event the command writes, so the log itself is the record of which
+// commands have run; there is no separate key table to keep in step.
+//
+// Loading a stream rebuilds the ids of its last CommandIDsPerStream commands. When a command
+// arrives with an id among them:
+//
+//   - same name and same payload fingerprint: the command is not decided again. Its result is
+//     rebuilt from the events that carry the id, so the answer is the first answer, byte for
+//     byte when encoded, and Result.Replayed is true;
+//   - another name or another payload: the command is refused with errs.IdempotencyKeyReused.
+//
+// A command that records no events leaves no trace, so its id is not remembered. That is safe:
+// a command that decides "nothing to do" will decide it again, and a command that failed may be
+// retried with its key.
+//
+// # Concurrency
+//
+// Appends use optimistic concurrency. When another writer got there first, Execute loads the
+// stream again and decides again, with a short jittered backoff, up to MaxAttempts times; only
+// then does it give up with errs.ConcurrencyConflict. Because the reload also rebuilds command
+// ids, concurrent requests with one key, in one process or several, end with exactly one append:
+// the first writer wins and every other request finds its events and answers with them.
+//
+// Domain idempotency comes first where the domain has an id of its own (lending a book again
+// under the same loan id decides nothing); command ids cover what the domain cannot recognise,
+// such as a payment sent twice.
+package aggregate

@@ -1,0 +1,198 @@
+package aggregate
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"library/internal/errs"
+	"library/internal/eventstore"
+)
+
+// Log is the part of the event store that commands need.
+type Log interface {
+	ReadStream(ctx context.Context, streamID string, afterVersion int64) ([]eventstore.Event, error)
+	Append(ctx context.Context, streamID string, expectedVersion int64, events []eventstore.NewEvent) ([]eventstore.Event, error)
+}
+
+// Options tune a Repository. The zero value gives the defaults.
+type Options struct {
+	// CommandIDsPerStream is how many of a stream's most recent commands are recognised by
+	// id. Default 100.
+	CommandIDsPerStream int
+	// MaxAttempts is how many times a command is decided before a version conflict is given
+	// up as errs.ConcurrencyConflict. Default 30.
+	MaxAttempts int
+	// NewCommandID makes the id of a command that came without one. Default: 128 random bits.
+	NewCommandID func() string
+}
+
+const (
+	defaultCommandIDsPerStream = 100
+	defaultMaxAttempts         = 30
+)
+
+// Repository loads and changes the aggregates of one type.
+type Repository[S any] struct {
+	log     Log
+	typ     Type[S]
+	decoder decoder
+	opts    Options
+}
+
+// NewRepository returns a repository of aggregates of type t, stored in log.
+func NewRepository[S any](log Log, t Type[S], opts Options) *Repository[S] {
+	if opts.CommandIDsPerStream <= 0 {
+		opts.CommandIDsPerStream = defaultCommandIDsPerStream
+	}
+	if opts.MaxAttempts <= 0 {
+		opts.MaxAttempts = defaultMaxAttempts
+	}
+	if opts.NewCommandID == nil {
+		opts.NewCommandID = crand.Text
+	}
+	return &Repository[S]{log: log, typ: t, decoder: newDecoder(t.Events), opts: opts}
+}
+
+// Loaded is an aggregate's state as folded from its stream.
+type Loaded[S any] struct {
+	State S
+	// Version is the stream's version: 0 when the aggregate has no events.
+	Version int64
+	// Position is the global position of the stream's last event.
+	Position int64
+	commands recentCommands
+}
+
+// Load folds an aggregate's events into its state.
+func (r *Repository[S]) Load(ctx context.Context, id string) (Loaded[S], error) {
+	streamID := r.typ.StreamID(id)
+	stored, err := r.log.ReadStream(ctx, streamID, 0)
+	if err != nil {
+		return Loaded[S]{}, err
+	}
+	loaded := Loaded[S]{State: r.typ.New(), commands: newRecentCommands(r.opts.CommandIDsPerStream)}
+	for _, e := range stored {
+		event, err := r.decoder.decode(e.Type, e.Data)
+		if err != nil {
+			return Loaded[S]{}, errs.Wrap(errs.Internal, err, "stream %s cannot be read", streamID)
+		}
+		loaded.State = r.typ.Apply(loaded.State, event)
+		loaded.Version, loaded.Position = e.Version, e.Position
+		loaded.commands.add(e)
+	}
+	return loaded, nil
+}
+
+// Execute runs a command against the aggregate with the given id: see the package comment for
+// how command ids and conflicts are handled.
+func (r *Repository[S]) Execute(ctx context.Context, id string, cmd Command[S]) (Result, error) {
+	streamID := r.typ.StreamID(id)
+	fp, err := fingerprint(cmd.Payload)
+	if err != nil {
+		return Result{}, err
+	}
+	meta := eventstore.Metadata{CommandID: cmd.Origin.CommandID, Command: cmd.Name, Fingerprint: fp, CorrelationID: cmd.Origin.CorrelationID}
+	if meta.CommandID == "" {
+		meta.CommandID = r.opts.NewCommandID()
+	}
+
+	for attempt := 1; ; attempt++ {
+		loaded, err := r.Load(ctx, id)
+		if err != nil {
+			return Result{}, err
+		}
+		if past, ok := loaded.commands.find(cmd.Origin.CommandID); ok {
+			return r.replay(streamID, cmd.Name, fp, past)
+		}
+		decided, err := cmd.Decide(loaded.State)
+		if err != nil {
+			return Result{}, err
+		}
+		if len(decided) == 0 {
+			return Result{StreamID: streamID, Version: loaded.Version, Position: loaded.Position, Events: []RecordedEvent{}}, nil
+		}
+		toAppend, err := encode(decided, meta)
+		if err != nil {
+			return Result{}, err
+		}
+		recorded, err := r.log.Append(ctx, streamID, loaded.Version, toAppend)
+		var conflict *eventstore.ConflictError
+		if errors.As(err, &conflict) {
+			if attempt >= r.opts.MaxAttempts {
+				return Result{}, errs.E(errs.ConcurrencyConflict,
+					"%s changed %d times while this command was being decided; try again", streamID, attempt)
+			}
+			if err := backoff(ctx, attempt); err != nil {
+				return Result{}, err
+			}
+			continue
+		}
+		if err != nil {
+			return Result{}, err
+		}
+		return resultOf(streamID, recorded, decided), nil
+	}
+}
+
+// replay answers a command whose id is already in the stream.
+func (r *Repository[S]) replay(streamID, name, fp string, past *pastCommand) (Result, error) {
+	if past.name != name {
+		return Result{}, errs.E(errs.IdempotencyKeyReused,
+			"this Idempotency-Key was first used for the command %q on this stream, not %q", past.name, name)
+	}
+	if past.fingerprint != fp {
+		return Result{}, errs.E(errs.IdempotencyKeyReused,
+			"this Idempotency-Key was first used for the command %q on this stream with another payload", past.name)
+	}
+	decoded := make([]Event, len(past.events))
+	for i, e := range past.events {
+		event, err := r.decoder.decode(e.Type, e.Data)
+		if err != nil {
+			return Result{}, errs.Wrap(errs.Internal, err, "stream %s cannot be read", streamID)
+		}
+		decoded[i] = event
+	}
+	result := resultOf(streamID, past.events, decoded)
+	result.Replayed = true
+	return result, nil
+}
+
+func resultOf(streamID string, recorded []eventstore.Event, events []Event) Result {
+	last := recorded[len(recorded)-1]
+	result := Result{StreamID: streamID, Version: last.Version, Position: last.Position, Events: make([]RecordedEvent, len(recorded))}
+	for i, e := range recorded {
+		result.Events[i] = RecordedEvent{Type: e.Type, Version: e.Version, Position: e.Position, RecordedAt: e.RecordedAt, Data: events[i]}
+	}
+	return result
+}
+
+func encode(events []Event, meta eventstore.Metadata) ([]eventstore.NewEvent, error) {
+	out := make([]eventstore.NewEvent, len(events))
+	for i, e := range events {
+		data, err := json.Marshal(e)
+		if err != nil {
+			return nil, fmt.Errorf("aggregate: encode %s: %w", e.EventType(), err)
+		}
+		out[i] = eventstore.NewEvent{Type: e.EventType(), Data: data, Metadata: meta}
+	}
+	return out, nil
+}
+
+// backoff waits before the next attempt after a conflict: a random time up to 2ms * 2^attempt,
+// capped at about a quarter of a second, so that writers that collided spread out.
+func backoff(ctx context.Context, attempt int) error {
+	limit := 2 * time.Millisecond << min(attempt, 7)
+	timer := time.NewTimer(rand.N(limit) + time.Millisecond)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}

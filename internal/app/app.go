@@ -1,0 +1,204 @@
+// Package app wires the service together from a Config: the event store (in memory, or
+// PostgreSQL with its migrations), the feature services, and the HTTP server. It is the
+// production wiring, used by cmd/library and by tests that need the whole service.
+//
+// Shutdown runs in a fixed order when Run's context ends: readiness turns off, the HTTP server
+// stops taking connections and drains the requests in flight, the store's listeners stop, and
+// the database pool closes last.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"library/internal/accounts"
+	"library/internal/aggregate"
+	"library/internal/books"
+	"library/internal/errs"
+	"library/internal/eventstore"
+	"library/internal/httpapi"
+	"library/migrations"
+)
+
+// App is the running service.
+type App struct {
+	cfg      Config
+	logger   *slog.Logger
+	pool     *pgxpool.Pool // nil in memory
+	pgStore  *eventstore.Postgres
+	store    eventstore.Store
+	server   *http.Server
+	listener net.Listener
+	draining atomic.Bool
+}
+
+// New builds the service and opens its listener, so that a bad address fails here, before
+// Run. With a database, pending migrations are applied first unless cfg.MigrateOnStart is false.
+func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
+	cfg = cfg.withDefaults()
+	a := &App{cfg: cfg, logger: logger}
+	if cfg.DatabaseURL == "" {
+		a.store = eventstore.NewMemory(cfg.Now)
+		logger.Info("store: in memory; nothing is kept when the process stops")
+	} else {
+		if err := a.openPostgres(ctx); err != nil {
+			return nil, err
+		}
+	}
+
+	repoOpts := aggregate.Options{CommandIDsPerStream: cfg.CommandIDsPerStream}
+	handler := httpapi.New(
+		httpapi.Options{Logger: logger, Ready: a.ready, RequestTimeout: cfg.RequestTimeout},
+		books.Routes{Service: books.NewService(a.store, repoOpts, cfg.Now, cfg.LoanPeriod)},
+		accounts.Routes{Service: accounts.NewService(a.store, repoOpts)},
+	)
+	a.server = &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      cfg.RequestTimeout + 5*time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	listener, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		a.closeStore()
+		return nil, fmt.Errorf("listen on HTTP_ADDR %s: %w", cfg.HTTPAddr, err)
+	}
+	a.listener = listener
+	return a, nil
+}
+
+func (a *App) openPostgres(ctx context.Context) error {
+	poolConfig, err := ParsePoolConfig(a.cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, poolConfig)
+	if err != nil {
+		return fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	a.pool = pool
+	a.pgStore = eventstore.NewPostgres(pool, a.logger)
+	a.store = a.pgStore
+	host := poolConfig.ConnConfig.Host
+	a.logger.Info("store: PostgreSQL", "host", host, "database", poolConfig.ConnConfig.Database)
+	if a.cfg.MigrateOnStart {
+		if err := Migrate(ctx, pool, a.logger, "up"); err != nil {
+			pool.Close()
+			return err
+		}
+	}
+	return nil
+}
+
+// ParsePoolConfig reads a PostgreSQL URL. The error never repeats the URL, which may hold a
+// password.
+func ParsePoolConfig(databaseURL string) (*pgxpool.Config, error) {
+	cfg, err := pgxpool.ParseConfig(databaseURL)
+	if err != nil {
+		msg := err.Error()
+		if i := strings.LastIndex(msg, "`: "); i >= 0 {
+			msg = msg[i+3:]
+		} else {
+			msg = "not a PostgreSQL connection string"
+		}
+		return nil, fmt.Errorf("DATABASE_URL: %s", msg)
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = 5 * time.Second
+	}
+	return cfg, nil
+}
+
+// Migrate runs a migration command ("up", "down" or "status") against the database.
+func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger, command string) error {
+	m, err := migrations.New(pool, logger)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	switch command {
+	case "up":
+		results, err := m.Up(ctx)
+		if err != nil {
+			return fmt.Errorf("migrate up: %w", err)
+		}
+		for _, r := range results {
+			logger.Info("migration applied", "migration", r.Source.Path, "duration", r.Duration)
+		}
+	case "down":
+		r, err := m.Down(ctx)
+		if err != nil {
+			return fmt.Errorf("migrate down: %w", err)
+		}
+		logger.Info("migration rolled back", "migration", r.Source.Path, "duration", r.Duration)
+	case "status":
+		statuses, err := m.Status(ctx)
+		if err != nil {
+			return fmt.Errorf("migrate status: %w", err)
+		}
+		for _, s := range statuses {
+			logger.Info("migration", "migration", s.Source.Path, "state", s.State, "applied_at", s.AppliedAt)
+		}
+	default:
+		return fmt.Errorf("unknown migrate command %q: use up, down or status", command)
+	}
+	return nil
+}
+
+// Addr is the address the HTTP server listens on.
+func (a *App) Addr() string { return a.listener.Addr().String() }
+
+// Run serves until ctx ends, then shuts down in order. It returns nil after a clean shutdown.
+func (a *App) Run(ctx context.Context) error {
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- a.server.Serve(a.listener) }()
+	a.logger.Info("serving", "addr", a.Addr())
+
+	var err error
+	select {
+	case err = <-serveErr:
+		err = fmt.Errorf("http server: %w", err)
+	case <-ctx.Done():
+		a.logger.Info("shutting down: readiness off, draining requests")
+		a.draining.Store(true)
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), a.cfg.ShutdownTimeout)
+		defer cancel()
+		if shutdownErr := a.server.Shutdown(shutdownCtx); shutdownErr != nil {
+			err = fmt.Errorf("drain HTTP requests: %w", shutdownErr)
+		}
+		if serveErr := <-serveErr; !errors.Is(serveErr, http.ErrServerClosed) {
+			err = errors.Join(err, serveErr)
+		}
+	}
+	a.closeStore()
+	a.logger.Info("stopped")
+	return err
+}
+
+func (a *App) closeStore() {
+	if a.pgStore != nil {
+		a.pgStore.Close()
+	}
+	if a.pool != nil {
+		a.pool.Close()
+	}
+}
+
+// ready is the readiness check: not while shutting down, and only while the store answers.
+func (a *App) ready(ctx context.Context) error {
+	if a.draining.Load() {
+		return errs.E(errs.Unavailable, "shutting down")
+	}
+	return a.store.Ping(ctx)
+}

@@ -1,0 +1,156 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+)
+
+// Config is everything the service reads from its environment.
+type Config struct {
+	// DatabaseURL is the PostgreSQL URL; empty runs in memory. It may hold a password: it is
+	// never logged.
+	DatabaseURL string
+	// HTTPAddr is the listen address, such as ":8080".
+	HTTPAddr string
+	// ReplicaID names this process in logs and status.
+	ReplicaID string
+	// CommandIDsPerStream is how many recent command ids each stream remembers.
+	CommandIDsPerStream int
+	// LoanPeriod is the default loan length.
+	LoanPeriod time.Duration
+	// MigrateOnStart applies pending migrations when the service starts.
+	MigrateOnStart bool
+	// RequestTimeout bounds each HTTP request, database calls included.
+	RequestTimeout time.Duration
+	// ShutdownTimeout bounds the drain of requests in flight at shutdown.
+	ShutdownTimeout time.Duration
+	// LogLevel is debug, info, warn or error; LogFormat is json or text.
+	LogLevel  string
+	LogFormat string
+	// Now is the clock; nil means time.Now. Tests replace it.
+	Now func() time.Time
+}
+
+// Defaults of the documented configuration.
+const (
+	DefaultHTTPAddr            = ":8080"
+	DefaultCommandIDsPerStream = 100
+	DefaultLoanPeriod          = 14 * 24 * time.Hour
+	DefaultRequestTimeout      = 10 * time.Second
+	DefaultShutdownTimeout     = 20 * time.Second
+)
+
+func (c Config) withDefaults() Config {
+	if c.HTTPAddr == "" {
+		c.HTTPAddr = DefaultHTTPAddr
+	}
+	if c.ReplicaID == "" {
+		c.ReplicaID, _ = os.Hostname()
+	}
+	if c.CommandIDsPerStream <= 0 {
+		c.CommandIDsPerStream = DefaultCommandIDsPerStream
+	}
+	if c.LoanPeriod <= 0 {
+		c.LoanPeriod = DefaultLoanPeriod
+	}
+	if c.RequestTimeout <= 0 {
+		c.RequestTimeout = DefaultRequestTimeout
+	}
+	if c.ShutdownTimeout <= 0 {
+		c.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c
+}
+
+// ConfigFromEnv reads the configuration from environment variables (see the README's table).
+// Unset variables take their defaults; a set variable that can't be read is an error naming the
+// variable, never repeating its value.
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	c := Config{
+		DatabaseURL: getenv("DATABASE_URL"),
+		HTTPAddr:    getenv("HTTP_ADDR"),
+		ReplicaID:   getenv("REPLICA_ID"),
+		LogLevel:    or(getenv("LOG_LEVEL"), "info"),
+		LogFormat:   or(getenv("LOG_FORMAT"), "json"),
+	}
+	var err error
+	if c.CommandIDsPerStream, err = positiveInt(getenv, "COMMAND_IDS_PER_STREAM", DefaultCommandIDsPerStream); err != nil {
+		return Config{}, err
+	}
+	if c.LoanPeriod, err = positiveDuration(getenv, "LOAN_PERIOD", DefaultLoanPeriod); err != nil {
+		return Config{}, err
+	}
+	if c.RequestTimeout, err = positiveDuration(getenv, "REQUEST_TIMEOUT", DefaultRequestTimeout); err != nil {
+		return Config{}, err
+	}
+	if c.ShutdownTimeout, err = positiveDuration(getenv, "SHUTDOWN_TIMEOUT", DefaultShutdownTimeout); err != nil {
+		return Config{}, err
+	}
+	if c.MigrateOnStart, err = boolean(getenv, "MIGRATE_ON_START", true); err != nil {
+		return Config{}, err
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return Config{}, fmt.Errorf("LOG_LEVEL must be debug, info, warn or error")
+	}
+	switch c.LogFormat {
+	case "json", "text":
+	default:
+		return Config{}, fmt.Errorf("LOG_FORMAT must be json or text")
+	}
+	if c.DatabaseURL != "" {
+		if _, err := ParsePoolConfig(c.DatabaseURL); err != nil {
+			return Config{}, err
+		}
+	}
+	return c.withDefaults(), nil
+}
+
+func or(value, fallback string) string {
+	if value == "" {
+		return fallback
+	}
+	return value
+}
+
+func positiveInt(getenv func(string) string, name string, fallback int) (int, error) {
+	s := getenv(name)
+	if s == "" {
+		return fallback, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%s must be a whole number above 0", name)
+	}
+	return n, nil
+}
+
+func positiveDuration(getenv func(string) string, name string, fallback time.Duration) (time.Duration, error) {
+	s := getenv(name)
+	if s == "" {
+		return fallback, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s must be a positive duration such as 500ms, 30s or 336h", name)
+	}
+	return d, nil
+}
+
+func boolean(getenv func(string) string, name string, fallback bool) (bool, error) {
+	s := getenv(name)
+	if s == "" {
+		return fallback, nil
+	}
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return false, fmt.Errorf("%s must be true or false", name)
+	}
+	return b, nil
+}

@@ -1,0 +1,90 @@
+// Package books is the library's catalogue of books and their loans: the Book aggregate (its
+// events and decisions, plain Go with no I/O), the service that runs its commands, and its HTTP
+// handlers.
+//
+// A book is added once, lent under a loan id chosen by the client, and returned under that loan
+// id. Loan ids make lending and returning idempotent in the domain itself: lending again under
+// a loan the book has already had, or returning a loan already returned, records nothing,
+// however long after the first request the repeat comes.
+package books
+
+import "time"
+
+// Event is a Book event; the same type as aggregate.Event.
+type Event = interface{ EventType() string }
+
+// BookAdded: the book joined the catalogue.
+type BookAdded struct {
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	Author string `json:"author"`
+}
+
+// BookLent: the book was lent to a member until DueAt.
+type BookLent struct {
+	LoanID   string    `json:"loanId"`
+	MemberID string    `json:"memberId"`
+	LentAt   time.Time `json:"lentAt"`
+	DueAt    time.Time `json:"dueAt"`
+}
+
+// BookReturned: the loan ended. DaysLate counts whole days after the loan's due time.
+type BookReturned struct {
+	LoanID     string    `json:"loanId"`
+	MemberID   string    `json:"memberId"`
+	ReturnedAt time.Time `json:"returnedAt"`
+	DaysLate   int       `json:"daysLate"`
+}
+
+// Event type names are stored in the log: never rename them.
+func (BookAdded) EventType() string    { return "BookAdded" }
+func (BookLent) EventType() string     { return "BookLent" }
+func (BookReturned) EventType() string { return "BookReturned" }
+
+// Book is the state of one book, folded from its events.
+type Book struct {
+	Added  bool
+	ID     string
+	Title  string
+	Author string
+	// Loan is the current loan, nil while the book is on the shelf.
+	Loan *Loan
+	// loans holds every loan id the book has been lent under.
+	loans map[string]bool
+}
+
+// Loan is a book's current loan.
+type Loan struct {
+	LoanID   string    `json:"loanId"`
+	MemberID string    `json:"memberId"`
+	LentAt   time.Time `json:"lentAt"`
+	DueAt    time.Time `json:"dueAt"`
+}
+
+// NewBook returns the state of a book with no events.
+func NewBook() Book { return Book{loans: make(map[string]bool)} }
+
+// Apply returns the state after e.
+func Apply(b Book, e Event) Book {
+	switch e := e.(type) {
+	case BookAdded:
+		b.Added, b.ID, b.Title, b.Author = true, e.ID, e.Title, e.Author
+	case BookLent:
+		b.Loan = &Loan{LoanID: e.LoanID, MemberID: e.MemberID, LentAt: e.LentAt, DueAt: e.DueAt}
+		b.loans[e.LoanID] = true
+	case BookReturned:
+		b.Loan = nil
+	}
+	return b
+}
+
+// HadLoan reports whether the book has ever been lent under loanID.
+func (b Book) HadLoan(loanID string) bool { return b.loans[loanID] }
+
+// Status is "lent" while the book is on loan, "available" otherwise.
+func (b Book) Status() string {
+	if b.Loan != nil {
+		return "lent"
+	}
+	return "available"
+}

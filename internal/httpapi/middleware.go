@@ -1,0 +1,130 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+
+	"library/internal/validate"
+)
+
+// RequestIDHeader carries the request id in both directions. A client's own id is kept when it
+// is a valid identifier; otherwise the service makes one.
+const RequestIDHeader = "X-Request-Id"
+
+// requestInfo is what one request's log line needs from the handlers that ran it.
+type requestInfo struct {
+	id         string
+	err        error
+	clientGone bool
+}
+
+type requestInfoKey struct{}
+
+func requestInfoFrom(ctx context.Context) *requestInfo {
+	info, _ := ctx.Value(requestInfoKey{}).(*requestInfo)
+	return info
+}
+
+// RequestID returns the id of the request that ctx belongs to, or "" outside a request.
+func RequestID(ctx context.Context) string {
+	if info := requestInfoFrom(ctx); info != nil {
+		return info.id
+	}
+	return ""
+}
+
+// observe gives each request an id, recovers from panics with a 500 problem, and writes one
+// structured log line per request when it ends.
+func observe(logger *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			start := time.Now()
+			info := &requestInfo{id: r.Header.Get(RequestIDHeader)}
+			if !validate.IsID(info.id) {
+				info.id = rand.Text()
+			}
+			w.Header().Set(RequestIDHeader, info.id)
+			r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info))
+			ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+
+			defer func() {
+				if v := recover(); v != nil {
+					if v == http.ErrAbortHandler {
+						panic(v)
+					}
+					err := fmt.Errorf("panic: %v\n%s", v, debug.Stack())
+					if ww.Status() == 0 {
+						WriteError(ww, r, err)
+					} else {
+						info.err = err
+					}
+				}
+				logRequest(logger, r, ww, info, time.Since(start))
+			}()
+			next.ServeHTTP(ww, r)
+		})
+	}
+}
+
+func logRequest(logger *slog.Logger, r *http.Request, ww middleware.WrapResponseWriter, info *requestInfo, elapsed time.Duration) {
+	status := ww.Status()
+	if status == 0 {
+		status = http.StatusOK
+	}
+	if info.clientGone {
+		status = 499
+	}
+	route := ""
+	if rc := chi.RouteContext(r.Context()); rc != nil {
+		route = rc.RoutePattern()
+	}
+	attrs := []slog.Attr{
+		slog.String("request_id", info.id),
+		slog.String("method", r.Method),
+		slog.String("route", route),
+		slog.String("path", r.URL.Path),
+		slog.Int("status", status),
+		slog.Int("bytes", ww.BytesWritten()),
+		slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
+	}
+	level := slog.LevelInfo
+	if info.err != nil {
+		attrs = append(attrs, slog.String("error", info.err.Error()))
+		if status >= 500 && status != 503 {
+			level = slog.LevelError
+		} else if status >= 500 {
+			level = slog.LevelWarn
+		}
+	}
+	logger.LogAttrs(r.Context(), level, "request", attrs...)
+}
+
+// limitBody caps request bodies; reading past the limit fails, and DecodeJSON answers 413.
+func limitBody(limit int64) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			r.Body = http.MaxBytesReader(w, r.Body, limit)
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// deadline bounds the time a request may spend, including its database calls. A call cut off
+// by it is answered 503 Unavailable.
+func deadline(timeout time.Duration) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctx, cancel := context.WithTimeout(r.Context(), timeout)
+			defer cancel()
+			next.ServeHTTP(w, r.WithContext(ctx))
+		})
+	}
+}

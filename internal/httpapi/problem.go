@@ -1,0 +1,122 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"library/internal/errs"
+)
+
+// Problem is an RFC 9457 problem document, with the contract's machine-readable code.
+type Problem struct {
+	Type   string    `json:"type"`
+	Title  string    `json:"title"`
+	Status int       `json:"status"`
+	Detail string    `json:"detail"`
+	Code   errs.Code `json:"code"`
+	// Instance is the request id, also sent as X-Request-Id and written to the logs.
+	Instance string `json:"instance"`
+}
+
+// ProblemContentType is the media type of every error response.
+const ProblemContentType = "application/problem+json"
+
+// statusOf is the one table from error codes to HTTP statuses and titles. A code that is not
+// in it is an internal error.
+func statusOf(code errs.Code) (int, string) {
+	switch code {
+	case errs.InvalidRequest:
+		return http.StatusBadRequest, "Invalid request"
+	case errs.IdempotencyKeyMissing:
+		return http.StatusBadRequest, "Idempotency-Key missing"
+	case errs.Unauthorized:
+		return http.StatusUnauthorized, "Unauthorized"
+	case errs.NotFound:
+		return http.StatusNotFound, "Not found"
+	case errs.MethodNotAllowed:
+		return http.StatusMethodNotAllowed, "Method not allowed"
+	case errs.BookAlreadyExists:
+		return http.StatusConflict, "Book already exists"
+	case errs.BookAlreadyLent:
+		return http.StatusConflict, "Book already lent"
+	case errs.LoanMismatch:
+		return http.StatusConflict, "Loan mismatch"
+	case errs.NothingToPay:
+		return http.StatusConflict, "Nothing to pay"
+	case errs.NotLeaseHolder:
+		return http.StatusConflict, "Not the lease holder"
+	case errs.ConcurrencyConflict:
+		return http.StatusConflict, "Concurrency conflict"
+	case errs.PayloadTooLarge:
+		return http.StatusRequestEntityTooLarge, "Payload too large"
+	case errs.UnsupportedMediaType:
+		return http.StatusUnsupportedMediaType, "Unsupported media type"
+	case errs.IdempotencyKeyReused:
+		return http.StatusUnprocessableEntity, "Idempotency-Key reused"
+	case errs.NotReplayable:
+		return http.StatusUnprocessableEntity, "Not replayable"
+	case errs.NotCaughtUp:
+		return http.StatusServiceUnavailable, "Not caught up"
+	case errs.Unavailable:
+		return http.StatusServiceUnavailable, "Unavailable"
+	default:
+		return http.StatusInternalServerError, "Internal error"
+	}
+}
+
+// WriteError answers a request with the problem that err stands for, and records err for the
+// request's log line. Only an *errs.Error's Detail reaches the client; the text of any other
+// error, and every cause, stays in the logs.
+func WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	info := requestInfoFrom(r.Context())
+	if info != nil {
+		info.err = err
+	}
+	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+		// The client went away; nobody reads the answer. Logged as 499, like nginx does.
+		if info != nil {
+			info.clientGone = true
+		}
+		return
+	}
+	code := errs.CodeOf(err)
+	if errors.Is(err, context.DeadlineExceeded) {
+		code = errs.Unavailable
+	}
+	status, title := statusOf(code)
+	detail := "the request did not succeed; this is our fault, not yours: quote the request id when you report it"
+	var e *errs.Error
+	if errors.As(err, &e) && status != http.StatusInternalServerError {
+		detail = e.Detail
+	} else if code == errs.Unavailable {
+		detail = "the service cannot reach its database right now; try again shortly"
+	}
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
+	if status == http.StatusInternalServerError {
+		code = errs.Internal // whatever the error was, the client sees only "Internal"
+	}
+	writeProblem(w, Problem{
+		Type:     "urn:library:problem:" + string(code),
+		Title:    title,
+		Status:   status,
+		Detail:   detail,
+		Code:     code,
+		Instance: RequestID(r.Context()),
+	})
+}
+
+func writeProblem(w http.ResponseWriter, p Problem) {
+	body, err := json.Marshal(p)
+	if err != nil { // a Problem always encodes
+		http.Error(w, http.StatusText(p.Status), p.Status)
+		return
+	}
+	w.Header().Set("Content-Type", ProblemContentType)
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(p.Status)
+	_, _ = w.Write(body)
+}

@@ -1,0 +1,81 @@
+// Package httpapi is the HTTP edge of the service: the router, problem+json errors, and the
+// middleware every request goes through.
+//
+// What it promises to every route: a request id (X-Request-Id, in the problem's instance and on
+// the request's log line); one structured log line per request; bodies capped at 1 MiB and
+// decoded strictly; a deadline on the whole request; and errors answered as RFC 9457 problems
+// whose status comes from one table keyed by error code. A panic or an error without a code is
+// a 500 whose text is logged, never sent. An unreachable database is a 503 with Retry-After.
+//
+// Feature packages add their routes as Modules and write their handlers with Handle, DecodeJSON,
+// PathID, IdempotencyKey and WriteResult.
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"library/internal/errs"
+)
+
+// Module is a feature's set of routes.
+type Module interface {
+	Routes(r chi.Router)
+}
+
+// Options configure the router.
+type Options struct {
+	Logger *slog.Logger
+	// Ready reports whether the service can take traffic; /readyz answers 503 while it fails.
+	Ready func(ctx context.Context) error
+	// RequestTimeout bounds each request. Default 10s.
+	RequestTimeout time.Duration
+}
+
+// New returns the service's HTTP handler with the given feature modules mounted.
+func New(opts Options, modules ...Module) http.Handler {
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = 10 * time.Second
+	}
+	r := chi.NewRouter()
+	r.Use(observe(opts.Logger), limitBody(MaxBodyBytes), deadline(opts.RequestTimeout))
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		WriteError(w, r, errs.E(errs.NotFound, "there is nothing at this path"))
+	})
+	r.MethodNotAllowed(methodNotAllowed)
+
+	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		WriteJSON(w, r, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	r.Get("/readyz", Handle(func(w http.ResponseWriter, r *http.Request) error {
+		if opts.Ready != nil {
+			ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+			defer cancel()
+			if err := opts.Ready(ctx); err != nil {
+				return errs.Wrap(errs.Unavailable, err, "not ready")
+			}
+		}
+		WriteJSON(w, r, http.StatusOK, map[string]string{"status": "ready"})
+		return nil
+	}))
+	for _, m := range modules {
+		m.Routes(r)
+	}
+	return r
+}
+
+// methodNotAllowed answers 405 with the Allow header listing the methods the path has.
+func methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	if rctx := chi.RouteContext(r.Context()); rctx != nil && rctx.Routes != nil {
+		for _, method := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			if rctx.Routes.Match(chi.NewRouteContext(), method, r.URL.Path) {
+				w.Header().Add("Allow", method)
+			}
+		}
+	}
+	WriteError(w, r, errs.E(errs.MethodNotAllowed, "this path does not accept %s", r.Method))
+}

@@ -1,0 +1,107 @@
+// Package validate checks the values that enter the service from outside: identifiers,
+// amounts, free text and email addresses. Each check returns nil or an *errs.Error with code
+// errs.InvalidRequest whose detail names the field and the rule, never echoing the value, so
+// that nothing a client sends reaches a log line, an SQL string or an email header unchecked.
+package validate
+
+import (
+	"net/mail"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"library/internal/errs"
+)
+
+// Limits of the HTTP contract.
+const (
+	MaxIDLength = 128
+	MinAmount   = 1
+	MaxAmount   = 100_000_000
+	// MaxEmailLength is the longest address SMTP can carry (RFC 5321 path limit).
+	MaxEmailLength = 254
+)
+
+// IsID reports whether s is a valid identifier: 1 to 128 characters from [A-Za-z0-9._:@+-],
+// starting with a letter or a digit.
+func IsID(s string) bool {
+	if len(s) == 0 || len(s) > MaxIDLength || !isAlnum(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if !isAlnum(c) && !strings.ContainsRune("._:@+-", rune(c)) {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// ID checks an identifier.
+func ID(field, s string) error {
+	if s == "" {
+		return errs.E(errs.InvalidRequest, "%s is required", field)
+	}
+	if !IsID(s) {
+		return errs.E(errs.InvalidRequest,
+			"%s must be 1 to %d characters from A-Z a-z 0-9 . _ : @ + -, starting with a letter or digit", field, MaxIDLength)
+	}
+	return nil
+}
+
+// Amount checks an amount in cents.
+func Amount(field string, cents int64) error {
+	if cents < MinAmount || cents > MaxAmount {
+		return errs.E(errs.InvalidRequest, "%s must be a whole number of cents from %d to %d", field, MinAmount, MaxAmount)
+	}
+	return nil
+}
+
+// Text checks a required line of text: 1 to max characters, none of them control characters
+// (so no line breaks), and not only spaces.
+func Text(field, s string, max int) error {
+	if strings.TrimSpace(s) == "" {
+		return errs.E(errs.InvalidRequest, "%s is required", field)
+	}
+	if !utf8.ValidString(s) || utf8.RuneCountInString(s) > max {
+		return errs.E(errs.InvalidRequest, "%s must be at most %d characters of UTF-8 text", field, max)
+	}
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return errs.E(errs.InvalidRequest, "%s must be a single line without control characters", field)
+	}
+	return nil
+}
+
+// Email checks a bare email address such as "alice@example.com": no display name, no
+// comments, no control characters, at most 254 characters.
+func Email(field, s string) error {
+	bad := errs.E(errs.InvalidRequest, "%s must be a plain email address such as alice@example.com", field)
+	if len(s) == 0 || len(s) > MaxEmailLength || strings.IndexFunc(s, func(r rune) bool {
+		return r > unicode.MaxASCII || unicode.IsControl(r) || unicode.IsSpace(r)
+	}) >= 0 {
+		return bad
+	}
+	addr, err := mail.ParseAddress(s)
+	if err != nil || addr.Name != "" || addr.Address != s {
+		return bad
+	}
+	at := strings.LastIndexByte(s, '@')
+	if at <= 0 || at == len(s)-1 {
+		return bad
+	}
+	return nil
+}
+
+// All returns the first of checks that failed, or nil.
+func All(checks ...error) error {
+	for _, err := range checks {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
