@@ -25,7 +25,7 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr); err != nil {
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "library:", err)
 		os.Exit(1)
 	}
@@ -35,7 +35,7 @@ const usage = `usage:
   library [serve]                 serve the HTTP API
   library migrate up|down|status  manage the database schema (needs DATABASE_URL)`
 
-func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	cfg, err := app.ConfigFromEnv(getenv)
 	if err != nil {
 		return err
@@ -50,13 +50,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}
 		return a.Run(ctx)
 	case len(args) == 2 && args[0] == "migrate":
-		return migrate(ctx, cfg, logger, args[1])
+		return migrate(ctx, cfg, logger, args[1], stdout)
 	default:
 		return errors.New(usage)
 	}
 }
 
-func migrate(ctx context.Context, cfg app.Config, logger *slog.Logger, command string) error {
+func migrate(ctx context.Context, cfg app.Config, logger *slog.Logger, command string, stdout io.Writer) error {
 	if cfg.DatabaseURL == "" {
 		return errors.New("migrate needs DATABASE_URL: in memory there is no schema")
 	}
@@ -69,7 +69,7 @@ func migrate(ctx context.Context, cfg app.Config, logger *slog.Logger, command s
 		return err
 	}
 	defer pool.Close()
-	return app.Migrate(ctx, pool, logger, command)
+	return app.Migrate(ctx, pool, logger, command, stdout)
 }
 
 func newLogger(w io.Writer, cfg app.Config) *slog.Logger {

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -93,7 +94,7 @@ func (a *App) openPostgres(ctx context.Context) error {
 	host := poolConfig.ConnConfig.Host
 	a.logger.Info("store: PostgreSQL", "host", host, "database", poolConfig.ConnConfig.Database)
 	if a.cfg.MigrateOnStart {
-		if err := Migrate(ctx, pool, a.logger, "up"); err != nil {
+		if err := Migrate(ctx, pool, a.logger, "up", io.Discard); err != nil {
 			pool.Close()
 			return err
 		}
@@ -120,8 +121,9 @@ func ParsePoolConfig(databaseURL string) (*pgxpool.Config, error) {
 	return cfg, nil
 }
 
-// Migrate runs a migration command ("up", "down" or "status") against the database.
-func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger, command string) error {
+// Migrate runs a migration command ("up", "down" or "status") against the database. Status is
+// written to out, one migration per line.
+func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger, command string, out io.Writer) error {
 	m, err := migrations.New(pool, logger)
 	if err != nil {
 		return err
@@ -134,21 +136,25 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger, comma
 			return fmt.Errorf("migrate up: %w", err)
 		}
 		for _, r := range results {
-			logger.Info("migration applied", "migration", r.Source.Path, "duration", r.Duration)
+			logger.Info("migration applied", "migration", r.Source.Path, "duration", r.Duration.String())
 		}
 	case "down":
 		r, err := m.Down(ctx)
 		if err != nil {
 			return fmt.Errorf("migrate down: %w", err)
 		}
-		logger.Info("migration rolled back", "migration", r.Source.Path, "duration", r.Duration)
+		logger.Info("migration rolled back", "migration", r.Source.Path, "duration", r.Duration.String())
 	case "status":
 		statuses, err := m.Status(ctx)
 		if err != nil {
 			return fmt.Errorf("migrate status: %w", err)
 		}
 		for _, s := range statuses {
-			logger.Info("migration", "migration", s.Source.Path, "state", s.State, "applied_at", s.AppliedAt)
+			appliedAt := ""
+			if !s.AppliedAt.IsZero() {
+				appliedAt = s.AppliedAt.UTC().Format(time.RFC3339)
+			}
+			fmt.Fprintf(out, "%-8s %s %s\n", s.State, s.Source.Path, appliedAt)
 		}
 	default:
 		return fmt.Errorf("unknown migrate command %q: use up, down or status", command)

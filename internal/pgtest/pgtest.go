@@ -39,10 +39,11 @@ const (
 
 // Main runs a test binary's tests against PostgreSQL and exits with their result.
 func Main(m *testing.M) {
-	os.Exit(run(m))
+	os.Exit(Run(m))
 }
 
-func run(m *testing.M) int {
+// Run is Main for a TestMain that has more to do after the tests: it returns the exit code.
+func Run(m *testing.M) int {
 	ctx := context.Background()
 	if os.Getenv(EnvURL) == "" {
 		cluster, err := startCluster(ctx)
@@ -55,6 +56,9 @@ func run(m *testing.M) int {
 			fmt.Fprintf(os.Stderr, "pgtest: %v\n", err)
 			return 1
 		}
+	} else if u, err := url.Parse(os.Getenv(EnvURL)); err != nil || u.Scheme == "" {
+		fmt.Fprintf(os.Stderr, "pgtest: %s must be a URL such as postgres://user@host:5432/postgres\n", EnvURL)
+		return 1
 	}
 	template, err := createTemplate(ctx)
 	if err != nil {
@@ -86,6 +90,18 @@ func NewDatabase(t testing.TB) string {
 	ctx := context.Background()
 	name := "t_" + randomHex(8)
 	if err := adminExec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, template)); err != nil {
+		t.Fatalf("pgtest: create database: %v", err)
+	}
+	t.Cleanup(func() { dropDatabase(context.Background(), name) })
+	return databaseURL(name)
+}
+
+// NewEmptyDatabase creates a database without the schema, dropped when the test ends, and
+// returns its URL: for tests of the migrations themselves.
+func NewEmptyDatabase(t testing.TB) string {
+	t.Helper()
+	name := "t_" + randomHex(8)
+	if err := adminExec(context.Background(), "CREATE DATABASE "+name); err != nil {
 		t.Fatalf("pgtest: create database: %v", err)
 	}
 	t.Cleanup(func() { dropDatabase(context.Background(), name) })
@@ -151,10 +167,7 @@ func adminExec(ctx context.Context, sql string) error {
 
 // databaseURL is the server's URL with another database name.
 func databaseURL(name string) string {
-	u, err := url.Parse(os.Getenv(EnvURL))
-	if err != nil {
-		panic(fmt.Sprintf("pgtest: %s is not a URL", EnvURL))
-	}
+	u, _ := url.Parse(os.Getenv(EnvURL)) // checked in Run
 	u.Path = "/" + name
 	return u.String()
 }

@@ -1,0 +1,19 @@
+# The commands a newcomer needs. `make test` is the one command that runs every test.
+.PHONY: run test build fmt clean
+
+run: ## serve the API on :8080, in memory
+	go run ./cmd/library
+
+test: ## every test, PostgreSQL included (a throwaway cluster starts by itself), with the race detector
+	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	go vet ./...
+	go test -race -count=1 -timeout 20m ./...
+
+build: ## a static binary in bin/
+	CGO_ENABLED=0 go build -trimpath -o bin/library ./cmd/library
+
+fmt:
+	gofmt -w .
+
+clean:
+	rm -rf bin tmp
