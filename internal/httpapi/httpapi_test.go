@@ -1,0 +1,242 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/stretchr/testify/require"
+
+	"library/internal/errs"
+)
+
+// testModule mounts routes that fail in the ways a handler can.
+type testModule struct{}
+
+func (testModule) Routes(r chi.Router) {
+	r.Get("/panic", func(http.ResponseWriter, *http.Request) { panic("database password is hunter2") })
+	r.Get("/internal", Handle(func(http.ResponseWriter, *http.Request) error {
+		return errors.New("pq: relation \"secret_table\" does not exist")
+	}))
+	r.Get("/coded/{code}", Handle(func(_ http.ResponseWriter, r *http.Request) error {
+		return errs.Wrap(errs.Code(chi.URLParam(r, "code")), errors.New("cause for the logs only"), "detail for the client")
+	}))
+	r.Post("/decode", Handle(func(w http.ResponseWriter, r *http.Request) error {
+		var body struct {
+			Name   string `json:"name"`
+			Amount int64  `json:"amount"`
+		}
+		if err := DecodeJSON(r, &body); err != nil {
+			return err
+		}
+		WriteJSON(w, r, http.StatusOK, body)
+		return nil
+	}))
+}
+
+func newTestAPI(t *testing.T) (http.Handler, *bytes.Buffer) {
+	t.Helper()
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewJSONHandler(&logs, nil))
+	return New(Options{Logger: logger, Ready: func(context.Context) error { return nil }}, testModule{}), &logs
+}
+
+func decodeProblem(t *testing.T, rec *httptest.ResponseRecorder) Problem {
+	t.Helper()
+	require.Equal(t, ProblemContentType, rec.Header().Get("Content-Type"))
+	var p Problem
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &p))
+	require.Equal(t, rec.Code, p.Status)
+	require.Equal(t, rec.Header().Get(RequestIDHeader), p.Instance)
+	require.NotEmpty(t, p.Instance)
+	return p
+}
+
+// The one table: every code of the contract has its status.
+func TestEveryCodeHasItsStatus(t *testing.T) {
+	t.Parallel()
+	api, _ := newTestAPI(t)
+	want := map[errs.Code]int{
+		errs.InvalidRequest: 400, errs.IdempotencyKeyMissing: 400, errs.Unauthorized: 401,
+		errs.NotFound: 404, errs.MethodNotAllowed: 405, errs.BookAlreadyExists: 409,
+		errs.BookAlreadyLent: 409, errs.LoanMismatch: 409, errs.NothingToPay: 409,
+		errs.NotLeaseHolder: 409, errs.ConcurrencyConflict: 409, errs.PayloadTooLarge: 413,
+		errs.UnsupportedMediaType: 415, errs.IdempotencyKeyReused: 422, errs.NotReplayable: 422,
+		errs.NotCaughtUp: 503, errs.Unavailable: 503, errs.Internal: 500, "SomethingNew": 500,
+	}
+	for code, status := range want {
+		rec := httptest.NewRecorder()
+		api.ServeHTTP(rec, httptest.NewRequest("GET", "/coded/"+string(code), nil))
+		require.Equal(t, status, rec.Code, code)
+		p := decodeProblem(t, rec)
+		if status == 500 {
+			require.Equal(t, errs.Internal, p.Code, "unknown codes are internal errors")
+			require.NotContains(t, p.Detail, "detail for the client")
+		} else {
+			require.Equal(t, code, p.Code)
+			require.Equal(t, "detail for the client", p.Detail)
+			require.Equal(t, "urn:library:problem:"+string(code), p.Type)
+			require.NotEmpty(t, p.Title)
+		}
+		require.NotContains(t, rec.Body.String(), "cause for the logs only")
+		if status == 503 {
+			require.Equal(t, "1", rec.Header().Get("Retry-After"))
+		}
+	}
+}
+
+// A 500 shows no internal text; the text goes to the log, under the request id.
+func TestInternalErrorsAreLoggedNotShown(t *testing.T) {
+	t.Parallel()
+	for _, path := range []string{"/panic", "/internal"} {
+		api, logs := newTestAPI(t)
+		rec := httptest.NewRecorder()
+		api.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		require.Equal(t, 500, rec.Code, path)
+		p := decodeProblem(t, rec)
+		require.Equal(t, errs.Internal, p.Code)
+		require.NotContains(t, rec.Body.String(), "hunter2")
+		require.NotContains(t, rec.Body.String(), "secret_table")
+
+		var line map[string]any
+		require.NoError(t, json.Unmarshal(lastLine(logs), &line))
+		require.Equal(t, "ERROR", line["level"])
+		require.Equal(t, p.Instance, line["request_id"])
+		require.EqualValues(t, 500, line["status"])
+		require.NotEmpty(t, line["error"])
+	}
+}
+
+func TestRequestIDs(t *testing.T) {
+	t.Parallel()
+	api, logs := newTestAPI(t)
+
+	req := httptest.NewRequest("GET", "/healthz", nil)
+	req.Header.Set(RequestIDHeader, "trace-42")
+	rec := httptest.NewRecorder()
+	api.ServeHTTP(rec, req)
+	require.Equal(t, 200, rec.Code)
+	require.Equal(t, "trace-42", rec.Header().Get(RequestIDHeader), "a client's valid id is kept")
+	require.Contains(t, string(lastLine(logs)), `"request_id":"trace-42"`)
+
+	for _, bad := range []string{"", "has space", "line\nbreak", strings.Repeat("x", 200), "<script>"} {
+		req := httptest.NewRequest("GET", "/healthz", nil)
+		req.Header.Set(RequestIDHeader, bad)
+		rec := httptest.NewRecorder()
+		api.ServeHTTP(rec, req)
+		got := rec.Header().Get(RequestIDHeader)
+		require.NotEmpty(t, got)
+		require.NotEqual(t, bad, got, "an invalid id is replaced")
+	}
+}
+
+func TestRoutingProblems(t *testing.T) {
+	t.Parallel()
+	api, _ := newTestAPI(t)
+	rec := httptest.NewRecorder()
+	api.ServeHTTP(rec, httptest.NewRequest("GET", "/nowhere", nil))
+	require.Equal(t, 404, rec.Code)
+	require.Equal(t, errs.NotFound, decodeProblem(t, rec).Code)
+
+	rec = httptest.NewRecorder()
+	api.ServeHTTP(rec, httptest.NewRequest("DELETE", "/decode", nil))
+	require.Equal(t, 405, rec.Code)
+	require.Equal(t, errs.MethodNotAllowed, decodeProblem(t, rec).Code)
+	require.Equal(t, []string{"POST"}, rec.Header().Values("Allow"))
+}
+
+func TestDecodeJSON(t *testing.T) {
+	t.Parallel()
+	api, _ := newTestAPI(t)
+	cases := []struct {
+		name, contentType, body string
+		status                  int
+		code                    errs.Code
+		detail                  string
+	}{
+		{"valid", "application/json", `{"name":"a","amount":3}`, 200, "", ""},
+		{"charset", "application/json; charset=utf-8", `{"name":"a"}`, 200, "", ""},
+		{"problem+json style", "application/merge-patch+json", `{"name":"a"}`, 200, "", ""},
+		{"no content type", "", `{"name":"a"}`, 415, errs.UnsupportedMediaType, "application/json"},
+		{"form", "application/x-www-form-urlencoded", `name=a`, 415, errs.UnsupportedMediaType, ""},
+		{"latin-1", "application/json; charset=latin1", `{"name":"a"}`, 415, errs.UnsupportedMediaType, "UTF-8"},
+		{"empty", "application/json", ``, 400, errs.InvalidRequest, "empty"},
+		{"array", "application/json", `[1]`, 400, errs.InvalidRequest, "JSON object"},
+		{"null", "application/json", `null`, 400, errs.InvalidRequest, "JSON object"},
+		{"syntax", "application/json", `{"name":}`, 400, errs.InvalidRequest, "not valid JSON"},
+		{"truncated", "application/json", `{"name":"a"`, 400, errs.InvalidRequest, "not valid JSON"},
+		{"unknown field", "application/json", `{"name":"a","admin":true}`, 400, errs.InvalidRequest, `unknown field "admin"`},
+		{"wrong type", "application/json", `{"amount":"3"}`, 400, errs.InvalidRequest, "amount must be a whole number"},
+		{"fraction", "application/json", `{"amount":3.5}`, 400, errs.InvalidRequest, "amount must be a whole number"},
+		{"overflow", "application/json", `{"amount":1e30}`, 400, errs.InvalidRequest, "amount must be a whole number"},
+		{"trailing", "application/json", `{"name":"a"} {"name":"b"}`, 400, errs.InvalidRequest, "single JSON object"},
+		{"trailing garbage", "application/json", `{"name":"a"}x`, 400, errs.InvalidRequest, "single JSON object"},
+		{"invalid utf-8", "application/json", "{\"name\":\"\xff\"}", 400, errs.InvalidRequest, "UTF-8"},
+		{"too large", "application/json", `{"name":"` + strings.Repeat("a", MaxBodyBytes) + `"}`, 413, errs.PayloadTooLarge, ""},
+	}
+	for _, c := range cases {
+		req := httptest.NewRequest("POST", "/decode", strings.NewReader(c.body))
+		if c.contentType != "" {
+			req.Header.Set("Content-Type", c.contentType)
+		}
+		rec := httptest.NewRecorder()
+		api.ServeHTTP(rec, req)
+		require.Equal(t, c.status, rec.Code, "%s: %s", c.name, rec.Body.String())
+		if c.status != 200 {
+			p := decodeProblem(t, rec)
+			require.Equal(t, c.code, p.Code, c.name)
+			require.Contains(t, p.Detail, c.detail, c.name)
+		}
+	}
+}
+
+func TestParseIdempotencyKey(t *testing.T) {
+	t.Parallel()
+	valid := map[string]string{
+		"abc":                                "abc",
+		"7b6f0e1c-pay-dune":                  "7b6f0e1c-pay-dune",
+		`"abc"`:                              "abc",
+		`"a \"quoted\" \\ key"`:              `a "quoted" \ key`,
+		"with space":                         "with space",
+		strings.Repeat("k", 255):             strings.Repeat("k", 255),
+		`"` + strings.Repeat("k", 255) + `"`: strings.Repeat("k", 255),
+		`a"b`:                                `a"b`,
+	}
+	for in, want := range valid {
+		got, err := ParseIdempotencyKey(in)
+		require.NoError(t, err, in)
+		require.Equal(t, want, got)
+	}
+	for _, in := range []string{
+		"", `""`, strings.Repeat("k", 256), "tab\there", "new\nline", "caf\u00e9", "\x7f",
+		`"unterminated`, `"bad \escape"`, `"inner " quote"`, `"`,
+	} {
+		_, err := ParseIdempotencyKey(in)
+		require.True(t, errs.Is(err, errs.InvalidRequest), "%q: %v", in, err)
+	}
+}
+
+func TestIdempotencyKeyHeader(t *testing.T) {
+	t.Parallel()
+	req := httptest.NewRequest("POST", "/", nil)
+	key, err := IdempotencyKey(req)
+	require.NoError(t, err)
+	require.Empty(t, key)
+
+	req.Header.Add(IdempotencyKeyHeader, "one")
+	req.Header.Add(IdempotencyKeyHeader, "two")
+	_, err = IdempotencyKey(req)
+	require.True(t, errs.Is(err, errs.InvalidRequest), "two keys are one too many")
+}
+
+func lastLine(b *bytes.Buffer) []byte {
+	lines := bytes.Split(bytes.TrimSpace(b.Bytes()), []byte("\n"))
+	return lines[len(lines)-1]
+}
