@@ -20,4 +20,5 @@ require (
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
+	pgregory.net/rapid v1.3.0 // indirect
 )

@@ -61,8 +61,9 @@ func Amount(field string, cents int64) error {
 	return nil
 }
 
-// Text checks a required line of text: 1 to max characters, none of them control characters
-// (so no line breaks), and not only spaces.
+// Text checks a required line of text: 1 to max characters, not only spaces, and none of them
+// control, format or separator characters (so no line breaks of any kind and no bidirectional
+// overrides).
 func Text(field, s string, max int) error {
 	if strings.TrimSpace(s) == "" {
 		return errs.E(errs.InvalidRequest, "%s is required", field)
@@ -70,14 +71,19 @@ func Text(field, s string, max int) error {
 	if !utf8.ValidString(s) || utf8.RuneCountInString(s) > max {
 		return errs.E(errs.InvalidRequest, "%s must be at most %d characters of UTF-8 text", field, max)
 	}
-	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+	if strings.IndexFunc(s, notPlainText) >= 0 {
 		return errs.E(errs.InvalidRequest, "%s must be a single line without control characters", field)
 	}
 	return nil
 }
 
+func notPlainText(r rune) bool {
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
+}
+
 // Email checks a bare email address such as "alice@example.com": no display name, no
-// comments, no control characters, at most 254 characters.
+// comments, no control characters, a host name (not an address in brackets) after the @, at
+// most 254 characters.
 func Email(field, s string) error {
 	bad := errs.E(errs.InvalidRequest, "%s must be a plain email address such as alice@example.com", field)
 	if len(s) == 0 || len(s) > MaxEmailLength || strings.IndexFunc(s, func(r rune) bool {
@@ -90,10 +96,29 @@ func Email(field, s string) error {
 		return bad
 	}
 	at := strings.LastIndexByte(s, '@')
-	if at <= 0 || at == len(s)-1 {
+	if at <= 0 || !isHostName(s[at+1:]) {
 		return bad
 	}
 	return nil
+}
+
+// isHostName reports whether s is a DNS name: dot-separated labels of letters, digits and
+// inner hyphens.
+func isHostName(s string) bool {
+	if s == "" || len(s) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(s, ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(label); i++ {
+			if !isAlnum(label[i]) && label[i] != '-' {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // All returns the first of checks that failed, or nil.
