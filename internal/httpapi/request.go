@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strings"
 	"unicode/utf8"
@@ -60,7 +61,64 @@ func DecodeJSON(r *http.Request, dst any) error {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return errs.E(errs.InvalidRequest, "the body must hold a single JSON object and nothing after it")
 	}
+	return checkFieldNames(body, dst)
+}
+
+// checkFieldNames refuses what encoding/json lets through: a field name that matches only when
+// case is ignored ("Amount" for "amount"), and a field given twice. Request bodies are flat
+// objects, so only the top level is checked. body is known to be one valid JSON object.
+func checkFieldNames(body []byte, dst any) error {
+	names := fieldNames(reflect.TypeOf(dst))
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if _, err := dec.Token(); err != nil { // the opening brace
+		return errs.Wrap(errs.InvalidRequest, err, "the body must be a JSON object")
+	}
+	seen := make(map[string]bool)
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return errs.Wrap(errs.InvalidRequest, err, "the body is not valid JSON")
+		}
+		key, _ := tok.(string)
+		if !names[key] {
+			return errs.E(errs.InvalidRequest, "the body has an unknown field %q (field names are case-sensitive)", key)
+		}
+		if seen[key] {
+			return errs.E(errs.InvalidRequest, "the body has the field %q twice", key)
+		}
+		seen[key] = true
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return errs.Wrap(errs.InvalidRequest, err, "the body is not valid JSON")
+		}
+	}
 	return nil
+}
+
+// fieldNames returns the JSON names of a struct type's fields, as encoding/json names them.
+func fieldNames(t reflect.Type) map[string]bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	names := make(map[string]bool)
+	if t.Kind() != reflect.Struct {
+		return names
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch name {
+		case "-":
+			continue
+		case "":
+			name = f.Name
+		}
+		names[name] = true
+	}
+	return names
 }
 
 func checkContentType(header string) error {
@@ -123,9 +181,14 @@ func jsonKind(t reflect.Type) string {
 	}
 }
 
-// PathID returns the path parameter name, checked as an identifier.
+// PathID returns the path parameter name, percent-decoded and checked as an identifier. A
+// client may encode the characters an identifier allows ("alice%40example.org"); an encoded
+// slash decodes to a character identifiers don't allow.
 func PathID(r *http.Request, name string) (string, error) {
-	id := chi.URLParam(r, name)
+	id, err := url.PathUnescape(chi.URLParam(r, name))
+	if err != nil {
+		return "", errs.E(errs.InvalidRequest, "%s is not a well-formed path segment", name)
+	}
 	if err := validate.ID(name, id); err != nil {
 		return "", err
 	}

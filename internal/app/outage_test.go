@@ -1,0 +1,68 @@
+package app_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"library/internal/app"
+	"library/internal/pgtest"
+)
+
+// While PostgreSQL can't be reached every request is a 503 Unavailable with Retry-After, never
+// a 500, nothing is half-written, and the service serves again once the database is back,
+// without a restart.
+func TestDatabaseOutageIsUnavailableNeverInternal(t *testing.T) {
+	t.Parallel()
+	proxy, url := pgtest.NewProxy(t, pgtest.NewDatabase(t))
+	a := &api{base: startService(t, app.Config{DatabaseURL: url, RequestTimeout: 5 * time.Second}), store: "postgres"}
+
+	fine := obj{"amount": 300, "reason": "Dune, 10 days late"}
+	requireResult(t, a.call(t, "POST", "/accounts/alice/fines", fine), http.StatusCreated, "account-alice")
+
+	proxy.Cut()
+	during := []struct {
+		method, path string
+		body         any
+		headers      []string
+	}{
+		{"GET", "/accounts/alice", nil, nil},
+		{"GET", "/books/dune", nil, nil},
+		{"POST", "/accounts/alice/fines", fine, nil},
+		{"POST", "/accounts/alice/payments", obj{"amount": 300}, []string{"Idempotency-Key", "pay-during-outage"}},
+		{"PUT", "/accounts/alice", obj{"name": "Alice"}, nil},
+		{"POST", "/books", obj{"id": "dune", "title": "Dune", "author": "Frank Herbert"}, nil},
+		{"GET", "/readyz", nil, nil},
+	}
+	for _, r := range during {
+		resp := a.call(t, r.method, r.path, r.body, r.headers...)
+		requireProblem(t, resp, http.StatusServiceUnavailable, "Unavailable")
+		require.Equal(t, "1", resp.Header.Get("Retry-After"), "%s %s", r.method, r.path)
+	}
+	require.Equal(t, http.StatusOK, a.get(t, "/healthz").Status, "the process itself is alive")
+
+	proxy.Restore()
+	deadline := time.Now().Add(15 * time.Second)
+	for a.get(t, "/readyz").Status != http.StatusOK {
+		require.True(t, time.Now().Before(deadline), "not ready again within 15s of the database's return")
+		time.Sleep(50 * time.Millisecond) // polling readiness
+	}
+
+	// The payment refused during the outage was never recorded: its retry is a first run.
+	paid := a.call(t, "POST", "/accounts/alice/payments", obj{"amount": 300}, "Idempotency-Key", "pay-during-outage")
+	requireResult(t, paid, http.StatusCreated, "account-alice")
+	require.Empty(t, paid.Header.Get("Idempotent-Replayed"))
+
+	var account struct {
+		MemberID string  `json:"memberId"`
+		Name     *string `json:"name"`
+		Email    *string `json:"email"`
+		Balance  int64   `json:"balance"`
+		Version  int64   `json:"version"`
+	}
+	requireJSON(t, a.get(t, "/accounts/alice"), &account)
+	require.Equal(t, int64(0), account.Balance)
+	require.Equal(t, int64(2), account.Version, "one fine and one payment: nothing from the outage")
+}
