@@ -27,10 +27,14 @@ import (
 
 // startService runs the service with cfg on 127.0.0.1 until the test ends, then stops it and
 // checks that Run returned nil. It returns the service's base URL.
-func startService(t *testing.T, cfg app.Config) (baseURL string) {
+func startService(t testing.TB, cfg app.Config) (baseURL string) {
 	t.Helper()
 	cfg.HTTPAddr = "127.0.0.1:0"
-	logger := slog.New(slog.NewTextHandler(&testLog{t: t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	var logs io.Writer = &testLog{t: t}
+	if _, benchmark := t.(*testing.B); benchmark {
+		logs = io.Discard // a line per request would drown the figures
+	}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	a, err := app.New(context.Background(), cfg, logger)
 	require.NoError(t, err, "app.New")
 
@@ -50,7 +54,7 @@ func startService(t *testing.T, cfg app.Config) (baseURL string) {
 }
 
 // testLog sends the service's log lines to t.Log, shown for failed tests and with -v.
-type testLog struct{ t *testing.T }
+type testLog struct{ t testing.TB }
 
 func (w *testLog) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))

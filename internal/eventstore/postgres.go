@@ -125,7 +125,7 @@ func (p *Postgres) ReadStream(ctx context.Context, streamID string, afterVersion
 // can later commit behind the checkpoint it returns (see the package comment).
 const readAllSQL = selectEvent + `
 WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-  AND (transaction_id, position) > ($1::text::xid8, $2)
+  AND (transaction_id, position) > ($1::xid8, $2)
 ORDER BY transaction_id, position
 LIMIT $3`
 
@@ -135,7 +135,7 @@ func (p *Postgres) ReadAll(ctx context.Context, after Checkpoint, limit int) ([]
 	if limit > 0 {
 		max = &limit
 	}
-	rows, err := p.pool.Query(ctx, readAllSQL, fmt.Sprint(after.TransactionID), after.Position, max)
+	rows, err := p.pool.Query(ctx, readAllSQL, after.TransactionID, after.Position, max)
 	if err != nil {
 		return nil, translate(ctx, err)
 	}
