@@ -25,6 +25,10 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal ends the process at once, without waiting for the drain
+	}()
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "library:", err)
 		os.Exit(1)

@@ -55,14 +55,7 @@ func TestDatabaseOutageIsUnavailableNeverInternal(t *testing.T) {
 	requireResult(t, paid, http.StatusCreated, "account-alice")
 	require.Empty(t, paid.Header.Get("Idempotent-Replayed"))
 
-	var account struct {
-		MemberID string  `json:"memberId"`
-		Name     *string `json:"name"`
-		Email    *string `json:"email"`
-		Balance  int64   `json:"balance"`
-		Version  int64   `json:"version"`
-	}
-	requireJSON(t, a.get(t, "/accounts/alice"), &account)
+	account := getAccount(t, a, "alice")
 	require.Equal(t, int64(0), account.Balance)
 	require.Equal(t, int64(2), account.Version, "one fine and one payment: nothing from the outage")
 }
