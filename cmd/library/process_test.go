@@ -34,7 +34,7 @@ func buildAndRun(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	binary := filepath.Join(dir, "library")
 	build := exec.Command("go", "build", "-o", binary, ".")
 	if out, err := build.CombinedOutput(); err != nil {
@@ -166,7 +166,7 @@ func call(t *testing.T, method, url, body string, headers ...string) answer {
 	}
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	b, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	return answer{status: resp.StatusCode, header: resp.Header, body: string(b)}
@@ -249,11 +249,11 @@ func TestMigrateCommands(t *testing.T) {
 func TestConfigurationErrorsKeepSecrets(t *testing.T) {
 	t.Parallel()
 	cases := map[string][]string{
-		"unparsable URL":    {"DATABASE_URL=postgres://library:s3cret-pw@db:99999/library"},
-		"unreachable":       {"DATABASE_URL=postgres://library:s3cret-pw@127.0.0.1:1/library?connect_timeout=2"},
-		"bad number":        {"COMMAND_IDS_PER_STREAM=many"},
-		"bad duration":      {"LOAN_PERIOD=fortnight"},
-		"bad listen adress": {"HTTP_ADDR=127.0.0.1:99999"},
+		"unparsable URL":     {"DATABASE_URL=postgres://library:s3cret-pw@db:99999/library"},
+		"unreachable":        {"DATABASE_URL=postgres://library:s3cret-pw@127.0.0.1:1/library?connect_timeout=2"},
+		"bad number":         {"COMMAND_IDS_PER_STREAM=many"},
+		"bad duration":       {"LOAN_PERIOD=fortnight"},
+		"bad listen address": {"HTTP_ADDR=127.0.0.1:99999"},
 	}
 	for name, env := range cases {
 		t.Run(name, func(t *testing.T) {

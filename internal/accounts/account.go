@@ -11,34 +11,43 @@ package accounts
 // Event is an Account event; the same type as aggregate.Event.
 type Event = interface{ EventType() string }
 
-// AccountOpened: the member gave their name, and perhaps an email address, for the first time.
+// AccountOpened records that the member gave their name, and perhaps an email address, for
+// the first time.
 type AccountOpened struct {
 	Name  string `json:"name"`
 	Email string `json:"email,omitempty"`
 }
 
-// ContactChanged: the member's name or email address changed. An empty Email removes it.
+// ContactChanged records that the member's name or email address changed. An empty Email
+// removes the address.
 type ContactChanged struct {
 	Name  string `json:"name"`
 	Email string `json:"email,omitempty"`
 }
 
-// FineCharged: the member owes Amount more. LoanID is set when the fine is for a loan.
+// FineCharged records that the member owes Amount more. LoanID is set when the fine is for a
+// loan.
 type FineCharged struct {
 	Amount int64  `json:"amount"`
 	Reason string `json:"reason"`
 	LoanID string `json:"loanId,omitempty"`
 }
 
-// PaymentReceived: the member paid Amount.
+// PaymentReceived records that the member paid Amount.
 type PaymentReceived struct {
 	Amount int64 `json:"amount"`
 }
 
-// Event type names are stored in the log: never rename them.
-func (AccountOpened) EventType() string   { return "AccountOpened" }
-func (ContactChanged) EventType() string  { return "ContactChanged" }
-func (FineCharged) EventType() string     { return "FineCharged" }
+// EventType names the event in the log; never rename it.
+func (AccountOpened) EventType() string { return "AccountOpened" }
+
+// EventType names the event in the log; never rename it.
+func (ContactChanged) EventType() string { return "ContactChanged" }
+
+// EventType names the event in the log; never rename it.
+func (FineCharged) EventType() string { return "FineCharged" }
+
+// EventType names the event in the log; never rename it.
 func (PaymentReceived) EventType() string { return "PaymentReceived" }
 
 // Account is the state of one member's account, folded from its events. An account exists as

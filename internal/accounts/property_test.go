@@ -161,13 +161,13 @@ func TestServiceProperties(t *testing.T) {
 		}
 
 		for _, member := range members {
-			checkStream(t, ctx, store, svc, member, window, model[member])
+			checkStream(ctx, t, store, svc, member, window, model[member])
 		}
 	})
 }
 
 // checkStream checks properties (a), (b) and (d) on the recorded stream of one member.
-func checkStream(t *rapid.T, ctx context.Context, store *eventstore.Memory, svc *accounts.Service, member string, window int, m *streamModel) {
+func checkStream(ctx context.Context, t *rapid.T, store *eventstore.Memory, svc *accounts.Service, member string, window int, m *streamModel) {
 	events, err := store.ReadStream(ctx, accounts.Type().StreamID(member), 0)
 	require.NoError(t, err)
 

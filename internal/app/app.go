@@ -70,7 +70,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	listener, err := net.Listen("tcp", cfg.HTTPAddr)
+	listener, err := new(net.ListenConfig).Listen(ctx, "tcp", cfg.HTTPAddr)
 	if err != nil {
 		a.closeStore()
 		return nil, fmt.Errorf("listen on HTTP_ADDR %s: %w", cfg.HTTPAddr, err)
@@ -128,7 +128,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger, comma
 	if err != nil {
 		return err
 	}
-	defer m.Close()
+	defer func() { _ = m.Close() }()
 	switch command {
 	case "up":
 		results, err := m.Up(ctx)
@@ -154,7 +154,9 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger, comma
 			if !s.AppliedAt.IsZero() {
 				appliedAt = s.AppliedAt.UTC().Format(time.RFC3339)
 			}
-			fmt.Fprintf(out, "%-8s %s %s\n", s.State, s.Source.Path, appliedAt)
+			if _, err := fmt.Fprintf(out, "%-8s %s %s\n", s.State, s.Source.Path, appliedAt); err != nil {
+				return err
+			}
 		}
 	default:
 		return fmt.Errorf("unknown migrate command %q: use up, down or status", command)

@@ -62,7 +62,7 @@ func post(b *testing.B, url, body, key string) {
 		b.Error(err)
 		return
 	}
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	if resp.StatusCode != http.StatusCreated {
 		b.Errorf("%s: status %d", url, resp.StatusCode)
 	}

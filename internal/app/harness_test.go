@@ -169,7 +169,7 @@ func (a *api) trySend(method, path string, body []byte, headers ...string) (resp
 	if err != nil {
 		return response{}, err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return response{}, err

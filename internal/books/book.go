@@ -13,14 +13,14 @@ import "time"
 // Event is a Book event; the same type as aggregate.Event.
 type Event = interface{ EventType() string }
 
-// BookAdded: the book joined the catalogue.
+// BookAdded records that the book joined the catalogue.
 type BookAdded struct {
 	ID     string `json:"id"`
 	Title  string `json:"title"`
 	Author string `json:"author"`
 }
 
-// BookLent: the book was lent to a member until DueAt.
+// BookLent records that the book was lent to a member until DueAt.
 type BookLent struct {
 	LoanID   string    `json:"loanId"`
 	MemberID string    `json:"memberId"`
@@ -28,7 +28,8 @@ type BookLent struct {
 	DueAt    time.Time `json:"dueAt"`
 }
 
-// BookReturned: the loan ended. DaysLate counts whole days after the loan's due time.
+// BookReturned records that a loan ended. DaysLate counts whole days after the loan's due
+// time.
 type BookReturned struct {
 	LoanID     string    `json:"loanId"`
 	MemberID   string    `json:"memberId"`
@@ -36,9 +37,13 @@ type BookReturned struct {
 	DaysLate   int       `json:"daysLate"`
 }
 
-// Event type names are stored in the log: never rename them.
-func (BookAdded) EventType() string    { return "BookAdded" }
-func (BookLent) EventType() string     { return "BookLent" }
+// EventType names the event in the log; never rename it.
+func (BookAdded) EventType() string { return "BookAdded" }
+
+// EventType names the event in the log; never rename it.
+func (BookLent) EventType() string { return "BookLent" }
+
+// EventType names the event in the log; never rename it.
 func (BookReturned) EventType() string { return "BookReturned" }
 
 // Book is the state of one book, folded from its events.

@@ -4,5 +4,5 @@ import "testing"
 
 func TestMemory(t *testing.T) {
 	t.Parallel()
-	testContract(t, func(t *testing.T) Store { return NewMemory(nil) })
+	testContract(t, func(*testing.T) Store { return NewMemory(nil) })
 }

@@ -131,11 +131,11 @@ LIMIT $3`
 
 // ReadAll implements Store.
 func (p *Postgres) ReadAll(ctx context.Context, after Checkpoint, limit int) ([]Event, error) {
-	var max *int
+	var atMost *int // NULL: no limit
 	if limit > 0 {
-		max = &limit
+		atMost = &limit
 	}
-	rows, err := p.pool.Query(ctx, readAllSQL, after.TransactionID, after.Position, max)
+	rows, err := p.pool.Query(ctx, readAllSQL, after.TransactionID, after.Position, atMost)
 	if err != nil {
 		return nil, translate(ctx, err)
 	}

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -57,8 +58,8 @@ func observe(logger *slog.Logger) func(http.Handler) http.Handler {
 
 			defer func() {
 				if v := recover(); v != nil {
-					if v == http.ErrAbortHandler {
-						panic(v)
+					if err, ok := v.(error); ok && errors.Is(err, http.ErrAbortHandler) {
+						panic(v) // net/http's way to abort a response; it handles it
 					}
 					err := fmt.Errorf("panic: %v\n%s", v, debug.Stack())
 					if ww.Status() == 0 {

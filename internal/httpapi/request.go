@@ -130,7 +130,9 @@ func checkContentType(header string) error {
 	if err != nil {
 		return unsupported
 	}
-	if mediaType != "application/json" && !(strings.HasPrefix(mediaType, "application/") && strings.HasSuffix(mediaType, "+json")) {
+	isJSON := mediaType == "application/json" ||
+		strings.HasPrefix(mediaType, "application/") && strings.HasSuffix(mediaType, "+json")
+	if !isJSON {
 		return unsupported
 	}
 	if charset, ok := params["charset"]; ok && !strings.EqualFold(charset, "utf-8") {

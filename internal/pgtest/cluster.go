@@ -51,7 +51,7 @@ func startCluster(ctx context.Context) (*cluster, error) {
 		"--locale=C", "--no-sync", "--no-instructions").CombinedOutput()
 	if err != nil {
 		c.removeDir()
-		return nil, fmt.Errorf("initdb: %v\n%s", err, out)
+		return nil, fmt.Errorf("initdb: %w\n%s", err, out)
 	}
 	port, err := freePort()
 	if err != nil {
@@ -63,7 +63,7 @@ func startCluster(ctx context.Context) (*cluster, error) {
 		c.removeDir()
 		return nil, err
 	}
-	defer logFile.Close()
+	defer func() { _ = logFile.Close() }() // the server has its own descriptor
 	c.cmd = command(cred, postgres, "-D", data, "-p", strconv.Itoa(port), "-k", dir,
 		"-c", "listen_addresses=127.0.0.1",
 		"-c", "max_connections=300",
@@ -117,7 +117,7 @@ func (c *cluster) waitReady(ctx context.Context) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("postgres did not accept connections within 30s: %v\n%s", err, c.readLogs())
+			return fmt.Errorf("postgres did not accept connections within 30s: %w\n%s", err, c.readLogs())
 		}
 		time.Sleep(50 * time.Millisecond) // polling for the server to come up
 	}
@@ -202,6 +202,6 @@ func freePort() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().(*net.TCPAddr).Port, nil
 }

@@ -141,7 +141,7 @@ func createTemplate(ctx context.Context) (string, error) {
 		dropDatabase(ctx, name)
 		return "", err
 	}
-	defer migrator.Close()
+	defer func() { _ = migrator.Close() }()
 	if _, err := migrator.Up(ctx); err != nil {
 		dropDatabase(ctx, name)
 		return "", fmt.Errorf("migrate template database: %w", err)
@@ -160,7 +160,7 @@ func adminExec(ctx context.Context, sql string) error {
 	if err != nil {
 		return err
 	}
-	defer conn.Close(ctx)
+	defer func() { _ = conn.Close(ctx) }()
 	_, err = conn.Exec(ctx, sql)
 	return err
 }

@@ -61,15 +61,15 @@ func Amount(field string, cents int64) error {
 	return nil
 }
 
-// Text checks a required line of text: 1 to max characters, not only spaces, and none of them
+// Text checks a required line of text: 1 to maxLength characters, not only spaces, and none of them
 // control, format or separator characters (so no line breaks of any kind and no bidirectional
 // overrides).
-func Text(field, s string, max int) error {
+func Text(field, s string, maxLength int) error {
 	if strings.TrimSpace(s) == "" {
 		return errs.E(errs.InvalidRequest, "%s is required", field)
 	}
-	if !utf8.ValidString(s) || utf8.RuneCountInString(s) > max {
-		return errs.E(errs.InvalidRequest, "%s must be at most %d characters of UTF-8 text", field, max)
+	if !utf8.ValidString(s) || utf8.RuneCountInString(s) > maxLength {
+		return errs.E(errs.InvalidRequest, "%s must be at most %d characters of UTF-8 text", field, maxLength)
 	}
 	if strings.IndexFunc(s, notPlainText) >= 0 {
 		return errs.E(errs.InvalidRequest, "%s must be a single line without control characters", field)

@@ -123,7 +123,7 @@ func TestAmount(t *testing.T) {
 // characters, valid UTF-8, at most max characters counted in runes.
 func TestText(t *testing.T) {
 	t.Parallel()
-	const max = 5
+	const maxLength = 5
 	tests := []struct {
 		name string
 		in   string
@@ -158,7 +158,7 @@ func TestText(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			err := validate.Text("title", tt.in, max)
+			err := validate.Text("title", tt.in, maxLength)
 			if tt.ok {
 				require.NoError(t, err)
 				return
