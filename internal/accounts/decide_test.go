@@ -21,7 +21,16 @@ func fold(given ...accounts.Event) accounts.Account {
 
 // decider is any Account command.
 type decider interface {
+	Validate() error
 	Decide(accounts.Account) ([]accounts.Event, error)
+}
+
+// decide validates the command, then decides it, as the service does.
+func decide(c decider, a accounts.Account) ([]accounts.Event, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return c.Decide(a)
 }
 
 // decideCase is "given events, when a command, then events or an error code"; balance, when
@@ -42,7 +51,7 @@ func run(t *testing.T, tests []decideCase) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := tt.when.Decide(fold(tt.given...))
+			got, err := decide(tt.when, fold(tt.given...))
 			if tt.err != "" {
 				require.Error(t, err)
 				require.True(t, errs.Is(err, tt.err), "want %s, got %v", tt.err, err)

@@ -36,21 +36,21 @@ func NewService(log aggregate.Log, opts aggregate.Options) *Service {
 // SetContact records a member's name and email address.
 func (s *Service) SetContact(ctx context.Context, memberID string, c SetContact, o aggregate.Origin) (aggregate.Result, error) {
 	return s.repo.Execute(ctx, memberID, aggregate.Command[Account]{
-		Name: "setContact", Origin: o, Payload: c, Decide: c.Decide,
+		Name: "setContact", Origin: o, Payload: c, Validate: c.Validate, Decide: c.Decide,
 	})
 }
 
 // ChargeFine charges a fine.
 func (s *Service) ChargeFine(ctx context.Context, memberID string, c ChargeFine, o aggregate.Origin) (aggregate.Result, error) {
 	return s.repo.Execute(ctx, memberID, aggregate.Command[Account]{
-		Name: "chargeFine", Origin: o, Payload: c, Decide: c.Decide,
+		Name: "chargeFine", Origin: o, Payload: c, Validate: c.Validate, Decide: c.Decide,
 	})
 }
 
 // Pay takes a payment.
 func (s *Service) Pay(ctx context.Context, memberID string, c Pay, o aggregate.Origin) (aggregate.Result, error) {
 	return s.repo.Execute(ctx, memberID, aggregate.Command[Account]{
-		Name: "pay", Origin: o, Payload: c, Decide: c.Decide,
+		Name: "pay", Origin: o, Payload: c, Validate: c.Validate, Decide: c.Decide,
 	})
 }
 

@@ -59,6 +59,9 @@ type Command[S any] struct {
 	// Payload is what the client asked for. Its JSON encoding is fingerprinted, so that a
 	// command id reused with another payload is recognised.
 	Payload any
+	// Validate, when set, checks the command before anything is loaded, so that bad input is
+	// refused without I/O, even while the store is down, and before its key is looked at.
+	Validate func() error
 	// Decide returns the events that the command records given the current state, none when
 	// there is nothing to do, or an error (usually an *errs.Error) to refuse it.
 	Decide func(state S) ([]Event, error)

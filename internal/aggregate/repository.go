@@ -91,6 +91,11 @@ func (r *Repository[S]) Load(ctx context.Context, id string) (Loaded[S], error) 
 // Execute runs a command against the aggregate with the given id: see the package comment for
 // how command ids and conflicts are handled.
 func (r *Repository[S]) Execute(ctx context.Context, id string, cmd Command[S]) (Result, error) {
+	if cmd.Validate != nil {
+		if err := cmd.Validate(); err != nil {
+			return Result{}, err
+		}
+	}
 	streamID := r.typ.StreamID(id)
 	fp, err := fingerprint(cmd.Payload)
 	if err != nil {

@@ -288,15 +288,23 @@ func TestReturnBook(t *testing.T) {
 			assert.Equal(t, returned.Version, res.Version)
 			assert.Equal(t, returned.Position, res.Position)
 		})
-		t.Run("daysLate counts whole days after a dueAt in the past", func(t *testing.T) {
+		t.Run("daysLate counts whole days after an explicit dueAt", func(t *testing.T) {
 			addBook(t, a, "neuromancer")
-			now := a.clock.Now()
-			due := now.Add(-(2*24*time.Hour + 23*time.Hour)).Format(time.RFC3339)
-			r := a.call(t, http.MethodPost, "/books/neuromancer/loans", obj{"loanId": "loan-3", "memberId": "bob", "dueAt": due})
+			due := a.clock.Now().Add(time.Hour)
+			r := a.call(t, http.MethodPost, "/books/neuromancer/loans", obj{"loanId": "loan-3", "memberId": "bob", "dueAt": due.Format(time.RFC3339)})
 			requireResult(t, r, http.StatusCreated, "book-neuromancer")
+			a.clock.Advance(time.Hour + 2*24*time.Hour + 23*time.Hour) // 2 days 23 hours late
 			res := requireResult(t, returns(t, "neuromancer", "loan-3"), http.StatusCreated, "book-neuromancer")
 			requireEvent(t, res, "BookReturned", fmt.Sprintf(
-				`{"loanId":"loan-3","memberId":"bob","returnedAt":%q,"daysLate":2}`, now.Format(time.RFC3339)))
+				`{"loanId":"loan-3","memberId":"bob","returnedAt":%q,"daysLate":2}`, a.clock.Now().Format(time.RFC3339)))
+		})
+		t.Run("400 for a dueAt not after the lending time, or more than a year after it", func(t *testing.T) {
+			addBook(t, a, "emma")
+			now := a.clock.Now()
+			for _, due := range []time.Time{now.Add(-time.Hour), now, now.Add(367 * 24 * time.Hour), {}} {
+				r := a.call(t, http.MethodPost, "/books/emma/loans", obj{"loanId": "loan-5", "memberId": "bob", "dueAt": due.Format(time.RFC3339)})
+				requireProblem(t, r, http.StatusBadRequest, "InvalidRequest")
+			}
 		})
 		t.Run("daysLate follows the clock past the default loan period", func(t *testing.T) {
 			addBook(t, a, "snow-crash")

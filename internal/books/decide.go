@@ -7,11 +7,17 @@ import (
 	"library/internal/validate"
 )
 
-// Longest title and author name a book may have.
+// Longest title and author name a book may have, and the longest loan.
 const (
 	MaxTitleLength  = 300
 	MaxAuthorLength = 300
+	MaxLoanPeriod   = 366 * 24 * time.Hour
 )
+
+// Every command has Validate, which checks its fields without looking at any state, and Decide,
+// which takes the state and a valid command and returns the events to record (none when there
+// is nothing to do) or the reason to refuse. The service validates before it loads anything,
+// so bad input is refused even while the store is down.
 
 // AddBook asks to add a book to the catalogue.
 type AddBook struct {
@@ -20,35 +26,39 @@ type AddBook struct {
 	Author string `json:"author"`
 }
 
-// Decide adds the book; a book is added once.
-func (c AddBook) Decide(b Book) ([]Event, error) {
-	if err := validate.All(
+// Validate checks the fields.
+func (c AddBook) Validate() error {
+	return validate.All(
 		validate.ID("id", c.ID),
 		validate.Text("title", c.Title, MaxTitleLength),
 		validate.Text("author", c.Author, MaxAuthorLength),
-	); err != nil {
-		return nil, err
-	}
+	)
+}
+
+// Decide adds the book; a book is added once.
+func (c AddBook) Decide(b Book) ([]Event, error) {
 	if b.Added {
 		return nil, errs.E(errs.BookAlreadyExists, "book %s already exists", c.ID)
 	}
 	return []Event{BookAdded(c)}, nil
 }
 
-// LendBook asks to lend a book to a member. A zero DueAt means "the default loan period from
-// now".
+// LendBook asks to lend a book to a member until DueAt; nil means the default loan period.
 type LendBook struct {
 	LoanID   string
 	MemberID string
-	DueAt    time.Time
+	DueAt    *time.Time
+}
+
+// Validate checks the fields.
+func (c LendBook) Validate() error {
+	return validate.All(validate.ID("loanId", c.LoanID), validate.ID("memberId", c.MemberID))
 }
 
 // Decide lends the book at time now. Lending under a loan id the book has already had records
-// nothing: that is a repeat of an earlier request, even if the loan has ended since.
+// nothing: that is a repeat of an earlier request, even if the loan has ended since. A due time
+// must come after the lending time, and at most MaxLoanPeriod after it.
 func (c LendBook) Decide(b Book, now time.Time, loanPeriod time.Duration) ([]Event, error) {
-	if err := validate.All(validate.ID("loanId", c.LoanID), validate.ID("memberId", c.MemberID)); err != nil {
-		return nil, err
-	}
 	if !b.Added {
 		return nil, errs.E(errs.NotFound, "there is no such book")
 	}
@@ -62,9 +72,13 @@ func (c LendBook) Decide(b Book, now time.Time, loanPeriod time.Duration) ([]Eve
 		return nil, errs.E(errs.BookAlreadyLent, "book %s is already lent under another loan", b.ID)
 	}
 	lentAt := now.UTC().Truncate(time.Second)
-	dueAt := c.DueAt.UTC()
-	if c.DueAt.IsZero() {
-		dueAt = lentAt.Add(loanPeriod)
+	dueAt := lentAt.Add(loanPeriod)
+	if c.DueAt != nil {
+		dueAt = c.DueAt.UTC()
+		if !dueAt.After(lentAt) || dueAt.Sub(lentAt) > MaxLoanPeriod {
+			return nil, errs.E(errs.InvalidRequest, "dueAt must come after the lending time (%s), by at most %d days",
+				lentAt.Format(time.RFC3339), MaxLoanPeriod/(24*time.Hour))
+		}
 	}
 	return []Event{BookLent{LoanID: c.LoanID, MemberID: c.MemberID, LentAt: lentAt, DueAt: dueAt}}, nil
 }
@@ -74,12 +88,12 @@ type ReturnBook struct {
 	LoanID string `json:"loanId"`
 }
 
+// Validate checks the fields.
+func (c ReturnBook) Validate() error { return validate.ID("loanId", c.LoanID) }
+
 // Decide ends the loan at time now. Returning a loan that has already been returned
 // records nothing.
 func (c ReturnBook) Decide(b Book, now time.Time) ([]Event, error) {
-	if err := validate.ID("loanId", c.LoanID); err != nil {
-		return nil, err
-	}
 	if !b.Added {
 		return nil, errs.E(errs.NotFound, "there is no such book")
 	}
@@ -99,10 +113,11 @@ func (c ReturnBook) Decide(b Book, now time.Time) ([]Event, error) {
 }
 
 // DaysLate counts the whole days between due and returned: 0 when returned on time, 1 from 24
-// hours after the due time, and so on.
+// hours after the due time, and so on. It counts in seconds, so it does not overflow the way a
+// time.Duration would after 292 years.
 func DaysLate(due, returned time.Time) int {
 	if !returned.After(due) {
 		return 0
 	}
-	return int(returned.Sub(due) / (24 * time.Hour))
+	return int((returned.Unix() - due.Unix()) / (24 * 60 * 60))
 }

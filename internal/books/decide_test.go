@@ -74,16 +74,33 @@ func run(t *testing.T, tests []decideCase) {
 	}
 }
 
+// The "when" steps validate the command, then decide it, as the service does.
+
 func add(c books.AddBook) func(books.Book) ([]books.Event, error) {
-	return func(b books.Book) ([]books.Event, error) { return c.Decide(b) }
+	return func(b books.Book) ([]books.Event, error) {
+		if err := c.Validate(); err != nil {
+			return nil, err
+		}
+		return c.Decide(b)
+	}
 }
 
 func lend(c books.LendBook) func(books.Book) ([]books.Event, error) {
-	return func(b books.Book) ([]books.Event, error) { return c.Decide(b, now, loanPeriod) }
+	return func(b books.Book) ([]books.Event, error) {
+		if err := c.Validate(); err != nil {
+			return nil, err
+		}
+		return c.Decide(b, now, loanPeriod)
+	}
 }
 
 func returnAt(c books.ReturnBook, at time.Time) func(books.Book) ([]books.Event, error) {
-	return func(b books.Book) ([]books.Event, error) { return c.Decide(b, at) }
+	return func(b books.Book) ([]books.Event, error) {
+		if err := c.Validate(); err != nil {
+			return nil, err
+		}
+		return c.Decide(b, at)
+	}
 }
 
 // TestAddBook proves that a book is added once, and that id, title and author are validated.
@@ -114,6 +131,7 @@ func TestAddBook(t *testing.T) {
 func TestLendBook(t *testing.T) {
 	t.Parallel()
 	explicitDue := time.Date(2026, 4, 1, 12, 0, 0, 500, time.FixedZone("EST", -5*3600))
+	at := func(t time.Time) *time.Time { return &t }
 	run(t, []decideCase{
 		{name: "missing book", when: lend(books.LendBook{LoanID: "l1", MemberID: "m1"}), err: errs.NotFound},
 		{name: "invalid loan id", given: []books.Event{added}, when: lend(books.LendBook{LoanID: "-l1", MemberID: "m1"}), err: errs.InvalidRequest},
@@ -127,11 +145,20 @@ func TestLendBook(t *testing.T) {
 		},
 		{
 			name: "explicit due time, in UTC", given: []books.Event{added},
-			when: lend(books.LendBook{LoanID: "l1", MemberID: "m1", DueAt: explicitDue}),
+			when: lend(books.LendBook{LoanID: "l1", MemberID: "m1", DueAt: at(explicitDue)}),
 			then: []books.Event{books.BookLent{LoanID: "l1", MemberID: "m1", LentAt: nowUTC, DueAt: explicitDue.UTC()}},
 		},
 		{name: "again, same loan, same member", given: []books.Event{added, lentL1}, when: lend(books.LendBook{LoanID: "l1", MemberID: "m1"})},
-		{name: "again, same loan, same member, other due time", given: []books.Event{added, lentL1}, when: lend(books.LendBook{LoanID: "l1", MemberID: "m1", DueAt: explicitDue})},
+		{name: "again, same loan, same member, other due time", given: []books.Event{added, lentL1}, when: lend(books.LendBook{LoanID: "l1", MemberID: "m1", DueAt: at(explicitDue)})},
+		{name: "due before the lending time", given: []books.Event{added}, when: lend(books.LendBook{LoanID: "l1", MemberID: "m1", DueAt: at(nowUTC.Add(-time.Hour))}), err: errs.InvalidRequest},
+		{name: "due at the lending time", given: []books.Event{added}, when: lend(books.LendBook{LoanID: "l1", MemberID: "m1", DueAt: at(nowUTC)}), err: errs.InvalidRequest},
+		{name: "due in the year 1", given: []books.Event{added}, when: lend(books.LendBook{LoanID: "l1", MemberID: "m1", DueAt: at(time.Time{})}), err: errs.InvalidRequest},
+		{
+			name: "due at the longest loan period", given: []books.Event{added},
+			when: lend(books.LendBook{LoanID: "l1", MemberID: "m1", DueAt: at(nowUTC.Add(books.MaxLoanPeriod))}),
+			then: []books.Event{books.BookLent{LoanID: "l1", MemberID: "m1", LentAt: nowUTC, DueAt: nowUTC.Add(books.MaxLoanPeriod)}},
+		},
+		{name: "due beyond the longest loan period", given: []books.Event{added}, when: lend(books.LendBook{LoanID: "l1", MemberID: "m1", DueAt: at(nowUTC.Add(books.MaxLoanPeriod + time.Second))}), err: errs.InvalidRequest},
 		{name: "same loan, other member", given: []books.Event{added, lentL1}, when: lend(books.LendBook{LoanID: "l1", MemberID: "m2"}), err: errs.BookAlreadyLent},
 		{name: "other loan while lent", given: []books.Event{added, lentL1}, when: lend(books.LendBook{LoanID: "l2", MemberID: "m1"}), err: errs.BookAlreadyLent},
 		{name: "other loan, other member, while lent", given: []books.Event{added, lentL1}, when: lend(books.LendBook{LoanID: "l2", MemberID: "m2"}), err: errs.BookAlreadyLent},

@@ -68,7 +68,8 @@ func (h Routes) lend(ctx context.Context, bookID string, body lendRequest, o agg
 		if err != nil {
 			return aggregate.Result{}, errs.E(errs.InvalidRequest, "dueAt must be an RFC 3339 time such as 2026-12-24T17:00:00Z")
 		}
-		cmd.DueAt = dueAt.UTC()
+		dueAt = dueAt.UTC()
+		cmd.DueAt = &dueAt
 	}
 	return h.Service.Lend(ctx, bookID, cmd, o)
 }

@@ -6,7 +6,6 @@ import (
 
 	"library/internal/aggregate"
 	"library/internal/errs"
-	"library/internal/validate"
 )
 
 // Type is the Book aggregate type. Its name prefixes stream ids ("book-<id>"): never rename it.
@@ -37,11 +36,8 @@ func NewService(log aggregate.Log, opts aggregate.Options, now func() time.Time,
 
 // Add adds a book to the catalogue.
 func (s *Service) Add(ctx context.Context, c AddBook, o aggregate.Origin) (aggregate.Result, error) {
-	if err := validate.ID("id", c.ID); err != nil {
-		return aggregate.Result{}, err
-	}
 	return s.repo.Execute(ctx, c.ID, aggregate.Command[Book]{
-		Name: "addBook", Origin: o, Payload: c,
+		Name: "addBook", Origin: o, Payload: c, Validate: c.Validate,
 		Decide: func(b Book) ([]Event, error) { return c.Decide(b) },
 	})
 }
@@ -49,7 +45,7 @@ func (s *Service) Add(ctx context.Context, c AddBook, o aggregate.Origin) (aggre
 // Lend lends a book.
 func (s *Service) Lend(ctx context.Context, bookID string, c LendBook, o aggregate.Origin) (aggregate.Result, error) {
 	return s.repo.Execute(ctx, bookID, aggregate.Command[Book]{
-		Name: "lendBook", Origin: o, Payload: c,
+		Name: "lendBook", Origin: o, Payload: c, Validate: c.Validate,
 		Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.loanPeriod) },
 	})
 }
@@ -57,7 +53,7 @@ func (s *Service) Lend(ctx context.Context, bookID string, c LendBook, o aggrega
 // Return ends a loan.
 func (s *Service) Return(ctx context.Context, bookID string, c ReturnBook, o aggregate.Origin) (aggregate.Result, error) {
 	return s.repo.Execute(ctx, bookID, aggregate.Command[Book]{
-		Name: "returnBook", Origin: o, Payload: c,
+		Name: "returnBook", Origin: o, Payload: c, Validate: c.Validate,
 		Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now()) },
 	})
 }
