@@ -12,6 +12,12 @@ import (
 // type (type Event = interface{ EventType() string }) without importing this package.
 type Event = interface{ EventType() string }
 
+// NothingChanged is the type of the event that records a command which carried a key and
+// decided nothing. It holds no data, changes no state, and is never listed in a Result; its
+// metadata holds the command id, so that a retry is answered from the log like any other.
+// Readers of the log other than aggregates skip it. Stored data: never rename.
+const NothingChanged = "NothingChanged"
+
 // Codec decodes the stored data of one event type.
 type Codec struct {
 	typ    string

@@ -16,9 +16,15 @@
 //     byte when encoded, and Result.Replayed is true;
 //   - another name or another payload: the command is refused with errs.IdempotencyKeyReused.
 //
-// A command that records no events leaves no trace, so its id is not remembered. That is safe:
-// a command that decides "nothing to do" will decide it again, and a command that failed may be
-// retried with its key.
+// A command with a key that decides "nothing to do" is recorded all the same, as one
+// NothingChanged event, so that its retry gets the same answer even if the state has changed in
+// between (a repeated "set the email to X", arriving after another request set it to Y, must not
+// set it back to X). A command that is refused records nothing and leaves its key free: its retry
+// is decided again, which can't do anything twice because the first attempt did nothing.
+//
+// Fingerprints and replayed answers are made from the Go types of payloads and events, so those
+// types are stored data too: add fields with omitempty, and never rename or remove one, or a
+// retry that spans a deploy is refused as a reused key.
 //
 // # Concurrency
 //

@@ -77,13 +77,16 @@ func (r *Repository[S]) Load(ctx context.Context, id string) (Loaded[S], error) 
 	}
 	loaded := Loaded[S]{State: r.typ.New(), commands: newRecentCommands(r.opts.CommandIDsPerStream)}
 	for _, e := range stored {
+		loaded.Version, loaded.Position = e.Version, e.Position
+		loaded.commands.add(e)
+		if e.Type == NothingChanged {
+			continue
+		}
 		event, err := r.decoder.decode(e.Type, e.Data)
 		if err != nil {
 			return Loaded[S]{}, errs.Wrap(errs.Internal, err, "stream %s cannot be read", streamID)
 		}
 		loaded.State = r.typ.Apply(loaded.State, event)
-		loaded.Version, loaded.Position = e.Version, e.Position
-		loaded.commands.add(e)
 	}
 	return loaded, nil
 }
@@ -118,12 +121,19 @@ func (r *Repository[S]) Execute(ctx context.Context, id string, cmd Command[S]) 
 		if err != nil {
 			return Result{}, err
 		}
-		if len(decided) == 0 {
+		var toAppend []eventstore.NewEvent
+		switch {
+		case len(decided) > 0:
+			if toAppend, err = encode(decided, meta); err != nil {
+				return Result{}, err
+			}
+		case cmd.Origin.CommandID != "" && loaded.Version > 0:
+			// A keyed command that changes nothing is still recorded, so that its retry is
+			// answered like this attempt rather than decided again on a state that may have
+			// changed in between.
+			toAppend = []eventstore.NewEvent{{Type: NothingChanged, Data: json.RawMessage(`{}`), Metadata: meta}}
+		default:
 			return Result{StreamID: streamID, Version: loaded.Version, Position: loaded.Position, Events: []RecordedEvent{}}, nil
-		}
-		toAppend, err := encode(decided, meta)
-		if err != nil {
-			return Result{}, err
 		}
 		recorded, err := r.log.Append(ctx, streamID, loaded.Version, toAppend)
 		var conflict *eventstore.ConflictError
@@ -154,24 +164,34 @@ func (r *Repository[S]) replay(streamID, name, fp string, past *pastCommand) (Re
 		return Result{}, errs.E(errs.IdempotencyKeyReused,
 			"this Idempotency-Key was first used for the command %q on this stream with another payload", past.name)
 	}
-	decoded := make([]Event, len(past.events))
-	for i, e := range past.events {
+	decoded := make([]Event, 0, len(past.events))
+	for _, e := range past.events {
+		if e.Type == NothingChanged {
+			continue
+		}
 		event, err := r.decoder.decode(e.Type, e.Data)
 		if err != nil {
 			return Result{}, errs.Wrap(errs.Internal, err, "stream %s cannot be read", streamID)
 		}
-		decoded[i] = event
+		decoded = append(decoded, event)
 	}
 	result := resultOf(streamID, past.events, decoded)
 	result.Replayed = true
 	return result, nil
 }
 
+// resultOf is the result of a command that recorded the given events; events are the decoded
+// domain events among them, in order. A NothingChanged marker counts for the version and
+// position but is not listed.
 func resultOf(streamID string, recorded []eventstore.Event, events []Event) Result {
 	last := recorded[len(recorded)-1]
-	result := Result{StreamID: streamID, Version: last.Version, Position: last.Position, Events: make([]RecordedEvent, len(recorded))}
-	for i, e := range recorded {
-		result.Events[i] = RecordedEvent{Type: e.Type, Version: e.Version, Position: e.Position, RecordedAt: e.RecordedAt, Data: events[i]}
+	result := Result{StreamID: streamID, Version: last.Version, Position: last.Position, Events: make([]RecordedEvent, 0, len(events))}
+	for _, e := range recorded {
+		if e.Type == NothingChanged {
+			continue
+		}
+		data := events[len(result.Events)]
+		result.Events = append(result.Events, RecordedEvent{Type: e.Type, Version: e.Version, Position: e.Position, RecordedAt: e.RecordedAt, Data: data})
 	}
 	return result
 }

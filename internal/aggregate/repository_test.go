@@ -169,27 +169,70 @@ func TestExecuteRemembersTheLastCommandsOnly(t *testing.T) {
 	require.Equal(t, 5, loaded.State.total)
 }
 
-// A command that records nothing leaves no trace, and one that fails can be retried.
-func TestExecuteDoesNotRememberCommandsThatRecordedNothing(t *testing.T) {
+// A keyed command that decides nothing is recorded as NothingChanged, so its retry gets the
+// first answer; without a key it leaves no trace; a refused command leaves its key free.
+func TestExecuteRemembersKeyedCommandsThatChangedNothing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	repo, _ := newTallies(t, Options{})
+	repo, store := newTallies(t, Options{})
 	_, err := repo.Execute(ctx, "a", add(2, "first"))
 	require.NoError(t, err)
 
 	nothing, err := repo.Execute(ctx, "a", add(0, "noop"))
 	require.NoError(t, err)
 	require.False(t, nothing.Recorded())
-	require.Equal(t, int64(1), nothing.Version)
-	require.Equal(t, int64(1), nothing.Position)
+	require.Equal(t, int64(2), nothing.Version, "the marker is the stream's second event")
 	require.NotNil(t, nothing.Events)
 	require.Empty(t, nothing.Events)
+
+	_, err = repo.Execute(ctx, "a", add(5, "later"))
+	require.NoError(t, err)
+	again, err := repo.Execute(ctx, "a", add(0, "noop"))
+	require.NoError(t, err)
+	require.True(t, again.Replayed)
+	require.Equal(t, mustJSON(t, nothing), mustJSON(t, again))
+	_, err = repo.Execute(ctx, "a", add(1, "noop"))
+	require.True(t, errs.Is(err, errs.IdempotencyKeyReused), "the key is taken: %v", err)
+
+	unkeyed, err := repo.Execute(ctx, "a", add(0, ""))
+	require.NoError(t, err)
+	require.Equal(t, int64(3), unkeyed.Version, "without a key nothing is written")
+
+	stored, err := store.ReadStream(ctx, "tally-a", 0)
+	require.NoError(t, err)
+	require.Equal(t, []string{"Added", NothingChanged, "Added"}, typesOf(stored))
+	require.Equal(t, "noop", stored[1].Metadata.CommandID)
+	loaded, err := repo.Load(ctx, "a")
+	require.NoError(t, err)
+	require.Equal(t, 7, loaded.State.total, "the marker changes no state")
+	require.Equal(t, int64(3), loaded.Version)
 
 	_, err = repo.Execute(ctx, "a", add(-1, "retry-me"))
 	require.True(t, errs.Is(err, errs.InvalidRequest))
 	result, err := repo.Execute(ctx, "a", add(4, "retry-me"))
 	require.NoError(t, err, "a refused command leaves its key free")
 	require.True(t, result.Recorded())
+}
+
+// On an empty stream there is nothing a retry could undo, so nothing is written.
+func TestExecuteWritesNoMarkerOnAnEmptyStream(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	repo, store := newTallies(t, Options{})
+	result, err := repo.Execute(ctx, "a", add(0, "noop"))
+	require.NoError(t, err)
+	require.Equal(t, int64(0), result.Version)
+	stored, err := store.ReadStream(ctx, "tally-a", 0)
+	require.NoError(t, err)
+	require.Empty(t, stored)
+}
+
+func typesOf(events []eventstore.Event) []string {
+	out := make([]string, len(events))
+	for i, e := range events {
+		out[i] = e.Type
+	}
+	return out
 }
 
 // conflictingLog appends a competing event to the same stream just before each of the first

@@ -104,6 +104,17 @@ func TestPutAccount(t *testing.T) {
 			requireResult(t, first, http.StatusCreated, "account-carol")
 			requireReplay(t, first, put(t, "carol", body, "Idempotency-Key", "open-carol"))
 		})
+		t.Run("a keyed repeat of a change-nothing request gets the first answer, and undoes nothing", func(t *testing.T) {
+			requireResult(t, put(t, "erin", obj{"name": "Erin", "email": "erin@example.com"}), http.StatusCreated, "account-erin")
+			first := put(t, "erin", obj{"name": "Erin", "email": "erin@example.com"}, "Idempotency-Key", "c1")
+			nothing := requireResult(t, first, http.StatusOK, "account-erin")
+			assert.EqualValues(t, 2, nothing.Version, "the key is recorded in the stream")
+			requireResult(t, put(t, "erin", obj{"name": "Erin", "email": "erin@new.example.com"}), http.StatusCreated, "account-erin")
+
+			retry := put(t, "erin", obj{"name": "Erin", "email": "erin@example.com"}, "Idempotency-Key", "c1")
+			requireReplay(t, first, retry)
+			assert.Equal(t, ptr("erin@new.example.com"), getAccount(t, a, "erin").Email, "the late retry did not set the old email back")
+		})
 		t.Run("400 InvalidRequest for a bad email or name", func(t *testing.T) {
 			for name, body := range map[string]string{
 				"email empty":             `{"name":"Dan","email":""}`,

@@ -113,11 +113,11 @@ func (c ReturnBook) Decide(b Book, now time.Time) ([]Event, error) {
 }
 
 // DaysLate counts the whole days between due and returned: 0 when returned on time, 1 from 24
-// hours after the due time, and so on. It counts in seconds, so it does not overflow the way a
-// time.Duration would after 292 years.
+// hours after the due time, and so on. (A time.Duration stops growing after 292 years; due
+// times are bounded by MaxLoanPeriod, so that is never reached.)
 func DaysLate(due, returned time.Time) int {
 	if !returned.After(due) {
 		return 0
 	}
-	return int((returned.Unix() - due.Unix()) / (24 * 60 * 60))
+	return int(returned.Sub(due) / (24 * time.Hour))
 }
