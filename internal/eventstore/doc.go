@@ -25,17 +25,19 @@
 // wait is normally a few milliseconds; a long-running transaction elsewhere in the same cluster
 // delays readers (not writers) until it ends.
 //
-// Appends to different streams do not wait for each other: there is no table lock and no global
-// advisory lock. The one serialization point is PostgreSQL's notification queue, which is held
-// only while a transaction commits.
+// Appends to different streams do not wait for each other: there is no table lock, no global
+// advisory lock, and no NOTIFY inside the append (a notifying transaction holds PostgreSQL's
+// notification lock through its commit, which would queue every append behind every other).
 //
 // # Waking readers
 //
-// An append notifies the channel "library_events" in its own transaction, so the notification
-// is delivered only if the events are committed. Subscribe turns those notifications into
-// wake-ups on a Go channel. Notifications can be lost (a listener reconnecting, a server
-// restart), so a wake-up is a hint to read now, never the only reason to read: readers also poll.
-// After the listener reconnects, every subscriber is woken, since appends may have been missed.
+// After an append commits, the store wakes the readers of its own process at once and sends
+// one pg_notify on the channel "library_events" for the others; appends that happen while a
+// notification is on its way share the next one. Subscribe turns notifications into wake-ups on
+// a Go channel. Notifications can be lost (a crash between commit and notify, a listener
+// reconnecting, a server restart), so a wake-up is a hint to read now, never the only reason to
+// read: readers also poll. After the listener reconnects, every subscriber is woken, since
+// appends may have been missed.
 //
 // # Failures
 //

@@ -25,16 +25,28 @@ type Postgres struct {
 	subscribers   wakeups
 	stopListening context.CancelFunc // guarded by subscribers.mu
 	listeners     sync.WaitGroup
+
+	appended      chan struct{} // holds one pending notification for other processes
+	stopNotifying context.CancelFunc
+	notifierDone  chan struct{}
 }
 
 var _ Store = (*Postgres)(nil)
 
-// NewPostgres returns a store that works through pool. The pool stays the caller's to close,
-// after every subscription has ended.
+// NewPostgres returns a store that works through pool. Close it before closing the pool, which
+// stays the caller's.
 func NewPostgres(pool *pgxpool.Pool, logger *slog.Logger) *Postgres {
-	p := &Postgres{pool: pool, logger: logger}
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &Postgres{
+		pool:          pool,
+		logger:        logger,
+		appended:      make(chan struct{}, 1),
+		stopNotifying: cancel,
+		notifierDone:  make(chan struct{}),
+	}
 	p.subscribers.onFirst = p.startListener
 	p.subscribers.onLast = p.stopListener
+	go p.notify(ctx)
 	return p
 }
 
@@ -43,10 +55,9 @@ type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-// appendSQL inserts the events only if the stream is at the expected version, and notifies
-// readers in the same statement, so the notification is sent if and only if the events commit.
-// Two appends that both see the same head race on UNIQUE (stream_id, version): one commits,
-// the other fails with a unique violation, which Append reports as a conflict.
+// appendSQL inserts the events only if the stream is at the expected version. Two appends that
+// both see the same head race on UNIQUE (stream_id, version): one commits, the other fails with
+// a unique violation, which Append reports as a conflict.
 const appendSQL = `
 WITH head AS (
 	SELECT coalesce(max(version), 0) AS version FROM events WHERE stream_id = $1
@@ -57,16 +68,45 @@ WITH head AS (
 	WHERE (SELECT version FROM head) = $2
 	RETURNING position, transaction_id, version, recorded_at
 )
-SELECT i.position, i.transaction_id, i.version, i.recorded_at
-FROM inserted i, LATERAL (SELECT pg_notify('` + notifyChannel + `', '')) AS notified
-ORDER BY i.version`
+SELECT position, transaction_id, version, recorded_at FROM inserted ORDER BY version`
 
 // Append implements Store.
 func (p *Postgres) Append(ctx context.Context, streamID string, expectedVersion int64, events []NewEvent) ([]Event, error) {
 	if err := validateAppend(streamID, expectedVersion, events); err != nil {
 		return nil, err
 	}
-	return appendEvents(ctx, p.pool, streamID, expectedVersion, events)
+	recorded, err := appendEvents(ctx, p.pool, streamID, expectedVersion, events)
+	if err != nil {
+		return nil, err
+	}
+	p.subscribers.wake() // readers in this process need no round trip
+	select {
+	case p.appended <- struct{}{}:
+	default: // a notification is already pending; it covers this append too
+	}
+	return recorded, nil
+}
+
+// notify tells other processes that the log has grown: one pg_notify after appends have
+// committed, however many appends happened while the previous one was being sent. Sending it
+// after the commit, not inside the append, keeps appends to different streams from queueing
+// on PostgreSQL's notification lock, which a notifying transaction holds through its commit.
+// A notification lost to a crash or an outage costs readers a poll interval, nothing more.
+func (p *Postgres) notify(ctx context.Context) {
+	defer close(p.notifierDone)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.appended:
+		}
+		notifyCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, err := p.pool.Exec(notifyCtx, "SELECT pg_notify($1, '')", notifyChannel)
+		cancel()
+		if err != nil && ctx.Err() == nil {
+			p.logger.Debug("append notification not sent; readers elsewhere fall back to polling", "error", translate(notifyCtx, err))
+		}
+	}
 }
 
 func appendEvents(ctx context.Context, q querier, streamID string, expectedVersion int64, events []NewEvent) ([]Event, error) {
@@ -188,9 +228,11 @@ func (p *Postgres) stopListener() {
 	}
 }
 
-// Close stops the notification listener and waits for it to exit. Subscribers get no more
-// wake-ups. Close does not close the pool.
+// Close stops sending and receiving notifications and waits for both to finish. Subscribers
+// get no more wake-ups. Close does not close the pool.
 func (p *Postgres) Close() {
+	p.stopNotifying()
+	<-p.notifierDone
 	p.subscribers.mu.Lock()
 	p.stopListener()
 	p.subscribers.mu.Unlock()

@@ -17,8 +17,10 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
+func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
 func newPostgres(t *testing.T, pool *pgxpool.Pool) *Postgres {
-	s := NewPostgres(pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s := NewPostgres(pool, discardLogger())
 	t.Cleanup(s.Close)
 	return s
 }
