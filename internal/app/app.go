@@ -40,6 +40,8 @@ type App struct {
 	server   *http.Server
 	listener net.Listener
 	draining atomic.Bool
+	// schemaReady is set once the database schema has been seen at the latest migration.
+	schemaReady atomic.Bool
 }
 
 // New builds the service and opens its listener, so that a bad address fails here, before
@@ -203,10 +205,29 @@ func (a *App) closeStore() {
 	}
 }
 
-// ready is the readiness check: not while shutting down, and only while the store answers.
+// ready is the readiness check: not while shutting down, only while the store answers and
+// takes writes, and only once the schema is at the latest migration.
 func (a *App) ready(ctx context.Context) error {
 	if a.draining.Load() {
 		return errs.E(errs.Unavailable, "shutting down")
 	}
-	return a.store.Ping(ctx)
+	if err := a.store.Ping(ctx); err != nil {
+		return err
+	}
+	if a.pool == nil || a.schemaReady.Load() {
+		return nil
+	}
+	latest, err := migrations.Latest()
+	if err != nil {
+		return err
+	}
+	current, err := migrations.Current(ctx, a.pool)
+	if err != nil {
+		return errs.Wrap(errs.Unavailable, err, "the schema version cannot be read")
+	}
+	if current < latest {
+		return errs.E(errs.Unavailable, "the database schema is at version %d of %d: run `library migrate up`", current, latest)
+	}
+	a.schemaReady.Store(true)
+	return nil
 }

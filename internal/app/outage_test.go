@@ -1,6 +1,9 @@
 package app_test
 
 import (
+	"context"
+	"io"
+	"log/slog"
 	"net/http"
 	"testing"
 	"time"
@@ -58,4 +61,23 @@ func TestDatabaseOutageIsUnavailableNeverInternal(t *testing.T) {
 	account := getAccount(t, a, "alice")
 	require.Equal(t, int64(0), account.Balance)
 	require.Equal(t, int64(2), account.Version, "one fine and one payment: nothing from the outage")
+}
+
+// A database that has not been migrated is not ready, and requests are 503 (never 500) until
+// the migrations run; then the service serves without a restart.
+func TestUnmigratedDatabaseIsNotReady(t *testing.T) {
+	t.Parallel()
+	url := pgtest.NewEmptyDatabase(t)
+	a := &api{base: startService(t, app.Config{DatabaseURL: url, MigrateOnStart: false}), store: "postgres"}
+
+	p := requireProblem(t, a.get(t, "/readyz"), http.StatusServiceUnavailable, "Unavailable")
+	require.Contains(t, p.Detail, "migrate up")
+	requireProblem(t, a.call(t, "POST", "/books", obj{"id": "dune", "title": "Dune", "author": "Frank Herbert"}),
+		http.StatusServiceUnavailable, "Unavailable")
+
+	pool := pgtest.Connect(t, url)
+	require.NoError(t, app.Migrate(context.Background(), pool, slog.New(slog.NewTextHandler(io.Discard, nil)), "up", io.Discard))
+	require.Equal(t, http.StatusOK, a.get(t, "/readyz").Status)
+	requireResult(t, a.call(t, "POST", "/books", obj{"id": "dune", "title": "Dune", "author": "Frank Herbert"}),
+		http.StatusCreated, "book-dune")
 }

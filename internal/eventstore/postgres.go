@@ -12,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"library/internal/errs"
 )
 
 // notifyChannel is the PostgreSQL notification channel that appends signal on.
@@ -198,9 +200,18 @@ func collectEvents(ctx context.Context, rows pgx.Rows) ([]Event, error) {
 	return events, nil
 }
 
-// Ping implements Store.
+// Ping implements Store: the server answers and takes writes (it is not a standby or
+// read-only).
 func (p *Postgres) Ping(ctx context.Context) error {
-	return translate(ctx, p.pool.Ping(ctx))
+	var writable bool
+	err := p.pool.QueryRow(ctx, `SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off'`).Scan(&writable)
+	if err != nil {
+		return translate(ctx, err)
+	}
+	if !writable {
+		return errs.E(errs.Unavailable, "the database is read-only")
+	}
+	return nil
 }
 
 // Subscribe implements Store. The first subscriber starts a listener on a dedicated connection;

@@ -39,14 +39,16 @@ func translate(ctx context.Context, err error) error {
 	return errs.Wrap(errs.Unavailable, cause, "the event store is unreachable")
 }
 
-// serverUnavailable reports whether a SQLSTATE means "the server can't serve you now" rather
-// than "your statement is wrong": connection exceptions (class 08), shutdowns and restarts
-// (57P01..57P03), and running out of connections or resources (class 53).
+// serverUnavailable reports whether a SQLSTATE means "this database can't serve you now"
+// rather than "your statement is wrong": connection exceptions (class 08), shutdowns and
+// restarts (57P01..57P03), running out of connections or resources (class 53), a read-only
+// server such as a standby after a failover (25006), and a schema that has not been migrated
+// yet (42P01, undefined table).
 func serverUnavailable(code string) bool {
 	switch {
 	case strings.HasPrefix(code, "08"), strings.HasPrefix(code, "53"):
 		return true
-	case code == "57P01", code == "57P02", code == "57P03":
+	case code == "57P01", code == "57P02", code == "57P03", code == "25006", code == "42P01":
 		return true
 	}
 	return false

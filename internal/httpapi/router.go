@@ -56,6 +56,9 @@ func New(opts Options, modules ...Module) http.Handler {
 			ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 			defer cancel()
 			if err := opts.Ready(ctx); err != nil {
+				if errs.Is(err, errs.Unavailable) {
+					return err // its detail says why
+				}
 				return errs.Wrap(errs.Unavailable, err, "not ready")
 			}
 		}
