@@ -226,6 +226,24 @@ func TestSIGTERMShutsDownCleanly(t *testing.T) {
 	require.Contains(t, p.output(), `"msg":"stopped"`)
 }
 
+// With SHUTDOWN_DELAY, a stopping process turns readiness off first and keeps serving for
+// the delay, so that a load balancer can stop sending it requests before it stops taking them.
+func TestShutdownDelayKeepsServingWithReadinessOff(t *testing.T) {
+	t.Parallel()
+	p := start(t, "SHUTDOWN_DELAY=3s")
+	require.Equal(t, http.StatusOK, call(t, "GET", p.url("/readyz"), "").status)
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+
+	deadline := time.Now().Add(3 * time.Second)
+	for call(t, "GET", p.url("/readyz"), "").status != http.StatusServiceUnavailable {
+		require.True(t, time.Now().Before(deadline), "readiness still on after SIGTERM")
+		time.Sleep(10 * time.Millisecond) // polling readiness
+	}
+	a := call(t, "POST", p.url("/books"), `{"id":"dune","title":"Dune","author":"Frank Herbert"}`)
+	require.Equal(t, http.StatusCreated, a.status, "requests are still served during the delay")
+	require.NoError(t, p.wait(t, 30*time.Second), p.output())
+}
+
 func TestMigrateCommands(t *testing.T) {
 	t.Parallel()
 	env := []string{"DATABASE_URL=" + pgtest.NewEmptyDatabase(t)}

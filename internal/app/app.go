@@ -175,21 +175,27 @@ func (a *App) Run(ctx context.Context) error {
 	go func() { serveErr <- a.server.Serve(a.listener) }()
 	a.logger.Info("serving", "addr", a.Addr())
 
-	var err error
 	select {
-	case err = <-serveErr:
-		err = fmt.Errorf("http server: %w", err)
+	case err := <-serveErr:
+		a.closeStore()
+		return fmt.Errorf("http server: %w", err)
 	case <-ctx.Done():
-		a.logger.Info("shutting down: readiness off, draining requests")
-		a.draining.Store(true)
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), a.cfg.ShutdownTimeout)
-		defer cancel()
-		if shutdownErr := a.server.Shutdown(shutdownCtx); shutdownErr != nil {
-			err = fmt.Errorf("drain HTTP requests: %w", shutdownErr)
-		}
-		if serveErr := <-serveErr; !errors.Is(serveErr, http.ErrServerClosed) {
-			err = errors.Join(err, serveErr)
-		}
+	}
+
+	a.draining.Store(true)
+	if a.cfg.ShutdownDelay > 0 {
+		a.logger.Info("shutting down: readiness off; serving a little longer", "delay", a.cfg.ShutdownDelay.String())
+		time.Sleep(a.cfg.ShutdownDelay) // load balancers take a moment to see readiness go
+	}
+	a.logger.Info("shutting down: draining requests")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), a.cfg.ShutdownTimeout)
+	defer cancel()
+	var err error
+	if shutdownErr := a.server.Shutdown(shutdownCtx); shutdownErr != nil {
+		err = fmt.Errorf("drain HTTP requests: %w", shutdownErr)
+	}
+	if serveErr := <-serveErr; !errors.Is(serveErr, http.ErrServerClosed) {
+		err = errors.Join(err, serveErr)
 	}
 	a.closeStore()
 	a.logger.Info("stopped")

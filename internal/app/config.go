@@ -24,6 +24,9 @@ type Config struct {
 	MigrateOnStart bool
 	// RequestTimeout bounds each HTTP request, database calls included.
 	RequestTimeout time.Duration
+	// ShutdownDelay is how long the service keeps serving after it is told to stop, with
+	// readiness off, so that load balancers stop sending it requests before it stops taking them.
+	ShutdownDelay time.Duration
 	// ShutdownTimeout bounds the drain of requests in flight at shutdown.
 	ShutdownTimeout time.Duration
 	// LogLevel is debug, info, warn or error; LogFormat is json or text.
@@ -91,6 +94,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	if c.ShutdownTimeout, err = positiveDuration(getenv, "SHUTDOWN_TIMEOUT", DefaultShutdownTimeout); err != nil {
 		return Config{}, err
 	}
+	if c.ShutdownDelay, err = duration(getenv, "SHUTDOWN_DELAY", 0); err != nil {
+		return Config{}, err
+	}
 	if c.MigrateOnStart, err = boolean(getenv, "MIGRATE_ON_START", true); err != nil {
 		return Config{}, err
 	}
@@ -139,6 +145,18 @@ func positiveDuration(getenv func(string) string, name string, fallback time.Dur
 	d, err := time.ParseDuration(s)
 	if err != nil || d <= 0 {
 		return 0, fmt.Errorf("%s must be a positive duration such as 500ms, 30s or 336h", name)
+	}
+	return d, nil
+}
+
+func duration(getenv func(string) string, name string, fallback time.Duration) (time.Duration, error) {
+	s := getenv(name)
+	if s == "" {
+		return fallback, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%s must be a duration such as 0s, 5s or 1m", name)
 	}
 	return d, nil
 }
