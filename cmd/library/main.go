@@ -17,8 +17,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"library/internal/app"
 )
 
@@ -54,26 +52,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		return a.Run(ctx)
 	case len(args) == 2 && args[0] == "migrate":
-		return migrate(ctx, cfg, logger, args[1], stdout)
+		return app.MigrateDatabase(ctx, cfg, logger, args[1], stdout)
 	default:
 		return errors.New(usage)
 	}
-}
-
-func migrate(ctx context.Context, cfg app.Config, logger *slog.Logger, command string, stdout io.Writer) error {
-	if cfg.DatabaseURL == "" {
-		return errors.New("migrate needs DATABASE_URL: in memory there is no schema")
-	}
-	poolConfig, err := app.ParsePoolConfig(cfg.DatabaseURL)
-	if err != nil {
-		return err
-	}
-	pool, err := pgxpool.NewWithConfig(ctx, poolConfig)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	return app.Migrate(ctx, pool, logger, command, stdout)
 }
 
 func newLogger(w io.Writer, cfg app.Config) *slog.Logger {

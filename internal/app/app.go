@@ -15,7 +15,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -100,68 +99,6 @@ func (a *App) openPostgres(ctx context.Context) error {
 			pool.Close()
 			return err
 		}
-	}
-	return nil
-}
-
-// ParsePoolConfig reads a PostgreSQL URL. The error never repeats the URL, which may hold a
-// password.
-func ParsePoolConfig(databaseURL string) (*pgxpool.Config, error) {
-	cfg, err := pgxpool.ParseConfig(databaseURL)
-	if err != nil {
-		msg := err.Error()
-		if i := strings.LastIndex(msg, "`: "); i >= 0 {
-			msg = msg[i+3:]
-		} else {
-			msg = "not a PostgreSQL connection string"
-		}
-		return nil, fmt.Errorf("DATABASE_URL: %s", msg)
-	}
-	if cfg.ConnConfig.ConnectTimeout == 0 {
-		cfg.ConnConfig.ConnectTimeout = 5 * time.Second
-	}
-	return cfg, nil
-}
-
-// Migrate runs a migration command ("up", "down" or "status") against the database. Status is
-// written to out, one migration per line.
-func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger, command string, out io.Writer) error {
-	m, err := migrations.New(pool, logger)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = m.Close() }()
-	switch command {
-	case "up":
-		results, err := m.Up(ctx)
-		if err != nil {
-			return fmt.Errorf("migrate up: %w", err)
-		}
-		for _, r := range results {
-			logger.Info("migration applied", "migration", r.Source.Path, "duration", r.Duration.String())
-		}
-	case "down":
-		r, err := m.Down(ctx)
-		if err != nil {
-			return fmt.Errorf("migrate down: %w", err)
-		}
-		logger.Info("migration rolled back", "migration", r.Source.Path, "duration", r.Duration.String())
-	case "status":
-		statuses, err := m.Status(ctx)
-		if err != nil {
-			return fmt.Errorf("migrate status: %w", err)
-		}
-		for _, s := range statuses {
-			appliedAt := ""
-			if !s.AppliedAt.IsZero() {
-				appliedAt = s.AppliedAt.UTC().Format(time.RFC3339)
-			}
-			if _, err := fmt.Fprintf(out, "%-8s %s %s\n", s.State, s.Source.Path, appliedAt); err != nil {
-				return err
-			}
-		}
-	default:
-		return fmt.Errorf("unknown migrate command %q: use up, down or status", command)
 	}
 	return nil
 }

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Config is everything the service reads from its environment.
@@ -171,4 +174,23 @@ func boolean(getenv func(string) string, name string, fallback bool) (bool, erro
 		return false, fmt.Errorf("%s must be true or false", name)
 	}
 	return b, nil
+}
+
+// ParsePoolConfig reads a PostgreSQL URL. The error never repeats the URL, which may hold a
+// password.
+func ParsePoolConfig(databaseURL string) (*pgxpool.Config, error) {
+	cfg, err := pgxpool.ParseConfig(databaseURL)
+	if err != nil {
+		msg := err.Error()
+		if i := strings.LastIndex(msg, "`: "); i >= 0 {
+			msg = msg[i+3:]
+		} else {
+			msg = "not a PostgreSQL connection string"
+		}
+		return nil, fmt.Errorf("DATABASE_URL: %s", msg)
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = 5 * time.Second
+	}
+	return cfg, nil
 }

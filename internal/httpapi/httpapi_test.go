@@ -28,6 +28,14 @@ func (testModule) Routes(r chi.Router) {
 	r.Get("/coded/{code}", Handle(func(_ http.ResponseWriter, r *http.Request) error {
 		return errs.Wrap(errs.Code(chi.URLParam(r, "code")), errors.New("cause for the logs only"), "detail for the client")
 	}))
+	r.Get("/ids/{id}", Handle(func(w http.ResponseWriter, r *http.Request) error {
+		id, err := PathID(r, "id")
+		if err != nil {
+			return err
+		}
+		WriteJSON(w, r, http.StatusOK, map[string]string{"id": id})
+		return nil
+	}))
 	r.Post("/decode", Handle(func(w http.ResponseWriter, r *http.Request) error {
 		var body struct {
 			Name   string `json:"name"`
@@ -173,7 +181,7 @@ func TestDecodeJSON(t *testing.T) {
 		{"syntax", "application/json", `{"name":}`, 400, errs.InvalidRequest, "not valid JSON"},
 		{"truncated", "application/json", `{"name":"a"`, 400, errs.InvalidRequest, "not valid JSON"},
 		{"unknown field", "application/json", `{"name":"a","admin":true}`, 400, errs.InvalidRequest, `unknown field "admin"`},
-		{"wrong type", "application/json", `{"amount":"3"}`, 400, errs.InvalidRequest, "amount must be a whole number"},
+		{"wrong type", "application/json", `{"amount":"3"}`, 400, errs.InvalidRequest, "amount must be a whole number in range, not a JSON string"},
 		{"fraction", "application/json", `{"amount":3.5}`, 400, errs.InvalidRequest, "amount must be a whole number"},
 		{"overflow", "application/json", `{"amount":1e30}`, 400, errs.InvalidRequest, "amount must be a whole number"},
 		{"trailing", "application/json", `{"name":"a"} {"name":"b"}`, 400, errs.InvalidRequest, "single JSON object"},
@@ -195,6 +203,70 @@ func TestDecodeJSON(t *testing.T) {
 			require.Contains(t, p.Detail, c.detail, c.name)
 		}
 	}
+}
+
+// Headers that would let a body slip past the checks are refused.
+func TestDecodeJSONHeaders(t *testing.T) {
+	t.Parallel()
+	api, _ := newTestAPI(t)
+	send := func(body string, header http.Header, contentLength int64) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("POST", "/decode", strings.NewReader(body))
+		req.Header = header
+		if contentLength > 0 {
+			req.ContentLength = contentLength
+		}
+		rec := httptest.NewRecorder()
+		api.ServeHTTP(rec, req)
+		return rec
+	}
+	twoTypes := http.Header{"Content-Type": {"application/json", "text/plain"}}
+	require.Equal(t, 415, send(`{"name":"a"}`, twoTypes, 0).Code, "two Content-Type headers")
+	gzip := http.Header{"Content-Type": {"application/json"}, "Content-Encoding": {"gzip"}}
+	require.Equal(t, 415, send(`{"name":"a"}`, gzip, 0).Code, "a compressed body")
+	identity := http.Header{"Content-Type": {"application/json"}, "Content-Encoding": {"identity"}}
+	require.Equal(t, 200, send(`{"name":"a"}`, identity, 0).Code)
+	// A declared length over the limit is refused before anything is read.
+	rec := send(`{}`, http.Header{"Content-Type": {"application/json"}}, MaxBodyBytes+1)
+	require.Equal(t, 413, rec.Code)
+	require.Equal(t, errs.PayloadTooLarge, decodeProblem(t, rec).Code)
+}
+
+// A path id is decoded once: encoded characters that ids allow are accepted, a literal "%"
+// (sent as %25) is not an id character, and an encoded slash is refused.
+func TestPathIDsAreDecodedOnce(t *testing.T) {
+	t.Parallel()
+	api, _ := newTestAPI(t)
+	cases := map[string]int{
+		"/ids/alice@example.org":     200,
+		"/ids/alice%40example.org":   200,
+		"/ids/isbn%3A978%2B1":        200,
+		"/ids/alice%2540example.org": 400,
+		"/ids/a%2Fb":                 400,
+		"/ids/a%20b":                 400,
+	}
+	for path, status := range cases {
+		rec := httptest.NewRecorder()
+		api.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		require.Equal(t, status, rec.Code, path)
+		if status == 200 {
+			require.Contains(t, rec.Body.String(), `"id":"`, path)
+			require.NotContains(t, rec.Body.String(), "%", path)
+		}
+	}
+}
+
+// HEAD works wherever GET does, and 405's Allow header is right on escaped paths too.
+func TestHeadAndAllow(t *testing.T) {
+	t.Parallel()
+	api, _ := newTestAPI(t)
+	rec := httptest.NewRecorder()
+	api.ServeHTTP(rec, httptest.NewRequest("HEAD", "/ids/alice", nil))
+	require.Equal(t, 200, rec.Code)
+
+	rec = httptest.NewRecorder()
+	api.ServeHTTP(rec, httptest.NewRequest("DELETE", "/ids/alice%40example.org", nil))
+	require.Equal(t, 405, rec.Code)
+	require.Equal(t, []string{"GET"}, rec.Header().Values("Allow"))
 }
 
 func TestParseIdempotencyKey(t *testing.T) {

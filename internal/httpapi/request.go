@@ -32,8 +32,14 @@ const ReplayedHeader = "Idempotent-Replayed"
 // unknown fields, no trailing data, valid UTF-8, at most MaxBodyBytes, sent as
 // application/json. Its errors are *errs.Error values that say what was wrong.
 func DecodeJSON(r *http.Request, dst any) error {
-	if err := checkContentType(r.Header.Get("Content-Type")); err != nil {
+	if err := checkContentType(r.Header.Values("Content-Type")); err != nil {
 		return err
+	}
+	if enc := r.Header.Values("Content-Encoding"); len(enc) > 1 || len(enc) == 1 && !strings.EqualFold(enc[0], "identity") {
+		return errs.E(errs.UnsupportedMediaType, "send the body without Content-Encoding")
+	}
+	if r.ContentLength > MaxBodyBytes {
+		return errs.E(errs.PayloadTooLarge, "the body is larger than %d bytes", MaxBodyBytes)
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -121,12 +127,12 @@ func fieldNames(t reflect.Type) map[string]bool {
 	return names
 }
 
-func checkContentType(header string) error {
-	unsupported := errs.E(errs.UnsupportedMediaType, "send the body as Content-Type: application/json")
-	if header == "" {
+func checkContentType(headers []string) error {
+	unsupported := errs.E(errs.UnsupportedMediaType, "send the body with one Content-Type: application/json")
+	if len(headers) != 1 {
 		return unsupported
 	}
-	mediaType, params, err := mime.ParseMediaType(header)
+	mediaType, params, err := mime.ParseMediaType(headers[0])
 	if err != nil {
 		return unsupported
 	}
@@ -153,7 +159,13 @@ func decodeError(err error) error {
 		if typeErr.Field == "" {
 			return errs.E(errs.InvalidRequest, "the body must be a JSON object")
 		}
-		return errs.E(errs.InvalidRequest, "%s must be %s", typeErr.Field, jsonKind(typeErr.Type))
+		given := typeErr.Value // "string", "number 3.5", "bool", "array", "object"
+		if strings.HasPrefix(given, "number") {
+			given = "that number"
+		} else {
+			given = "a JSON " + given
+		}
+		return errs.E(errs.InvalidRequest, "%s must be %s, not %s", typeErr.Field, jsonKind(typeErr.Type), given)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		return errs.E(errs.InvalidRequest, "the body has an unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
 	default:
@@ -183,13 +195,18 @@ func jsonKind(t reflect.Type) string {
 	}
 }
 
-// PathID returns the path parameter name, percent-decoded and checked as an identifier. A
-// client may encode the characters an identifier allows ("alice%40example.org"); an encoded
+// PathID returns the path parameter name, percent-decoded once and checked as an identifier.
+// A client may encode the characters an identifier allows ("alice%40example.org"); an encoded
 // slash decodes to a character identifiers don't allow.
 func PathID(r *http.Request, name string) (string, error) {
-	id, err := url.PathUnescape(chi.URLParam(r, name))
-	if err != nil {
-		return "", errs.E(errs.InvalidRequest, "%s is not a well-formed path segment", name)
+	id := chi.URLParam(r, name)
+	if r.URL.RawPath != "" {
+		// chi routed on the escaped path, so the parameter is still escaped. (Otherwise it
+		// routed on the decoded path, and decoding again would turn "%2540" into "@".)
+		var err error
+		if id, err = url.PathUnescape(id); err != nil {
+			return "", errs.E(errs.InvalidRequest, "%s is not a well-formed path segment", name)
+		}
 	}
 	if err := validate.ID(name, id); err != nil {
 		return "", err

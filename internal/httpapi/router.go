@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 
 	"library/internal/errs"
 )
@@ -42,7 +43,7 @@ func New(opts Options, modules ...Module) http.Handler {
 		opts.RequestTimeout = 10 * time.Second
 	}
 	r := chi.NewRouter()
-	r.Use(observe(opts.Logger), limitBody(MaxBodyBytes), deadline(opts.RequestTimeout))
+	r.Use(observe(opts.Logger), limitBody(MaxBodyBytes), deadline(opts.RequestTimeout), middleware.GetHead)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, errs.E(errs.NotFound, "there is nothing at this path"))
 	})
@@ -74,8 +75,12 @@ func New(opts Options, modules ...Module) http.Handler {
 // methodNotAllowed answers 405 with the Allow header listing the methods the path has.
 func methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	if rctx := chi.RouteContext(r.Context()); rctx != nil && rctx.Routes != nil {
+		path := r.URL.RawPath // route on what chi routed on
+		if path == "" {
+			path = r.URL.Path
+		}
 		for _, method := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
-			if rctx.Routes.Match(chi.NewRouteContext(), method, r.URL.Path) {
+			if rctx.Routes.Match(chi.NewRouteContext(), method, path) {
 				w.Header().Add("Allow", method)
 			}
 		}

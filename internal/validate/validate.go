@@ -77,8 +77,10 @@ func Text(field, s string, maxLength int) error {
 	return nil
 }
 
+// notPlainText is true for control, format and separator characters, and for U+FFFD, which is
+// what a JSON decoder makes of a lone surrogate or invalid UTF-8: the sender's text is lost.
 func notPlainText(r rune) bool {
-	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) || r == utf8.RuneError
 }
 
 // Email checks a bare email address such as "alice@example.com": no display name, no

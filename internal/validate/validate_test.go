@@ -152,6 +152,7 @@ func TestText(t *testing.T) {
 		{"paragraph separator", "SECRET\u2029X", false},
 		{"right-to-left override", "SECRET\u202eX", false},
 		{"zero-width joiner", "SECRET\u200dX", false},
+		{"replacement character", "SECRET\ufffdX", false},
 		{"invalid UTF-8", "SECRET\xff", false},
 		{"truncated UTF-8", "SECRET\xc3", false},
 	}
