@@ -3,8 +3,9 @@
 // production wiring, used by cmd/library and by tests that need the whole service.
 //
 // Shutdown runs in a fixed order when Run's context ends: readiness turns off, the HTTP server
-// stops taking connections and drains the requests in flight, the store's listeners stop, and
-// the database pool closes last.
+// stops taking connections and drains the requests in flight, the processors finish the batch
+// in hand and release their leases, the store's listeners stop, and the database pool closes
+// last.
 package app
 
 import (
@@ -26,6 +27,7 @@ import (
 	"library/internal/errs"
 	"library/internal/eventstore"
 	"library/internal/httpapi"
+	"library/internal/processor"
 	"library/migrations"
 )
 
@@ -38,6 +40,8 @@ type App struct {
 	store    eventstore.Store
 	server   *http.Server
 	listener net.Listener
+	// processors run the background work: catalog, outbox, saga.
+	processors *processor.Group
 	draining atomic.Bool
 	// schemaReady is set once the database schema has been seen at the latest migration.
 	schemaReady atomic.Bool
@@ -58,10 +62,19 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 	}
 
 	repoOpts := aggregate.Options{CommandIDsPerStream: cfg.CommandIDsPerStream}
+	bookService := books.NewService(a.store, repoOpts, cfg.Now, cfg.LoanPeriod)
+	accountService := accounts.NewService(a.store, repoOpts)
+	processors, catalog, err := a.background(bookService, accountService)
+	if err != nil {
+		a.closeStore()
+		return nil, err
+	}
+	a.processors = processors
 	handler := httpapi.New(
 		httpapi.Options{Logger: logger, Ready: a.ready, RequestTimeout: cfg.RequestTimeout},
-		books.Routes{Service: books.NewService(a.store, repoOpts, cfg.Now, cfg.LoanPeriod)},
-		accounts.Routes{Service: accounts.NewService(a.store, repoOpts)},
+		books.Routes{Service: bookService, Catalog: books.CatalogQuery{Catalog: catalog, Log: a.store, Wait: cfg.CatalogWait}},
+		accounts.Routes{Service: accountService},
+		processor.Routes{Group: processors, Replica: cfg.ReplicaID, AdminToken: cfg.AdminToken},
 	)
 	a.server = &http.Server{
 		Handler:           handler,
@@ -111,9 +124,11 @@ func (a *App) Run(ctx context.Context) error {
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- a.server.Serve(a.listener) }()
 	a.logger.Info("serving", "addr", a.Addr())
+	a.processors.Start(context.WithoutCancel(ctx))
 
 	select {
 	case err := <-serveErr:
+		a.stopProcessors()
 		a.closeStore()
 		return fmt.Errorf("http server: %w", err)
 	case <-ctx.Done():
@@ -134,9 +149,22 @@ func (a *App) Run(ctx context.Context) error {
 	if serveErr := <-serveErr; !errors.Is(serveErr, http.ErrServerClosed) {
 		err = errors.Join(err, serveErr)
 	}
+	err = errors.Join(err, a.stopProcessors())
 	a.closeStore()
 	a.logger.Info("stopped")
 	return err
+}
+
+// stopProcessors lets each processor finish the batch in hand and releases its lease, so that
+// a standby takes over at once.
+func (a *App) stopProcessors() error {
+	a.logger.Info("shutting down: finishing background batches and releasing leases")
+	ctx, cancel := context.WithTimeout(context.Background(), a.cfg.ShutdownTimeout)
+	defer cancel()
+	if err := a.processors.Stop(ctx); err != nil {
+		return fmt.Errorf("stop background work: %w", err)
+	}
+	return nil
 }
 
 func (a *App) closeStore() {

@@ -2,12 +2,17 @@ package app
 
 import (
 	"fmt"
+	"net/mail"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"library/internal/accounts"
+	"library/internal/notifications"
+	"library/internal/processor"
 )
 
 // Config is everything the service reads from its environment.
@@ -32,6 +37,26 @@ type Config struct {
 	ShutdownDelay time.Duration
 	// ShutdownTimeout bounds the drain of requests in flight at shutdown.
 	ShutdownTimeout time.Duration
+	// SMTPURL is where loan emails go (smtp://user:pass@host:port?tls=none|starttls|tls);
+	// empty writes them to the log. It may hold a password: it is never logged.
+	SMTPURL string
+	// MailFrom is the sender of loan emails.
+	MailFrom string
+	// AdminToken is the bearer token of the admin endpoints; empty refuses everyone.
+	AdminToken string
+	// LeaseRetryInterval is how often a standby tries to take a lease.
+	LeaseRetryInterval time.Duration
+	// FinePerDay is the late fine in cents per day.
+	FinePerDay int64
+	// Processors tunes background work; tests shorten its waits. Not read from the
+	// environment.
+	Processors processor.Options
+	// LeaseTiming tunes leases beyond LeaseRetryInterval; tests shorten it. Not read from the
+	// environment.
+	LeaseTiming processor.LeaseTiming
+	// CatalogWait is how long GET /books waits for minPosition (default 5s). Not read from the
+	// environment.
+	CatalogWait time.Duration
 	// LogLevel is debug, info, warn or error; LogFormat is json or text.
 	LogLevel  string
 	LogFormat string
@@ -46,6 +71,8 @@ const (
 	DefaultLoanPeriod          = 14 * 24 * time.Hour
 	DefaultRequestTimeout      = 10 * time.Second
 	DefaultShutdownTimeout     = 20 * time.Second
+	DefaultMailFrom            = "library@localhost"
+	DefaultFinePerDay          = accounts.DefaultFinePerDay
 )
 
 func (c Config) withDefaults() Config {
@@ -67,6 +94,15 @@ func (c Config) withDefaults() Config {
 	if c.ShutdownTimeout <= 0 {
 		c.ShutdownTimeout = DefaultShutdownTimeout
 	}
+	if c.MailFrom == "" {
+		c.MailFrom = DefaultMailFrom
+	}
+	if c.LeaseRetryInterval <= 0 {
+		c.LeaseRetryInterval = processor.DefaultLeaseRetryInterval
+	}
+	if c.FinePerDay <= 0 {
+		c.FinePerDay = DefaultFinePerDay
+	}
 	if c.Now == nil {
 		c.Now = time.Now
 	}
@@ -81,6 +117,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		DatabaseURL: getenv("DATABASE_URL"),
 		HTTPAddr:    getenv("HTTP_ADDR"),
 		ReplicaID:   getenv("REPLICA_ID"),
+		SMTPURL:     getenv("SMTP_URL"),
+		MailFrom:    getenv("MAIL_FROM"),
+		AdminToken:  getenv("ADMIN_TOKEN"),
 		LogLevel:    or(getenv("LOG_LEVEL"), "info"),
 		LogFormat:   or(getenv("LOG_FORMAT"), "json"),
 	}
@@ -102,6 +141,24 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	}
 	if c.MigrateOnStart, err = boolean(getenv, "MIGRATE_ON_START", true); err != nil {
 		return Config{}, err
+	}
+	if c.LeaseRetryInterval, err = positiveDuration(getenv, "LEASE_RETRY_INTERVAL", processor.DefaultLeaseRetryInterval); err != nil {
+		return Config{}, err
+	}
+	finePerDay, err := positiveInt(getenv, "FINE_PER_DAY", DefaultFinePerDay)
+	if err != nil {
+		return Config{}, err
+	}
+	c.FinePerDay = int64(finePerDay)
+	if c.SMTPURL != "" {
+		if _, err := notifications.ParseSMTPURL(c.SMTPURL); err != nil {
+			return Config{}, err
+		}
+	}
+	if c.MailFrom != "" {
+		if _, err := mail.ParseAddress(c.MailFrom); err != nil {
+			return Config{}, fmt.Errorf("MAIL_FROM must be an email address such as library@example.org")
+		}
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

@@ -29,28 +29,43 @@ import (
 // checks that Run returned nil. It returns the service's base URL.
 func startService(t testing.TB, cfg app.Config) (baseURL string) {
 	t.Helper()
+	baseURL, _ = runService(t, cfg)
+	return baseURL
+}
+
+// runService is startService that can also be stopped before the test ends: stop shuts the
+// service down as SIGTERM would and waits for Run to return. Calling it again does nothing.
+func runService(t testing.TB, cfg app.Config) (baseURL string, stop func()) {
+	t.Helper()
 	cfg.HTTPAddr = "127.0.0.1:0"
 	var logs io.Writer = &testLog{t: t}
 	if _, benchmark := t.(*testing.B); benchmark {
 		logs = io.Discard // a line per request would drown the figures
 	}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if cfg.ReplicaID != "" {
+		logger = logger.With("replica", cfg.ReplicaID)
+	}
 	a, err := app.New(context.Background(), cfg, logger)
 	require.NoError(t, err, "app.New")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			assert.NoError(t, err, "Run must return nil after a clean shutdown")
-		case <-time.After(30 * time.Second):
-			t.Error("Run did not return within 30s of its context ending")
-		}
-	})
-	return "http://" + a.Addr()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				assert.NoError(t, err, "Run must return nil after a clean shutdown")
+			case <-time.After(30 * time.Second):
+				t.Error("Run did not return within 30s of its context ending")
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return "http://" + a.Addr(), stop
 }
 
 // testLog sends the service's log lines to t.Log, shown for failed tests and with -v.

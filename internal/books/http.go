@@ -3,6 +3,7 @@ package books
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -15,24 +16,49 @@ import (
 // Routes are the book endpoints of the HTTP API.
 type Routes struct {
 	Service *Service
+	Catalog CatalogQuery
 }
 
 // Routes implements httpapi.Module.
 func (h Routes) Routes(r chi.Router) {
 	r.Post("/books", httpapi.Command("", httpapi.KeyOptional, h.add))
+	r.Get("/books", httpapi.Handle(h.list))
 	r.Get("/books/{bookId}", httpapi.Handle(h.get))
 	r.Post("/books/{bookId}/loans", httpapi.Command("bookId", httpapi.KeyOptional, h.lend))
 	r.Post("/books/{bookId}/returns", httpapi.Command("bookId", httpapi.KeyOptional, h.giveBack))
 }
 
-// bookView is a book as GET /books/{bookId} shows it.
-type bookView struct {
-	ID      string `json:"id"`
-	Title   string `json:"title"`
-	Author  string `json:"author"`
-	Status  string `json:"status"`
-	Loan    *Loan  `json:"loan"`
-	Version int64  `json:"version"`
+// listView is the answer of GET /books.
+type listView struct {
+	Books []CatalogBook `json:"books"`
+	// Position is the position of the last event the catalog has handled.
+	Position int64 `json:"position"`
+}
+
+func (h Routes) list(w http.ResponseWriter, r *http.Request) error {
+	query := r.URL.Query()
+	for name, values := range query {
+		switch {
+		case name != "status" && name != "minPosition":
+			return errs.E(errs.InvalidRequest, "unknown query parameter; GET /books takes status and minPosition")
+		case len(values) > 1:
+			return errs.E(errs.InvalidRequest, "%s may be given once", name)
+		}
+	}
+	var minPosition int64
+	if s := query.Get("minPosition"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 0 {
+			return errs.E(errs.InvalidRequest, "minPosition must be a whole number, 0 or more")
+		}
+		minPosition = n
+	}
+	books, pos, err := h.Catalog.List(r.Context(), query.Get("status"), minPosition)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, r, http.StatusOK, listView{Books: books, Position: pos.Checkpoint.Position})
+	return nil
 }
 
 func (h Routes) get(w http.ResponseWriter, r *http.Request) error {
@@ -44,7 +70,7 @@ func (h Routes) get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, r, http.StatusOK, bookView{
+	httpapi.WriteJSON(w, r, http.StatusOK, CatalogBook{
 		ID: book.ID, Title: book.Title, Author: book.Author, Status: book.Status(), Loan: book.Loan, Version: version,
 	})
 	return nil

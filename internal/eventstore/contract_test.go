@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"library/internal/errs"
 )
 
 // testContract is the suite every Store must pass. newStore returns an empty store that lives
@@ -240,6 +242,45 @@ func testContract(t *testing.T, newStore func(t *testing.T) Store) {
 		read, err := s.ReadStream(context.Background(), "x", 0)
 		require.NoError(t, err)
 		require.Empty(t, read)
+	})
+}
+
+func testPositions(t *testing.T, newStore func(t *testing.T) Store) {
+	t.Run("HeadLocateAndCountAfterFollowTheGlobalOrder", func(t *testing.T) {
+		t.Parallel()
+		ctx, s := context.Background(), newStore(t)
+		head, err := s.Head(ctx)
+		require.NoError(t, err)
+		require.Equal(t, Checkpoint{}, head, "an empty log's head is the start")
+		_, err = s.Locate(ctx, 1)
+		require.True(t, errs.Is(err, errs.NotFound), "no event yet: %v", err)
+
+		first, err := s.Append(ctx, "a", 0, events("One", "Two"))
+		require.NoError(t, err)
+		second, err := s.Append(ctx, "b", 0, events("Three"))
+		require.NoError(t, err)
+
+		head, err = s.Head(ctx)
+		require.NoError(t, err)
+		require.Equal(t, second[0].Checkpoint(), head)
+		for _, e := range append(first, second...) {
+			located, err := s.Locate(ctx, e.Position)
+			require.NoError(t, err)
+			require.Equal(t, e.Checkpoint(), located)
+		}
+		_, err = s.Locate(ctx, second[0].Position+1000)
+		require.True(t, errs.Is(err, errs.NotFound), "a position past the head: %v", err)
+
+		for after, want := range map[Checkpoint]int64{
+			{}:                     3,
+			first[0].Checkpoint():  2,
+			first[1].Checkpoint():  1,
+			second[0].Checkpoint(): 0,
+		} {
+			n, err := s.CountAfter(ctx, after)
+			require.NoError(t, err)
+			require.Equal(t, want, n, "after %+v", after)
+		}
 	})
 }
 

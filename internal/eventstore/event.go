@@ -25,6 +25,16 @@ type Store interface {
 	Subscribe(ctx context.Context) <-chan struct{}
 	// Ping reports whether the store can be reached.
 	Ping(ctx context.Context) error
+
+	// Head returns the Checkpoint of the last event in the log's global order, or the zero
+	// Checkpoint when the log is empty.
+	Head(ctx context.Context) (Checkpoint, error)
+	// Locate returns the Checkpoint of the event at position, or an errs.NotFound error when
+	// there is no such event (yet).
+	Locate(ctx context.Context, position int64) (Checkpoint, error)
+	// CountAfter counts the events that come after the checkpoint: how far behind a reader at
+	// that checkpoint is.
+	CountAfter(ctx context.Context, after Checkpoint) (int64, error)
 }
 
 // NewEvent is an event to append.

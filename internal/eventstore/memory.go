@@ -6,6 +6,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"library/internal/errs"
 )
 
 // Memory is a Store kept in the memory of one process. Appends are serialized by a mutex, so
@@ -113,6 +115,43 @@ func (m *Memory) Subscribe(ctx context.Context) <-chan struct{} {
 
 // Ping implements Store; memory is always reachable.
 func (m *Memory) Ping(ctx context.Context) error { return ctx.Err() }
+
+// Head implements Store.
+func (m *Memory) Head(ctx context.Context) (Checkpoint, error) {
+	if err := ctx.Err(); err != nil {
+		return Checkpoint{}, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if len(m.all) == 0 {
+		return Checkpoint{}, nil
+	}
+	return m.all[len(m.all)-1].Checkpoint(), nil
+}
+
+// Locate implements Store.
+func (m *Memory) Locate(ctx context.Context, position int64) (Checkpoint, error) {
+	if err := ctx.Err(); err != nil {
+		return Checkpoint{}, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if position < 1 || position > int64(len(m.all)) {
+		return Checkpoint{}, errs.E(errs.NotFound, "there is no event at position %d", position)
+	}
+	return m.all[position-1].Checkpoint(), nil
+}
+
+// CountAfter implements Store.
+func (m *Memory) CountAfter(ctx context.Context, after Checkpoint) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	start := sort.Search(len(m.all), func(i int) bool { return after.Before(m.all[i].Checkpoint()) })
+	return int64(len(m.all) - start), nil
+}
 
 func clone(e Event) Event {
 	e.Data = bytes.Clone(e.Data)

@@ -5,4 +5,5 @@ import "testing"
 func TestMemory(t *testing.T) {
 	t.Parallel()
 	testContract(t, func(*testing.T) Store { return NewMemory(nil) })
+	testPositions(t, func(*testing.T) Store { return NewMemory(nil) })
 }

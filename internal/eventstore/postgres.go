@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"library/internal/errs"
+	"library/internal/pgerr"
 )
 
 // notifyChannel is the PostgreSQL notification channel that appends signal on.
@@ -140,8 +140,7 @@ func appendEvents(ctx context.Context, q querier, streamID string, expectedVersi
 		recorded = append(recorded, e)
 	}
 	if err := rows.Err(); err != nil {
-		var pgErr *pgconn.PgError
-		if errors.As(err, &pgErr) && pgErr.Code == uniqueViolation {
+		if pgerr.Code(err) == pgerr.UniqueViolation {
 			return nil, &ConflictError{StreamID: streamID, ExpectedVersion: expectedVersion}
 		}
 		return nil, translate(ctx, err)
@@ -212,6 +211,44 @@ func (p *Postgres) Ping(ctx context.Context) error {
 		return errs.E(errs.Unavailable, "the database is read-only")
 	}
 	return nil
+}
+
+// Head implements Store.
+func (p *Postgres) Head(ctx context.Context) (Checkpoint, error) {
+	var c Checkpoint
+	err := p.pool.QueryRow(ctx, `SELECT transaction_id, position FROM events ORDER BY transaction_id DESC, position DESC LIMIT 1`).
+		Scan(&c.TransactionID, &c.Position)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Checkpoint{}, nil
+	}
+	if err != nil {
+		return Checkpoint{}, translate(ctx, err)
+	}
+	return c, nil
+}
+
+// Locate implements Store.
+func (p *Postgres) Locate(ctx context.Context, position int64) (Checkpoint, error) {
+	c := Checkpoint{Position: position}
+	err := p.pool.QueryRow(ctx, `SELECT transaction_id FROM events WHERE position = $1`, position).Scan(&c.TransactionID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Checkpoint{}, errs.E(errs.NotFound, "there is no event at position %d", position)
+	}
+	if err != nil {
+		return Checkpoint{}, translate(ctx, err)
+	}
+	return c, nil
+}
+
+// CountAfter implements Store.
+func (p *Postgres) CountAfter(ctx context.Context, after Checkpoint) (int64, error) {
+	var n int64
+	err := p.pool.QueryRow(ctx, `SELECT count(*) FROM events WHERE (transaction_id, position) > ($1::xid8, $2)`,
+		after.TransactionID, after.Position).Scan(&n)
+	if err != nil {
+		return 0, translate(ctx, err)
+	}
+	return n, nil
 }
 
 // Subscribe implements Store. The first subscriber starts a listener on a dedicated connection;

@@ -28,6 +28,7 @@ func newPostgres(t *testing.T, pool *pgxpool.Pool) *Postgres {
 func TestPostgres(t *testing.T) {
 	t.Parallel()
 	testContract(t, func(t *testing.T) Store { return newPostgres(t, pgtest.NewPool(t)) })
+	testPositions(t, func(t *testing.T) Store { return newPostgres(t, pgtest.NewPool(t)) })
 }
 
 // A reader must never pass an event whose transaction commits after a later position was

@@ -1,0 +1,58 @@
+package app
+
+import (
+	"library/internal/accounts"
+	"library/internal/books"
+	"library/internal/notifications"
+	"library/internal/processor"
+)
+
+// background builds the processors that read the log: the catalog view model, the loan email
+// outbox and the late-fines saga, each to run under its own lease.
+func (a *App) background(bookService *books.Service, accountService *accounts.Service) (*processor.Group, books.Catalog, error) {
+	var (
+		checkpoints processor.Checkpoints
+		leases      processor.Leases
+		catalog     books.Catalog
+	)
+	if a.pool == nil {
+		memory := processor.NewMemoryCheckpoints(a.cfg.Now)
+		checkpoints, leases, catalog = memory, processor.NewMemoryLeases(), books.NewMemoryCatalog(memory)
+	} else {
+		shared := processor.NewPostgresCheckpoints(a.pool)
+		timing := a.cfg.LeaseTiming
+		timing.RetryInterval = a.cfg.LeaseRetryInterval
+		checkpoints = shared
+		leases = processor.NewPostgresLeases(a.pool.Config().ConnConfig, timing, a.logger)
+		catalog = books.NewPostgresCatalog(a.pool, shared)
+	}
+
+	mailer, err := a.mailer()
+	if err != nil {
+		return nil, nil, err
+	}
+	outbox := &notifications.Outbox{Mailer: mailer, Books: bookService, Accounts: accountService, From: a.cfg.MailFrom}
+	lateFines := accounts.LateFines{Accounts: accountService, FinePerDay: a.cfg.FinePerDay}
+
+	group, err := processor.NewGroup(processor.Config{
+		Store:       a.store,
+		Checkpoints: checkpoints,
+		Leases:      leases,
+		Logger:      a.logger,
+		Options:     a.cfg.Processors,
+	}, books.CatalogProcessor(catalog), outbox.Processor(), lateFines.Processor())
+	return group, catalog, err
+}
+
+func (a *App) mailer() (notifications.Mailer, error) {
+	if a.cfg.SMTPURL == "" {
+		a.logger.Info("mail: SMTP_URL is unset; loan emails are written to the log")
+		return notifications.NewLogMailer(a.logger), nil
+	}
+	smtp, err := notifications.ParseSMTPURL(a.cfg.SMTPURL)
+	if err != nil {
+		return nil, err
+	}
+	a.logger.Info("mail: SMTP", "smtp", smtp)
+	return notifications.NewSMTPMailer(smtp, a.logger), nil
+}

@@ -1,0 +1,250 @@
+package app_test
+
+// Background work through the HTTP API, on both stores: the catalog behind GET /books, the
+// late-fines saga, and /status and the admin endpoints. Loan emails are in emails_test.go, and
+// two replicas on one database in replicas_test.go.
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"library/internal/app"
+	"library/internal/processor"
+)
+
+const adminToken = "test-admin-token"
+
+// fastBackground shortens the waits of background work so that tests run quickly.
+func fastBackground(cfg app.Config) app.Config {
+	cfg.AdminToken = adminToken
+	cfg.Processors = processor.Options{
+		PollInterval: 50 * time.Millisecond,
+		Retry:        processor.Backoff{Attempts: 3, First: 10 * time.Millisecond, Max: 40 * time.Millisecond},
+		RetakeDelay:  200 * time.Millisecond,
+	}
+	cfg.LeaseRetryInterval = 50 * time.Millisecond
+	cfg.LeaseTiming = processor.LeaseTiming{CheckInterval: 200 * time.Millisecond, CheckTimeout: 500 * time.Millisecond}
+	return cfg
+}
+
+// eventually polls cond until it holds or timeout passes, then fails the test with msg.
+func eventually(t testing.TB, timeout time.Duration, cond func() bool, msg string, args ...any) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %s: "+msg, append([]any{timeout}, args...)...)
+		}
+		time.Sleep(10 * time.Millisecond) // polling a condition, bounded by the deadline
+	}
+}
+
+type statusView struct {
+	Replica    string             `json:"replica"`
+	Processors []processor.Status `json:"processors"`
+}
+
+func getStatus(t *testing.T, a *api) statusView {
+	t.Helper()
+	var s statusView
+	requireJSON(t, a.get(t, "/status"), &s)
+	return s
+}
+
+func processorStatus(t *testing.T, a *api, name string) processor.Status {
+	t.Helper()
+	for _, p := range getStatus(t, a).Processors {
+		if p.Name == name {
+			return p
+		}
+	}
+	t.Fatalf("/status has no processor %s", name)
+	return processor.Status{}
+}
+
+// caughtUp waits until the named processor has handled every event in the log.
+func caughtUp(t *testing.T, a *api, name string) processor.Status {
+	t.Helper()
+	var s processor.Status
+	eventually(t, 10*time.Second, func() bool {
+		s = processorStatus(t, a, name)
+		return s.Lag == 0
+	}, "%s to catch up (last status %+v)", name, s)
+	return s
+}
+
+func admin(t *testing.T, a *api, name, action string) response {
+	t.Helper()
+	return a.call(t, http.MethodPost, "/admin/processors/"+name+"/"+action, nil, "Authorization", "Bearer "+adminToken)
+}
+
+type catalogList struct {
+	Books []struct {
+		ID      string `json:"id"`
+		Title   string `json:"title"`
+		Author  string `json:"author"`
+		Status  string `json:"status"`
+		Loan    *loan  `json:"loan"`
+		Version int64  `json:"version"`
+	} `json:"books"`
+	Position int64 `json:"position"`
+}
+
+type loan struct {
+	LoanID   string `json:"loanId"`
+	MemberID string `json:"memberId"`
+	LentAt   string `json:"lentAt"`
+	DueAt    string `json:"dueAt"`
+}
+
+// GET /books lists the catalog view model; minPosition waits until it has handled that
+// event; status filters.
+func TestCatalog(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, fastBackground(app.Config{CatalogWait: time.Second}), func(t *testing.T, a *api) {
+		addBook(t, a, "emma")
+		addBook(t, a, "dune")
+		lent := lend(t, a, "dune", "loan-1", "alice")
+
+		var all catalogList
+		requireJSON(t, a.get(t, fmt.Sprintf("/books?minPosition=%d", lent.Position)), &all)
+		require.Len(t, all.Books, 2)
+		assert.GreaterOrEqual(t, all.Position, lent.Position)
+		dune, emma := all.Books[0], all.Books[1]
+		assert.Equal(t, "dune", dune.ID, "ordered by id")
+		assert.Equal(t, "lent", dune.Status)
+		require.NotNil(t, dune.Loan)
+		assert.Equal(t, "loan-1", dune.Loan.LoanID)
+		assert.Equal(t, "alice", dune.Loan.MemberID)
+		assert.Equal(t, lent.Version, dune.Version)
+		assert.Equal(t, "available", emma.Status)
+		assert.Nil(t, emma.Loan)
+
+		var lentOnly, available catalogList
+		requireJSON(t, a.get(t, "/books?status=lent"), &lentOnly)
+		requireJSON(t, a.get(t, "/books?status=available"), &available)
+		require.Len(t, lentOnly.Books, 1)
+		require.Len(t, available.Books, 1)
+		assert.Equal(t, "dune", lentOnly.Books[0].ID)
+		assert.Equal(t, "emma", available.Books[0].ID)
+
+		// The book's own view and the catalog agree.
+		r := a.get(t, "/books/dune")
+		requireJSON(t, r, &struct {
+			ID, Title, Author, Status string
+			Loan                      *loan
+			Version                   int64
+		}{})
+
+		returned := a.call(t, http.MethodPost, "/books/dune/returns", obj{"loanId": "loan-1"})
+		res := requireResult(t, returned, http.StatusCreated, "book-dune")
+		requireJSON(t, a.get(t, fmt.Sprintf("/books?minPosition=%d&status=lent", res.Position)), &lentOnly)
+		assert.Empty(t, lentOnly.Books)
+
+		for _, bad := range []string{"status=gone", "minPosition=-1", "minPosition=x", "minPosition=1&minPosition=2", "sort=id"} {
+			requireProblem(t, a.get(t, "/books?"+bad), http.StatusBadRequest, "InvalidRequest")
+		}
+		r = a.get(t, fmt.Sprintf("/books?minPosition=%d", res.Position+1000))
+		requireProblem(t, r, http.StatusServiceUnavailable, "NotCaughtUp")
+		assert.NotEmpty(t, r.Header.Get("Retry-After"))
+
+		// A replay rebuilds the catalog from the start, to the same books.
+		requireKeys(t, admin(t, a, "catalog", "replay").Body, "processor", "replay")
+		eventually(t, 10*time.Second, func() bool {
+			s := processorStatus(t, a, "catalog")
+			return s.Generation == 1 && s.Lag == 0
+		}, "the catalog to be rebuilt")
+		var again catalogList
+		requireJSON(t, a.get(t, "/books"), &again)
+		require.Len(t, again.Books, 2)
+		assert.Equal(t, "available", again.Books[0].Status)
+	})
+}
+
+// A late return charges daysLate * FINE_PER_DAY once, however often the saga is replayed.
+func TestLateFines(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, fastBackground(app.Config{FinePerDay: 30}), func(t *testing.T, a *api) {
+		requireResult(t, a.call(t, http.MethodPut, "/accounts/alice", obj{"name": "Alice"}), http.StatusCreated, "account-alice")
+		addBook(t, a, "dune")
+		due := a.clock.Now().Add(24 * time.Hour).Format(time.RFC3339)
+		requireResult(t, a.call(t, http.MethodPost, "/books/dune/loans", obj{"loanId": "loan-1", "memberId": "alice", "dueAt": due}),
+			http.StatusCreated, "book-dune")
+		addBook(t, a, "emma")
+		lend(t, a, "emma", "loan-2", "alice") // returned on time: no fine
+		a.clock.Advance(3*24*time.Hour + time.Hour)
+		requireResult(t, a.call(t, http.MethodPost, "/books/dune/returns", obj{"loanId": "loan-1"}), http.StatusCreated, "book-dune")
+		requireResult(t, a.call(t, http.MethodPost, "/books/emma/returns", obj{"loanId": "loan-2"}), http.StatusCreated, "book-emma")
+
+		eventually(t, 10*time.Second, func() bool { return getAccount(t, a, "alice").Balance == 2*30 }, "the fine to be charged")
+		caughtUp(t, a, "late-fines")
+		version := getAccount(t, a, "alice").Version
+
+		for generation := int64(1); generation <= 2; generation++ {
+			require.Equal(t, http.StatusAccepted, admin(t, a, "late-fines", "replay").Status)
+			eventually(t, 10*time.Second, func() bool {
+				s := processorStatus(t, a, "late-fines")
+				return s.Generation == generation && s.Lag == 0
+			}, "replay %d to finish", generation)
+		}
+		acc := getAccount(t, a, "alice")
+		assert.EqualValues(t, 60, acc.Balance, "charged once")
+		assert.Equal(t, version, acc.Version, "replays record nothing")
+	})
+}
+
+// /status names the replica and shows each processor; the admin endpoints want the token.
+func TestStatusAndAdmin(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, fastBackground(app.Config{ReplicaID: "replica-a"}), func(t *testing.T, a *api) {
+		addBook(t, a, "dune")
+		s := getStatus(t, a)
+		assert.Equal(t, "replica-a", s.Replica)
+		var names []string
+		for _, p := range s.Processors {
+			names = append(names, p.Name+":"+string(p.Kind))
+			requireKeys(t, mustJSON(t, p), "name", "kind", "holdsLease", "checkpoint", "generation", "head", "lag", "parked", "lastError")
+		}
+		assert.Equal(t, []string{"catalog:viewModel", "notifications:outbox", "late-fines:saga"}, names)
+		eventually(t, 10*time.Second, func() bool {
+			for _, p := range getStatus(t, a).Processors {
+				if !p.HoldsLease {
+					return false
+				}
+			}
+			return true
+		}, "a single replica to hold every lease")
+		caught := caughtUp(t, a, "catalog")
+		assert.Equal(t, caught.Head, caught.Checkpoint)
+
+		for _, auth := range []string{"", "Bearer wrong", "Basic " + adminToken, adminToken, "Bearer"} {
+			r := a.call(t, http.MethodPost, "/admin/processors/catalog/replay", nil, "Authorization", auth)
+			requireProblem(t, r, http.StatusUnauthorized, "Unauthorized")
+			assert.Contains(t, r.Header.Get("WWW-Authenticate"), "Bearer")
+		}
+		requireProblem(t, admin(t, a, "nope", "replay"), http.StatusNotFound, "NotFound")
+		requireProblem(t, admin(t, a, "nope", "retry-parked"), http.StatusNotFound, "NotFound")
+		requireProblem(t, admin(t, a, "notifications", "replay"), http.StatusUnprocessableEntity, "NotReplayable")
+		r := admin(t, a, "notifications", "retry-parked")
+		require.Equal(t, http.StatusAccepted, r.Status, "body: %s", r.Body)
+		assert.JSONEq(t, `{"requeued":0}`, string(r.Body))
+	})
+}
+
+// Without ADMIN_TOKEN the admin endpoints refuse everyone, even a request that sends an empty
+// bearer token.
+func TestAdminWithoutToken(t *testing.T) {
+	t.Parallel()
+	cfg := fastBackground(app.Config{})
+	cfg.AdminToken = ""
+	a := &api{base: startService(t, cfg)}
+	for _, auth := range []string{"", "Bearer ", "Bearer " + adminToken} {
+		r := a.call(t, http.MethodPost, "/admin/processors/catalog/replay", nil, "Authorization", auth)
+		requireProblem(t, r, http.StatusUnauthorized, "Unauthorized")
+	}
+}

@@ -1,0 +1,172 @@
+package books
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"library/internal/errs"
+	"library/internal/eventstore"
+	"library/internal/processor"
+)
+
+// CatalogName is the name of the catalog view model: its lease, its checkpoint. Never rename it.
+const CatalogName = "catalog"
+
+// CatalogBook is a book as GET /books and GET /books/{bookId} show it.
+type CatalogBook struct {
+	ID      string `json:"id"`
+	Title   string `json:"title"`
+	Author  string `json:"author"`
+	Status  string `json:"status"`
+	Loan    *Loan  `json:"loan"`
+	Version int64  `json:"version"`
+}
+
+// Catalog is the catalog view model: every book, kept up to date from the log by the holder of
+// the "catalog" lease, and readable on every replica.
+type Catalog interface {
+	processor.ViewModel
+	// List returns the books with the given status ("" for all), ordered by id, with the
+	// catalog's position, both as of one moment.
+	List(ctx context.Context, status string) ([]CatalogBook, processor.Position, error)
+	// Position is how far the catalog has read the log.
+	Position(ctx context.Context) (processor.Position, error)
+}
+
+// CatalogProcessor is the catalog as a processor to run.
+func CatalogProcessor(c Catalog) processor.Processor {
+	return processor.Processor{Name: CatalogName, Kind: processor.KindViewModel, ViewModel: c}
+}
+
+// catalogChange is what one event does to the catalog.
+type catalogChange struct {
+	BookID  string
+	Version int64
+	Event   Event // nil for an event that changes no book's fields, only its version
+}
+
+// catalogChanges decodes the book events of a batch. Events of other streams are skipped.
+func catalogChanges(events []eventstore.Event) ([]catalogChange, error) {
+	prefix := Type().Name + "-"
+	var out []catalogChange
+	for _, e := range events {
+		bookID, ok := strings.CutPrefix(e.StreamID, prefix)
+		if !ok {
+			continue
+		}
+		c := catalogChange{BookID: bookID, Version: e.Version}
+		var err error
+		switch e.Type {
+		case BookAdded{}.EventType():
+			c.Event, err = decode[BookAdded](e.Data)
+		case BookLent{}.EventType():
+			c.Event, err = decode[BookLent](e.Data)
+		case BookReturned{}.EventType():
+			c.Event, err = decode[BookReturned](e.Data)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("catalog: event %s at position %d: %w", e.Type, e.Position, err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func decode[E Event](data json.RawMessage) (Event, error) {
+	var e E
+	if err := json.Unmarshal(data, &e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// catalogStatus checks a status filter.
+func catalogStatus(status string) error {
+	switch status {
+	case "", "available", "lent":
+		return nil
+	}
+	return errs.E(errs.InvalidRequest, "status must be available or lent")
+}
+
+// Locator finds where an event is in the log's order; eventstore.Store is one.
+type Locator interface {
+	Locate(ctx context.Context, position int64) (eventstore.Checkpoint, error)
+}
+
+// CatalogQuery answers GET /books, waiting for the catalog to reach a position when asked.
+type CatalogQuery struct {
+	Catalog Catalog
+	Log     Locator
+	// Wait is how long a read waits for the catalog to reach minPosition (default 5 s).
+	Wait time.Duration
+	// PollInterval is how often a waiting read looks at the catalog's position (default 20 ms).
+	PollInterval time.Duration
+}
+
+// List returns the books with the given status once the catalog has handled the event at
+// minPosition (0: at once). It waits on the shared checkpoint, so it works on every replica,
+// whichever one runs the catalog. After Wait it gives up with errs.NotCaughtUp.
+func (q CatalogQuery) List(ctx context.Context, status string, minPosition int64) ([]CatalogBook, processor.Position, error) {
+	if err := catalogStatus(status); err != nil {
+		return nil, processor.Position{}, err
+	}
+	if minPosition > 0 {
+		if err := q.waitFor(ctx, minPosition); err != nil {
+			return nil, processor.Position{}, err
+		}
+	}
+	return q.Catalog.List(ctx, status)
+}
+
+func (q CatalogQuery) waitFor(ctx context.Context, minPosition int64) error {
+	wait, interval := q.Wait, q.PollInterval
+	if wait <= 0 {
+		wait = 5 * time.Second
+	}
+	if interval <= 0 {
+		interval = 20 * time.Millisecond
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	var target *eventstore.Checkpoint
+	for {
+		if target == nil {
+			c, err := q.Log.Locate(waitCtx, minPosition)
+			switch {
+			case err == nil:
+				target = &c
+			case !errs.Is(err, errs.NotFound):
+				return q.waitError(ctx, waitCtx, minPosition, err)
+			}
+		}
+		if target != nil {
+			pos, err := q.Catalog.Position(waitCtx)
+			if err != nil {
+				return q.waitError(ctx, waitCtx, minPosition, err)
+			}
+			if !pos.Checkpoint.Before(*target) {
+				return nil
+			}
+		}
+		select {
+		case <-waitCtx.Done():
+			return q.waitError(ctx, waitCtx, minPosition, waitCtx.Err())
+		case <-ticker.C:
+		}
+	}
+}
+
+// waitError tells a wait that ran out of time (NotCaughtUp) from the request ending or the store
+// failing.
+func (q CatalogQuery) waitError(ctx, waitCtx context.Context, minPosition int64, err error) error {
+	if ctx.Err() == nil && waitCtx.Err() != nil {
+		return errs.E(errs.NotCaughtUp, "the catalog has not reached position %d yet; try again shortly", minPosition)
+	}
+	return err
+}

@@ -1,0 +1,53 @@
+package notifications
+
+import (
+	"context"
+	"log/slog"
+)
+
+// Email is one message.
+type Email struct {
+	// MessageID is the Message-ID header, e.g. "<notifications.42@library>". It is sent
+	// exactly as given (angle brackets are added when missing), so a retried email keeps its
+	// identity and receivers can drop duplicates. Empty means the mailer makes one up.
+	MessageID string
+	// From and To are addresses, optionally with a display name ("Library <noreply@x.org>").
+	From, To string
+	Subject  string
+	// Body is plain text.
+	Body string
+}
+
+// Mailer sends emails. Send may keep a connection open for the next Send; Close ends it.
+// One batch of the outbox is Sends followed by one Close, so a batch uses one SMTP connection.
+// A Mailer is safe for concurrent use, though its Sends run one at a time.
+type Mailer interface {
+	Send(ctx context.Context, e Email) error
+	Close() error
+}
+
+// NewLogMailer returns the Mailer used when SMTP_URL is unset: it sends nothing and logs each
+// email at info level instead, so a development setup without a mail server still shows what
+// would have gone out. The log line leaves the body out, as bodies hold readers' details.
+func NewLogMailer(logger *slog.Logger) Mailer {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return logMailer{logger: logger}
+}
+
+type logMailer struct{ logger *slog.Logger }
+
+// Send logs e. Like SMTPMailer it fails once ctx is done, so callers see the same contract.
+func (l logMailer) Send(ctx context.Context, e Email) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	l.logger.LogAttrs(ctx, slog.LevelInfo, "email not sent: SMTP_URL is unset",
+		slog.String("message_id", e.MessageID),
+		slog.String("to", e.To),
+		slog.String("subject", e.Subject))
+	return nil
+}
+
+func (logMailer) Close() error { return nil }

@@ -1,0 +1,390 @@
+package notifications
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/mail"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"library/internal/smtptest"
+)
+
+const waitFor = 10 * time.Second
+
+// newTestMailer returns a mailer configured from srv's URL, as SMTP_URL would configure it.
+func newTestMailer(t *testing.T, srv *smtptest.Server) *SMTPMailer {
+	t.Helper()
+	cfg, err := ParseSMTPURL(srv.URL())
+	require.NoError(t, err)
+	cfg.TLSConfig = srv.ClientTLSConfig()
+	cfg.Timeout = waitFor
+	m := NewSMTPMailer(cfg, nil)
+	t.Cleanup(func() { _ = m.Close() })
+	return m
+}
+
+func loanEmail(n int) Email {
+	return Email{
+		MessageID: fmt.Sprintf("<notifications.%d@library>", n),
+		From:      "Library <noreply@library.test>",
+		To:        "reader@example.com",
+		Subject:   "You borrowed Dune",
+		Body:      "Hello,\n\nplease bring Dune back by 2026-03-01.\n",
+	}
+}
+
+func TestSMTPMailerDeliversMessage(t *testing.T) {
+	t.Parallel()
+	srv := smtptest.Start(t)
+	m := newTestMailer(t, srv)
+
+	e := loanEmail(42)
+	require.NoError(t, m.Send(t.Context(), e))
+
+	got := srv.WaitForMessages(t, 1, waitFor)[0]
+	require.Equal(t, "noreply@library.test", got.From)
+	require.Equal(t, []string{"reader@example.com"}, got.To)
+	require.Equal(t, "<notifications.42@library>", got.MessageID)
+	require.Len(t, got.Header["Message-Id"], 1)
+	require.Equal(t, e.Subject, got.Subject)
+	require.Equal(t, e.Body, got.Body)
+
+	from, err := mail.ParseAddress(got.Header.Get("From"))
+	require.NoError(t, err)
+	require.Equal(t, mail.Address{Name: "Library", Address: "noreply@library.test"}, *from)
+	to, err := mail.ParseAddress(got.Header.Get("To"))
+	require.NoError(t, err)
+	require.Equal(t, "reader@example.com", to.Address)
+	date, err := got.Header.Date()
+	require.NoError(t, err)
+	require.WithinDuration(t, time.Now(), date, time.Minute)
+	require.Contains(t, got.Header.Get("Content-Type"), "text/plain")
+	require.Contains(t, got.Header.Get("Content-Type"), "UTF-8")
+}
+
+func TestSMTPMailerMessageIDWithoutBrackets(t *testing.T) {
+	t.Parallel()
+	srv := smtptest.Start(t)
+	m := newTestMailer(t, srv)
+
+	e := loanEmail(7)
+	e.MessageID = "notifications.7@library"
+	require.NoError(t, m.Send(t.Context(), e))
+	require.Equal(t, "<notifications.7@library>", srv.WaitForMessages(t, 1, waitFor)[0].MessageID)
+
+	for _, bad := range []string{"<>", "<a b@library>", "<a@library>\r\nBcc: x@example.com", "<ü@library>"} {
+		e.MessageID = bad
+		require.Error(t, m.Send(t.Context(), e), "Message-ID %q", bad)
+	}
+}
+
+func TestSMTPMailerBatchUsesOneConnection(t *testing.T) {
+	t.Parallel()
+	srv := smtptest.Start(t)
+	m := newTestMailer(t, srv)
+
+	for i := range 3 {
+		require.NoError(t, m.Send(t.Context(), loanEmail(i)))
+	}
+	require.NoError(t, m.Close())
+	msgs := srv.WaitForMessages(t, 3, waitFor)
+	require.Equal(t, 1, srv.Connections())
+	for i, got := range msgs {
+		require.Equal(t, 1, got.Conn)
+		require.Equal(t, fmt.Sprintf("<notifications.%d@library>", i), got.MessageID)
+	}
+
+	require.NoError(t, m.Send(t.Context(), loanEmail(3)))
+	require.Equal(t, 2, srv.WaitForMessages(t, 4, waitFor)[3].Conn)
+	require.Equal(t, 2, srv.Connections())
+	require.NoError(t, m.Close())
+	require.NoError(t, m.Close(), "a second Close has nothing to close")
+}
+
+func TestSMTPMailerTLS(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		opts smtptest.Options
+	}{
+		{"starttls", smtptest.Options{TLS: "starttls"}},
+		{"implicit tls", smtptest.Options{TLS: "tls"}},
+		{"starttls with auth", smtptest.Options{TLS: "starttls", Username: "library", Password: "p@ss w0rd/ü"}},
+		{"implicit tls with auth", smtptest.Options{TLS: "tls", Username: "library", Password: "s3cret"}},
+		{"plain text with auth on localhost", smtptest.Options{Username: "library", Password: "s3cret"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := smtptest.Start(t, tc.opts)
+			m := newTestMailer(t, srv)
+			require.NoError(t, m.Send(t.Context(), loanEmail(1)))
+			require.NoError(t, m.Send(t.Context(), loanEmail(2)))
+			require.NoError(t, m.Close())
+			require.Len(t, srv.WaitForMessages(t, 2, waitFor), 2)
+			require.Equal(t, 1, srv.Connections())
+		})
+	}
+}
+
+func TestSMTPMailerWrongPassword(t *testing.T) {
+	t.Parallel()
+	srv := smtptest.Start(t, smtptest.Options{TLS: "starttls", Username: "library", Password: "right-password"})
+	cfg, err := ParseSMTPURL(srv.URL())
+	require.NoError(t, err)
+	const wrong = "Wr0ng-Pa55word"
+	cfg.Password = wrong
+	cfg.TLSConfig = srv.ClientTLSConfig()
+	m := NewSMTPMailer(cfg, nil)
+	t.Cleanup(func() { _ = m.Close() })
+
+	err = m.Send(t.Context(), loanEmail(1))
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "535", "the server's reply is kept")
+	require.NotContains(t, err.Error(), wrong)
+	require.NotContains(t, err.Error(), base64.StdEncoding.EncodeToString([]byte("\x00library\x00"+wrong)))
+	require.NotContains(t, fmt.Sprintf("%+v", err), wrong)
+	require.Empty(t, srv.Messages())
+}
+
+func TestSMTPMailerRequiresSTARTTLS(t *testing.T) {
+	t.Parallel()
+	srv := smtptest.Start(t) // offers no STARTTLS
+	m := NewSMTPMailer(SMTPConfig{Host: "127.0.0.1", Port: port(t, srv), TLS: TLSStartTLS, Timeout: waitFor}, nil)
+	err := m.Send(t.Context(), loanEmail(1))
+	require.ErrorContains(t, err, "STARTTLS")
+	require.NoError(t, m.Close())
+	require.Empty(t, srv.Messages())
+}
+
+func TestSMTPMailerRefusedMessage(t *testing.T) {
+	t.Parallel()
+	srv := smtptest.Start(t)
+	m := newTestMailer(t, srv)
+
+	require.NoError(t, m.Send(t.Context(), loanEmail(1)))
+	srv.Refuse(550, "Mailbox unavailable")
+	err := m.Send(t.Context(), loanEmail(2))
+	require.ErrorContains(t, err, "550")
+	require.ErrorContains(t, err, "Mailbox unavailable")
+
+	srv.Refuse(0, "")
+	require.NoError(t, m.Send(t.Context(), loanEmail(3)))
+	msgs := srv.WaitForMessages(t, 2, waitFor)
+	require.Len(t, msgs, 2)
+	require.Equal(t, "<notifications.3@library>", msgs[1].MessageID)
+	require.Equal(t, 2, msgs[1].Conn, "the failed send dropped the connection")
+}
+
+func TestSMTPMailerHeaderInjection(t *testing.T) {
+	t.Parallel()
+	srv := smtptest.Start(t)
+	m := newTestMailer(t, srv)
+
+	e := loanEmail(1)
+	e.Subject = "Dune\r\nBcc: evil@example.com"
+	require.NoError(t, m.Send(t.Context(), e))
+
+	got := srv.WaitForMessages(t, 1, waitFor)[0]
+	require.Equal(t, []string{"reader@example.com"}, got.To)
+	require.NotContains(t, got.Header, "Bcc")
+	require.NotContains(t, string(got.Raw), "\r\nBcc:")
+	require.Equal(t, e.Subject, got.Subject, "the subject arrives as one encoded header")
+}
+
+func TestSMTPMailerUnicodeSubject(t *testing.T) {
+	t.Parallel()
+	srv := smtptest.Start(t)
+	m := newTestMailer(t, srv)
+
+	e := loanEmail(1)
+	e.Subject = "Der Zauberberg – Ünïcode"
+	e.Body = "Grüße aus der Bibliothek – bis bald!\n"
+	require.NoError(t, m.Send(t.Context(), e))
+	got := srv.WaitForMessages(t, 1, waitFor)[0]
+	require.Equal(t, e.Subject, got.Subject)
+	require.Equal(t, e.Body, got.Body)
+
+	long := loanEmail(2)
+	long.Subject = "Überfällig: Der Mann ohne Eigenschaften, Band 1 und Band 2 – bitte zurückgeben"
+	require.NoError(t, m.Send(t.Context(), long))
+	require.Equal(t, long.Subject, srv.WaitForMessages(t, 2, waitFor)[1].Subject)
+}
+
+func TestSMTPMailerInvalidAddresses(t *testing.T) {
+	t.Parallel()
+	srv := smtptest.Start(t)
+	m := newTestMailer(t, srv)
+
+	for _, e := range []Email{
+		{MessageID: "<a@library>", From: "not an address", To: "reader@example.com"},
+		{MessageID: "<a@library>", From: "noreply@library.test", To: ""},
+		{MessageID: "<a@library>", From: "noreply@library.test", To: "reader@"},
+	} {
+		require.Error(t, m.Send(t.Context(), e), "%+v", e)
+	}
+	require.Equal(t, 0, srv.Connections(), "invalid emails are rejected before dialing")
+}
+
+func TestSMTPMailerContextCancelledOnSlowServer(t *testing.T) {
+	t.Parallel()
+	srv := smtptest.Start(t)
+	m := newTestMailer(t, srv)
+	// An open connection first, so that the deadline below is spent waiting for the server
+	// and not on connecting, however slow the machine.
+	require.NoError(t, m.Send(t.Context(), loanEmail(1)))
+
+	srv.SetDelay(time.Hour)
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err := m.Send(ctx, loanEmail(2))
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Less(t, time.Since(start), 5*time.Second, "Send waited for the server instead of the context")
+	require.Len(t, srv.Messages(), 1)
+
+	// The interrupted connection is gone; the next Send dials again.
+	srv.SetDelay(0)
+	require.NoError(t, m.Send(t.Context(), loanEmail(3)))
+	msgs := srv.WaitForMessages(t, 2, waitFor)
+	require.Equal(t, "<notifications.3@library>", msgs[1].MessageID)
+	require.Equal(t, 2, msgs[1].Conn)
+
+	cancelled, cancelNow := context.WithCancel(t.Context())
+	cancelNow()
+	require.ErrorIs(t, m.Send(cancelled, loanEmail(4)), context.Canceled)
+}
+
+// A context that ends while connecting stops the dial too: this server accepts connections
+// but never sends its greeting, so only the context can end the wait.
+func TestSMTPMailerContextCancelledWhileConnecting(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		defer close(accepted)
+		if c, err := ln.Accept(); err == nil {
+			accepted <- c
+		}
+	}()
+	t.Cleanup(func() {
+		_ = ln.Close()
+		if c, ok := <-accepted; ok {
+			_ = c.Close()
+		}
+	})
+
+	m := NewSMTPMailer(SMTPConfig{Host: "127.0.0.1", Port: ln.Addr().(*net.TCPAddr).Port, TLS: TLSNone, Timeout: time.Minute}, nil)
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	require.ErrorIs(t, m.Send(ctx, loanEmail(1)), context.DeadlineExceeded)
+	require.Less(t, time.Since(start), 5*time.Second)
+	require.NoError(t, m.Close())
+
+	cancelled, cancelNow := context.WithCancel(t.Context())
+	cancelNow()
+	require.ErrorIs(t, m.Send(cancelled, loanEmail(2)), context.Canceled)
+}
+
+func TestSMTPMailerConnectionRefused(t *testing.T) {
+	t.Parallel()
+	srv := smtptest.Start(t)
+	p := port(t, srv)
+	srv.Close() // nothing listens on the port any more
+	m := NewSMTPMailer(SMTPConfig{Host: "127.0.0.1", Port: p, TLS: TLSNone, Password: "unused-secret", Username: "u", Timeout: waitFor}, nil)
+	err := m.Send(t.Context(), loanEmail(1))
+	require.Error(t, err)
+	require.NotContains(t, err.Error(), "unused-secret")
+	require.False(t, errors.Is(err, context.Canceled))
+	require.NoError(t, m.Close())
+}
+
+func port(t *testing.T, srv *smtptest.Server) int {
+	t.Helper()
+	cfg, err := ParseSMTPURL(srv.URL())
+	require.NoError(t, err)
+	return cfg.Port
+}
+
+func TestParseSMTPURL(t *testing.T) {
+	t.Parallel()
+	const secret = "Top%2FSecret%40pw" // percent-encoded "Top/Secret@pw"
+	const plainSecret = "Top/Secret@pw"
+	for _, tc := range []struct {
+		url  string
+		want SMTPConfig
+	}{
+		{"smtp://mail.example.com", SMTPConfig{Host: "mail.example.com", Port: 587, TLS: "starttls"}},
+		{"smtp://mail.example.com?tls=none", SMTPConfig{Host: "mail.example.com", Port: 25, TLS: "none"}},
+		{"smtp://mail.example.com?tls=starttls", SMTPConfig{Host: "mail.example.com", Port: 587, TLS: "starttls"}},
+		{"smtp://mail.example.com?tls=tls", SMTPConfig{Host: "mail.example.com", Port: 465, TLS: "tls"}},
+		{"smtps://mail.example.com", SMTPConfig{Host: "mail.example.com", Port: 465, TLS: "tls"}},
+		{"smtp://localhost:1025?tls=none", SMTPConfig{Host: "localhost", Port: 1025, TLS: "none"}},
+		{"smtp://[::1]:2525/?tls=none", SMTPConfig{Host: "::1", Port: 2525, TLS: "none"}},
+		{"smtp://library@mail.example.com:2587", SMTPConfig{Host: "mail.example.com", Port: 2587, TLS: "starttls", Username: "library"}},
+		{"smtp://lib%40rary:" + secret + "@mail.example.com", SMTPConfig{
+			Host: "mail.example.com", Port: 587, TLS: "starttls", Username: "lib@rary", Password: plainSecret,
+		}},
+	} {
+		got, err := ParseSMTPURL(tc.url)
+		require.NoError(t, err, tc.url)
+		require.Equal(t, tc.want, got, tc.url)
+	}
+
+	for _, tc := range []struct{ url, wantErr string }{
+		{"", "scheme"},
+		{"mail.example.com:25", "SMTP_URL"},
+		{"http://u:" + secret + "@mail.example.com", "scheme"},
+		{"smtp://u:" + secret + "@mail.example.com?tls=ssl", "tls must be"},
+		{"smtp://u:" + secret + "@mail.example.com?tls=none&tls=tls", "more than once"},
+		{"smtps://u:" + secret + "@mail.example.com?tls=starttls", "smtps"},
+		{"smtp://u:" + secret + "@mail.example.com:0", "port"},
+		{"smtp://u:" + secret + "@mail.example.com:65536", "port"},
+		{"smtp://u:" + secret + "@mail.example.com:smtp", "SMTP_URL"},
+		{"smtp://u:" + secret + "@mail.example.com?tls=none&timeout=5s", "unknown parameter \"timeout\""},
+		{"smtp://u:" + secret + "@mail.example.com/inbox", "path"},
+		{"smtp://u:" + secret + "@:25", "host"},
+		{"smtp://:" + secret + "@mail.example.com", "user name"},
+		{"smtp://u:" + secret + "@mail.example.com?tls=%zz", "query"},
+		{"smtp://u:Top%zz@mail.example.com", "SMTP_URL"},
+	} {
+		_, err := ParseSMTPURL(tc.url)
+		require.Error(t, err, tc.url)
+		require.ErrorContains(t, err, tc.wantErr, tc.url)
+		require.ErrorContains(t, err, "SMTP_URL", tc.url)
+		for _, leak := range []string{secret, plainSecret, "Top", "mail.example.com"} {
+			require.NotContains(t, err.Error(), leak, tc.url)
+		}
+	}
+}
+
+func TestSMTPConfigRedactsPassword(t *testing.T) {
+	t.Parallel()
+	cfg, err := ParseSMTPURL("smtp://library:hunter2-secret@mail.example.com:2525?tls=tls")
+	require.NoError(t, err)
+	require.Equal(t, "smtp://library:xxxxx@mail.example.com:2525?tls=tls", cfg.String())
+
+	var buf bytes.Buffer
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("smtp", "config", cfg)
+	require.Contains(t, buf.String(), `"config":{"host":"mail.example.com","port":2525,"tls":"tls","user":"library"}`)
+
+	for _, out := range []string{
+		cfg.String(), buf.String(),
+		fmt.Sprint(cfg), fmt.Sprintf("%v %+v %#v %s", cfg, cfg, cfg, cfg),
+		fmt.Sprintf("%v %+v %#v", &cfg, &cfg, &cfg),
+		NewSMTPMailer(cfg, nil).cfg.String(),
+	} {
+		require.NotContains(t, out, "hunter2", out)
+	}
+	require.True(t, strings.HasPrefix(SMTPConfig{Host: "h", Port: 25, TLS: "none"}.String(), "smtp://h:25"))
+}

@@ -1,0 +1,75 @@
+// Package processor runs background work that reads the log: view models, outboxes and
+// sagas. However many replicas run, each processor runs in exactly one of them at a time, under
+// a lease, and moves through the log from a checkpoint that every replica shares.
+//
+// # How a processor runs
+//
+// A replica asks for each processor's lease and, while it holds it, reads the log from the
+// processor's checkpoint in batches (Options.BatchSize), hands each batch to the processor, and
+// moves the checkpoint past it. It reads again as soon as an append wakes it (through
+// eventstore.Store.Subscribe) and, in case a wake-up was lost, every Options.PollInterval.
+// Replicas that don't hold a lease are standbys: they do nothing for that processor except try
+// to take the lease.
+//
+// # Leases
+//
+// In PostgreSQL a lease is a session advisory lock, one key per processor name, on a connection
+// that does nothing else. A standby keeps its own connection, listens for release notices and
+// tries the lock when it hears one, or every LeaseTiming.RetryInterval when nobody says
+// anything (a holder that died). The holder runs a trivial query on its lock connection every
+// CheckInterval; when one fails or takes longer than CheckTimeout, the lease is lost at once:
+// the batch in hand is cancelled and the replica becomes a standby.
+//
+// A holder that is cut off from the database can't unlock, so the server must notice on its
+// own. The lock session sets idle_session_timeout and tcp_user_timeout to SessionTimeout, and
+// short TCP keepalives: a session that has been silent for SessionTimeout is ended by the
+// server, which releases the lock. The holder has given up by then, because SessionTimeout is
+// kept above CheckInterval+CheckTimeout: the holder stops trusting its lease at most
+// CheckInterval+CheckTimeout after the last check the server answered, and the server lets the
+// lock go at least SessionTimeout after that same check. With the defaults (1 s, 1 s, 5 s), a
+// holder that vanishes without a word is replaced within about 5.5 s; one that dies with its
+// process is replaced within RetryInterval (its connection closes with it); one that stops
+// (SIGTERM) unlocks after the batch in hand and standbys take over at once.
+//
+// In memory there is one replica, which always holds its leases.
+//
+// # Checkpoints are fenced
+//
+// A checkpoint is a Position: the (transaction, position) of the last event handled, in a
+// generation that a replay increases. It moves only by compare-and-set from the exact value its
+// mover read, and only forward, so a stale holder (one whose lease was lost while a batch was
+// in hand) can't move it back, and can't move it at all once the new holder has moved it. The
+// stale holder's write fails with ErrFenced and it stops.
+//
+// A view model writes its rows and its checkpoint in one transaction that fails as a whole when
+// the checkpoint is not the one it read. Two holders racing through the same batch can't both
+// commit it, so a view model never applies an event twice.
+//
+// # Outboxes and sagas: at least once
+//
+// An outbox causes effects outside the database, which no transaction can fence. It handles a
+// batch event by event and then moves the checkpoint, so when its holder dies mid-batch, the
+// next holder handles that batch again: an effect may happen twice, at most for the events of
+// the batch in flight, and never zero times. Each effect carries a stable id made from the
+// event (an email's Message-ID) so that receivers can drop the repeat. A saga runs commands
+// whose command ids come from the event, so its repeats are recognised by the log and do
+// nothing.
+//
+// An event the handler fails on is retried with exponential backoff (Options.Retry: by
+// default six tries over about a minute) while the processor waits on it, which keeps events
+// in order. After the last try, or at once when the handler returns a Park error, the event is
+// parked: copied, with its error, into the shared store, and the processor moves on. Parked
+// events are kept until retry-parked requeues them and the holder handles them.
+//
+// # Failures
+//
+// When the store fails (the database restarts, a query times out), the holder keeps its lease
+// if it can, reads its checkpoint again (the outcome of the failed write is unknown) and tries
+// again with backoff, up to a few seconds apart. The error shows in Status.LastError until a
+// batch succeeds. If the lock connection fails too, the lease is lost and whoever gets it next
+// goes on from the shared checkpoint.
+//
+// On shutdown (Group.Stop) each processor finishes the batch in hand without starting another,
+// stops waiting on retries (the event is left to the next holder), moves its checkpoint, and
+// releases its lease, so a standby takes over without waiting for a timeout.
+package processor

@@ -1,0 +1,142 @@
+package processor
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"library/internal/errs"
+	"library/internal/eventstore"
+)
+
+// Config is what a Group runs on.
+type Config struct {
+	Store       eventstore.Store
+	Checkpoints Checkpoints
+	Leases      Leases
+	Logger      *slog.Logger
+	Options     Options
+}
+
+// Group runs a replica's processors, each under its own lease, and answers for them: status,
+// replay and retry-parked.
+type Group struct {
+	cfg     Config
+	runners []*runner
+	byName  map[string]*runner
+
+	stop    context.CancelFunc
+	hard    context.CancelFunc
+	running sync.WaitGroup
+}
+
+// NewGroup checks the processors and returns a Group that runs them once started.
+func NewGroup(cfg Config, processors ...Processor) (*Group, error) {
+	cfg.Options = cfg.Options.withDefaults()
+	g := &Group{cfg: cfg, byName: map[string]*runner{}}
+	for _, p := range processors {
+		switch {
+		case p.Name == "":
+			return nil, fmt.Errorf("processor: a processor needs a name")
+		case g.byName[p.Name] != nil:
+			return nil, fmt.Errorf("processor: two processors are called %q", p.Name)
+		case p.Kind == KindViewModel && (p.ViewModel == nil || p.Handler != nil):
+			return nil, fmt.Errorf("processor %s: a view model needs a ViewModel and no Handler", p.Name)
+		case (p.Kind == KindOutbox || p.Kind == KindSaga) && (p.Handler == nil || p.ViewModel != nil):
+			return nil, fmt.Errorf("processor %s: an outbox or saga needs a Handler and no ViewModel", p.Name)
+		case p.Kind != KindViewModel && p.Kind != KindOutbox && p.Kind != KindSaga:
+			return nil, fmt.Errorf("processor %s: unknown kind %q", p.Name, p.Kind)
+		}
+		r := &runner{
+			proc: p, store: cfg.Store, checkpoints: cfg.Checkpoints, leases: cfg.Leases,
+			opts: cfg.Options, logger: cfg.Logger, wake: make(chan struct{}, 1),
+		}
+		g.runners = append(g.runners, r)
+		g.byName[p.Name] = r
+	}
+	return g, nil
+}
+
+// Start runs every processor in the background until ctx ends or Stop is called.
+func (g *Group) Start(ctx context.Context) {
+	stop, cancelStop := context.WithCancel(ctx)
+	hard, cancelHard := context.WithCancel(context.WithoutCancel(ctx))
+	g.stop, g.hard = cancelStop, cancelHard
+	for _, r := range g.runners {
+		g.running.Go(func() { r.run(stop, hard) })
+	}
+}
+
+// Stop lets each processor finish the batch in hand, then releases its lease, so that a
+// standby takes over at once. If ctx ends first, the batches in hand are abandoned (their
+// events are handled again by the next holder) and Stop returns ctx's error.
+func (g *Group) Stop(ctx context.Context) error {
+	if g.stop == nil {
+		return nil // never started
+	}
+	g.stop()
+	done := make(chan struct{})
+	go func() {
+		g.running.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		g.hard()
+		return nil
+	case <-ctx.Done():
+		g.hard()
+		<-done
+		return ctx.Err()
+	}
+}
+
+// HoldsLease reports whether this replica holds the named processor's lease.
+func (g *Group) HoldsLease(name string) bool {
+	r := g.byName[name]
+	return r != nil && r.holdsLease()
+}
+
+func (g *Group) holder(name string) (*runner, error) {
+	r := g.byName[name]
+	if r == nil {
+		return nil, errs.E(errs.NotFound, "there is no processor called %s", name)
+	}
+	if !r.holdsLease() {
+		return nil, errs.E(errs.NotLeaseHolder, "this replica does not hold the lease of %s; ask the replica whose status says holdsLease: true", name)
+	}
+	return r, nil
+}
+
+// Replay makes the named processor start again from the start of the log: a view model is
+// rebuilt, a saga runs its commands again (they are idempotent). Only the lease holder does it,
+// between batches; an outbox refuses, since sent mail can't be unsent.
+func (g *Group) Replay(_ context.Context, name string) error {
+	r, err := g.holder(name)
+	if err != nil {
+		return err
+	}
+	if r.proc.Kind == KindOutbox {
+		return errs.E(errs.NotReplayable, "%s is an outbox: what it sent can't be unsent, so it can't be replayed; use retry-parked for what it could not send", name)
+	}
+	r.replayWanted.Store(true)
+	r.poke()
+	return nil
+}
+
+// RetryParked requeues the named processor's parked events and returns how many; the holder
+// tries them again at once.
+func (g *Group) RetryParked(ctx context.Context, name string) (int, error) {
+	r, err := g.holder(name)
+	if err != nil {
+		return 0, err
+	}
+	n, err := g.cfg.Checkpoints.Requeue(ctx, name)
+	if err != nil {
+		return 0, err
+	}
+	r.requeueWaiting.Store(true)
+	r.poke()
+	return n, nil
+}

@@ -1,0 +1,100 @@
+package processor
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"net/http"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"library/internal/errs"
+	"library/internal/httpapi"
+)
+
+// Routes are GET /status and the admin endpoints of the HTTP API.
+type Routes struct {
+	Group *Group
+	// Replica names this process in /status.
+	Replica string
+	// AdminToken is the bearer token the admin endpoints ask for. Empty: they refuse everyone.
+	AdminToken string
+}
+
+// Routes implements httpapi.Module.
+func (h Routes) Routes(r chi.Router) {
+	r.Get("/status", httpapi.Handle(h.status))
+	r.Post("/admin/processors/{name}/replay", httpapi.Handle(h.admin(h.replay)))
+	r.Post("/admin/processors/{name}/retry-parked", httpapi.Handle(h.admin(h.retryParked)))
+}
+
+type statusView struct {
+	Replica    string   `json:"replica"`
+	Processors []Status `json:"processors"`
+}
+
+func (h Routes) status(w http.ResponseWriter, r *http.Request) error {
+	processors, err := h.Group.Status(r.Context())
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, r, http.StatusOK, statusView{Replica: h.Replica, Processors: processors})
+	return nil
+}
+
+// admin checks the bearer token before anything else, so that without it nothing is learnt,
+// not even which processors exist.
+func (h Routes) admin(next func(w http.ResponseWriter, r *http.Request, name string) error) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if !h.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="library admin"`)
+			return errs.E(errs.Unauthorized, "the admin endpoints need Authorization: Bearer with the service's ADMIN_TOKEN")
+		}
+		name, err := httpapi.PathID(r, "name")
+		if err != nil {
+			return err
+		}
+		return next(w, r, name)
+	}
+}
+
+// authorized compares the presented token with ADMIN_TOKEN in constant time: both are hashed
+// first, so that neither the content nor the length of the token leaks through timing.
+func (h Routes) authorized(r *http.Request) bool {
+	if h.AdminToken == "" {
+		return false
+	}
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	presented := sha256.Sum256([]byte(strings.TrimSpace(token)))
+	expected := sha256.Sum256([]byte(h.AdminToken))
+	return subtle.ConstantTimeCompare(presented[:], expected[:]) == 1
+}
+
+type replayView struct {
+	Processor string `json:"processor"`
+	Replay    string `json:"replay"`
+}
+
+func (h Routes) replay(w http.ResponseWriter, r *http.Request, name string) error {
+	if err := h.Group.Replay(r.Context(), name); err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, r, http.StatusAccepted, replayView{Processor: name, Replay: "started"})
+	return nil
+}
+
+type requeuedView struct {
+	Requeued int `json:"requeued"`
+}
+
+func (h Routes) retryParked(w http.ResponseWriter, r *http.Request, name string) error {
+	n, err := h.Group.RetryParked(r.Context(), name)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, r, http.StatusAccepted, requeuedView{Requeued: n})
+	return nil
+}

@@ -1,0 +1,271 @@
+package processor
+
+import (
+	"context"
+	"hash/fnv"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// leaseChannel is where a releasing holder tells standbys to try at once.
+const leaseChannel = "library_leases"
+
+// LeaseTiming sets how PostgreSQL leases are taken, checked and lost. See the package comment
+// for how the numbers relate.
+type LeaseTiming struct {
+	// RetryInterval is how often a standby tries to take a lease (LEASE_RETRY_INTERVAL). A
+	// release wakes standbys at once; the interval matters when a holder dies without one.
+	RetryInterval time.Duration
+	// CheckInterval is how often the holder checks its lock connection.
+	CheckInterval time.Duration
+	// CheckTimeout bounds one check. A holder gives up at most CheckInterval+CheckTimeout
+	// after its last good check.
+	CheckTimeout time.Duration
+	// SessionTimeout is how long the server keeps a silent lock session: its
+	// idle_session_timeout and tcp_user_timeout. It is kept above CheckInterval+CheckTimeout so
+	// that a cut-off holder always gives up before the server lets anyone else take the lock,
+	// and above RetryInterval so that a waiting standby's session is never idle that long.
+	SessionTimeout time.Duration
+}
+
+// Default lease timing.
+const (
+	DefaultLeaseRetryInterval  = 500 * time.Millisecond
+	DefaultLeaseCheckInterval  = time.Second
+	DefaultLeaseCheckTimeout   = time.Second
+	DefaultLeaseSessionTimeout = 5 * time.Second
+)
+
+func (t LeaseTiming) withDefaults() LeaseTiming {
+	if t.RetryInterval <= 0 {
+		t.RetryInterval = DefaultLeaseRetryInterval
+	}
+	if t.CheckInterval <= 0 {
+		t.CheckInterval = DefaultLeaseCheckInterval
+	}
+	if t.CheckTimeout <= 0 {
+		t.CheckTimeout = DefaultLeaseCheckTimeout
+	}
+	// Neither a holder between checks nor a standby between tries may look idle to the server.
+	if least := max(t.CheckInterval+t.CheckTimeout, t.RetryInterval) + time.Second; t.SessionTimeout < least {
+		t.SessionTimeout = max(least, DefaultLeaseSessionTimeout)
+	}
+	return t
+}
+
+// PostgresLeases are session advisory locks, one per processor name, each on a connection of
+// its own that nothing else uses.
+type PostgresLeases struct {
+	connConfig *pgx.ConnConfig
+	timing     LeaseTiming
+	logger     *slog.Logger
+}
+
+var _ Leases = (*PostgresLeases)(nil)
+
+// NewPostgresLeases returns leases taken on connections made from connConfig (copied).
+func NewPostgresLeases(connConfig *pgx.ConnConfig, timing LeaseTiming, logger *slog.Logger) *PostgresLeases {
+	timing = timing.withDefaults()
+	cfg := connConfig.Copy()
+	ms := strconv.FormatInt(timing.SessionTimeout.Milliseconds(), 10)
+	keepalive := strconv.FormatInt(max(1, int64(timing.SessionTimeout/time.Second)/4), 10)
+	for param, value := range map[string]string{
+		"application_name": "library-lease",
+		// The server ends a lock session that has been silent this long, which releases its
+		// locks even when the holder is cut off and can't say goodbye.
+		"idle_session_timeout": ms,
+		// And it drops the connection when what it sends goes unacknowledged this long, or
+		// keepalive probes go unanswered (idle + 3 probes, an interval apart).
+		"tcp_user_timeout":        ms,
+		"tcp_keepalives_idle":     keepalive,
+		"tcp_keepalives_interval": keepalive,
+		"tcp_keepalives_count":    "3",
+	} {
+		cfg.RuntimeParams[param] = value
+	}
+	return &PostgresLeases{connConfig: cfg, timing: timing, logger: logger}
+}
+
+// LockKey is the advisory lock key of a processor's lease: a hash of its name, so that every
+// replica computes the same key. In pg_locks it shows as classid (the high 32 bits) and objid
+// (the low 32 bits) with objsubid 1.
+func LockKey(name string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("library/processor/" + name))
+	return int64(h.Sum64()) //nolint:gosec // a key, not a quantity: wrapping is fine
+}
+
+// Acquire implements Leases. A standby keeps one connection open, listens for releases, and
+// tries the lock when it hears one or every RetryInterval.
+func (l *PostgresLeases) Acquire(ctx context.Context, name string) (Lease, error) {
+	key := LockKey(name)
+	var conn *pgx.Conn
+	failures := 0
+	for {
+		if conn == nil {
+			var err error
+			if conn, err = l.standby(ctx); err != nil {
+				conn = nil
+				l.logFailure(ctx, name, "connect", err, &failures)
+			}
+		}
+		if conn != nil {
+			held, err := l.tryLock(ctx, conn, key)
+			switch {
+			case err != nil:
+				l.logFailure(ctx, name, "try", err, &failures)
+				closeConn(conn)
+				conn = nil
+			case held:
+				return newPostgresLease(conn, name, key, l.timing, l.logger), nil
+			default:
+				failures = 0
+			}
+		}
+		if err := l.wait(ctx, conn); err != nil {
+			if conn != nil {
+				closeConn(conn)
+			}
+			return nil, err
+		}
+	}
+}
+
+func (l *PostgresLeases) standby(ctx context.Context) (*pgx.Conn, error) {
+	connectCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(connectCtx, l.connConfig)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.Exec(connectCtx, "LISTEN "+leaseChannel); err != nil {
+		closeConn(conn)
+		return nil, err
+	}
+	return conn, nil
+}
+
+func (l *PostgresLeases) tryLock(ctx context.Context, conn *pgx.Conn, key int64) (bool, error) {
+	tryCtx, cancel := context.WithTimeout(ctx, l.timing.CheckTimeout+l.timing.RetryInterval)
+	defer cancel()
+	var held bool
+	if err := conn.QueryRow(tryCtx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&held); err != nil {
+		return false, err
+	}
+	if held {
+		// A holder has no use for release notices; unheard ones would pile up in memory.
+		if _, err := conn.Exec(tryCtx, "UNLISTEN "+leaseChannel); err != nil {
+			return false, err
+		}
+	}
+	return held, nil
+}
+
+// wait returns after a release notice, after RetryInterval, or with ctx's error.
+func (l *PostgresLeases) wait(ctx context.Context, conn *pgx.Conn) error {
+	waitCtx, cancel := context.WithTimeout(ctx, l.timing.RetryInterval)
+	defer cancel()
+	if conn == nil {
+		<-waitCtx.Done()
+	} else {
+		_ = conn.PgConn().WaitForNotification(waitCtx) // a notice, a timeout or a broken connection: try now
+	}
+	return ctx.Err()
+}
+
+func (l *PostgresLeases) logFailure(ctx context.Context, name, step string, err error, failures *int) {
+	if ctx.Err() != nil {
+		return
+	}
+	*failures++
+	level := slog.LevelDebug
+	if *failures == 1 || *failures%20 == 0 { // once, then now and then: a standby retries often
+		level = slog.LevelWarn
+	}
+	l.logger.Log(ctx, level, "lease: can't reach the database; retrying", "processor", name, "step", step,
+		"error", translate(ctx, err), "failures", *failures)
+}
+
+func closeConn(conn *pgx.Conn) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_ = conn.Close(ctx)
+}
+
+// postgresLease is a held advisory lock and the goroutine that checks its connection.
+type postgresLease struct {
+	conn   *pgx.Conn
+	name   string
+	key    int64
+	timing LeaseTiming
+	logger *slog.Logger
+
+	lost     chan struct{}
+	loseOnce sync.Once
+	stop     chan struct{}
+	stopOnce sync.Once
+	checked  chan struct{} // closed when the checker has stopped using conn
+}
+
+func newPostgresLease(conn *pgx.Conn, name string, key int64, timing LeaseTiming, logger *slog.Logger) *postgresLease {
+	l := &postgresLease{
+		conn: conn, name: name, key: key, timing: timing, logger: logger,
+		lost: make(chan struct{}), stop: make(chan struct{}), checked: make(chan struct{}),
+	}
+	go l.check()
+	return l
+}
+
+func (l *postgresLease) Lost() <-chan struct{} { return l.lost }
+
+func (l *postgresLease) lose() { l.loseOnce.Do(func() { close(l.lost) }) }
+
+// check runs a trivial query on the lock connection every CheckInterval. The session is alive
+// exactly while the lock is held, so a failed or slow check means the lock may be gone or soon
+// will be: the lease is lost at once.
+func (l *postgresLease) check() {
+	defer close(l.checked)
+	ticker := time.NewTicker(l.timing.CheckInterval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-ticker.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), l.timing.CheckTimeout)
+		_, err := l.conn.Exec(ctx, "SELECT 1")
+		cancel()
+		if err != nil {
+			l.logger.Warn("lease lost: the lock connection failed its check", "processor", l.name,
+				"error", translate(context.Background(), err))
+			l.lose()
+			closeConn(l.conn)
+			return
+		}
+	}
+}
+
+// Release unlocks and tells standbys, then closes the connection. If the connection is gone,
+// the server has released the lock already, or will when it notices.
+func (l *postgresLease) Release() {
+	l.stopOnce.Do(func() {
+		close(l.stop)
+		<-l.checked
+		l.lose()
+		if l.conn.IsClosed() {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), l.timing.CheckTimeout)
+		defer cancel()
+		if _, err := l.conn.Exec(ctx, `SELECT pg_advisory_unlock($1), pg_notify($2, $3)`, l.key, leaseChannel, l.name); err != nil {
+			l.logger.Debug("lease: unlock failed; closing the session releases the lock", "processor", l.name,
+				"error", translate(ctx, err))
+		}
+		closeConn(l.conn)
+	})
+}

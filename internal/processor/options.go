@@ -1,0 +1,76 @@
+package processor
+
+import (
+	"math/rand/v2"
+	"time"
+)
+
+// Options tune how processors run. The zero value takes the defaults.
+type Options struct {
+	// BatchSize is how many events a processor reads and handles at a time: the most an outbox
+	// can send twice when its holder dies mid-batch. Default 100.
+	BatchSize int
+	// PollInterval is how often an idle processor reads the log without being woken, in case a
+	// notification was lost. Default 1s.
+	PollInterval time.Duration
+	// Retry is how an outbox or saga retries an event before parking it.
+	Retry Backoff
+	// RetakeDelay is how long a replica that lost a lease waits before it tries to take it
+	// again, so that a healthy standby gets it first. Default 1s.
+	RetakeDelay time.Duration
+}
+
+// Backoff is a retry schedule: Attempts tries in all, waiting First, then twice as long each
+// time, at most Max, with some jitter so that replicas don't retry in step.
+type Backoff struct {
+	Attempts int
+	First    time.Duration
+	Max      time.Duration
+}
+
+// DefaultRetry tries an event six times over about a minute (waits of about 2, 4, 8, 16 and
+// 30 s) before parking it, so an SMTP server that is down for half a minute costs no parking.
+var DefaultRetry = Backoff{Attempts: 6, First: 2 * time.Second, Max: 30 * time.Second}
+
+func (o Options) withDefaults() Options {
+	if o.BatchSize <= 0 {
+		o.BatchSize = 100
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = time.Second
+	}
+	if o.RetakeDelay <= 0 {
+		o.RetakeDelay = time.Second
+	}
+	if o.Retry.Attempts <= 0 {
+		o.Retry.Attempts = DefaultRetry.Attempts
+	}
+	if o.Retry.First <= 0 {
+		o.Retry.First = DefaultRetry.First
+	}
+	if o.Retry.Max < o.Retry.First {
+		o.Retry.Max = max(o.Retry.First, DefaultRetry.Max)
+	}
+	return o
+}
+
+// delay is the wait after the given failed attempt (1, 2, ...): First doubled per attempt,
+// capped at Max, less up to a fifth at random.
+func (b Backoff) delay(attempt int) time.Duration {
+	d := b.First
+	for i := 1; i < attempt && d < b.Max; i++ {
+		d *= 2
+	}
+	d = min(d, b.Max)
+	return d - time.Duration(rand.Int64N(int64(d)/5+1)) //nolint:gosec // jitter, not a secret
+}
+
+// storeBackoff is the wait before trying again after the store failed: short at first, since
+// most failures are a blip, and at most a few seconds.
+func storeBackoff(failures int) time.Duration {
+	d := 100 * time.Millisecond
+	for i := 1; i < failures && d < 5*time.Second; i++ {
+		d *= 2
+	}
+	return min(d, 5*time.Second)
+}
