@@ -42,7 +42,7 @@ type App struct {
 	listener net.Listener
 	// processors run the background work: catalog, outbox, saga.
 	processors *processor.Group
-	draining atomic.Bool
+	draining   atomic.Bool
 	// schemaReady is set once the database schema has been seen at the latest migration.
 	schemaReady atomic.Bool
 }

@@ -14,7 +14,7 @@ import (
 var (
 	// errStopping interrupts an event's retries when the replica is shutting down: the event is
 	// left for the next holder.
-	errStopping = errors.New("processor: stopping")
+	errStopping  = errors.New("processor: stopping")
 	errLeaseLost = errors.New("processor: lease lost")
 )
 
