@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"library/internal/pgerr"
 )
 
 // leaseChannel is where a releasing holder tells standbys to try at once.
@@ -187,7 +189,11 @@ func (l *PostgresLeases) logFailure(ctx context.Context, name, step string, err 
 		level = slog.LevelWarn
 	}
 	l.logger.Log(ctx, level, "lease: can't reach the database; retrying", "processor", name, "step", step,
-		"error", translate(ctx, err), "failures", *failures)
+		"error", translateLease(ctx, err), "failures", *failures)
+}
+
+func translateLease(ctx context.Context, err error) error {
+	return pgerr.Translate(ctx, err, "the lease connection")
 }
 
 func closeConn(conn *pgx.Conn) {
@@ -242,7 +248,7 @@ func (l *postgresLease) check() {
 		cancel()
 		if err != nil {
 			l.logger.Warn("lease lost: the lock connection failed its check", "processor", l.name,
-				"error", translate(context.Background(), err))
+				"error", translateLease(context.Background(), err))
 			l.lose()
 			closeConn(l.conn)
 			return
@@ -264,7 +270,7 @@ func (l *postgresLease) Release() {
 		defer cancel()
 		if _, err := l.conn.Exec(ctx, `SELECT pg_advisory_unlock($1), pg_notify($2, $3)`, l.key, leaseChannel, l.name); err != nil {
 			l.logger.Debug("lease: unlock failed; closing the session releases the lock", "processor", l.name,
-				"error", translate(ctx, err))
+				"error", translateLease(ctx, err))
 		}
 		closeConn(l.conn)
 	})

@@ -35,6 +35,7 @@ type runner struct {
 	mu        sync.Mutex
 	holding   bool
 	lastError string
+	errors    int // failures so far, to tell a clean batch from one that retried or parked
 }
 
 func (r *runner) holdsLease() bool {
@@ -56,7 +57,14 @@ func (r *runner) setLastError(err error) {
 		r.lastError = ""
 	} else {
 		r.lastError = err.Error()
+		r.errors++
 	}
+}
+
+func (r *runner) errorCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.errors
 }
 
 func (r *runner) lastErr() string {
@@ -188,9 +196,10 @@ func (r *runner) step(stop, work context.Context, pos Position) (bool, Position,
 	if err != nil || len(events) == 0 {
 		return false, pos, err
 	}
+	before := r.errorCount()
 	next, err := r.handleBatch(stop, work, pos, events)
-	if err == nil {
-		r.setLastError(nil)
+	if err == nil && r.errorCount() == before {
+		r.setLastError(nil) // a clean batch: whatever went wrong before is over
 	}
 	return next != pos, next, err
 }

@@ -1,0 +1,222 @@
+package app_test
+
+// Two replicas of the service in one test process, sharing one PostgreSQL database and one
+// SMTP server: background work runs in one of them at a time, and moves to the other when the
+// first goes away, from where it stopped.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"library/internal/app"
+	"library/internal/eventstore"
+	"library/internal/pgtest"
+	"library/internal/processor"
+	"library/internal/smtptest"
+)
+
+type replica struct {
+	*api
+	name string
+	stop func()
+}
+
+// startReplicas starts two replicas, "a" and "b", on one fresh database and smtp.
+func startReplicas(t *testing.T, smtp *smtptest.Server) (databaseURL string, replicas []*replica) {
+	t.Helper()
+	databaseURL = pgtest.NewDatabase(t)
+	for _, name := range []string{"a", "b"} {
+		cfg := fastBackground(app.Config{DatabaseURL: databaseURL, SMTPURL: smtp.URL(), ReplicaID: name})
+		base, stop := runService(t, cfg)
+		replicas = append(replicas, &replica{api: &api{base: base, store: "postgres"}, name: name, stop: stop})
+	}
+	return databaseURL, replicas
+}
+
+// holder waits until exactly one of the replicas says it holds the named lease and the others
+// say they don't, and returns the holder.
+func holder(t *testing.T, replicas []*replica, name string) *replica {
+	t.Helper()
+	var found *replica
+	eventually(t, 10*time.Second, func() bool {
+		found = nil
+		for _, r := range replicas {
+			if processorStatus(t, r.api, name).HoldsLease {
+				if found != nil {
+					return false
+				}
+				found = r
+			}
+		}
+		return found != nil
+	}, "exactly one holder of %s", name)
+	return found
+}
+
+// requireOneEmailPerLoan checks that the server got exactly one email for each of the loans'
+// positions and nothing else.
+func requireOneEmailPerLoan(t *testing.T, smtp *smtptest.Server, loans []result) {
+	t.Helper()
+	want := map[string]bool{}
+	for _, l := range loans {
+		want[fmt.Sprintf("<notifications.%d@library>", l.Position)] = true
+	}
+	got := smtp.WaitForMessages(t, len(loans), 20*time.Second)
+	seen := map[string]int{}
+	for _, m := range got {
+		seen[m.MessageID]++
+	}
+	for id := range want {
+		assert.Equal(t, 1, seen[id], "emails for %s", id)
+	}
+	assert.Len(t, seen, len(want), "no email for anything but the loans")
+}
+
+func TestTwoReplicasSendOneEmailPerLoan(t *testing.T) {
+	t.Parallel()
+	smtp := smtptest.Start(t)
+	_, replicas := startReplicas(t, smtp)
+	a, b := replicas[0], replicas[1]
+	setContact(t, a.api, "alice", "Alice", "alice@example.org")
+
+	var loans []result
+	for i := range 10 {
+		via := replicas[i%2].api // commands go to either replica
+		addBook(t, via, fmt.Sprintf("book-%d", i))
+		loans = append(loans, lend(t, via, fmt.Sprintf("book-%d", i), fmt.Sprintf("loan-%d", i), "alice"))
+	}
+	requireOneEmailPerLoan(t, smtp, loans)
+	for _, name := range []string{books, notifications, lateFines} {
+		h := holder(t, replicas, name)
+		for _, r := range replicas {
+			if r != h {
+				assert.False(t, processorStatus(t, r.api, name).HoldsLease, "the standby %s says it does not hold %s", r.name, name)
+			}
+		}
+	}
+
+	// The holder of the outbox goes away; the standby sends the next loan's email, and nothing
+	// is sent twice or skipped.
+	h := holder(t, replicas, notifications)
+	standby := a
+	if h == a {
+		standby = b
+	}
+	h.stop()
+	addBook(t, standby.api, "book-after")
+	loans = append(loans, lend(t, standby.api, "book-after", "loan-after", "alice"))
+	requireOneEmailPerLoan(t, smtp, loans)
+	assert.True(t, processorStatus(t, standby.api, notifications).HoldsLease)
+}
+
+// Processor names, as /status shows them.
+const (
+	books         = "catalog"
+	notifications = "notifications"
+	lateFines     = "late-fines"
+)
+
+// The database ends the holder's lock session: the holder stops, the standby takes over, and
+// the shared checkpoint never moves back.
+func TestLeaseConnectionTerminated(t *testing.T) {
+	t.Parallel()
+	smtp := smtptest.Start(t)
+	databaseURL, replicas := startReplicas(t, smtp)
+	setContact(t, replicas[0].api, "alice", "Alice", "alice@example.org")
+	var loans []result
+	lendOne := func(via *api) {
+		n := len(loans)
+		addBook(t, via, fmt.Sprintf("book-%d", n))
+		loans = append(loans, lend(t, via, fmt.Sprintf("book-%d", n), fmt.Sprintf("loan-%d", n), "alice"))
+	}
+	for range 5 {
+		lendOne(replicas[0].api)
+	}
+	requireOneEmailPerLoan(t, smtp, loans)
+
+	h := holder(t, replicas, notifications)
+	standby := replicas[0]
+	if h == standby {
+		standby = replicas[1]
+	}
+	watch := watchCheckpoint(t, standby.api, notifications)
+
+	conn := pgtest.Connect(t, databaseURL)
+	key := processor.LockKey(notifications)
+	var terminated int
+	err := conn.QueryRow(context.Background(), `
+SELECT count(pg_terminate_backend(pid)) FROM pg_locks
+WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND classid::bigint = $1 AND objid::bigint = $2
+  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+		int64(uint64(key)>>32), int64(uint64(key)&0xFFFFFFFF)).Scan(&terminated)
+	require.NoError(t, err)
+	require.Equal(t, 1, terminated, "one session holds the outbox's lock")
+
+	eventually(t, 10*time.Second, func() bool {
+		return processorStatus(t, standby.api, notifications).HoldsLease && !processorStatus(t, h.api, notifications).HoldsLease
+	}, "the standby to take over")
+	for range 5 {
+		lendOne(h.api)
+	}
+	requireOneEmailPerLoan(t, smtp, loans)
+	watch.requireNeverBack(t)
+}
+
+// checkpointWatch records a processor's checkpoint as /status shows it, until the test ends.
+type checkpointWatch struct {
+	mu   sync.Mutex
+	seen []processor.Position
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+func watchCheckpoint(t *testing.T, a *api, name string) *checkpointWatch {
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &checkpointWatch{stop: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		for ctx.Err() == nil {
+			if r, err := a.trySend(http.MethodGet, "/status", nil); err == nil && r.Status == http.StatusOK {
+				var s statusView
+				if decodeErr := json.Unmarshal(r.Body, &s); decodeErr == nil {
+					for _, p := range s.Processors {
+						if p.Name == name {
+							w.mu.Lock()
+							w.seen = append(w.seen, processor.Position{Generation: p.Generation,
+								Checkpoint: eventstore.Checkpoint{Position: p.Checkpoint}})
+							w.mu.Unlock()
+						}
+					}
+				}
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(5 * time.Millisecond): // sampling interval, not a wait for a result
+			}
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-w.done })
+	return w
+}
+
+// requireNeverBack stops the watch and checks that the checkpoint only ever moved forward.
+func (w *checkpointWatch) requireNeverBack(t *testing.T) {
+	t.Helper()
+	w.stop()
+	<-w.done
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	require.NotEmpty(t, w.seen)
+	for i := 1; i < len(w.seen); i++ {
+		require.False(t, w.seen[i].Before(w.seen[i-1]), "checkpoint moved back from %+v to %+v", w.seen[i-1], w.seen[i])
+	}
+	t.Logf("checkpoint sampled %d times, from %+v to %+v", len(w.seen), w.seen[0], w.seen[len(w.seen)-1])
+}
