@@ -60,7 +60,7 @@ type process struct {
 
 // start runs the binary with the given environment (on top of a minimal one) and waits until
 // it serves, or fails the test with its logs.
-func start(t *testing.T, env ...string) *process {
+func start(t testing.TB, env ...string) *process {
 	t.Helper()
 	p := launch(t, env, "serve")
 	deadline := time.Now().Add(30 * time.Second)
@@ -80,7 +80,7 @@ func start(t *testing.T, env ...string) *process {
 
 // launch starts the binary with args and returns at once. The process is killed when the test
 // ends, if it is still running.
-func launch(t *testing.T, env []string, args ...string) *process {
+func launch(t testing.TB, env []string, args ...string) *process {
 	t.Helper()
 	p := &process{exited: make(chan struct{})}
 	p.cmd = exec.Command(os.Getenv("LIBRARY_TEST_BINARY"), args...)
@@ -137,7 +137,7 @@ func (p *process) output() string {
 func (p *process) url(path string) string { return "http://" + p.listenAddr() + path }
 
 // wait waits for the process to exit and returns its error.
-func (p *process) wait(t *testing.T, within time.Duration) error {
+func (p *process) wait(t testing.TB, within time.Duration) error {
 	t.Helper()
 	select {
 	case <-p.exited:
@@ -156,21 +156,36 @@ type answer struct {
 
 func call(t *testing.T, method, url, body string, headers ...string) answer {
 	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	a, err := tryCall(method, url, body, headers...)
 	require.NoError(t, err)
+	return a
+}
+
+// tryCall is call for a server that may be gone: it returns the error.
+func tryCall(method, url, body string, headers ...string) (answer, error) {
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		return answer{}, err
+	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return answer{}, err
+	}
 	defer func() { _ = resp.Body.Close() }()
 	b, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return answer{status: resp.StatusCode, header: resp.Header, body: string(b)}
+	if err != nil {
+		return answer{}, err
+	}
+	return answer{status: resp.StatusCode, header: resp.Header, body: string(b)}, nil
 }
+
+var httpClient = &http.Client{Timeout: 30 * time.Second}
 
 func TestServesInMemoryWithoutConfiguration(t *testing.T) {
 	t.Parallel()
@@ -272,6 +287,11 @@ func TestConfigurationErrorsKeepSecrets(t *testing.T) {
 		"bad number":         {"COMMAND_IDS_PER_STREAM=many"},
 		"bad duration":       {"LOAN_PERIOD=fortnight"},
 		"bad listen address": {"HTTP_ADDR=127.0.0.1:99999"},
+		"bad SMTP URL":       {"SMTP_URL=smtp://mailer:s3cret-pw@mail.example.org:99999"},
+		"SMTP URL typo":      {"SMTP_URL=smtp://mailer:s3cret-pw@mail.example.org?tls=sometimes"},
+		"bad sender":         {"MAIL_FROM=not an address"},
+		"bad fine":           {"FINE_PER_DAY=-5"},
+		"bad lease interval": {"LEASE_RETRY_INTERVAL=soon"},
 	}
 	for name, env := range cases {
 		t.Run(name, func(t *testing.T) {

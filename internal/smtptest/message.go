@@ -11,6 +11,7 @@ import (
 	"net/mail"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Message is one message the server accepted.
@@ -35,6 +36,8 @@ type Message struct {
 	// Conn is the number of the SMTP connection that delivered the message: 1 for the first
 	// connection the server accepted, 2 for the second, and so on.
 	Conn int
+	// Received is when the server accepted the message.
+	Received time.Time
 }
 
 // parseMessage fills the content fields of a Message. It does not fail: a message that is not

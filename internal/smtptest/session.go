@@ -96,6 +96,7 @@ func (ss *session) Data(r io.Reader) error {
 	m.From = ss.from
 	m.To = append([]string(nil), ss.to...)
 	m.Conn = ss.conn
+	m.Received = time.Now()
 	ss.s.record(m)
 	return nil
 }
