@@ -64,7 +64,8 @@ type Checkpoints interface {
 	// Requeue marks all of a processor's parked events to be tried again and returns how many
 	// are marked.
 	Requeue(ctx context.Context, name string) (int, error)
-	// Requeued returns up to limit events marked by Requeue, in log order.
+	// Requeued returns up to limit events marked by Requeue (all of them for limit <= 0), in
+	// log order.
 	Requeued(ctx context.Context, name string, limit int) ([]Parked, error)
 	// Unpark forgets a parked event once it has been handled.
 	Unpark(ctx context.Context, name string, position int64) error

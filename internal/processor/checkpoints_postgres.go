@@ -71,11 +71,23 @@ SET generation = excluded.generation, transaction_id = excluded.transaction_id,
     position = excluded.position, updated_at = now()
 WHERE c.generation = $2 AND c.transaction_id = $3::xid8 AND c.position = $4`
 
+// moveSQL is the fenced move of a checkpoint that was saved before. Only the start of the log
+// is read from a missing row, so a mover that read anything else must find the row where it
+// read it: when there is no row, it is fenced instead of creating one (which saveSQL would do).
+const moveSQL = `
+UPDATE processor_checkpoints
+SET generation = $5, transaction_id = $6::xid8, position = $7, updated_at = now()
+WHERE name = $1 AND generation = $2 AND transaction_id = $3::xid8 AND position = $4`
+
 func saveCheckpoint(ctx context.Context, db execer, name string, from, to Position) error {
 	if err := checkForward(name, from, to); err != nil {
 		return err
 	}
-	tag, err := db.Exec(ctx, saveSQL, name,
+	query := saveSQL
+	if from != (Position{}) {
+		query = moveSQL
+	}
+	tag, err := db.Exec(ctx, query, name,
 		from.Generation, from.Checkpoint.TransactionID, from.Checkpoint.Position,
 		to.Generation, to.Checkpoint.TransactionID, to.Checkpoint.Position)
 	if err != nil {
@@ -126,7 +138,7 @@ func (c *PostgresCheckpoints) Requeued(ctx context.Context, name string, limit i
 	rows, err := c.pool.Query(ctx, `
 SELECT position, transaction_id, stream_id, version, type, data, metadata, recorded_at, reason, attempts, parked_at
 FROM processor_parked WHERE name = $1 AND requeued
-ORDER BY transaction_id, position LIMIT $2`, name, limit)
+ORDER BY transaction_id, position LIMIT $2`, name, limitOrAll(limit))
 	if err != nil {
 		return nil, translate(ctx, err)
 	}
@@ -139,6 +151,14 @@ ORDER BY transaction_id, position LIMIT $2`, name, limit)
 		return p, err
 	})
 	return parked, translate(ctx, err)
+}
+
+// limitOrAll is a LIMIT argument: NULL, which is no limit, for limit <= 0.
+func limitOrAll(limit int) *int {
+	if limit <= 0 {
+		return nil
+	}
+	return &limit
 }
 
 // Unpark implements Checkpoints.

@@ -31,6 +31,14 @@
 // process is replaced within RetryInterval (its connection closes with it); one that stops
 // (SIGTERM) unlocks after the batch in hand and standbys take over at once.
 //
+// That ordering holds when the holder's connection goes silent, which is how a network
+// partition or a hung holder looks. When the connection is closed instead (the server ends the
+// session with pg_terminate_backend, a connection reset), the server frees the lock at once and
+// a standby can take it before the old holder's next check: for up to CheckInterval +
+// CheckTimeout both may be at work. Fenced checkpoints make that harmless for view models and
+// for every checkpoint move; an outbox may send the old holder's batch in hand again, which its
+// at-least-once promise (below) already allows.
+//
 // In memory there is one replica, which always holds its leases.
 //
 // # Checkpoints are fenced
@@ -71,5 +79,7 @@
 //
 // On shutdown (Group.Stop) each processor finishes the batch in hand without starting another,
 // stops waiting on retries (the event is left to the next holder), moves its checkpoint, and
-// releases its lease, so a standby takes over without waiting for a timeout.
+// releases its lease, so a standby takes over without waiting for a timeout. When Stop's
+// context ends first, the batches in hand are cancelled and Stop waits for the handlers to
+// return: a handler must honour its context.
 package processor
