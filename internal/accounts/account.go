@@ -1,6 +1,6 @@
 // Package accounts keeps what each member owes the library: the Account aggregate (its events
-// and decisions, plain Go with no I/O), the service that runs its commands, and its HTTP
-// handlers.
+// and decisions, plain Go with no I/O), the service that runs its commands, the late-fines
+// saga that fines late returns, and its HTTP handlers.
 //
 // A member's balance is fines charged minus payments received, in cents; negative is credit.
 // There must be something to pay: a payment on a balance of zero or less is refused. A fine

@@ -1,6 +1,7 @@
 // Package app wires the service together from a Config: the event store (in memory, or
-// PostgreSQL with its migrations), the feature services, and the HTTP server. It is the
-// production wiring, used by cmd/library and by tests that need the whole service.
+// PostgreSQL with its migrations), the feature services, the background processors (catalog,
+// loan emails, late fines) and the HTTP server. It is the production wiring, used by
+// cmd/library and by tests that need the whole service.
 //
 // Shutdown runs in a fixed order when Run's context ends: readiness turns off, the HTTP server
 // stops taking connections and drains the requests in flight, the processors finish the batch

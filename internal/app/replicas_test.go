@@ -94,7 +94,14 @@ func TestTwoReplicasSendOneEmailPerLoan(t *testing.T) {
 		loans = append(loans, lend(t, via, fmt.Sprintf("book-%d", i), fmt.Sprintf("loan-%d", i), "alice"))
 	}
 	requireOneEmailPerLoan(t, smtp, loans)
-	for _, name := range []string{books, notifications, lateFines} {
+	// The catalog answers on both replicas, holder or standby: minPosition waits on the
+	// shared checkpoint.
+	for _, r := range replicas {
+		var list catalogList
+		requireJSON(t, r.get(t, fmt.Sprintf("/books?minPosition=%d&status=lent", loans[len(loans)-1].Position)), &list)
+		assert.Len(t, list.Books, len(loans), "replica %s", r.name)
+	}
+	for _, name := range []string{catalog, notifications, lateFines} {
 		h := holder(t, replicas, name)
 		for _, r := range replicas {
 			if r != h {
@@ -117,9 +124,34 @@ func TestTwoReplicasSendOneEmailPerLoan(t *testing.T) {
 	assert.True(t, processorStatus(t, standby.api, notifications).HoldsLease)
 }
 
+// Parked emails are kept in the database: a restarted service still has them, and sends them
+// when asked.
+func TestParkedEmailsSurviveARestart(t *testing.T) {
+	t.Parallel()
+	smtp := smtptest.Start(t)
+	cfg := fastBackground(app.Config{DatabaseURL: pgtest.NewDatabase(t), SMTPURL: smtp.URL()})
+	base, stop := runService(t, cfg)
+	first := &api{base: base, store: "postgres"}
+	setContact(t, first, "dora", "Dora", "")
+	addBook(t, first, "emma")
+	lend(t, first, "emma", "loan-1", "dora")
+	eventually(t, 10*time.Second, func() bool { return processorStatus(t, first, notifications).Parked == 1 }, "the email to be parked")
+	stop()
+
+	again := &api{base: startService(t, cfg), store: "postgres"}
+	holder(t, []*replica{{api: again, name: "again"}}, notifications)
+	require.Equal(t, 1, processorStatus(t, again, notifications).Parked)
+	setContact(t, again, "dora", "Dora", "dora@example.org")
+	r := admin(t, again, notifications, "retry-parked")
+	require.Equal(t, http.StatusAccepted, r.Status)
+	assert.JSONEq(t, `{"requeued":1}`, string(r.Body))
+	got := smtp.WaitForMessages(t, 1, 10*time.Second)
+	assert.Equal(t, []string{"dora@example.org"}, got[0].To)
+}
+
 // Processor names, as /status shows them.
 const (
-	books         = "catalog"
+	catalog       = "catalog"
 	notifications = "notifications"
 	lateFines     = "late-fines"
 )

@@ -1,6 +1,6 @@
 // Package books is the library's catalogue of books and their loans: the Book aggregate (its
-// events and decisions, plain Go with no I/O), the service that runs its commands, and its HTTP
-// handlers.
+// events and decisions, plain Go with no I/O), the service that runs its commands, the catalog
+// view model behind GET /books (in memory or in PostgreSQL), and its HTTP handlers.
 //
 // A book is added once, lent under a loan id chosen by the client, and returned under that loan
 // id. Loan ids make lending and returning idempotent in the domain itself: lending again under
