@@ -129,9 +129,9 @@ func (a *App) Run(ctx context.Context) error {
 
 	select {
 	case err := <-serveErr:
-		a.stopProcessors()
+		err = errors.Join(fmt.Errorf("http server: %w", err), a.stopProcessors())
 		a.closeStore()
-		return fmt.Errorf("http server: %w", err)
+		return err
 	case <-ctx.Done():
 	}
 

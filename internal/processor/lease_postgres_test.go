@@ -199,8 +199,7 @@ func TestPostgresLeasesContended(t *testing.T) {
 						return
 					}
 					n := holders.Add(1)
-					for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
-					}
+					raiseTo(&most, n)
 					time.Sleep(time.Millisecond) // hold it a moment, so that the others are waiting
 					total.Add(1)
 					holders.Add(-1)

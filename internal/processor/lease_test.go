@@ -114,8 +114,7 @@ func TestMemoryLeasesContended(t *testing.T) {
 					return
 				}
 				n := holders.Add(1)
-				for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
-				}
+				raiseTo(&most, n)
 				runtime.Gosched() // give another goroutine the chance to (wrongly) get in
 				total.Add(1)
 				holders.Add(-1)

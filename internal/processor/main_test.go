@@ -2,12 +2,14 @@ package processor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -174,7 +176,7 @@ func (v *memoryView) Reset(ctx context.Context, from Position) error {
 }
 
 func (v *memoryView) countFenced(err error) {
-	if err == ErrFenced {
+	if errors.Is(err, ErrFenced) {
 		v.mu.Lock()
 		v.fenced++
 		v.mu.Unlock()
@@ -247,4 +249,14 @@ func countParked(t testing.TB, cps Checkpoints, name string) int {
 	n, err := cps.CountParked(context.Background(), name)
 	require.NoError(t, err)
 	return n
+}
+
+// raiseTo sets a to n if n is larger, however many goroutines do it at once.
+func raiseTo(a *atomic.Int64, n int64) {
+	for {
+		m := a.Load()
+		if n <= m || a.CompareAndSwap(m, n) {
+			return
+		}
+	}
 }

@@ -39,7 +39,7 @@ func TestRecordsMessage(t *testing.T) {
 
 	c, err := smtp.Dial(srv.Addr())
 	require.NoError(t, err)
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	require.NoError(t, send(t, c, "noreply@library.test", "reader@example.com"))
 	require.NoError(t, c.Quit())
 
@@ -132,7 +132,7 @@ func TestRefuse(t *testing.T) {
 	srv := smtptest.Start(t)
 	c, err := smtp.Dial(srv.Addr())
 	require.NoError(t, err)
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 
 	srv.Refuse(550, "No thanks")
 	err = send(t, c, "a@example.com", "b@example.com")
@@ -155,7 +155,7 @@ func TestDelay(t *testing.T) {
 	srv.SetDelay(50 * time.Millisecond)
 	c, err := smtp.Dial(srv.Addr())
 	require.NoError(t, err)
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	start := time.Now()
 	require.NoError(t, send(t, c, "a@example.com", "b@example.com"))
 	require.GreaterOrEqual(t, time.Since(start), 50*time.Millisecond)
@@ -186,7 +186,7 @@ func TestWaitForMessagesConcurrent(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			defer c.Close()
+			defer func() { _ = c.Close() }()
 			if err := c.SendMail("a@example.com", []string{"b@example.com"}, strings.NewReader(sample)); err != nil {
 				t.Error(err)
 			}
@@ -204,7 +204,7 @@ func TestCloseWithIdleConnection(t *testing.T) {
 	srv := smtptest.Start(t, smtptest.Options{TLS: "tls"})
 	conn, err := net.Dial("tcp", srv.Addr())
 	require.NoError(t, err)
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	require.Eventually(t, func() bool { return srv.Connections() == 1 }, 5*time.Second, time.Millisecond)
 	srv.Close()
 	require.NoError(t, conn.SetReadDeadline(time.Now().Add(5*time.Second)))
