@@ -64,31 +64,35 @@ func (p *Proxy) accept() {
 		if err != nil {
 			return
 		}
-		p.mu.Lock()
-		down := p.down
-		p.mu.Unlock()
-		if down {
-			_ = client.Close()
-			continue
-		}
 		server, err := net.Dial("tcp", p.target)
 		if err != nil {
 			_ = client.Close()
 			continue
 		}
-		p.track(client, server)
+		// Checked and tracked under one lock, so that a Cut can't slip in between and leave
+		// a connection it didn't see.
+		if !p.track(client, server) {
+			_ = client.Close()
+			_ = server.Close()
+			continue
+		}
 		p.wg.Add(2)
 		go p.pipe(client, server)
 		go p.pipe(server, client)
 	}
 }
 
-func (p *Proxy) track(conns ...net.Conn) {
+// track records the connections unless the proxy is cut, and reports whether it did.
+func (p *Proxy) track(conns ...net.Conn) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.down {
+		return false
+	}
 	for _, c := range conns {
 		p.conns[c] = struct{}{}
 	}
+	return true
 }
 
 func (p *Proxy) pipe(dst, src net.Conn) {
