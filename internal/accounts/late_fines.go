@@ -26,7 +26,11 @@ const DefaultFinePerDay = 25
 // It charges each loan once however often it runs, which a replay from the start of the log
 // relies on. The command id is "late-return:<loanId>", so a repeat within the account's
 // remembered command ids is answered from the log; and the fine carries the loan id, so an
-// account records nothing for a loan it has already been fined for, however old the loan.
+// account records nothing for a loan it has already been fined for, however old the loan. The
+// saga looks first and runs no command for a loan already fined, so a replay writes nothing.
+//
+// A loan id names one loan in the whole library: two loans under one id, even of two books,
+// are fined once between them.
 type LateFines struct {
 	Accounts   *Service
 	FinePerDay int64
@@ -49,19 +53,33 @@ func (l LateFines) Handle(ctx context.Context, e eventstore.Event) error {
 	if returned.DaysLate <= 0 {
 		return nil
 	}
+	// A loan already fined needs no command at all. Checking first keeps a replay of the saga
+	// from writing anything, not even the marker of a repeated command.
+	account, _, err := l.Accounts.Get(ctx, returned.MemberID)
+	switch {
+	case errs.Is(err, errs.NotFound):
+	case err != nil:
+		return err
+	case account.Fined(returned.LoanID):
+		return nil
+	}
 	fine := ChargeFine{
 		Amount: min(int64(returned.DaysLate)*l.FinePerDay, validate.MaxAmount),
 		Reason: fmt.Sprintf("returned %d days late", returned.DaysLate),
 		LoanID: returned.LoanID,
 	}
 	origin := aggregate.Origin{CommandID: "late-return:" + returned.LoanID, CorrelationID: e.Metadata.CorrelationID}
-	_, err := l.Accounts.ChargeFine(ctx, returned.MemberID, fine, origin)
+	_, err = l.Accounts.ChargeFine(ctx, returned.MemberID, fine, origin)
+	if errs.Is(err, errs.IdempotencyKeyReused) {
+		// The command id is taken on this account by another command: a fine of this loan
+		// charged at another FINE_PER_DAY before a replay, or a client that chose this string
+		// as its Idempotency-Key. The fine's loan id still charges the loan at most once, so
+		// charge it under an id of its own.
+		origin.CommandID = ""
+		_, err = l.Accounts.ChargeFine(ctx, returned.MemberID, fine, origin)
+	}
 	switch {
 	case err == nil:
-		return nil
-	case errs.Is(err, errs.IdempotencyKeyReused):
-		// The loan's command id was used for another fine of this loan, such as one charged at
-		// another FINE_PER_DAY before a replay: the loan has been fined.
 		return nil
 	case errs.Is(err, errs.InvalidRequest):
 		return processor.Park(err.Error())

@@ -71,3 +71,22 @@ func TestLateFinesIgnoresWhatIsNotALateReturn(t *testing.T) {
 	var park *processor.ParkError
 	require.True(t, errors.As(saga.Handle(ctx, bad), &park))
 }
+
+// A client that chose the saga's command id as its own Idempotency-Key can't dodge the fine.
+func TestLateFinesChargeDespiteATakenCommandID(t *testing.T) {
+	ctx := context.Background()
+	service := accounts.NewService(eventstore.NewMemory(nil), aggregate.Options{})
+	_, err := service.ChargeFine(ctx, "alice", accounts.ChargeFine{Amount: 100, Reason: "lost card"}, aggregate.Origin{})
+	require.NoError(t, err)
+	_, err = service.Pay(ctx, "alice", accounts.Pay{Amount: 1}, aggregate.Origin{CommandID: "late-return:loan-1"})
+	require.NoError(t, err)
+
+	saga := accounts.LateFines{Accounts: service, FinePerDay: 25}
+	e := bookEvent(t, "book-dune", books.BookReturned{LoanID: "loan-1", MemberID: "alice", DaysLate: 2})
+	require.NoError(t, saga.Handle(ctx, e))
+	require.NoError(t, saga.Handle(ctx, e))
+	account, version, err := service.Get(ctx, "alice")
+	require.NoError(t, err)
+	require.EqualValues(t, 100-1+50, account.Balance, "the late fine is charged, once")
+	require.EqualValues(t, 3, version)
+}

@@ -3,10 +3,11 @@
 // loan emails, late fines) and the HTTP server. It is the production wiring, used by
 // cmd/library and by tests that need the whole service.
 //
-// Shutdown runs in a fixed order when Run's context ends: readiness turns off, the HTTP server
-// stops taking connections and drains the requests in flight, the processors finish the batch
-// in hand and release their leases, the store's listeners stop, and the database pool closes
-// last.
+// Shutdown runs in a fixed order when Run's context ends: readiness turns off; the HTTP server
+// serves for ShutdownDelay, then stops taking connections and drains the requests in flight,
+// while the processors finish the batch in hand and release their leases (at once, so that a
+// standby takes over without waiting for the drain); then the store's listeners stop, and the
+// database pool closes last, once both are done.
 package app
 
 import (
@@ -136,6 +137,10 @@ func (a *App) Run(ctx context.Context) error {
 	}
 
 	a.draining.Store(true)
+	// Background work stops alongside the HTTP drain: the batch in hand finishes and the
+	// leases go at once, so a standby takes over while this replica still drains requests.
+	processorsStopped := make(chan error, 1)
+	go func() { processorsStopped <- a.stopProcessors() }()
 	if a.cfg.ShutdownDelay > 0 {
 		a.logger.Info("shutting down: readiness off; serving a little longer", "delay", a.cfg.ShutdownDelay.String())
 		time.Sleep(a.cfg.ShutdownDelay) // load balancers take a moment to see readiness go
@@ -150,7 +155,7 @@ func (a *App) Run(ctx context.Context) error {
 	if serveErr := <-serveErr; !errors.Is(serveErr, http.ErrServerClosed) {
 		err = errors.Join(err, serveErr)
 	}
-	err = errors.Join(err, a.stopProcessors())
+	err = errors.Join(err, <-processorsStopped)
 	a.closeStore()
 	a.logger.Info("stopped")
 	return err

@@ -103,7 +103,8 @@ type CatalogQuery struct {
 	Log     Locator
 	// Wait is how long a read waits for the catalog to reach minPosition (default 5 s).
 	Wait time.Duration
-	// PollInterval is how often a waiting read looks at the catalog's position (default 20 ms).
+	// PollInterval is how soon a waiting read looks at the catalog's position again (default
+	// 10 ms, growing to ten times that).
 	PollInterval time.Duration
 }
 
@@ -114,51 +115,78 @@ func (q CatalogQuery) List(ctx context.Context, status string, minPosition int64
 	if err := catalogStatus(status); err != nil {
 		return nil, processor.Position{}, err
 	}
-	if minPosition > 0 {
-		if err := q.waitFor(ctx, minPosition); err != nil {
-			return nil, processor.Position{}, err
-		}
+	if minPosition <= 0 {
+		return q.Catalog.List(ctx, status)
 	}
-	return q.Catalog.List(ctx, status)
-}
-
-func (q CatalogQuery) waitFor(ctx context.Context, minPosition int64) error {
-	wait, interval := q.Wait, q.PollInterval
+	wait := q.Wait
 	if wait <= 0 {
 		wait = 5 * time.Second
 	}
-	if interval <= 0 {
-		interval = 20 * time.Millisecond
-	}
 	waitCtx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
-	var target *eventstore.Checkpoint
+	target, err := q.locate(ctx, waitCtx, minPosition)
+	if err != nil {
+		return nil, processor.Position{}, err
+	}
 	for {
-		if target == nil {
-			c, err := q.Log.Locate(waitCtx, minPosition)
-			switch {
-			case err == nil:
-				target = &c
-			case !errs.Is(err, errs.NotFound):
-				return q.waitError(ctx, waitCtx, minPosition, err)
-			}
+		if err := q.waitFor(ctx, waitCtx, minPosition, target); err != nil {
+			return nil, processor.Position{}, err
 		}
-		if target != nil {
-			pos, err := q.Catalog.Position(waitCtx)
-			if err != nil {
-				return q.waitError(ctx, waitCtx, minPosition, err)
-			}
-			if !pos.Checkpoint.Before(*target) {
-				return nil
-			}
+		books, pos, err := q.Catalog.List(ctx, status)
+		if err != nil || !pos.Checkpoint.Before(target) {
+			return books, pos, err
 		}
+		// A replay began between the wait and the read, and the catalog is being rebuilt:
+		// wait for it again, within the same time.
+	}
+}
+
+// locate finds where the event at minPosition is in the log's order, waiting for it to appear.
+func (q CatalogQuery) locate(ctx, waitCtx context.Context, minPosition int64) (eventstore.Checkpoint, error) {
+	var target eventstore.Checkpoint
+	err := q.poll(ctx, waitCtx, minPosition, func() (bool, error) {
+		c, err := q.Log.Locate(waitCtx, minPosition)
+		if errs.Is(err, errs.NotFound) {
+			return false, nil
+		}
+		target = c
+		return err == nil, err
+	})
+	return target, err
+}
+
+// waitFor waits until the catalog has handled the event at target.
+func (q CatalogQuery) waitFor(ctx, waitCtx context.Context, minPosition int64, target eventstore.Checkpoint) error {
+	return q.poll(ctx, waitCtx, minPosition, func() (bool, error) {
+		pos, err := q.Catalog.Position(waitCtx)
+		return err == nil && !pos.Checkpoint.Before(target), err
+	})
+}
+
+// poll calls done until it reports true, starting every PollInterval and backing off to ten
+// times that, so that many waiting requests don't keep the database busy.
+func (q CatalogQuery) poll(ctx, waitCtx context.Context, minPosition int64, done func() (bool, error)) error {
+	interval := q.PollInterval
+	if interval <= 0 {
+		interval = 10 * time.Millisecond
+	}
+	longest := 10 * interval
+	for {
+		ok, err := done()
+		switch {
+		case err != nil:
+			return q.waitError(ctx, waitCtx, minPosition, err)
+		case ok:
+			return nil
+		}
+		timer := time.NewTimer(interval)
 		select {
 		case <-waitCtx.Done():
+			timer.Stop()
 			return q.waitError(ctx, waitCtx, minPosition, waitCtx.Err())
-		case <-ticker.C:
+		case <-timer.C:
 		}
+		interval = min(2*interval, longest)
 	}
 }
 

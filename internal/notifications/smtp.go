@@ -80,7 +80,7 @@ func (m *SMTPMailer) Send(ctx context.Context, e Email) error {
 			// The socket was closed under go-mail; its error would only say so.
 			return fmt.Errorf("send email %s: %w", e.MessageID, ctxErr)
 		}
-		return m.redact(fmt.Errorf("send email %s via SMTP %s:%d: %w", e.MessageID, m.cfg.Host, m.cfg.Port, err))
+		return m.redact(fmt.Errorf("send email %s via SMTP %s:%d: %s", e.MessageID, m.cfg.Host, m.cfg.Port, withoutRecipients(err)))
 	}
 	return nil
 }
@@ -264,6 +264,22 @@ func (m *SMTPMailer) dialer(tlsConfig *tls.Config) mail.DialContextFunc {
 // redact removes the password from an error's text. go-mail's errors do not contain it as
 // far as we know, but they quote server replies and inner errors we do not control, and a
 // password in a log is expensive; the wrapped error is dropped only when it had to be cut.
+// withoutRecipients is go-mail's error text without the addresses it names: the error ends up
+// in logs and in /status, and an email address is personal data that neither needs.
+func withoutRecipients(err error) string {
+	text := err.Error()
+	const list = ", affected recipient(s): "
+	start := strings.Index(text, list)
+	if start < 0 {
+		return text
+	}
+	rest := text[start+len(list):]
+	if end := strings.Index(rest, ", affected message ID: "); end >= 0 {
+		return text[:start] + rest[end:]
+	}
+	return text[:start]
+}
+
 func (m *SMTPMailer) redact(err error) error {
 	if err == nil || m.cfg.Password == "" || !strings.Contains(err.Error(), m.cfg.Password) {
 		return err

@@ -388,3 +388,15 @@ func TestSMTPConfigRedactsPassword(t *testing.T) {
 	}
 	require.True(t, strings.HasPrefix(SMTPConfig{Host: "h", Port: 25, TLS: "none"}.String(), "smtp://h:25"))
 }
+
+// Errors name the message, never the recipients: they reach logs and /status.
+func TestErrorsLeaveOutRecipients(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]string{
+		`failed to set mail RCPT address: 550 no such user, affected recipient(s): alice@example.org, bob@example.org, affected message ID: <n.1@library>`: `failed to set mail RCPT address: 550 no such user, affected message ID: <n.1@library>`,
+		`failed to set mail RCPT address: 550 no such user, affected recipient(s): alice@example.org`:                                                      `failed to set mail RCPT address: 550 no such user`,
+		`closing SMTP DATA writer: 451 try again, affected message ID: <n.1@library>`:                                                                      `closing SMTP DATA writer: 451 try again, affected message ID: <n.1@library>`,
+	} {
+		require.Equal(t, want, withoutRecipients(errors.New(text)))
+	}
+}

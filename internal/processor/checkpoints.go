@@ -10,8 +10,8 @@ import (
 )
 
 // ErrFenced is returned when a processor tries to move a checkpoint that is no longer where it
-// read it: another replica holds the lease now (or held it meanwhile). The stale holder must
-// stop; nothing it tried to write was written.
+// read it: another replica holds the lease now (or held it meanwhile). Nothing the caller tried
+// to write was written; it must read the checkpoint again before it writes anything more.
 var ErrFenced = errors.New("processor: the checkpoint was moved by another holder")
 
 // Position is a processor's place in the log: the checkpoint of the last event it handled, in a

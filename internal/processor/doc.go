@@ -47,7 +47,11 @@
 // generation that a replay increases. It moves only by compare-and-set from the exact value its
 // mover read, and only forward, so a stale holder (one whose lease was lost while a batch was
 // in hand) can't move it back, and can't move it at all once the new holder has moved it. The
-// stale holder's write fails with ErrFenced and it stops.
+// stale holder's write fails with ErrFenced and writes nothing; the holder then reads the
+// checkpoint again, and learns at its next check that its lease is gone. Before each event and
+// each batch a holder also asks its lease whether it is still fresh (Lease.Fresh), so that a
+// process that was paused for longer than the server keeps its session does not act on a lease
+// that ran out meanwhile.
 //
 // A view model writes its rows and its checkpoint in one transaction that fails as a whole when
 // the checkpoint is not the one it read. Two holders racing through the same batch can't both
@@ -66,8 +70,11 @@
 // An event the handler fails on is retried with exponential backoff (Options.Retry: by
 // default six tries over about a minute) while the processor waits on it, which keeps events
 // in order. After the last try, or at once when the handler returns a Park error, the event is
-// parked: copied, with its error, into the shared store, and the processor moves on. Parked
-// events are kept until retry-parked requeues them and the holder handles them.
+// parked: copied, with its error, into the shared store, and the processor moves on. A failure
+// with the code errs.Unavailable (the database can't be reached) is not the event's fault: it
+// is retried for as long as it lasts and never uses up the event's tries. Parked events are
+// kept until retry-parked requeues them; the holder then tries them one batch at a time,
+// reading the log between batches so that new events don't wait for all of them.
 //
 // # Failures
 //

@@ -17,6 +17,10 @@ type Lease interface {
 	// Lost is closed when the lease can no longer be trusted: the holder must stop at once.
 	// It is also closed by Release.
 	Lost() <-chan struct{}
+	// Fresh reports whether the lease can still be trusted right now. Lost is closed by a
+	// goroutine; Fresh is for the moment before an action, so that a holder that was paused
+	// (a long GC, a stopped process) does not act on a lease that ran out meanwhile.
+	Fresh() bool
 	// Release gives the lease up so that a standby can take it at once.
 	Release()
 }
@@ -63,6 +67,15 @@ type memoryLease struct {
 }
 
 func (l *memoryLease) Lost() <-chan struct{} { return l.lost }
+
+func (l *memoryLease) Fresh() bool {
+	select {
+	case <-l.lost:
+		return false
+	default:
+		return true
+	}
+}
 
 func (l *memoryLease) Release() {
 	l.once.Do(func() {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -174,7 +175,7 @@ func (l *PostgresLeases) wait(ctx context.Context, conn *pgx.Conn) error {
 	if conn == nil {
 		<-waitCtx.Done()
 	} else {
-		_ = conn.PgConn().WaitForNotification(waitCtx) // a notice, a timeout or a broken connection: try now
+		_, _ = conn.WaitForNotification(waitCtx) // a notice, a timeout or a broken connection: try now
 	}
 	return ctx.Err()
 }
@@ -212,6 +213,8 @@ type postgresLease struct {
 
 	lost     chan struct{}
 	loseOnce sync.Once
+	// lastGood is when the last check the server answered was sent (or the lock taken).
+	lastGood atomic.Pointer[time.Time]
 	stop     chan struct{}
 	stopOnce sync.Once
 	checked  chan struct{} // closed when the checker has stopped using conn
@@ -222,8 +225,23 @@ func newPostgresLease(conn *pgx.Conn, name string, key int64, timing LeaseTiming
 		conn: conn, name: name, key: key, timing: timing, logger: logger,
 		lost: make(chan struct{}), stop: make(chan struct{}), checked: make(chan struct{}),
 	}
+	taken := time.Now()
+	l.lastGood.Store(&taken)
 	go l.check()
 	return l
+}
+
+// Fresh implements Lease. The server keeps the session, and so the lock, for at least
+// SessionTimeout after the last check it answered; the lease is trusted for CheckTimeout less
+// than that. While checks pass, that is never reached; it matters when the checker itself
+// could not run (a paused process).
+func (l *postgresLease) Fresh() bool {
+	select {
+	case <-l.lost:
+		return false
+	default:
+	}
+	return time.Since(*l.lastGood.Load()) < l.timing.SessionTimeout-l.timing.CheckTimeout
 }
 
 func (l *postgresLease) Lost() <-chan struct{} { return l.lost }
@@ -243,10 +261,13 @@ func (l *postgresLease) check() {
 			return
 		case <-ticker.C:
 		}
+		sent := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), l.timing.CheckTimeout)
 		_, err := l.conn.Exec(ctx, "SELECT 1")
 		cancel()
-		if err != nil {
+		if err == nil {
+			l.lastGood.Store(&sent)
+		} else {
 			l.logger.Warn("lease lost: the lock connection failed its check", "processor", l.name,
 				"error", translateLease(context.Background(), err))
 			l.lose()

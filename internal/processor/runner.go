@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"library/internal/errs"
 	"library/internal/eventstore"
 )
 
@@ -31,6 +32,9 @@ type runner struct {
 	wake           chan struct{} // an admin request is waiting
 	replayWanted   atomic.Bool
 	requeueWaiting atomic.Bool
+	// fresh reports whether the lease in hand can still be trusted, and cancels the work when
+	// it can't; set while holding, used only by the runner's goroutine.
+	fresh func() bool
 
 	mu        sync.Mutex
 	holding   bool
@@ -56,9 +60,20 @@ func (r *runner) setLastError(err error) {
 	if err == nil {
 		r.lastError = ""
 	} else {
-		r.lastError = err.Error()
+		r.lastError = publicText(err)
 		r.errors++
 	}
+}
+
+// publicText is what /status, which anyone may read, shows of an error: for the service's own
+// errors, the code and the detail written for clients, without the cause (a driver's text
+// names hosts, users and databases); for others, such as the mail server's answer, the text.
+func publicText(err error) string {
+	var e *errs.Error
+	if errors.As(err, &e) {
+		return string(e.Code) + ": " + e.Detail
+	}
+	return err.Error()
 }
 
 func (r *runner) errorCount() int {
@@ -95,6 +110,9 @@ func (r *runner) run(stop, hard context.Context) {
 		err = r.hold(stop, hard, lease)
 		r.setHolding(false)
 		lease.Release()
+		if r.replayWanted.Swap(false) {
+			r.logger.Warn("a replay asked for was not started before the lease went; ask the new holder", "processor", name)
+		}
 		if stop.Err() != nil {
 			r.logger.Info("lease released: stopping", "processor", name)
 			return
@@ -120,6 +138,14 @@ func (r *runner) hold(stop, hard context.Context, lease Lease) error {
 		case <-work.Done():
 		}
 	}()
+	r.fresh = func() bool {
+		if lease.Fresh() {
+			return true
+		}
+		cancel() // the lease can't be trusted: stop at once, before acting on it
+		return false
+	}
+	defer func() { r.fresh = nil }()
 	wakeups := r.store.Subscribe(work)
 	poll := time.NewTicker(r.opts.PollInterval)
 	defer poll.Stop()
@@ -143,13 +169,14 @@ func (r *runner) hold(stop, hard context.Context, lease Lease) error {
 			progressed, pos, err = r.step(stop, work, pos)
 		}
 		switch {
-		case errors.Is(err, ErrFenced):
-			return err
 		case err != nil && work.Err() == nil:
+			// Fenced (another holder moved the checkpoint) or failed (the outcome of a failed
+			// write is unknown): either way, read the checkpoint again and go on from there. A
+			// replica that lost its lease without knowing yet finds out at its next check.
 			failures++
 			r.setLastError(err)
 			r.logger.Warn("processor failed; trying again", "processor", r.proc.Name, "error", err, "failures", failures)
-			loaded = false // the outcome of a failed write is unknown: read the checkpoint again
+			loaded = false
 			sleep(stop, work, storeBackoff(failures))
 			continue
 		case err != nil:
@@ -184,12 +211,15 @@ func (r *runner) step(stop, work context.Context, pos Position) (bool, Position,
 		return true, next, nil
 	}
 	if r.proc.Handler != nil && r.requeueWaiting.Swap(false) {
-		if err := r.retryParked(stop, work); err != nil {
+		more, err := r.retryParked(stop, work)
+		if err != nil || more {
 			r.requeueWaiting.Store(true)
-			if errors.Is(err, errStopping) {
-				err = nil // the caller sees stop and returns
-			}
-			return false, pos, err
+		}
+		if errors.Is(err, errStopping) {
+			err = nil // the caller sees stop and returns
+		}
+		if err != nil || more {
+			return more, pos, err
 		}
 	}
 	events, err := r.store.ReadAll(work, pos.Checkpoint, r.opts.BatchSize)
@@ -215,6 +245,9 @@ func (r *runner) reset(work context.Context, pos Position) (Position, error) {
 // handleBatch handles events and moves the checkpoint past the ones it handled.
 func (r *runner) handleBatch(stop, work context.Context, pos Position, events []eventstore.Event) (Position, error) {
 	if r.proc.ViewModel != nil {
+		if !r.fresh() {
+			return pos, errLeaseLost
+		}
 		to := Position{Generation: pos.Generation, Checkpoint: events[len(events)-1].Checkpoint()}
 		if err := r.proc.ViewModel.Apply(work, pos, to, events); err != nil {
 			return pos, err
@@ -233,7 +266,16 @@ func (r *runner) handleBatch(stop, work context.Context, pos Position, events []
 		done.Checkpoint = e.Checkpoint()
 	}
 	if done != pos {
-		if err := r.checkpoints.Save(work, r.proc.Name, pos, done); err != nil {
+		saveCtx := work
+		if work.Err() != nil {
+			// The lease went mid-batch. Saving what was handled is still right if nobody has
+			// moved the checkpoint meanwhile, and fenced if somebody has; it saves the next
+			// holder from sending those emails again.
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(work), time.Second)
+			defer cancel()
+			saveCtx = ctx
+		}
+		if err := r.checkpoints.Save(saveCtx, r.proc.Name, pos, done); err != nil {
 			return pos, err
 		}
 	}
@@ -246,7 +288,10 @@ func (r *runner) handleBatch(stop, work context.Context, pos Position, events []
 // handleEvent hands one event to the handler, retrying with backoff, and parks it when the
 // handler says so or the attempts run out. It reports whether the event was parked.
 func (r *runner) handleEvent(stop, work context.Context, e eventstore.Event) (parked bool, err error) {
-	for attempt := 1; ; attempt++ {
+	for tries, attempt := 1, 1; ; tries++ {
+		if !r.fresh() {
+			return false, errLeaseLost
+		}
 		err := r.proc.Handler.Handle(work, e)
 		if err == nil {
 			return false, nil
@@ -257,10 +302,18 @@ func (r *runner) handleEvent(stop, work context.Context, e eventstore.Event) (pa
 		if parkNow(err) || attempt >= r.opts.Retry.Attempts {
 			return true, r.park(work, e, err, attempt)
 		}
-		r.setLastError(err)
 		delay := r.opts.Retry.delay(attempt)
+		if errs.Is(err, errs.Unavailable) {
+			// The database being unavailable is not the event's fault: it waits, as any
+			// reader of the store would, without using up the event's attempts, and is
+			// never parked for it.
+			delay = storeBackoff(tries)
+		} else {
+			attempt++
+		}
+		r.setLastError(err)
 		r.logger.Warn("event not handled; retrying", "processor", r.proc.Name, "stream", e.StreamID,
-			"version", e.Version, "position", e.Position, "attempt", attempt, "retry_in", delay.String(), "error", err)
+			"version", e.Version, "position", e.Position, "attempt", attempt-1, "retry_in", delay.String(), "error", err)
 		if !sleep(stop, work, delay) {
 			if work.Err() != nil {
 				return false, work.Err()
@@ -277,31 +330,32 @@ func (r *runner) park(ctx context.Context, e eventstore.Event, reason error, att
 	return r.checkpoints.Park(ctx, r.proc.Name, Parked{Event: e, Reason: reason.Error(), Attempts: attempts})
 }
 
-// retryParked tries the events that retry-parked requeued, oldest first. One that fails
-// again is parked again.
-func (r *runner) retryParked(stop, work context.Context) error {
+// retryParked tries one page of the events that retry-parked requeued, oldest first, and
+// reports whether there may be more; the log is read between pages, so new events don't wait
+// for all of them. One that fails again is parked again.
+func (r *runner) retryParked(stop, work context.Context) (more bool, err error) {
 	if ender, ok := r.proc.Handler.(BatchEnder); ok {
 		defer ender.EndBatch()
 	}
-	for {
-		requeued, err := r.checkpoints.Requeued(work, r.proc.Name, r.opts.BatchSize)
-		if err != nil || len(requeued) == 0 {
-			return err
-		}
-		for _, p := range requeued {
-			parked, err := r.handleEvent(stop, work, p.Event)
-			if err != nil {
-				return err
-			}
-			if !parked {
-				if err := r.checkpoints.Unpark(work, r.proc.Name, p.Event.Position); err != nil {
-					return err
-				}
-				r.logger.Info("parked event handled", "processor", r.proc.Name, "stream", p.Event.StreamID,
-					"version", p.Event.Version, "position", p.Event.Position)
-			}
-		}
+	requeued, err := r.checkpoints.Requeued(work, r.proc.Name, r.opts.BatchSize)
+	if err != nil {
+		return false, err
 	}
+	for _, p := range requeued {
+		parked, err := r.handleEvent(stop, work, p.Event)
+		if err != nil {
+			return false, err
+		}
+		if parked {
+			continue
+		}
+		if err := r.checkpoints.Unpark(work, r.proc.Name, p.Event.Position); err != nil {
+			return false, err
+		}
+		r.logger.Info("parked event handled", "processor", r.proc.Name, "stream", p.Event.StreamID,
+			"version", p.Event.Version, "position", p.Event.Position)
+	}
+	return len(requeued) == r.opts.BatchSize, nil
 }
 
 // sleep waits for d and reports true, or returns false as soon as stop or work ends.

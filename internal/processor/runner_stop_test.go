@@ -165,7 +165,16 @@ type killableLease struct {
 }
 
 func (l *killableLease) Lost() <-chan struct{} { return l.lost }
-func (l *killableLease) lose()                 { l.once.Do(func() { close(l.lost) }) }
+
+func (l *killableLease) Fresh() bool {
+	select {
+	case <-l.lost:
+		return false
+	default:
+		return true
+	}
+}
+func (l *killableLease) lose() { l.once.Do(func() { close(l.lost) }) }
 
 func (l *killableLease) Release() {
 	l.lose()

@@ -117,6 +117,24 @@ func TestGroupParksWhatFails(t *testing.T) {
 		"the checkpoint moves past parked events")
 }
 
+// The database being unavailable is not the event's fault: however many times it fails that
+// way, the event is not parked, and it is handled once the database answers.
+func TestGroupWaitsOutAnUnavailableDatabase(t *testing.T) {
+	t.Parallel()
+	env := newMemoryEnv()
+	events := appendEvents(t, env.store, "book", 2)
+	h := newRecorder(func(_ context.Context, e eventstore.Event, attempt int) error {
+		if e.Position == events[0].Position && attempt <= 4 {
+			return errs.E(errs.Unavailable, "the event store is unreachable")
+		}
+		return nil
+	})
+	startGroup(t, env.config(), saga("fines", h))
+	eventually(t, 10*time.Second, func() bool { return h.count() == 2 }, "both events handled")
+	require.Equal(t, 5, h.attempts(events[0].Position), "four failures, more than Retry.Attempts, then success")
+	require.Zero(t, countParked(t, env.cps, "fines"))
+}
+
 // retry-parked requeues parked events; the holder tries them again. One that fails again is
 // parked again (and not tried in a loop); one that succeeds is unparked.
 func TestGroupRetryParked(t *testing.T) {
