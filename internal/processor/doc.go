@@ -14,9 +14,10 @@
 // # Leases
 //
 // In PostgreSQL a lease is a session advisory lock, one key per processor name, on a connection
-// that does nothing else. A standby keeps its own connection, listens for release notices and
-// tries the lock when it hears one, or every LeaseTiming.RetryInterval when nobody says
-// anything (a holder that died). The holder runs a trivial query on its lock connection every
+// that does nothing else. A standby keeps its own connection and waits for the lock in
+// PostgreSQL's lock queue (pg_advisory_lock), LeaseTiming.RetryInterval at a time (its
+// lock_timeout), so the server grants it the lock the moment the holder unlocks or its session
+// ends. The holder runs a trivial query on its lock connection every
 // CheckInterval; when one fails or takes longer than CheckTimeout, the lease is lost at once:
 // the batch in hand is cancelled and the replica becomes a standby.
 //
@@ -27,9 +28,10 @@
 // kept above CheckInterval+CheckTimeout: the holder stops trusting its lease at most
 // CheckInterval+CheckTimeout after the last check the server answered, and the server lets the
 // lock go at least SessionTimeout after that same check. With the defaults (1 s, 1 s, 5 s), a
-// holder that vanishes without a word is replaced within about 5.5 s; one that dies with its
-// process is replaced within RetryInterval (its connection closes with it); one that stops
-// (SIGTERM) unlocks after the batch in hand and standbys take over at once.
+// holder that vanishes without a word is replaced within about 5 s; one that dies with its
+// process is replaced at once (its connection closes with it, and the server grants the lock to
+// the standby queued for it); one that stops (SIGTERM) unlocks after the batch in hand, with
+// the same effect.
 //
 // That ordering holds when the holder's connection goes silent, which is how a network
 // partition or a hung holder looks. When the connection is closed instead (the server ends the

@@ -14,14 +14,12 @@ import (
 	"library/internal/pgerr"
 )
 
-// leaseChannel is where a releasing holder tells standbys to try at once.
-const leaseChannel = "library_leases"
-
 // LeaseTiming sets how PostgreSQL leases are taken, checked and lost. See the package comment
 // for how the numbers relate.
 type LeaseTiming struct {
-	// RetryInterval is how often a standby tries to take a lease (LEASE_RETRY_INTERVAL). A
-	// release wakes standbys at once; the interval matters when a holder dies without one.
+	// RetryInterval is how long a standby waits in the lock's queue before it asks again
+	// (LEASE_RETRY_INTERVAL). The server grants a queued standby the lock as soon as it is
+	// free, so this bounds how often a standby whose connection broke finds out.
 	RetryInterval time.Duration
 	// CheckInterval is how often the holder checks its lock connection.
 	CheckInterval time.Duration
@@ -87,6 +85,8 @@ func NewPostgresLeases(connConfig *pgx.ConnConfig, timing LeaseTiming, logger *s
 		"tcp_keepalives_idle":     keepalive,
 		"tcp_keepalives_interval": keepalive,
 		"tcp_keepalives_count":    "3",
+		// A standby queues for the lock this long at a time before it asks again.
+		"lock_timeout": strconv.FormatInt(timing.RetryInterval.Milliseconds(), 10),
 	} {
 		cfg.RuntimeParams[param] = value
 	}
@@ -102,8 +102,9 @@ func LockKey(name string) int64 {
 	return int64(h.Sum64()) //nolint:gosec // a key, not a quantity: wrapping is fine
 }
 
-// Acquire implements Leases. A standby keeps one connection open, listens for releases, and
-// tries the lock when it hears one or every RetryInterval.
+// Acquire implements Leases. A standby waits for the lock in PostgreSQL's own lock queue, on a
+// connection it keeps open, RetryInterval at a time (its lock_timeout): the server grants the
+// lock the moment the holder unlocks or its session ends, whether it stopped or died.
 func (l *PostgresLeases) Acquire(ctx context.Context, name string) (Lease, error) {
 	key := LockKey(name)
 	var conn *pgx.Conn
@@ -111,73 +112,69 @@ func (l *PostgresLeases) Acquire(ctx context.Context, name string) (Lease, error
 	for {
 		if conn == nil {
 			var err error
-			if conn, err = l.standby(ctx); err != nil {
+			if conn, err = l.connect(ctx); err != nil {
 				conn = nil
 				l.logFailure(ctx, name, "connect", err, &failures)
+				if !sleepFor(ctx, l.timing.RetryInterval) {
+					return nil, ctx.Err()
+				}
+				continue
 			}
 		}
-		if conn != nil {
-			held, err := l.tryLock(ctx, conn, key)
-			switch {
-			case err != nil:
-				l.logFailure(ctx, name, "try", err, &failures)
-				closeConn(conn)
-				conn = nil
-			case held:
-				return newPostgresLease(conn, name, key, l.timing, l.logger), nil
-			default:
-				failures = 0
+		held, err := l.waitForLock(ctx, conn, key)
+		switch {
+		case held:
+			return newPostgresLease(conn, name, key, l.timing, l.logger), nil
+		case ctx.Err() != nil:
+			closeConn(conn)
+			return nil, ctx.Err()
+		case err != nil:
+			l.logFailure(ctx, name, "wait", err, &failures)
+			closeConn(conn)
+			conn = nil
+			if !sleepFor(ctx, l.timing.RetryInterval) {
+				return nil, ctx.Err()
 			}
-		}
-		if err := l.wait(ctx, conn); err != nil {
-			if conn != nil {
-				closeConn(conn)
-			}
-			return nil, err
+		default:
+			failures = 0 // another replica holds it: queue again
 		}
 	}
 }
 
-func (l *PostgresLeases) standby(ctx context.Context) (*pgx.Conn, error) {
+func (l *PostgresLeases) connect(ctx context.Context) (*pgx.Conn, error) {
 	connectCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	conn, err := pgx.ConnectConfig(connectCtx, l.connConfig)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := conn.Exec(connectCtx, "LISTEN "+leaseChannel); err != nil {
-		closeConn(conn)
-		return nil, err
-	}
-	return conn, nil
+	return pgx.ConnectConfig(connectCtx, l.connConfig)
 }
 
-func (l *PostgresLeases) tryLock(ctx context.Context, conn *pgx.Conn, key int64) (bool, error) {
-	tryCtx, cancel := context.WithTimeout(ctx, l.timing.CheckTimeout+l.timing.RetryInterval)
+// lockNotAvailable is the SQLSTATE of a lock wait that ran out of lock_timeout.
+const lockNotAvailable = "55P03"
+
+// waitForLock queues for the lock for up to RetryInterval and reports whether it got it.
+func (l *PostgresLeases) waitForLock(ctx context.Context, conn *pgx.Conn, key int64) (bool, error) {
+	waitCtx, cancel := context.WithTimeout(ctx, l.timing.RetryInterval+l.timing.CheckTimeout)
 	defer cancel()
-	var held bool
-	if err := conn.QueryRow(tryCtx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&held); err != nil {
+	_, err := conn.Exec(waitCtx, `SELECT pg_advisory_lock($1)`, key)
+	switch {
+	case err == nil:
+		return true, nil
+	case pgerr.Code(err) == lockNotAvailable:
+		return false, nil
+	default:
 		return false, err
 	}
-	if held {
-		// A holder has no use for release notices; unheard ones would pile up in memory.
-		if _, err := conn.Exec(tryCtx, "UNLISTEN "+leaseChannel); err != nil {
-			return false, err
-		}
-	}
-	return held, nil
 }
 
-// wait returns after a release notice, after RetryInterval, or with ctx's error.
-func (l *PostgresLeases) wait(ctx context.Context, conn *pgx.Conn) error {
-	waitCtx, cancel := context.WithTimeout(ctx, l.timing.RetryInterval)
-	defer cancel()
-	if conn == nil {
-		<-waitCtx.Done()
-	} else {
-		_, _ = conn.WaitForNotification(waitCtx) // a notice, a timeout or a broken connection: try now
+// sleepFor waits for d and reports true, or false as soon as ctx ends.
+func sleepFor(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
-	return ctx.Err()
 }
 
 func (l *PostgresLeases) logFailure(ctx context.Context, name, step string, err error, failures *int) {
@@ -277,7 +274,8 @@ func (l *postgresLease) check() {
 	}
 }
 
-// Release unlocks and tells standbys, then closes the connection. If the connection is gone,
+// Release unlocks, which hands the lock to the first standby in the queue, then closes the
+// connection. If the connection is gone,
 // the server has released the lock already, or will when it notices.
 func (l *postgresLease) Release() {
 	l.stopOnce.Do(func() {
@@ -289,7 +287,7 @@ func (l *postgresLease) Release() {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), l.timing.CheckTimeout)
 		defer cancel()
-		if _, err := l.conn.Exec(ctx, `SELECT pg_advisory_unlock($1), pg_notify($2, $3)`, l.key, leaseChannel, l.name); err != nil {
+		if _, err := l.conn.Exec(ctx, `SELECT pg_advisory_unlock($1)`, l.key); err != nil {
 			l.logger.Debug("lease: unlock failed; closing the session releases the lock", "processor", l.name,
 				"error", translateLease(ctx, err))
 		}
