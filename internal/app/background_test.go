@@ -106,7 +106,7 @@ type loan struct {
 // event; status filters.
 func TestCatalog(t *testing.T) {
 	t.Parallel()
-	forEachStore(t, fastBackground(app.Config{CatalogWait: time.Second}), func(t *testing.T, a *api) {
+	forEachStore(t, fastBackground(app.Config{CatalogWait: 3 * time.Second}), func(t *testing.T, a *api) {
 		addBook(t, a, "emma")
 		addBook(t, a, "dune")
 		lent := lend(t, a, "dune", "loan-1", "alice")

@@ -5,10 +5,13 @@ package app_test
 // first goes away, from where it stopped.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"runtime/pprof"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -63,13 +66,21 @@ func holder(t *testing.T, replicas []*replica, name string) *replica {
 
 // requireOneEmailPerLoan checks that the server got exactly one email for each of the loans'
 // positions and nothing else.
-func requireOneEmailPerLoan(t *testing.T, smtp *smtptest.Server, loans []result) {
+func requireOneEmailPerLoan(t *testing.T, smtp *smtptest.Server, loans []result, replicas ...*replica) {
 	t.Helper()
 	want := map[string]bool{}
 	for _, l := range loans {
 		want[fmt.Sprintf("<notifications.%d@library>", l.Position)] = true
 	}
-	got := smtp.WaitForMessages(t, len(loans), 20*time.Second)
+	deadline := time.Now().Add(20 * time.Second)
+	for len(smtp.Messages()) < len(loans) {
+		if time.Now().After(deadline) {
+			dumpBackground(t, replicas...)
+			t.Fatalf("%d emails after 20s, want %d", len(smtp.Messages()), len(loans))
+		}
+		time.Sleep(10 * time.Millisecond) // polling the server, bounded by the deadline
+	}
+	got := smtp.Messages()
 	seen := map[string]int{}
 	for _, m := range got {
 		seen[m.MessageID]++
@@ -93,7 +104,7 @@ func TestTwoReplicasSendOneEmailPerLoan(t *testing.T) {
 		addBook(t, via, fmt.Sprintf("book-%d", i))
 		loans = append(loans, lend(t, via, fmt.Sprintf("book-%d", i), fmt.Sprintf("loan-%d", i), "alice"))
 	}
-	requireOneEmailPerLoan(t, smtp, loans)
+	requireOneEmailPerLoan(t, smtp, loans, replicas...)
 	// The catalog answers on both replicas, holder or standby: minPosition waits on the
 	// shared checkpoint.
 	for _, r := range replicas {
@@ -120,7 +131,7 @@ func TestTwoReplicasSendOneEmailPerLoan(t *testing.T) {
 	h.stop()
 	addBook(t, standby.api, "book-after")
 	loans = append(loans, lend(t, standby.api, "book-after", "loan-after", "alice"))
-	requireOneEmailPerLoan(t, smtp, loans)
+	requireOneEmailPerLoan(t, smtp, loans, replicas...)
 	assert.True(t, processorStatus(t, standby.api, notifications).HoldsLease)
 }
 
@@ -149,6 +160,24 @@ func TestParkedEmailsSurviveARestart(t *testing.T) {
 	assert.Equal(t, []string{"dora@example.org"}, got[0].To)
 }
 
+// dumpBackground logs what each replica's /status says and where the processors' goroutines
+// are, to explain a test that waited in vain.
+func dumpBackground(t *testing.T, replicas ...*replica) {
+	t.Helper()
+	for _, r := range replicas {
+		if resp, err := r.trySend(http.MethodGet, "/status", nil); err == nil {
+			t.Logf("replica %s: /status %d %s", r.name, resp.Status, resp.Body)
+		}
+	}
+	var stacks bytes.Buffer
+	_ = pprof.Lookup("goroutine").WriteTo(&stacks, 2)
+	for _, g := range strings.Split(stacks.String(), "\n\n") {
+		if strings.Contains(g, "internal/processor.") || strings.Contains(g, "internal/notifications.") {
+			t.Logf("%s", g)
+		}
+	}
+}
+
 // Processor names, as /status shows them.
 const (
 	catalog       = "catalog"
@@ -172,7 +201,7 @@ func TestLeaseConnectionTerminated(t *testing.T) {
 	for range 5 {
 		lendOne(replicas[0].api)
 	}
-	requireOneEmailPerLoan(t, smtp, loans)
+	requireOneEmailPerLoan(t, smtp, loans, replicas...)
 
 	h := holder(t, replicas, notifications)
 	standby := replicas[0]
@@ -198,7 +227,7 @@ WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND classid::bigint = $
 	for range 5 {
 		lendOne(h.api)
 	}
-	requireOneEmailPerLoan(t, smtp, loans)
+	requireOneEmailPerLoan(t, smtp, loans, replicas...)
 	watch.requireNeverBack(t)
 }
 
