@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -169,6 +170,20 @@ func dumpBackground(t *testing.T, replicas ...*replica) {
 			t.Logf("replica %s: /status %d %s", r.name, resp.Status, resp.Body)
 		}
 	}
+	// Readers wait for the oldest transaction that holds a transaction id, anywhere in the
+	// cluster: name them.
+	if rows, err := pgtest.Connect(t, os.Getenv(pgtest.EnvURL)).Query(context.Background(), `
+SELECT pid, datname, application_name, state, backend_xid::text, (now() - xact_start)::text, left(query, 200)
+FROM pg_stat_activity WHERE backend_xid IS NOT NULL OR backend_xmin IS NOT NULL`); err == nil {
+		for rows.Next() {
+			var pid int32
+			var db, app, state, xid, age, query *string
+			if rows.Scan(&pid, &db, &app, &state, &xid, &age, &query) == nil {
+				t.Logf("backend %d db=%v app=%v state=%v xid=%v age=%v query=%v", pid, deref(db), deref(app), deref(state), deref(xid), deref(age), deref(query))
+			}
+		}
+		rows.Close()
+	}
 	var stacks bytes.Buffer
 	_ = pprof.Lookup("goroutine").WriteTo(&stacks, 2)
 	for _, g := range strings.Split(stacks.String(), "\n\n") {
@@ -176,6 +191,13 @@ func dumpBackground(t *testing.T, replicas ...*replica) {
 			t.Logf("%s", g)
 		}
 	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "null"
+	}
+	return *s
 }
 
 // Processor names, as /status shows them.

@@ -35,6 +35,9 @@ const (
 	EnvURL = "TEST_DATABASE_URL"
 	// envTemplate names this test binary's migrated template database.
 	envTemplate = "PGTEST_TEMPLATE"
+	// envKeep is set when the server is a throwaway cluster of this test binary: its
+	// databases are not dropped one by one, since the cluster goes as a whole.
+	envKeep = "PGTEST_KEEP_DATABASES"
 )
 
 // Main runs a test binary's tests against PostgreSQL and exits with their result.
@@ -53,6 +56,10 @@ func Run(m *testing.M) int {
 		}
 		defer cluster.stop()
 		if err := os.Setenv(EnvURL, cluster.url); err != nil {
+			fmt.Fprintf(os.Stderr, "pgtest: %v\n", err)
+			return 1
+		}
+		if err := os.Setenv(envKeep, "1"); err != nil {
 			fmt.Fprintf(os.Stderr, "pgtest: %v\n", err)
 			return 1
 		}
@@ -79,8 +86,8 @@ const howToGetPostgres = `PostgreSQL tests need a server. Either:
   - set TEST_DATABASE_URL=postgres://user:password@host:port/postgres?sslmode=disable
     for a server where that role may CREATE DATABASE.`
 
-// NewDatabase creates a fresh, migrated database for one test, dropped when the test ends, and
-// returns its URL.
+// NewDatabase creates a fresh, migrated database for one test and returns its URL. It is
+// dropped when the test ends, or with the throwaway cluster.
 func NewDatabase(t testing.TB) string {
 	t.Helper()
 	template := os.Getenv(envTemplate)
@@ -92,19 +99,19 @@ func NewDatabase(t testing.TB) string {
 	if err := adminExec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, template)); err != nil {
 		t.Fatalf("pgtest: create database: %v", err)
 	}
-	t.Cleanup(func() { dropDatabase(context.Background(), name) })
+	dropTestDatabase(t, name)
 	return databaseURL(name)
 }
 
-// NewEmptyDatabase creates a database without the schema, dropped when the test ends, and
-// returns its URL: for tests of the migrations themselves.
+// NewEmptyDatabase creates a database without the schema and returns its URL: for tests of the
+// migrations themselves. It goes as NewDatabase's do.
 func NewEmptyDatabase(t testing.TB) string {
 	t.Helper()
 	name := "t_" + randomHex(8)
 	if err := adminExec(context.Background(), "CREATE DATABASE "+name); err != nil {
 		t.Fatalf("pgtest: create database: %v", err)
 	}
-	t.Cleanup(func() { dropDatabase(context.Background(), name) })
+	dropTestDatabase(t, name)
 	return databaseURL(name)
 }
 
@@ -147,6 +154,17 @@ func createTemplate(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("migrate template database: %w", err)
 	}
 	return name, nil
+}
+
+// dropTestDatabase drops a test's database when the test ends, except on a throwaway cluster,
+// which is removed whole when the tests end. There, dropping while other tests run would stall
+// them: DROP DATABASE holds a transaction id while it waits for the database's sessions to
+// end, and readers of the log wait for every transaction in the cluster (see eventstore).
+func dropTestDatabase(t testing.TB, name string) {
+	if os.Getenv(envKeep) != "" {
+		return
+	}
+	t.Cleanup(func() { dropDatabase(context.Background(), name) })
 }
 
 func dropDatabase(ctx context.Context, name string) {
