@@ -29,6 +29,7 @@ import (
 	"library/internal/errs"
 	"library/internal/eventstore"
 	"library/internal/httpapi"
+	"library/internal/openapi"
 	"library/internal/processor"
 	"library/migrations"
 )
@@ -77,6 +78,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		books.Routes{Service: bookService, Catalog: books.CatalogQuery{Catalog: catalog, Log: a.store, Wait: cfg.CatalogWait}},
 		accounts.Routes{Service: accountService},
 		processor.Routes{Group: processors, Replica: cfg.ReplicaID, AdminToken: cfg.AdminToken},
+		openapi.Routes{},
 	)
 	a.server = &http.Server{
 		Handler:           handler,
