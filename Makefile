@@ -1,5 +1,5 @@
 # The commands a newcomer needs. `make test` is the one command that runs every test.
-.PHONY: run test lint build fmt clean
+.PHONY: run test lint build demo smoke fmt clean
 
 run: ## serve the API on :8080, in memory
 	go run ./cmd/library
@@ -11,6 +11,12 @@ test: ## every test, PostgreSQL included (a throwaway cluster starts by itself),
 
 lint: ## golangci-lint v2 with .golangci.yml (the first run builds it: a few minutes)
 	go run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0 run ./...
+
+demo: ## PostgreSQL, Mailpit and two replicas on loopback; Ctrl-C stops and removes them
+	scripts/demo.sh
+
+smoke: ## the smoke test against a running deployment: make smoke URLS="http://127.0.0.1:8080 http://127.0.0.1:8081"
+	scripts/smoke.sh $(or $(URLS),http://127.0.0.1:8080)
 
 build: ## a static binary in bin/
 	CGO_ENABLED=0 go build -trimpath -o bin/library ./cmd/library
