@@ -29,7 +29,57 @@ type Options struct {
 	MaxAttempts int
 	// NewCommandID makes the id of a command that came without one. Default: 128 random bits.
 	NewCommandID func() string
+	// Observer is told the outcome of every command, for metrics. Default: nobody.
+	Observer Observer
 }
+
+// Observer is told how each command ended. It is called on the request's goroutine, so it
+// must be quick and safe for concurrent use.
+type Observer interface {
+	CommandDone(command string, outcome Outcome)
+}
+
+// Outcome is how a command ended, by what it did rather than by error code, so that a
+// dashboard can tell a client's mistakes from the service's.
+type Outcome string
+
+// The outcomes of a command.
+const (
+	// OutcomeRecorded: the command recorded events (201).
+	OutcomeRecorded Outcome = "recorded"
+	// OutcomeUnchanged: the command was decided and changed nothing (200, no events).
+	OutcomeUnchanged Outcome = "unchanged"
+	// OutcomeReplayed: the command id was found in the stream and the first answer repeated.
+	OutcomeReplayed Outcome = "replayed"
+	// OutcomeRefused: the command was invalid or the domain refused it (a 4xx).
+	OutcomeRefused Outcome = "refused"
+	// OutcomeConflict: the stream kept changing until MaxAttempts ran out.
+	OutcomeConflict Outcome = "conflict"
+	// OutcomeFailed: the store was unavailable, or something went wrong inside.
+	OutcomeFailed Outcome = "failed"
+)
+
+// outcomeOf classifies what Execute returned.
+func outcomeOf(result Result, err error) Outcome {
+	switch code := errs.CodeOf(err); {
+	case err == nil && result.Replayed:
+		return OutcomeReplayed
+	case err == nil && result.Recorded():
+		return OutcomeRecorded
+	case err == nil:
+		return OutcomeUnchanged
+	case code == errs.ConcurrencyConflict:
+		return OutcomeConflict
+	case code == errs.Unavailable || code == errs.Internal:
+		return OutcomeFailed
+	default:
+		return OutcomeRefused
+	}
+}
+
+type noObserver struct{}
+
+func (noObserver) CommandDone(string, Outcome) {}
 
 const (
 	defaultCommandIDsPerStream = 100
@@ -54,6 +104,9 @@ func NewRepository[S any](log Log, t Type[S], opts Options) *Repository[S] {
 	}
 	if opts.NewCommandID == nil {
 		opts.NewCommandID = crand.Text
+	}
+	if opts.Observer == nil {
+		opts.Observer = noObserver{}
 	}
 	return &Repository[S]{log: log, typ: t, decoder: newDecoder(t.Events), opts: opts}
 }
@@ -94,6 +147,12 @@ func (r *Repository[S]) Load(ctx context.Context, id string) (Loaded[S], error) 
 // Execute runs a command against the aggregate with the given id: see the package comment for
 // how command ids and conflicts are handled.
 func (r *Repository[S]) Execute(ctx context.Context, id string, cmd Command[S]) (Result, error) {
+	result, err := r.execute(ctx, id, cmd)
+	r.opts.Observer.CommandDone(cmd.Name, outcomeOf(result, err))
+	return result, err
+}
+
+func (r *Repository[S]) execute(ctx context.Context, id string, cmd Command[S]) (Result, error) {
 	if cmd.Validate != nil {
 		if err := cmd.Validate(); err != nil {
 			return Result{}, err

@@ -31,17 +31,29 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 	if err != nil {
 		return nil, nil, err
 	}
-	outbox := &notifications.Outbox{Mailer: mailer, Books: bookService, Accounts: accountService, From: a.cfg.MailFrom}
+	outbox := &notifications.Outbox{Mailer: mailer, Books: bookService, Accounts: accountService, From: a.cfg.MailFrom,
+		Observer: a.metrics.Emails()}
 	lateFines := accounts.LateFines{Accounts: accountService, FinePerDay: a.cfg.FinePerDay}
 
+	processors := []processor.Processor{books.CatalogProcessor(catalog), outbox.Processor(), lateFines.Processor()}
+	names := make([]string, len(processors))
+	for i, p := range processors {
+		names[i] = p.Name
+	}
+	opts := a.cfg.Processors
+	opts.Observer = a.metrics.Processors(names...)
 	group, err := processor.NewGroup(processor.Config{
 		Store:       a.store,
 		Checkpoints: checkpoints,
 		Leases:      leases,
 		Logger:      a.logger,
-		Options:     a.cfg.Processors,
-	}, books.CatalogProcessor(catalog), outbox.Processor(), lateFines.Processor())
-	return group, catalog, err
+		Options:     opts,
+	}, processors...)
+	if err != nil {
+		return nil, nil, err
+	}
+	a.metrics.WatchProcessors(group.Status, 0)
+	return group, catalog, nil
 }
 
 func (a *App) mailer() (notifications.Mailer, error) {

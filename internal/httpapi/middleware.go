@@ -43,8 +43,8 @@ func RequestID(ctx context.Context) string {
 }
 
 // observe gives each request an id, recovers from panics with a 500 problem, and writes one
-// structured log line per request when it ends.
-func observe(logger *slog.Logger) func(http.Handler) http.Handler {
+// structured log line per request when it ends, and tells observer (if any) of it.
+func observe(logger *slog.Logger, observer func(method, route string, status int, elapsed time.Duration)) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
@@ -68,25 +68,35 @@ func observe(logger *slog.Logger) func(http.Handler) http.Handler {
 						info.err = err
 					}
 				}
-				logRequest(logger, r, ww, info, time.Since(start))
+				elapsed := time.Since(start)
+				status, route := outcome(r, ww, info)
+				logRequest(logger, r, ww, info, status, route, elapsed)
+				if observer != nil {
+					observer(r.Method, route, status, elapsed)
+				}
 			}()
 			next.ServeHTTP(ww, r)
 		})
 	}
 }
 
-func logRequest(logger *slog.Logger, r *http.Request, ww middleware.WrapResponseWriter, info *requestInfo, elapsed time.Duration) {
-	status := ww.Status()
+// outcome is the status a request ended with (499 when the client went away first) and the
+// route pattern chi matched, once the handlers have run.
+func outcome(r *http.Request, ww middleware.WrapResponseWriter, info *requestInfo) (status int, route string) {
+	status = ww.Status()
 	if status == 0 {
 		status = http.StatusOK
 	}
 	if info.clientGone {
 		status = 499
 	}
-	route := ""
 	if rc := chi.RouteContext(r.Context()); rc != nil {
 		route = rc.RoutePattern()
 	}
+	return status, route
+}
+
+func logRequest(logger *slog.Logger, r *http.Request, ww middleware.WrapResponseWriter, info *requestInfo, status int, route string, elapsed time.Duration) {
 	attrs := []slog.Attr{
 		slog.String("request_id", info.id),
 		slog.String("method", r.Method),

@@ -25,7 +25,22 @@ type Outbox struct {
 	Accounts *accounts.Service
 	// From is the sender (MAIL_FROM).
 	From string
+	// Observer is told of every send attempt and every parked email, for metrics. Nil: nobody.
+	Observer Observer
 }
+
+// Observer is told what became of the outbox's emails. It is called on the outbox's goroutine,
+// so it must be quick.
+type Observer interface {
+	// EmailSent: the mail server took an email.
+	EmailSent()
+	// EmailFailed: an attempt to send failed; it may be tried again or parked.
+	EmailFailed()
+	// EmailParked: an email was parked, at once (no address) or once its attempts ran out.
+	EmailParked()
+}
+
+var _ processor.ParkListener = (*Outbox)(nil)
 
 // Processor is the outbox as a processor to run.
 func (o *Outbox) Processor() processor.Processor {
@@ -64,13 +79,29 @@ func (o *Outbox) Handle(ctx context.Context, e eventstore.Event) error {
 	case account.Email == "":
 		return processor.Park(fmt.Sprintf("member %s has no email address", lent.MemberID))
 	}
-	return o.Mailer.Send(ctx, Email{
+	err = o.Mailer.Send(ctx, Email{
 		MessageID: MessageID(e),
 		From:      o.From,
 		To:        account.Email,
 		Subject:   "You borrowed " + book.Title,
 		Body:      loanBody(account.Name, book, lent),
 	})
+	if o.Observer != nil {
+		if err != nil {
+			o.Observer.EmailFailed()
+		} else {
+			o.Observer.EmailSent()
+		}
+	}
+	return err
+}
+
+// Parked implements processor.ParkListener. Only BookLent events can fail here, so every event
+// parked is an email that was not sent.
+func (o *Outbox) Parked(eventstore.Event) {
+	if o.Observer != nil {
+		o.Observer.EmailParked()
+	}
 }
 
 // EndBatch implements processor.BatchEnder: a batch's emails share one SMTP connection.

@@ -18,7 +18,31 @@ type Options struct {
 	// RetakeDelay is how long a replica that lost a lease waits before it tries to take it
 	// again, so that a healthy standby gets it first. Default 1s.
 	RetakeDelay time.Duration
+	// Observer is told what the runners do, for metrics. Default: nobody.
+	Observer Observer
 }
+
+// Observer is told what this replica's runners do. Its methods are called on the runners'
+// goroutines, so they must be quick and safe for concurrent use. What the shared store knows
+// (checkpoints, lag, parked events) is not reported here: Group.Status reads it.
+type Observer interface {
+	// LeaseTaken: this replica took the processor's lease and runs it now.
+	LeaseTaken(processor string)
+	// LeaseReleased: this replica no longer runs the processor (it stopped, or lost the lease).
+	LeaseReleased(processor string)
+	// EventsHandled: the processor is done with n more events (handled, skipped or parked),
+	// or handled n events that retry-parked requeued.
+	EventsHandled(processor string, n int)
+	// Failed: a batch, an event's attempt or the lease failed; /status shows the last one.
+	Failed(processor string)
+}
+
+type noObserver struct{}
+
+func (noObserver) LeaseTaken(string)         {}
+func (noObserver) LeaseReleased(string)      {}
+func (noObserver) EventsHandled(string, int) {}
+func (noObserver) Failed(string)             {}
 
 // Backoff is a retry schedule: Attempts tries in all, waiting First, then twice as long each
 // time, at most Max, with some jitter so that replicas don't retry in step.
@@ -41,6 +65,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.RetakeDelay <= 0 {
 		o.RetakeDelay = time.Second
+	}
+	if o.Observer == nil {
+		o.Observer = noObserver{}
 	}
 	if o.Retry.Attempts <= 0 {
 		o.Retry.Attempts = DefaultRetry.Attempts

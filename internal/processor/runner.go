@@ -56,12 +56,15 @@ func (r *runner) setHolding(holding bool) {
 
 func (r *runner) setLastError(err error) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if err == nil {
 		r.lastError = ""
 	} else {
 		r.lastError = publicText(err)
 		r.errors++
+	}
+	r.mu.Unlock()
+	if err != nil {
+		r.opts.Observer.Failed(r.proc.Name)
 	}
 }
 
@@ -105,11 +108,13 @@ func (r *runner) run(stop, hard context.Context) {
 			return // stop ended
 		}
 		r.setHolding(true)
+		r.opts.Observer.LeaseTaken(name)
 		r.requeueWaiting.Store(true) // a previous holder may have left requeued events
 		r.logger.Info("lease taken: this replica runs the processor", "processor", name)
 		err = r.hold(stop, hard, lease)
 		r.setHolding(false)
 		lease.Release()
+		r.opts.Observer.LeaseReleased(name)
 		if r.replayWanted.Swap(false) {
 			r.logger.Warn("a replay asked for was not started before the lease went; ask the new holder", "processor", name)
 		}
@@ -252,18 +257,20 @@ func (r *runner) handleBatch(stop, work context.Context, pos Position, events []
 		if err := r.proc.ViewModel.Apply(work, pos, to, events); err != nil {
 			return pos, err
 		}
+		r.opts.Observer.EventsHandled(r.proc.Name, len(events))
 		return to, nil
 	}
 	if ender, ok := r.proc.Handler.(BatchEnder); ok {
 		defer ender.EndBatch()
 	}
-	done := pos
+	done, handled := pos, 0
 	var handleErr error
 	for _, e := range events {
 		if _, handleErr = r.handleEvent(stop, work, e); handleErr != nil {
 			break
 		}
 		done.Checkpoint = e.Checkpoint()
+		handled++
 	}
 	if done != pos {
 		saveCtx := work
@@ -278,6 +285,7 @@ func (r *runner) handleBatch(stop, work context.Context, pos Position, events []
 		if err := r.checkpoints.Save(saveCtx, r.proc.Name, pos, done); err != nil {
 			return pos, err
 		}
+		r.opts.Observer.EventsHandled(r.proc.Name, handled)
 	}
 	if errors.Is(handleErr, errStopping) {
 		handleErr = nil // the caller sees stop and returns
@@ -323,11 +331,24 @@ func (r *runner) handleEvent(stop, work context.Context, e eventstore.Event) (pa
 	}
 }
 
+// ParkListener is implemented by handlers that want to know when one of their events has been
+// parked, whether the handler asked for it or its attempts ran out: the outbox counts the
+// emails it could not send.
+type ParkListener interface {
+	Parked(e eventstore.Event)
+}
+
 func (r *runner) park(ctx context.Context, e eventstore.Event, reason error, attempts int) error {
 	r.setLastError(reason)
 	r.logger.Warn("event parked", "processor", r.proc.Name, "stream", e.StreamID, "version", e.Version,
 		"position", e.Position, "attempts", attempts, "reason", reason)
-	return r.checkpoints.Park(ctx, r.proc.Name, Parked{Event: e, Reason: reason.Error(), Attempts: attempts})
+	if err := r.checkpoints.Park(ctx, r.proc.Name, Parked{Event: e, Reason: reason.Error(), Attempts: attempts}); err != nil {
+		return err
+	}
+	if l, ok := r.proc.Handler.(ParkListener); ok {
+		l.Parked(e)
+	}
+	return nil
 }
 
 // retryParked tries one page of the events that retry-parked requeued, oldest first, and
@@ -352,6 +373,7 @@ func (r *runner) retryParked(stop, work context.Context) (more bool, err error) 
 		if err := r.checkpoints.Unpark(work, r.proc.Name, p.Event.Position); err != nil {
 			return false, err
 		}
+		r.opts.Observer.EventsHandled(r.proc.Name, 1)
 		r.logger.Info("parked event handled", "processor", r.proc.Name, "stream", p.Event.StreamID,
 			"version", p.Event.Version, "position", p.Event.Position)
 	}

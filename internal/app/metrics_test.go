@@ -1,0 +1,185 @@
+package app_test
+
+// GET /metrics on both stores: requests by route pattern, commands by outcome, replays, the
+// processors and the loan emails, as Prometheus reads them.
+
+import (
+	"bytes"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"library/internal/app"
+	"library/internal/smtptest"
+)
+
+// scraped is one GET /metrics: its text and its parsed families.
+type scraped struct {
+	text     string
+	families map[string]*dto.MetricFamily
+}
+
+func scrapeMetrics(t *testing.T, a *api) scraped {
+	t.Helper()
+	r := a.get(t, "/metrics")
+	require.Equal(t, http.StatusOK, r.Status, "body: %s", r.Body)
+	require.True(t, strings.HasPrefix(r.Header.Get("Content-Type"), "text/plain"), r.Header.Get("Content-Type"))
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(r.Body))
+	require.NoError(t, err, "the Prometheus text format")
+	return scraped{text: string(r.Body), families: families}
+}
+
+// value is the value of the series of name with exactly the given labels (name, value pairs,
+// in the order the exposition sorts them: by name); for a histogram, its count of samples.
+func (s scraped) value(name string, labels ...string) (float64, bool) {
+	for _, m := range s.families[name].GetMetric() {
+		if len(m.GetLabel())*2 != len(labels) {
+			continue
+		}
+		match := true
+		for i, l := range m.GetLabel() {
+			match = match && l.GetName() == labels[2*i] && l.GetValue() == labels[2*i+1]
+		}
+		switch {
+		case !match:
+		case m.Histogram != nil:
+			return float64(m.GetHistogram().GetSampleCount()), true
+		case m.Counter != nil:
+			return m.GetCounter().GetValue(), true
+		case m.Gauge != nil:
+			return m.GetGauge().GetValue(), true
+		}
+	}
+	return 0, false
+}
+
+func (s scraped) is(want float64, name string, labels ...string) bool {
+	got, ok := s.value(name, labels...)
+	return ok && got == want
+}
+
+func (s scraped) require(t *testing.T, want float64, name string, labels ...string) {
+	t.Helper()
+	got, ok := s.value(name, labels...)
+	require.True(t, ok, "no series %s %v in\n%s", name, labels, s.text)
+	assert.Equal(t, want, got, "%s %v", name, labels)
+}
+
+var processorNames = []string{"catalog", "notifications", "late-fines"}
+
+func TestMetrics(t *testing.T) {
+	t.Parallel()
+	smtp := smtptest.Start(t)
+	forEachStore(t, fastBackground(app.Config{SMTPURL: smtp.URL()}), func(t *testing.T, a *api) {
+		member := "mia-" + a.store // one SMTP server for both stores: an address each
+		requireProblem(t, pay(t, a, member, 300, "pay-1"), http.StatusConflict, "NothingToPay")
+		setContact(t, a, member, "Mia", member+"@example.org")
+		fine(t, a, member, 1000, "late")
+		first := pay(t, a, member, 300, "pay-1") // a refused command leaves its key free
+		requireResult(t, first, http.StatusCreated, "account-"+member)
+		requireReplay(t, first, pay(t, a, member, 300, "pay-1"))
+		addBook(t, a, "dune")
+		lent := lend(t, a, "dune", "loan-1", member)
+		again := a.call(t, http.MethodPost, "/books/dune/loans", obj{"loanId": "loan-1", "memberId": member})
+		requireResult(t, again, http.StatusOK, "book-dune")
+		getAccount(t, a, member)
+		const events = 5 // AccountOpened, FineCharged, PaymentReceived, BookAdded, BookLent
+
+		// The background work is counted as it happens: wait until every processor is done
+		// with every event and the loan email has gone.
+		var s scraped
+		eventually(t, 10*time.Second, func() bool {
+			s = scrapeMetrics(t, a)
+			done := s.is(1, "library_emails_sent_total")
+			for _, name := range processorNames {
+				done = done && s.is(0, "library_processor_lag", "processor", name) &&
+					s.is(events, "library_processor_events_handled_total", "processor", name)
+			}
+			return done
+		}, "the processors to catch up and the email to be counted")
+
+		t.Run("commands by name and outcome", func(t *testing.T) {
+			for _, c := range []struct {
+				command, outcome string
+				n                float64
+			}{
+				{"pay", "refused", 1}, {"pay", "recorded", 1}, {"pay", "replayed", 1},
+				{"setContact", "recorded", 1}, {"chargeFine", "recorded", 1},
+				{"addBook", "recorded", 1}, {"lendBook", "recorded", 1}, {"lendBook", "unchanged", 1},
+			} {
+				s.require(t, c.n, "library_commands_total", "command", c.command, "outcome", c.outcome)
+			}
+			s.require(t, 1, "library_idempotent_replays_total", "command", "pay")
+		})
+
+		t.Run("requests by route pattern, never by path", func(t *testing.T) {
+			const name = "library_http_request_duration_seconds"
+			require.Equal(t, dto.MetricType_HISTOGRAM, s.families[name].GetType())
+			payments := "/accounts/{memberId}/payments"
+			s.require(t, 2, name, "method", "POST", "route", payments, "status", "201") // the first and its replay
+			s.require(t, 1, name, "method", "POST", "route", payments, "status", "409")
+			s.require(t, 1, name, "method", "PUT", "route", "/accounts/{memberId}", "status", "201")
+			s.require(t, 1, name, "method", "GET", "route", "/accounts/{memberId}", "status", "200")
+			s.require(t, 1, name, "method", "POST", "route", "/books/{bookId}/loans", "status", "201")
+			s.require(t, 1, name, "method", "POST", "route", "/books/{bookId}/loans", "status", "200")
+			assert.Contains(t, s.text, `route="/accounts/{memberId}/payments"`)
+			for _, id := range []string{member, "dune", "loan-1"} {
+				assert.NotContains(t, s.text, id, "ids never become label values")
+			}
+		})
+
+		t.Run("processors", func(t *testing.T) {
+			for _, name := range processorNames {
+				s.require(t, 1, "library_processor_lease_held", "processor", name)
+				s.require(t, 1, "library_processor_lease_acquired_total", "processor", name)
+				s.require(t, float64(lent.Position), "library_processor_checkpoint", "processor", name)
+				s.require(t, 0, "library_processor_parked", "processor", name)
+				_, ok := s.value("library_processor_failures_total", "processor", name)
+				assert.True(t, ok, "failures of %s", name)
+			}
+		})
+
+		t.Run("emails", func(t *testing.T) {
+			s.require(t, 1, "library_emails_sent_total")
+			s.require(t, 0, "library_emails_failed_total")
+			s.require(t, 0, "library_emails_parked_total")
+		})
+
+		t.Run("the Go runtime and the process", func(t *testing.T) {
+			assert.Contains(t, s.families, "go_goroutines")
+			assert.Contains(t, s.families, "process_start_time_seconds")
+		})
+	})
+}
+
+// Emails that can't be sent are counted as failed attempts, then as parked.
+func TestMetricsOfEmailsThatFail(t *testing.T) {
+	t.Parallel()
+	smtp := smtptest.Start(t)
+	smtp.Refuse(451, "try again later")
+	a := &api{base: startService(t, fastBackground(app.Config{SMTPURL: smtp.URL()}))}
+	setContact(t, a, "noor", "Noor", "noor@example.org")
+	addBook(t, a, "emma")
+	lend(t, a, "emma", "loan-1", "noor")
+	setContact(t, a, "ola", "Ola", "")
+	addBook(t, a, "dune")
+	lend(t, a, "dune", "loan-2", "ola") // no address: parked at once, never tried
+
+	var s scraped
+	eventually(t, 10*time.Second, func() bool {
+		s = scrapeMetrics(t, a)
+		return s.is(2, "library_emails_parked_total") && s.is(2, "library_processor_parked", "processor", "notifications")
+	}, "both emails to be parked")
+	s.require(t, 3, "library_emails_failed_total") // fastBackground tries three times
+	s.require(t, 0, "library_emails_sent_total")
+	failures, _ := s.value("library_processor_failures_total", "processor", "notifications")
+	assert.GreaterOrEqual(t, failures, 4.0, "three failed attempts and one email parked at once")
+}

@@ -1,0 +1,147 @@
+// Package metrics keeps the service's Prometheus metrics and serves them at GET /metrics in the
+// text format.
+//
+// Every App has its own registry, so that several services in one process (as in the tests)
+// never share a count. The other packages don't import Prometheus: each declares a small
+// observer interface where it is used (aggregate.Observer, processor.Observer,
+// notifications.Observer, httpapi.Options.Observe) and this package implements them.
+//
+// Label values come only from bounded sets: route patterns (never paths, whose ids would make a
+// series per member), known HTTP methods, status codes, command and processor names. What the
+// shared database knows (checkpoints, lag, parked events) is read when /metrics is scraped,
+// with a short timeout, so the figures are the same on every replica and cost nothing between
+// scrapes.
+package metrics
+
+import (
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Metrics are one service's metrics, on a registry of their own.
+type Metrics struct {
+	registry *prometheus.Registry
+	handler  http.Handler
+
+	requests *prometheus.HistogramVec
+
+	commands *prometheus.CounterVec
+	replays  *prometheus.CounterVec
+
+	leaseHeld     *prometheus.GaugeVec
+	leaseAcquired *prometheus.CounterVec
+	eventsHandled *prometheus.CounterVec
+	failures      *prometheus.CounterVec
+
+	emailsSent   prometheus.Counter
+	emailsFailed prometheus.Counter
+	emailsParked prometheus.Counter
+}
+
+// New returns metrics on a new registry that also holds the Go runtime's and the process's
+// metrics. logger gets the errors met while serving /metrics; nil discards them.
+func New(logger *slog.Logger) *Metrics {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	reg := prometheus.NewRegistry()
+	f := factory{reg}
+	m := &Metrics{
+		registry: reg,
+		requests: f.histogramVec(prometheus.HistogramOpts{
+			Name:    "library_http_request_duration_seconds",
+			Help:    "How long HTTP requests took, by method, route pattern and status.",
+			Buckets: prometheus.DefBuckets,
+		}, "method", "route", "status"),
+		commands: f.counterVec("library_commands_total",
+			"Commands run, by name and outcome: recorded, unchanged, replayed, refused, conflict or failed.",
+			"command", "outcome"),
+		replays: f.counterVec("library_idempotent_replays_total",
+			"Commands answered from the log because their Idempotency-Key had run before.", "command"),
+		leaseHeld: f.gaugeVec("library_processor_lease_held",
+			"1 while this replica holds the processor's lease and runs it, else 0.", "processor"),
+		leaseAcquired: f.counterVec("library_processor_lease_acquired_total",
+			"Times this replica took the processor's lease.", "processor"),
+		eventsHandled: f.counterVec("library_processor_events_handled_total",
+			"Events this replica's processor is done with (handled, skipped or parked).", "processor"),
+		failures: f.counterVec("library_processor_failures_total",
+			"Failures of this replica's processor: failed attempts at an event, store failures, lost leases.", "processor"),
+		emailsSent:   f.counter("library_emails_sent_total", "Loan emails the mail server took."),
+		emailsFailed: f.counter("library_emails_failed_total", "Attempts to send a loan email that failed."),
+		emailsParked: f.counter("library_emails_parked_total", "Loan emails parked: no address, or out of attempts."),
+	}
+	reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	m.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{
+		// One collector failing (the database is down) must not hide the others: /metrics is
+		// most wanted while something is wrong.
+		ErrorHandling: promhttp.ContinueOnError,
+		ErrorLog:      slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		Registry:      reg, // counts its own errors as promhttp_metric_handler_errors_total
+	})
+	return m
+}
+
+// Gatherer is the registry, for tests that read the metrics without HTTP.
+func (m *Metrics) Gatherer() prometheus.Gatherer { return m.registry }
+
+// Routes implements httpapi.Module: GET /metrics.
+func (m *Metrics) Routes(r chi.Router) {
+	r.Get("/metrics", m.handler.ServeHTTP)
+}
+
+// ObserveRequest records one HTTP request; it is httpapi.Options.Observe. route is the route
+// pattern, "" when no route matched.
+func (m *Metrics) ObserveRequest(method, route string, status int, elapsed time.Duration) {
+	if route == "" {
+		route = "unmatched"
+	}
+	m.requests.WithLabelValues(knownMethod(method), route, strconv.Itoa(status)).Observe(elapsed.Seconds())
+}
+
+// knownMethod keeps the method label to a fixed set: a client may send any method at all, and
+// each new value would be a new series.
+func knownMethod(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions:
+		return method
+	}
+	return "other"
+}
+
+// factory makes metrics and registers them.
+type factory struct{ reg prometheus.Registerer }
+
+func (f factory) histogramVec(opts prometheus.HistogramOpts, labels ...string) *prometheus.HistogramVec {
+	v := prometheus.NewHistogramVec(opts, labels)
+	f.reg.MustRegister(v)
+	return v
+}
+
+func (f factory) counterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	v := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+	f.reg.MustRegister(v)
+	return v
+}
+
+func (f factory) gaugeVec(name, help string, labels ...string) *prometheus.GaugeVec {
+	v := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels)
+	f.reg.MustRegister(v)
+	return v
+}
+
+func (f factory) counter(name, help string) prometheus.Counter {
+	c := prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
+	f.reg.MustRegister(c)
+	return c
+}

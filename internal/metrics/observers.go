@@ -1,0 +1,56 @@
+package metrics
+
+import (
+	"library/internal/aggregate"
+	"library/internal/notifications"
+	"library/internal/processor"
+)
+
+// Commands is the observer of aggregate repositories: library_commands_total and
+// library_idempotent_replays_total.
+func (m *Metrics) Commands() aggregate.Observer { return commandObserver{m} }
+
+type commandObserver struct{ m *Metrics }
+
+func (o commandObserver) CommandDone(command string, outcome aggregate.Outcome) {
+	o.m.commands.WithLabelValues(command, string(outcome)).Inc()
+	if outcome == aggregate.OutcomeReplayed {
+		o.m.replays.WithLabelValues(command).Inc()
+	}
+}
+
+// Processors is the observer of this replica's processor runners. The named processors start
+// at zero, so that their series exist (lease held 0) before anything happens to them.
+func (m *Metrics) Processors(names ...string) processor.Observer {
+	for _, name := range names {
+		m.leaseHeld.WithLabelValues(name).Set(0)
+		m.leaseAcquired.WithLabelValues(name)
+		m.eventsHandled.WithLabelValues(name)
+		m.failures.WithLabelValues(name)
+	}
+	return processorObserver{m}
+}
+
+type processorObserver struct{ m *Metrics }
+
+func (o processorObserver) LeaseTaken(name string) {
+	o.m.leaseAcquired.WithLabelValues(name).Inc()
+	o.m.leaseHeld.WithLabelValues(name).Set(1)
+}
+
+func (o processorObserver) LeaseReleased(name string) { o.m.leaseHeld.WithLabelValues(name).Set(0) }
+
+func (o processorObserver) EventsHandled(name string, n int) {
+	o.m.eventsHandled.WithLabelValues(name).Add(float64(n))
+}
+
+func (o processorObserver) Failed(name string) { o.m.failures.WithLabelValues(name).Inc() }
+
+// Emails is the observer of the loan email outbox.
+func (m *Metrics) Emails() notifications.Observer { return emailObserver{m} }
+
+type emailObserver struct{ m *Metrics }
+
+func (o emailObserver) EmailSent()   { o.m.emailsSent.Inc() }
+func (o emailObserver) EmailFailed() { o.m.emailsFailed.Inc() }
+func (o emailObserver) EmailParked() { o.m.emailsParked.Inc() }

@@ -1,0 +1,67 @@
+package metrics
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"library/internal/processor"
+)
+
+// StatusFunc reports on every processor from the shared store: processor.Group.Status.
+type StatusFunc func(ctx context.Context) ([]processor.Status, error)
+
+// DefaultStatusTimeout bounds the store queries of one scrape.
+const DefaultStatusTimeout = 2 * time.Second
+
+// WatchProcessors adds the figures of the shared store to every scrape: each processor's
+// checkpoint, lag and parked events. They are read at scrape time (Group.Status is one query
+// for the head and three per processor) rather than kept up to date by the runners, so that a
+// standby, which runs nothing, shows the same figures as the holder, and nothing is read between
+// scrapes. timeout (default DefaultStatusTimeout) bounds the reading; when it fails, those
+// series are left out of the scrape and the error is logged, while the rest are served.
+func (m *Metrics) WatchProcessors(status StatusFunc, timeout time.Duration) {
+	if timeout <= 0 {
+		timeout = DefaultStatusTimeout
+	}
+	m.registry.MustRegister(&processorCollector{
+		status:  status,
+		timeout: timeout,
+		checkpoint: prometheus.NewDesc("library_processor_checkpoint",
+			"Position of the last event the processor handled (0: none yet).", []string{"processor"}, nil),
+		lag: prometheus.NewDesc("library_processor_lag",
+			"Events in the log that the processor has still to handle.", []string{"processor"}, nil),
+		parked: prometheus.NewDesc("library_processor_parked",
+			"Events the processor parked and that wait for retry-parked.", []string{"processor"}, nil),
+	})
+}
+
+type processorCollector struct {
+	status                  StatusFunc
+	timeout                 time.Duration
+	checkpoint, lag, parked *prometheus.Desc
+}
+
+func (c *processorCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.checkpoint
+	ch <- c.lag
+	ch <- c.parked
+}
+
+func (c *processorCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	defer cancel()
+	statuses, err := c.status(ctx)
+	if err != nil {
+		// The handler logs it and serves the other metrics (ContinueOnError).
+		ch <- prometheus.NewInvalidMetric(c.checkpoint, fmt.Errorf("processor status: %w", err))
+		return
+	}
+	for _, s := range statuses {
+		ch <- prometheus.MustNewConstMetric(c.checkpoint, prometheus.GaugeValue, float64(s.Checkpoint), s.Name)
+		ch <- prometheus.MustNewConstMetric(c.lag, prometheus.GaugeValue, float64(s.Lag), s.Name)
+		ch <- prometheus.MustNewConstMetric(c.parked, prometheus.GaugeValue, float64(s.Parked), s.Name)
+	}
+}
