@@ -29,6 +29,7 @@ import (
 	"library/internal/errs"
 	"library/internal/eventstore"
 	"library/internal/httpapi"
+	"library/internal/metrics"
 	"library/internal/openapi"
 	"library/internal/processor"
 	"library/migrations"
@@ -45,7 +46,9 @@ type App struct {
 	listener net.Listener
 	// processors run the background work: catalog, outbox, saga.
 	processors *processor.Group
-	draining   atomic.Bool
+	// metrics are this App's own, served at /metrics.
+	metrics  *metrics.Metrics
+	draining atomic.Bool
 	// schemaReady is set once the database schema has been seen at the latest migration.
 	schemaReady atomic.Bool
 }
@@ -54,7 +57,7 @@ type App struct {
 // Run. With a database, pending migrations are applied first unless cfg.MigrateOnStart is false.
 func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 	cfg = cfg.withDefaults()
-	a := &App{cfg: cfg, logger: logger}
+	a := &App{cfg: cfg, logger: logger, metrics: metrics.New(logger)}
 	if cfg.DatabaseURL == "" {
 		a.store = eventstore.NewMemory(cfg.Now)
 		logger.Info("store: in memory; nothing is kept when the process stops")
@@ -64,7 +67,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		}
 	}
 
-	repoOpts := aggregate.Options{CommandIDsPerStream: cfg.CommandIDsPerStream}
+	repoOpts := aggregate.Options{CommandIDsPerStream: cfg.CommandIDsPerStream, Observer: a.metrics.Commands()}
 	bookService := books.NewService(a.store, repoOpts, cfg.Now, cfg.LoanPeriod)
 	accountService := accounts.NewService(a.store, repoOpts)
 	processors, catalog, err := a.background(bookService, accountService)
@@ -74,11 +77,15 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 	}
 	a.processors = processors
 	handler := httpapi.New(
-		httpapi.Options{Logger: logger, Ready: a.ready, RequestTimeout: cfg.RequestTimeout},
+		httpapi.Options{
+			Logger: logger, Ready: a.ready, RequestTimeout: cfg.RequestTimeout,
+			Observe: a.metrics.ObserveRequest, CORSOrigins: cfg.CORSOrigins,
+		},
 		books.Routes{Service: bookService, Catalog: books.CatalogQuery{Catalog: catalog, Log: a.store, Wait: cfg.CatalogWait}},
 		accounts.Routes{Service: accountService},
 		processor.Routes{Group: processors, Replica: cfg.ReplicaID, AdminToken: cfg.AdminToken},
 		openapi.Routes{},
+		a.metrics,
 	)
 	a.server = &http.Server{
 		Handler:           handler,

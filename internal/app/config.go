@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"net/mail"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -44,6 +45,9 @@ type Config struct {
 	MailFrom string
 	// AdminToken is the bearer token of the admin endpoints; empty refuses everyone.
 	AdminToken string
+	// CORSOrigins are the browser origins (such as https://library.example.org, or *) whose
+	// pages may call the API; none by default.
+	CORSOrigins []string
 	// LeaseRetryInterval is how often a standby tries to take a lease.
 	LeaseRetryInterval time.Duration
 	// FinePerDay is the late fine in cents per day.
@@ -145,6 +149,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	if c.LeaseRetryInterval, err = positiveDuration(getenv, "LEASE_RETRY_INTERVAL", processor.DefaultLeaseRetryInterval); err != nil {
 		return Config{}, err
 	}
+	if c.CORSOrigins, err = origins(getenv, "CORS_ORIGINS"); err != nil {
+		return Config{}, err
+	}
 	finePerDay, err := positiveInt(getenv, "FINE_PER_DAY", DefaultFinePerDay)
 	if err != nil {
 		return Config{}, err
@@ -219,6 +226,25 @@ func duration(getenv func(string) string, name string, fallback time.Duration) (
 		return 0, fmt.Errorf("%s must be a duration such as 0s, 5s or 1m", name)
 	}
 	return d, nil
+}
+
+// origins reads a comma-separated list of browser origins: "*", or scheme://host[:port].
+func origins(getenv func(string) string, name string) ([]string, error) {
+	var out []string
+	for _, o := range strings.Split(getenv(name), ",") {
+		o = strings.TrimSpace(o)
+		if o == "" {
+			continue
+		}
+		if o != "*" {
+			u, err := url.Parse(o)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.User != nil {
+				return nil, fmt.Errorf("%s must be a comma-separated list of origins such as https://library.example.org, or *", name)
+			}
+		}
+		out = append(out, o)
+	}
+	return out, nil
 }
 
 func boolean(getenv func(string) string, name string, fallback bool) (bool, error) {

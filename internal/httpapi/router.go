@@ -35,6 +35,12 @@ type Options struct {
 	Ready func(ctx context.Context) error
 	// RequestTimeout bounds each request. Default 10s.
 	RequestTimeout time.Duration
+	// Observe, when set, is told of every request as it ends: its method, its route pattern
+	// ("/accounts/{memberId}", never the path, so that ids don't become metric labels; "" when
+	// no route matched), its status and how long it took.
+	Observe func(method, route string, status int, elapsed time.Duration)
+	// CORSOrigins are the browser origins allowed to call the API (see CORS); none by default.
+	CORSOrigins []string
 }
 
 // New returns the service's HTTP handler with the given feature modules mounted.
@@ -43,7 +49,7 @@ func New(opts Options, modules ...Module) http.Handler {
 		opts.RequestTimeout = 10 * time.Second
 	}
 	r := chi.NewRouter()
-	r.Use(observe(opts.Logger), limitBody(MaxBodyBytes), deadline(opts.RequestTimeout), middleware.GetHead)
+	r.Use(observe(opts.Logger, opts.Observe), CORS(opts.CORSOrigins), limitBody(MaxBodyBytes), deadline(opts.RequestTimeout), middleware.GetHead)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, errs.E(errs.NotFound, "there is nothing at this path"))
 	})
