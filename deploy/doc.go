@@ -1,0 +1,15 @@
+// Package deploy holds no code: its tests check the container image recipe (../Dockerfile,
+// ../.dockerignore) and the Kubernetes manifests under k8s/ against the service they deploy.
+//
+// It is a Go module of its own (library/deploy) so that the Kubernetes and kustomize modules
+// its tests need stay out of the service's dependency graph. Run its tests from this folder:
+//
+//	cd deploy && go test ./...
+//
+// They render k8s/ (the base, in k8s/base/) and k8s/dev/ with kustomize in process, decode
+// every object strictly into the Kubernetes API types, and check probes, ports, security
+// settings, shutdown timing and every environment variable name against the README's configuration table (which
+// internal/app/config_env_test.go in turn checks against the code). They also build the binary
+// from exactly the Docker build context, with the Dockerfile's own build command, and run it
+// with the manifests' configuration.
+package deploy
