@@ -160,9 +160,6 @@ func TestDockerfile(t *testing.T) {
 // .dockerignore lets into the build context, and runs it with the manifests' configuration:
 // what `docker build` and the pods would do, without a container engine.
 func TestImageBinary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the service; not in -short")
-	}
 	t.Parallel()
 	base, dev := render(t, baseDir), render(t, devDir)
 	vars := readmeVariables(t)
