@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// config is what a run is told by its environment.
+type config struct {
+	// DatabaseURL is BENCH_DATABASE_URL: a server where the run may create and drop a database
+	// of its own. Empty: a throwaway cluster is started and removed.
+	DatabaseURL string
+	// Duration is how long each cell is measured (BENCH_DURATION, default 5s).
+	Duration time.Duration
+	// Warmup runs each cell's operation, unmeasured, before it (BENCH_WARMUP, default 1s).
+	Warmup time.Duration
+	// Concurrency is the levels measured (BENCH_CONCURRENCY, default "1,8,32").
+	Concurrency []int
+	// Accounts is how many streams the spread workloads use (BENCH_ACCOUNTS, default 1000).
+	Accounts int
+	// Output is the Markdown file written (BENCH_OUTPUT, default docs/benchmarks.md, relative
+	// to the module root; "-" writes none).
+	Output string
+}
+
+func loadConfig() (config, error) {
+	cfg := config{
+		DatabaseURL: os.Getenv("BENCH_DATABASE_URL"),
+		Duration:    5 * time.Second,
+		Warmup:      time.Second,
+		Concurrency: []int{1, 8, 32},
+		Accounts:    1000,
+		Output:      "docs/benchmarks.md",
+	}
+	var errs []error
+	if s := os.Getenv("BENCH_DURATION"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("BENCH_DURATION must be a positive duration such as 5s, not %q", s))
+		}
+		cfg.Duration = d
+	}
+	if s := os.Getenv("BENCH_WARMUP"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			errs = append(errs, fmt.Errorf("BENCH_WARMUP must be a duration such as 1s, not %q", s))
+		}
+		cfg.Warmup = d
+	}
+	if s := os.Getenv("BENCH_CONCURRENCY"); s != "" {
+		cfg.Concurrency = nil
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 {
+				errs = append(errs, fmt.Errorf("BENCH_CONCURRENCY must be positive integers separated by commas, not %q", s))
+				break
+			}
+			cfg.Concurrency = append(cfg.Concurrency, n)
+		}
+	}
+	if s := os.Getenv("BENCH_ACCOUNTS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			errs = append(errs, fmt.Errorf("BENCH_ACCOUNTS must be a positive integer, not %q", s))
+		}
+		cfg.Accounts = n
+	}
+	if s, ok := os.LookupEnv("BENCH_OUTPUT"); ok {
+		cfg.Output = s
+		if s == "-" {
+			cfg.Output = ""
+		}
+	}
+	for _, c := range cfg.Concurrency {
+		if c > cfg.Accounts {
+			errs = append(errs, fmt.Errorf("BENCH_ACCOUNTS (%d) must be at least the highest concurrency (%d): each worker owns its accounts", cfg.Accounts, c))
+			break
+		}
+	}
+	return cfg, errors.Join(errs...)
+}
+
+// moduleRoot is the directory of the module's go.mod: the service is built, and the report
+// written, relative to it.
+func moduleRoot(ctx context.Context) (string, error) {
+	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return "", errors.New("not inside the library module: run from its directory (go run ./cmd/librarybench)")
+	}
+	return filepath.Dir(gomod), nil
+}

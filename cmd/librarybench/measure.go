@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// A measurement is one row group of the table: something done again and again by each of
+// `concurrency` workers. Later measurements (outbox latency, takeover, growth, memory) are
+// added to the list in runMeasurements.
+type measurement interface {
+	// name is the measurement's row label.
+	name() string
+	// setup runs once, before any cell.
+	setup(ctx context.Context) error
+	// prepare readies one cell and returns the operation its workers run.
+	prepare(ctx context.Context, concurrency int) (operation, error)
+	// close releases what setup took.
+	close()
+}
+
+// An operation is one unit of work by worker number `worker` (0 to concurrency-1). An error
+// counts as a failed operation, not as the end of the run.
+type operation func(ctx context.Context, worker int) error
+
+// cell is the result of one measurement at one concurrency.
+type cell struct {
+	Measurement string
+	Concurrency int
+	Ops         int // operations that succeeded while measured
+	Errors      int // operations that failed while measured
+	Elapsed     time.Duration
+	P50, P99    time.Duration // latency of the operations that succeeded
+	FirstError  string
+}
+
+// Throughput is the successful operations per second.
+func (c cell) Throughput() float64 {
+	if c.Elapsed <= 0 {
+		return 0
+	}
+	return float64(c.Ops) / c.Elapsed.Seconds()
+}
+
+// runMeasurements measures every measurement at every concurrency level, the levels in
+// order and, within a level, the measurements side by side.
+func runMeasurements(ctx context.Context, cfg config, databaseURL, serviceURL string) ([]cell, error) {
+	api := newAPIClient(serviceURL, maxOf(cfg.Concurrency))
+	cmds := &commands{api: api, accounts: cfg.Accounts}
+	measurements := []measurement{
+		&baseline{databaseURL: databaseURL, streams: cfg.Accounts, maxConns: maxOf(cfg.Concurrency)},
+		cmds,
+		&replays{api: api, commands: cmds},
+		&contention{api: api},
+	}
+	for i, m := range measurements {
+		logf("setting up %s", m.name())
+		if err := m.setup(ctx); err != nil {
+			for _, done := range measurements[:i] {
+				done.close()
+			}
+			return nil, fmt.Errorf("%s: setup: %w", m.name(), err)
+		}
+	}
+	defer func() {
+		for _, m := range measurements {
+			m.close()
+		}
+	}()
+
+	var cells []cell
+	for _, c := range cfg.Concurrency {
+		for _, m := range measurements {
+			op, err := m.prepare(ctx, c)
+			if err != nil {
+				return nil, fmt.Errorf("%s at concurrency %d: %w", m.name(), c, err)
+			}
+			if cfg.Warmup > 0 {
+				runWorkers(ctx, c, cfg.Warmup, op)
+			}
+			res := runWorkers(ctx, c, cfg.Duration, op)
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("interrupted: %w", err)
+			}
+			res.Measurement = m.name()
+			cells = append(cells, res)
+			logf("%-10s c=%-3d %9.1f ops/s  p50 %-9s p99 %-9s errors %d", res.Measurement, c,
+				res.Throughput(), res.P50.Round(10*time.Microsecond), res.P99.Round(10*time.Microsecond), res.Errors)
+			if res.Ops == 0 {
+				return cells, fmt.Errorf("%s at concurrency %d: no operation succeeded: %s", m.name(), c, res.FirstError)
+			}
+		}
+	}
+	return cells, nil
+}
+
+// runWorkers runs op in `concurrency` workers until d has passed, and measures it.
+func runWorkers(ctx context.Context, concurrency int, d time.Duration, op operation) cell {
+	type tally struct {
+		latencies []time.Duration
+		errors    int
+		firstErr  error
+	}
+	tallies := make([]tally, concurrency)
+	start := time.Now()
+	deadline := start.Add(d)
+	var wg sync.WaitGroup
+	for w := range concurrency {
+		wg.Go(func() {
+			t := &tallies[w]
+			for ctx.Err() == nil {
+				t0 := time.Now()
+				if !t0.Before(deadline) {
+					return
+				}
+				err := op(ctx, w)
+				if err != nil {
+					if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+						return
+					}
+					t.errors++
+					if t.firstErr == nil {
+						t.firstErr = err
+					}
+					continue
+				}
+				t.latencies = append(t.latencies, time.Since(t0))
+			}
+		})
+	}
+	wg.Wait()
+	res := cell{Concurrency: concurrency, Elapsed: time.Since(start)}
+	var all []time.Duration
+	for _, t := range tallies {
+		all = append(all, t.latencies...)
+		res.Errors += t.errors
+		if t.firstErr != nil && res.FirstError == "" {
+			res.FirstError = t.firstErr.Error()
+		}
+	}
+	slices.Sort(all)
+	res.Ops = len(all)
+	res.P50, res.P99 = percentile(all, 0.50), percentile(all, 0.99)
+	return res
+}
+
+// percentile of sorted durations, nearest rank.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(p*float64(len(sorted))+0.5) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+func maxOf(xs []int) int {
+	m := 0
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// buildService builds cmd/library into dir and returns the binary's path.
+func buildService(ctx context.Context, root, dir string) (string, error) {
+	bin := filepath.Join(dir, "library")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/library")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./cmd/library: %w: %s", err, strings.TrimSpace(string(out)))
+	}
+	return bin, nil
+}
+
+// service is one process of the service binary.
+type service struct {
+	BaseURL string
+	cmd     *exec.Cmd
+	stderr  *lockedBuffer
+	done    chan struct{} // closed when the process has exited
+	waitErr error         // the exit, once done is closed
+}
+
+// startService runs the binary on a free loopback port against databaseURL and waits until
+// /readyz answers 200.
+func startService(ctx context.Context, bin, databaseURL string) (*service, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	// Not CommandContext: Stop ends it with SIGTERM, so that it drains and closes its pool.
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(),
+		"HTTP_ADDR="+addr,
+		"DATABASE_URL="+databaseURL,
+		"LOG_LEVEL=warn",
+		"REPLICA_ID=bench",
+	)
+	s := &service{BaseURL: "http://" + addr, cmd: cmd, stderr: &lockedBuffer{}, done: make(chan struct{})}
+	cmd.Stdout = s.stderr
+	cmd.Stderr = s.stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting the service: %w", err)
+	}
+	go func() {
+		s.waitErr = cmd.Wait()
+		close(s.done)
+	}()
+	if err := s.waitReady(ctx, 30*time.Second); err != nil {
+		_ = s.Stop(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *service) waitReady(ctx context.Context, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	client := &http.Client{Timeout: time.Second}
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.BaseURL+"/readyz", nil)
+		if err != nil {
+			return err
+		}
+		if resp, err := client.Do(req); err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-s.done:
+			return fmt.Errorf("the service exited before it was ready (%v): %s", s.waitErr, s.output())
+		case <-ctx.Done():
+			return fmt.Errorf("the service was not ready within %s: %s", timeout, s.output())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// Stop sends SIGTERM and waits for the process to exit, killing it after 30 seconds.
+func (s *service) Stop(ctx context.Context) error {
+	select {
+	case <-s.done:
+		return s.exitError()
+	default:
+	}
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("signalling the service: %w", err)
+	}
+	select {
+	case <-s.done:
+		return s.exitError()
+	case <-ctx.Done():
+	case <-time.After(30 * time.Second):
+	}
+	_ = s.cmd.Process.Kill()
+	<-s.done
+	return fmt.Errorf("the service did not stop after SIGTERM and was killed: %s", s.output())
+}
+
+func (s *service) exitError() error {
+	if s.waitErr != nil {
+		return fmt.Errorf("the service exited with %v: %s", s.waitErr, s.output())
+	}
+	return nil
+}
+
+// output is the end of what the process wrote, for error messages.
+func (s *service) output() string {
+	out := strings.TrimSpace(s.stderr.String())
+	const max = 2000
+	if len(out) > max {
+		out = "..." + out[len(out)-max:]
+	}
+	if out == "" {
+		return "(no output)"
+	}
+	return out
+}
+
+// lockedBuffer collects a process's output while it runs.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
