@@ -1,0 +1,81 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"library/internal/aggregate"
+	"library/internal/errs"
+)
+
+// benchRequest is a request as the handlers see it once the middleware has given it an id.
+func benchRequest() *http.Request {
+	r := httptest.NewRequest(http.MethodPost, "/accounts/m1/payments", nil)
+	info := &requestInfo{id: "KQ3Z7J2XW5RPM4TN6HBVYC8DFA"}
+	return r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info))
+}
+
+// BenchmarkWriteError measures answering with a problem+json document: status lookup, JSON
+// encoding and headers. "domain" is an *errs.Error a client gets for a refused command (409);
+// "internal" is any other error, answered 500 with its text hidden. Every refused or failed
+// request pays it. Each iteration includes a fresh httptest.ResponseRecorder.
+func BenchmarkWriteError(b *testing.B) {
+	for _, tc := range []struct {
+		name   string
+		err    error
+		status int
+	}{
+		{"domain", errs.E(errs.NothingToPay, "there is nothing to pay: the balance is %d cents", 0), http.StatusConflict},
+		{"internal", errors.New("pq: connection reset by peer"), http.StatusInternalServerError},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			r := benchRequest()
+			b.ReportAllocs()
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				WriteError(w, r, tc.err)
+				if w.Code != tc.status {
+					b.Fatalf("status %d, want %d", w.Code, tc.status)
+				}
+			}
+		})
+	}
+}
+
+// benchPaid stands for a domain event in a result (httpapi cannot import the domain packages).
+type benchPaid struct {
+	Amount int64 `json:"amount"`
+}
+
+func (benchPaid) EventType() string { return "PaymentReceived" }
+
+// BenchmarkWriteResult measures answering a command with its result, as JSON: a typical
+// aggregate.Result with the one event the command recorded (201). Every successful command
+// pays it. Each iteration includes a fresh httptest.ResponseRecorder.
+func BenchmarkWriteResult(b *testing.B) {
+	result := aggregate.Result{
+		StreamID: "account-m1",
+		Version:  11,
+		Position: 4242,
+		Events: []aggregate.RecordedEvent{{
+			Type:       "PaymentReceived",
+			Version:    11,
+			Position:   4242,
+			RecordedAt: time.Date(2026, 3, 10, 14, 30, 15, 123456000, time.UTC),
+			Data:       benchPaid{Amount: 1500},
+		}},
+	}
+	r := benchRequest()
+	b.ReportAllocs()
+	for b.Loop() {
+		w := httptest.NewRecorder()
+		WriteResult(w, r, result)
+		if w.Code != http.StatusCreated {
+			b.Fatalf("status %d, want %d", w.Code, http.StatusCreated)
+		}
+	}
+}
