@@ -25,6 +25,14 @@ type config struct {
 	Concurrency []int
 	// Accounts is how many streams the spread workloads use (BENCH_ACCOUNTS, default 1000).
 	Accounts int
+	// Lenders is how many lend at once in the outbox's load (BENCH_LENDERS, default 8).
+	Lenders int
+	// IdleLoans is how many loans, one at a time, time the outbox at idle (BENCH_IDLE_LOANS,
+	// default 50).
+	IdleLoans int
+	// GrowthPayments is how many payments are timed on each stream length (BENCH_GROWTH_PAYMENTS,
+	// default 50).
+	GrowthPayments int
 	// Output is the Markdown file written (BENCH_OUTPUT, default docs/benchmarks.md, relative
 	// to the module root; "-" writes none).
 	Output string
@@ -38,6 +46,10 @@ func loadConfig() (config, error) {
 		Concurrency: []int{1, 8, 32},
 		Accounts:    1000,
 		Output:      "docs/benchmarks.md",
+
+		Lenders:        8,
+		IdleLoans:      50,
+		GrowthPayments: 50,
 	}
 	var errs []error
 	if s := os.Getenv("BENCH_DURATION"); s != "" {
@@ -71,6 +83,18 @@ func loadConfig() (config, error) {
 			errs = append(errs, fmt.Errorf("BENCH_ACCOUNTS must be a positive integer, not %q", s))
 		}
 		cfg.Accounts = n
+	}
+	for _, v := range []struct {
+		name string
+		to   *int
+	}{{"BENCH_LENDERS", &cfg.Lenders}, {"BENCH_IDLE_LOANS", &cfg.IdleLoans}, {"BENCH_GROWTH_PAYMENTS", &cfg.GrowthPayments}} {
+		if s := os.Getenv(v.name); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 {
+				errs = append(errs, fmt.Errorf("%s must be a positive integer, not %q", v.name, s))
+			}
+			*v.to = n
+		}
 	}
 	if s, ok := os.LookupEnv("BENCH_OUTPUT"); ok {
 		cfg.Output = s

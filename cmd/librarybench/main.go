@@ -1,7 +1,11 @@
 // Command librarybench measures the service against PostgreSQL's own limit, side by side in
 // one run: a baseline of straight pgx transactions (read a stream, append one event), then the
 // service's commands, replays and a contended stream over HTTP, each at several concurrency
-// levels. It prints a table and writes docs/benchmarks.md.
+// levels. Then, against the targets: the loan emails' delay from commit to an SMTP
+// server in this program, at idle and under load (outbox.go); how fast a standby process takes
+// over after SIGKILL and SIGTERM of the holder (takeover.go); a command's latency as its stream
+// grows (growth.go); and the service's memory (memory.go). It prints a table and writes
+// docs/benchmarks.md.
 //
 //	go run ./cmd/librarybench
 //
@@ -57,7 +61,13 @@ func run(ctx context.Context) error {
 		}
 	}()
 
-	svc, err := startService(ctx, bin, db.URL)
+	sink, err := startSMTPSink()
+	if err != nil {
+		return err
+	}
+	defer sink.close()
+
+	svc, err := startService(ctx, bin, db.URL, "SMTP_URL="+sink.URL())
 	if err != nil {
 		return err
 	}
@@ -77,10 +87,38 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-
-	env.LoadAfter = loadAverage()
-
 	rep := report{Config: cfg, Env: env, Results: results}
+
+	api := newAPIClient(svc.BaseURL, cfg.Lenders)
+	logf("outbox: %d loans one at a time, then %d lenders for %s", cfg.IdleLoans, cfg.Lenders, cfg.Duration)
+	if rep.Outbox, err = measureOutbox(ctx, api, sink, cfg.IdleLoans, cfg.Lenders, cfg.Duration); err != nil {
+		return fmt.Errorf("outbox: %w", err)
+	}
+	mem, err := procStatus(svc.Pid(), "VmRSS")
+	if err != nil {
+		return err
+	}
+	rep.Memory.RSSAfterLoad = mem["VmRSS"]
+
+	logf("growth: %d payments on each of streams of %v events", cfg.GrowthPayments, growthLengths)
+	if rep.Growth, err = measureGrowth(ctx, api, db.URL, cfg.GrowthPayments); err != nil {
+		return fmt.Errorf("growth: %w", err)
+	}
+	if mem, err = procStatus(svc.Pid(), "VmHWM"); err != nil {
+		return err
+	}
+	rep.Memory.Peak = mem["VmHWM"]
+
+	logf("takeover: %d rounds per signal, on a database of their own", takeoverRounds)
+	takeoverURL, err := db.another(ctx, "takeover")
+	if err != nil {
+		return err
+	}
+	if rep.Takeover, err = measureTakeover(ctx, bin, takeoverURL, sink); err != nil {
+		return fmt.Errorf("takeover: %w", err)
+	}
+
+	rep.Env.LoadAfter = loadAverage()
 	fmt.Println()
 	fmt.Print(rep.table())
 	if cfg.Output == "" {

@@ -10,8 +10,9 @@ import (
 )
 
 // A measurement is one row group of the table: something done again and again by each of
-// `concurrency` workers. Later measurements (outbox latency, takeover, growth, memory) are
-// added to the list in runMeasurements.
+// `concurrency` workers. The measurements that are not throughput at a concurrency (outbox
+// latency, takeover, growth, memory) run after these, from run: see outbox.go, takeover.go,
+// growth.go and memory.go.
 type measurement interface {
 	// name is the measurement's row label.
 	name() string

@@ -24,6 +24,8 @@ type database struct {
 	URL string
 	// adminURL reaches the server's maintenance database, to create and drop Name.
 	adminURL string
+	// others are further databases made by another, dropped with this one.
+	others []string
 	// stopServer removes the throwaway cluster; nil for a server given by BENCH_DATABASE_URL.
 	stopServer func(ctx context.Context) error
 }
@@ -61,9 +63,40 @@ func openDatabase(ctx context.Context, serverURL, root string) (*database, error
 	return db, nil
 }
 
-// Close drops the run's database and stops the throwaway cluster, if any.
+// another creates a further database on the same server, named after the run's with suffix,
+// and returns its URL. Close drops it.
+func (db *database) another(ctx context.Context, suffix string) (string, error) {
+	name := db.Name + "_" + suffix
+	u, err := url.Parse(db.URL)
+	if err != nil {
+		return "", err
+	}
+	u.Path = "/" + name
+	conn, err := pgx.Connect(ctx, db.adminURL)
+	if err != nil {
+		return "", fmt.Errorf("connecting to the benchmark's PostgreSQL: %w", err)
+	}
+	defer func() { _ = conn.Close(ctx) }()
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+		return "", fmt.Errorf("creating database %s: %w", name, err)
+	}
+	db.others = append(db.others, name)
+	return u.String(), nil
+}
+
+// Close drops the run's databases and stops the throwaway cluster, if any.
 func (db *database) Close(ctx context.Context) error {
 	var errs []error
+	for _, name := range db.others {
+		conn, err := pgx.Connect(ctx, db.adminURL)
+		if err == nil {
+			_, err = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
+			_ = conn.Close(ctx)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("dropping database %s: %w", name, err))
+		}
+	}
 	if db.URL != "" {
 		conn, err := pgx.Connect(ctx, db.adminURL)
 		if err == nil {

@@ -14,6 +14,11 @@ type report struct {
 	Config  config
 	Env     environment
 	Results []cell
+
+	Outbox   outboxResult
+	Takeover []takeoverResult
+	Growth   []growthPoint
+	Memory   memoryResult
 }
 
 // rows are the results as table rows: label, concurrency, ops/s, p50, p99, errors, ratio to
@@ -63,6 +68,7 @@ func (r report) table() string {
 			fmt.Fprintf(&b, "first error of %s at concurrency %d: %s\n", c.Measurement, c.Concurrency, c.FirstError)
 		}
 	}
+	b.WriteString(r.sectionsText())
 	return b.String()
 }
 
@@ -75,8 +81,11 @@ func (r report) markdown() string {
 	p("Written by `go run ./cmd/librarybench` (%s per cell after a %s warm-up, %d accounts); run it",
 		r.Config.Duration, r.Config.Warmup, r.Config.Accounts)
 	p("again to replace this file. Settings: `BENCH_DURATION`, `BENCH_WARMUP`, `BENCH_CONCURRENCY`,")
-	p("`BENCH_ACCOUNTS`, `BENCH_OUTPUT` (`-` for none) and `BENCH_DATABASE_URL` (a server where the run")
-	p("may create and drop a database; unset, it starts a throwaway cluster with `scripts/postgres.sh`).")
+	p("`BENCH_ACCOUNTS`, `BENCH_LENDERS`, `BENCH_IDLE_LOANS`, `BENCH_GROWTH_PAYMENTS`, `BENCH_OUTPUT`")
+	p("(`-` for none) and `BENCH_DATABASE_URL` (a server where the run may create and drop databases;")
+	p("unset, it starts a throwaway cluster with `scripts/postgres.sh`). The throughput table comes")
+	p("first, then the targets, each met or not, and the outbox, takeover, stream length and memory")
+	p("measurements they come from.")
 	p("")
 	p("- **baseline**: PostgreSQL's own limit, with straight pgx and no HTTP or service code: in one")
 	p("  transaction, read an account's stream and append one event, over %d streams, each worker", r.Config.Accounts)
@@ -112,6 +121,7 @@ func (r report) markdown() string {
 		p("")
 		p("%s", strings.Join(errs, "\n"))
 	}
+	b.WriteString(r.sectionsMarkdown())
 	p("")
 	p("## Run on")
 	p("")

@@ -37,8 +37,8 @@ type service struct {
 }
 
 // startService runs the binary on a free loopback port against databaseURL and waits until
-// /readyz answers 200.
-func startService(ctx context.Context, bin, databaseURL string) (*service, error) {
+// /readyz answers 200. env adds to, or overrides, its environment (REPLICA_ID=..., SMTP_URL=...).
+func startService(ctx context.Context, bin, databaseURL string, env ...string) (*service, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -52,6 +52,7 @@ func startService(ctx context.Context, bin, databaseURL string) (*service, error
 		"LOG_LEVEL=warn",
 		"REPLICA_ID=bench",
 	)
+	cmd.Env = append(cmd.Env, env...) // the last of a repeated name wins
 	s := &service{BaseURL: "http://" + addr, cmd: cmd, stderr: &lockedBuffer{}, done: make(chan struct{})}
 	cmd.Stdout = s.stderr
 	cmd.Stderr = s.stderr
@@ -114,6 +115,27 @@ func (s *service) Stop(ctx context.Context) error {
 	<-s.done
 	return fmt.Errorf("the service did not stop after SIGTERM and was killed: %s", s.output())
 }
+
+// Signal sends sig to the process without waiting for it to exit.
+func (s *service) Signal(sig os.Signal) error {
+	if err := s.cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("signalling the service: %w", err)
+	}
+	return nil
+}
+
+// Wait waits up to timeout for the process to exit, killing it then.
+func (s *service) Wait(timeout time.Duration) {
+	select {
+	case <-s.done:
+	case <-time.After(timeout):
+		_ = s.cmd.Process.Kill()
+		<-s.done
+	}
+}
+
+// Pid is the process id.
+func (s *service) Pid() int { return s.cmd.Process.Pid }
 
 func (s *service) exitError() error {
 	if s.waitErr != nil {

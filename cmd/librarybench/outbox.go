@@ -1,0 +1,294 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The outbox measurement: loans through the service, whose SMTP_URL is the sink, and the time
+// from a lend's 201 (its commit) to the sink accepting that loan's email.
+
+// outboxMember is the member every benchmark loan is made to.
+const outboxMember = "bench-reader"
+
+// outboxResult is what the outbox measurement found.
+type outboxResult struct {
+	InitialLag int64         // events the outbox had still to read before the idle loans
+	CatchUp    time.Duration // how long it took to read them
+	// Idle: one loan at a time, each waiting for its email before the next.
+	IdleLoans        int
+	IdleP50, IdleP99 time.Duration
+	IdleMin, IdleMax time.Duration
+	IdleOver         []int         // the loans (1 to IdleLoans) whose email took over 100 ms
+	Lenders          int           // concurrent lenders under load
+	BooksAdded       int           // books added before the load
+	LoadDuration     time.Duration // how long the lenders lent
+	LoadLoans        int           // loans made under load (each one email)
+	LoadErrors       int
+	LoadFirstError   string
+	LoansPerSecond   float64       // loans made per second under load
+	EmailsPerSecond  float64       // emails accepted per second, from the first loan to the last email
+	EmailsInWindow   float64       // emails accepted per second while the lenders lent
+	DrainAfter       time.Duration // from the end of the load to the last email
+	LoadP50, LoadP99 time.Duration // commit to accept, under load
+	Missing          int           // loans whose email did not arrive
+	Duplicates       int           // messages accepted more than once
+}
+
+// request sends a JSON body with method to path and returns the answer.
+func (c *apiClient) request(ctx context.Context, method, path, body string) (answer, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.baseURL+path, strings.NewReader(body))
+	if err != nil {
+		return answer{}, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return answer{}, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	var b bytes.Buffer
+	if _, err := b.ReadFrom(resp.Body); err != nil {
+		return answer{}, fmt.Errorf("%s %s: reading the answer: %w", method, path, err)
+	}
+	return answer{status: resp.StatusCode, body: b.Bytes()}, nil
+}
+
+// openMember gives the member an email address.
+func (c *apiClient) openMember(ctx context.Context, member string) error {
+	path := "/accounts/" + url.PathEscape(member)
+	a, err := c.request(ctx, http.MethodPut, path, `{"name":"Bench Reader","email":"reader@example.org"}`)
+	if err != nil {
+		return err
+	}
+	if a.status != http.StatusCreated && a.status != http.StatusOK {
+		return fmt.Errorf("PUT %s: %d %s", path, a.status, bytes.TrimSpace(a.body))
+	}
+	return nil
+}
+
+// addBook adds a book, wanting 201.
+func (c *apiClient) addBook(ctx context.Context, id string) error {
+	a, err := c.request(ctx, http.MethodPost, "/books", fmt.Sprintf(`{"id":%q,"title":"Book %s","author":"A. Author"}`, id, id))
+	if err != nil {
+		return err
+	}
+	if a.status != http.StatusCreated {
+		return fmt.Errorf("POST /books: %d %s", a.status, bytes.TrimSpace(a.body))
+	}
+	return nil
+}
+
+// lend lends the book to the member under a loan id of the book's name, wanting 201, and
+// returns the position of the BookLent event and the time the 201 arrived.
+func (c *apiClient) lend(ctx context.Context, book, member string) (int64, time.Time, error) {
+	path := "/books/" + url.PathEscape(book) + "/loans"
+	a, err := c.request(ctx, http.MethodPost, path, fmt.Sprintf(`{"loanId":"loan-%s","memberId":%q}`, book, member))
+	committed := time.Now()
+	if err != nil {
+		return 0, committed, err
+	}
+	if a.status != http.StatusCreated {
+		return 0, committed, fmt.Errorf("POST %s: %d %s", path, a.status, bytes.TrimSpace(a.body))
+	}
+	var result struct {
+		Position int64 `json:"position"`
+	}
+	if err := json.Unmarshal(a.body, &result); err != nil || result.Position == 0 {
+		return 0, committed, fmt.Errorf("POST %s: no position in %s", path, bytes.TrimSpace(a.body))
+	}
+	return result.Position, committed, nil
+}
+
+// measureOutbox runs the idle loans, then `lenders` concurrent lenders for d.
+func measureOutbox(ctx context.Context, api *apiClient, sink *smtpSink, idleLoans, lenders int, d time.Duration) (outboxResult, error) {
+	res := outboxResult{IdleLoans: idleLoans, Lenders: lenders}
+	if err := api.openMember(ctx, outboxMember); err != nil {
+		return res, err
+	}
+	// Idle means the outbox has read the whole log (the throughput cells wrote a lot of it).
+	caughtUp := time.Now()
+	for {
+		status, err := fetchStatus(ctx, api.baseURL)
+		if err != nil {
+			return res, err
+		}
+		if status["notifications"].HoldsLease && status["notifications"].Lag == 0 {
+			break
+		}
+		if res.InitialLag == 0 {
+			res.InitialLag = status["notifications"].Lag
+		}
+		if time.Since(caughtUp) > 2*time.Minute {
+			return res, fmt.Errorf("the outbox did not catch up with the log within 2 minutes: %+v", status["notifications"])
+		}
+		time.Sleep(20 * time.Millisecond) // polling /status, bounded above
+	}
+	res.CatchUp = time.Since(caughtUp)
+
+	// At idle: add a book (not timed), lend it, wait for its email.
+	var idle []time.Duration
+	for i := range idleLoans {
+		book := fmt.Sprintf("outbox-idle-%d", i)
+		if err := api.addBook(ctx, book); err != nil {
+			return res, err
+		}
+		position, committed, err := api.lend(ctx, book, outboxMember)
+		if err != nil {
+			return res, err
+		}
+		accepted, err := sink.wait(ctx, loanMessageID(position), 30*time.Second)
+		if err != nil {
+			return res, err
+		}
+		idle = append(idle, accepted.Sub(committed))
+		if accepted.Sub(committed) > 100*time.Millisecond {
+			res.IdleOver = append(res.IdleOver, i+1)
+		}
+	}
+	slices.Sort(idle)
+	res.IdleP50, res.IdleP99 = percentile(idle, 0.50), percentile(idle, 0.99)
+	res.IdleMin, res.IdleMax = idle[0], idle[len(idle)-1]
+
+	// Under load: each lender lends books added beforehand (adding more itself if it runs out),
+	// one after another, for d: the loans come as fast as the service takes commands.
+	perLender := int(d.Seconds()*outboxLoansPerLenderSecond) + 1
+	if err := addBooks(ctx, api, lenders, perLender); err != nil {
+		return res, err
+	}
+	res.BooksAdded = lenders * perLender
+	type loan struct {
+		position  int64
+		committed time.Time
+	}
+	loans := make([][]loan, lenders)
+	errCount := make([]int, lenders)
+	firstErr := make([]error, lenders)
+	before := sink.Count()
+	start := time.Now()
+	deadline := start.Add(d)
+	var wg sync.WaitGroup
+	for w := range lenders {
+		wg.Go(func() {
+			for n := 0; ctx.Err() == nil && time.Now().Before(deadline); n++ {
+				book := loadBook(w, n)
+				var err error
+				if n >= perLender {
+					err = api.addBook(ctx, book)
+				}
+				var position int64
+				var committed time.Time
+				if err == nil {
+					position, committed, err = api.lend(ctx, book, outboxMember)
+				}
+				if err != nil {
+					errCount[w]++
+					if firstErr[w] == nil {
+						firstErr[w] = err
+					}
+					continue
+				}
+				loans[w] = append(loans[w], loan{position, committed})
+			}
+		})
+	}
+	wg.Wait()
+	end := time.Now()
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	res.LoadDuration = end.Sub(start)
+	var all []loan
+	for w := range lenders {
+		all = append(all, loans[w]...)
+		res.LoadErrors += errCount[w]
+		if firstErr[w] != nil && res.LoadFirstError == "" {
+			res.LoadFirstError = firstErr[w].Error()
+		}
+	}
+	res.LoadLoans = len(all)
+	if len(all) == 0 {
+		return res, fmt.Errorf("no loan was made under load: %s", res.LoadFirstError)
+	}
+	res.LoansPerSecond = float64(len(all)) / res.LoadDuration.Seconds()
+
+	// Every loan's email, then the latencies and rates.
+	var lat []time.Duration
+	var last time.Time
+	inWindow := 0
+	for _, l := range all {
+		accepted, err := sink.wait(ctx, loanMessageID(l.position), 60*time.Second)
+		if err != nil {
+			if ctx.Err() != nil {
+				return res, ctx.Err()
+			}
+			res.Missing++
+			continue
+		}
+		lat = append(lat, accepted.Sub(l.committed))
+		if accepted.After(last) {
+			last = accepted
+		}
+		if !accepted.After(end) {
+			inWindow++
+		}
+	}
+	slices.Sort(lat)
+	res.LoadP50, res.LoadP99 = percentile(lat, 0.50), percentile(lat, 0.99)
+	if !last.IsZero() {
+		res.EmailsPerSecond = float64(len(lat)) / last.Sub(start).Seconds()
+		res.DrainAfter = max(0, last.Sub(end))
+	}
+	res.EmailsInWindow = float64(inWindow) / res.LoadDuration.Seconds()
+	res.Duplicates = max(0, sink.Count()-before-len(lat))
+	return res, nil
+}
+
+// outboxLoansPerLenderSecond is how many books are added beforehand per lender and second of
+// load: more than one lender lends on this machine.
+const outboxLoansPerLenderSecond = 200
+
+func loadBook(lender, n int) string { return fmt.Sprintf("outbox-load-w%d-%d", lender, n) }
+
+// addBooks adds the books the lenders will lend, eight at a time.
+func addBooks(ctx context.Context, api *apiClient, lenders, perLender int) error {
+	const parallel = 8
+	books := make(chan string)
+	go func() {
+		defer close(books)
+		for n := range perLender {
+			for w := range lenders {
+				select {
+				case books <- loadBook(w, n):
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	errs := make(chan error, parallel)
+	var wg sync.WaitGroup
+	for range parallel {
+		wg.Go(func() {
+			for book := range books {
+				if err := api.addBook(ctx, book); err != nil {
+					errs <- err
+					for range books { // let the producer finish
+					}
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}

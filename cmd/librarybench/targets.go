@@ -1,0 +1,228 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// The sections after the throughput table: the issue's targets, each met or not, then the
+// outbox, takeover, growth and memory results they come from.
+
+// section is a titled table with notes (Markdown) above it.
+type section struct {
+	title  string
+	notes  []string
+	align  string // the Markdown alignment row
+	header []string
+	rows   [][]string
+}
+
+func verdict(met bool) string {
+	if met {
+		return "met"
+	}
+	return "**not met**"
+}
+
+func (r report) cellAt(measurement string, concurrency int) (cell, bool) {
+	for _, c := range r.Results {
+		if c.Measurement == measurement && c.Concurrency == concurrency {
+			return c, true
+		}
+	}
+	return cell{}, false
+}
+
+// targets is each target, what was measured against it, and whether it was met.
+func (r report) targets() section {
+	s := section{
+		title:  "Targets",
+		align:  "|---|---|--:|---|",
+		header: []string{"target", "measured as", "result", "verdict"},
+	}
+	add := func(target, as, result string, met bool) {
+		s.rows = append(s.rows, []string{target, as, result, verdict(met)})
+	}
+	missing := func(target, as string) { s.rows = append(s.rows, []string{target, as, "—", "not measured"}) }
+
+	base, okB := r.cellAt("baseline", 8)
+	cmds, okC := r.cellAt("commands", 8)
+	if okB && okC && base.Throughput() > 0 {
+		ratio := cmds.Throughput() / base.Throughput()
+		add("commands ≥ 0.7 × baseline", "ops/s at concurrency 8", fmt.Sprintf("%.2f ×", ratio), ratio >= 0.7)
+	} else {
+		missing("commands ≥ 0.7 × baseline", "ops/s at concurrency 8 (not in BENCH_CONCURRENCY)")
+	}
+	for _, c := range r.Config.Concurrency {
+		cmds, okC := r.cellAt("commands", c)
+		reps, okR := r.cellAt("replays", c)
+		if okC && okR && cmds.Throughput() > 0 {
+			ratio := reps.Throughput() / cmds.Throughput()
+			add("replays ≥ 2 × commands", fmt.Sprintf("ops/s at concurrency %d", c), fmt.Sprintf("%.2f ×", ratio), ratio >= 2)
+		}
+	}
+	o := r.Outbox
+	add("outbox commit to SMTP < 100 ms at idle", fmt.Sprintf("p99 of %d loans, one at a time", o.IdleLoans), formatLatency(o.IdleP99), o.IdleP99 < 100*time.Millisecond)
+	add("outbox ≥ 500 emails/s", fmt.Sprintf("emails accepted per second while %d lenders lent", o.Lenders), fmt.Sprintf("%.0f /s", o.EmailsInWindow), o.EmailsInWindow >= 500)
+	for _, t := range r.Takeover {
+		limit, label := time.Second, "1 s"
+		if t.Signal == "terminated" {
+			limit, label = 200*time.Millisecond, "200 ms"
+		}
+		add(fmt.Sprintf("takeover after %s < %s", signalName(t.Signal), label),
+			fmt.Sprintf("slowest of %d rounds", len(t.Times)), formatLatency(t.Max), t.Max < limit)
+	}
+	if n := len(r.Growth); n > 1 {
+		last := r.Growth[n-1]
+		add(fmt.Sprintf("command at %d events ≤ 2 × at %d", last.Events, r.Growth[0].Events), "p50 of payments, concurrency 1",
+			fmt.Sprintf("%.2f ×", last.Ratio), last.Ratio <= 2)
+	}
+	add("RSS under load < 60 MB", "VmRSS after the load", formatMB(r.Memory.RSSAfterLoad), r.Memory.RSSAfterLoad < 60e6)
+	return s
+}
+
+// signalName turns Go's description of a signal back into its name.
+func signalName(s string) string {
+	switch s {
+	case "killed":
+		return "SIGKILL"
+	case "terminated":
+		return "SIGTERM"
+	}
+	return s
+}
+
+func (r report) sections() []section {
+	o := r.Outbox
+	outbox := section{
+		title: "Outbox",
+		notes: []string{
+			fmt.Sprintf("The service sends loan emails to an SMTP server in this program (`SMTP_URL=smtp://127.0.0.1:PORT?tls=none`), which records when it accepts each message, by its Message-ID `<notifications.{position}@library>`. The time is from the lend's `201` reaching the client (after the commit) to the server accepting that loan's email, so it can be slightly negative when the email is faster than the answer. At idle: %d loans one at a time, each after the previous email. Under load: %d lenders, each lending books added beforehand (%d of them), one after another, for %s; *emails/s while lending* is the emails the server accepted before the lenders stopped, over the time they lent (the target is judged on it); *to the last email* is every loan's email over the time from the start of the load to the last of them, the backlog's drain included. The loans come as fast as the service takes them, so the outbox can't send faster than the loans are made: compare the loans per second.", o.IdleLoans, o.Lenders, o.BooksAdded, r.Config.Duration),
+		},
+		align:  "|---|--:|",
+		header: []string{"outbox", "result"},
+		rows: [][]string{
+			{"before idle: events the outbox had still to read", fmt.Sprintf("%d (read in %s)", o.InitialLag, formatLatency(o.CatchUp))},
+			{"idle: commit to SMTP p50", formatLatency(o.IdleP50)},
+			{"idle: commit to SMTP p99", formatLatency(o.IdleP99)},
+			{"idle: fastest, slowest", formatLatency(o.IdleMin) + ", " + formatLatency(o.IdleMax)},
+			{"idle: loans whose email took over 100 ms", overList(o.IdleOver)},
+			{"load: loans made", fmt.Sprintf("%d (%.0f /s, %d errors)", o.LoadLoans, o.LoansPerSecond, o.LoadErrors)},
+			{"load: emails/s (to the last email)", fmt.Sprintf("%.0f", o.EmailsPerSecond)},
+			{"load: emails/s (while lending)", fmt.Sprintf("%.0f", o.EmailsInWindow)},
+			{"load: last email after the load ended", formatLatency(o.DrainAfter)},
+			{"load: commit to SMTP p50", formatLatency(o.LoadP50)},
+			{"load: commit to SMTP p99", formatLatency(o.LoadP99)},
+			{"load: emails missing, sent twice", fmt.Sprintf("%d, %d", o.Missing, o.Duplicates)},
+		},
+	}
+	if o.LoadFirstError != "" {
+		outbox.notes = append(outbox.notes, "First error under load: `"+o.LoadFirstError+"`")
+	}
+
+	takeover := section{
+		title: "Takeover",
+		notes: []string{
+			fmt.Sprintf("Two processes of the binary on a database of their own and the same SMTP server. The first holds every lease (its `/status` says so) before the second starts; a loan's email shows the holder at work; then the holder gets the signal, a book is lent through the other process at once, and the time is from the signal to the server accepting that loan's email. %d rounds per signal, a fresh pair each round.", takeoverRounds),
+		},
+		align:  "|---|--:|--:|---|",
+		header: []string{"the holder gets", "median", "slowest", "every round"},
+	}
+	for _, t := range r.Takeover {
+		var all []string
+		for _, d := range t.Times {
+			all = append(all, formatLatency(d))
+		}
+		takeover.rows = append(takeover.rows, []string{signalName(t.Signal), formatLatency(t.Median), formatLatency(t.Max), strings.Join(all, ", ")})
+	}
+
+	growth := section{
+		title: "Stream length",
+		notes: []string{
+			fmt.Sprintf("A payment with a fresh key into an account whose stream already holds N events (`FineCharged`, written straight into the events table with a `chargeFine` command's metadata), one at a time: %d timed after %d untimed, so the stream ends %d events longer.", r.Config.GrowthPayments, growthWarmups, r.Config.GrowthPayments+growthWarmups),
+		},
+		align:  "|--:|--:|--:|--:|",
+		header: []string{"events", "p50", "p99", "p50 vs the shortest"},
+	}
+	for _, g := range r.Growth {
+		growth.rows = append(growth.rows, []string{fmt.Sprint(g.Events), formatLatency(g.P50), formatLatency(g.P99), fmt.Sprintf("%.2f ×", g.Ratio)})
+	}
+
+	memory := section{
+		title:  "Memory",
+		notes:  []string{"Of the service process that served every measurement above, from `/proc/<pid>/status`."},
+		align:  "|---|--:|",
+		header: []string{"memory", "size"},
+		rows: [][]string{
+			{"VmRSS after the throughput cells and the outbox's load", formatMB(r.Memory.RSSAfterLoad)},
+			{"VmHWM (peak) at the end", formatMB(r.Memory.Peak)},
+		},
+	}
+	return []section{r.targets(), outbox, takeover, growth, memory}
+}
+
+// text is the sections as aligned text, for the terminal.
+func (r report) sectionsText() string {
+	var b strings.Builder
+	for _, s := range r.sections() {
+		fmt.Fprintf(&b, "\n%s\n", s.title)
+		w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(w, strings.Join(s.header, "\t")+"\t")
+		for _, row := range s.rows {
+			fmt.Fprintln(w, strings.ReplaceAll(strings.Join(row, "\t"), "**", "")+"\t")
+		}
+		_ = w.Flush()
+	}
+	return b.String()
+}
+
+// sectionsMarkdown is the sections as Markdown, each under a heading.
+func (r report) sectionsMarkdown() string {
+	var b strings.Builder
+	for _, s := range r.sections() {
+		fmt.Fprintf(&b, "\n## %s\n\n", s.title)
+		for _, n := range s.notes {
+			fmt.Fprintf(&b, "%s\n\n", wrap(n, 96))
+		}
+		fmt.Fprintf(&b, "| %s |\n%s\n", strings.Join(s.header, " | "), s.align)
+		for _, row := range s.rows {
+			fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
+		}
+	}
+	return b.String()
+}
+
+// overList is loan numbers, or "none".
+func overList(loans []int) string {
+	if len(loans) == 0 {
+		return "none"
+	}
+	var s []string
+	for _, n := range loans {
+		s = append(s, fmt.Sprintf("#%d", n))
+	}
+	return strings.Join(s, ", ")
+}
+
+// wrap breaks text into lines of at most width characters, between words.
+func wrap(text string, width int) string {
+	var b strings.Builder
+	line := 0
+	for i, w := range strings.Fields(text) {
+		n := len([]rune(w))
+		switch {
+		case i == 0:
+		case line+1+n > width:
+			b.WriteByte('\n')
+			line = 0
+		default:
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(w)
+		line += n
+	}
+	return b.String()
+}
