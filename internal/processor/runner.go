@@ -193,14 +193,37 @@ func (r *runner) hold(stop, hard context.Context, lease Lease) error {
 		if progressed {
 			continue
 		}
+		var soon <-chan time.Time
+		var timer *time.Timer
+		if r.behind(work, pos) {
+			// Committed events wait above the read horizon, behind a transaction that is still
+			// running; its commit wakes nobody, so look again shortly rather than at the poll.
+			timer = time.NewTimer(min(behindRetry, r.opts.PollInterval))
+			soon = timer.C
+		}
 		select {
 		case <-stop.Done():
 		case <-work.Done():
 		case <-wakeups:
 		case <-poll.C:
+		case <-soon:
 		case <-r.wake:
 		}
+		if timer != nil {
+			timer.Stop()
+		}
 	}
+}
+
+// behindRetry is how soon a processor that is behind the log's head, but could read nothing,
+// reads again.
+const behindRetry = 10 * time.Millisecond
+
+// behind reports whether the log has committed events after pos that a read could not return
+// yet. A failure to tell counts as not behind: the poll is the fallback.
+func (r *runner) behind(ctx context.Context, pos Position) bool {
+	head, err := r.store.Head(ctx)
+	return err == nil && pos.Checkpoint.Before(head)
 }
 
 // step does one thing: a requested replay, requeued parked events, or one batch of the log.
