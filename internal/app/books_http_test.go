@@ -1,7 +1,7 @@
 package app_test
 
-// Contract tests for the Books table of API.md (GET /books, the catalog list, is later work
-// and not tested here). Each test runs on both stores.
+// Contract tests for the Books table of API.md (GET /books, the catalog list, is tested with
+// the background work in background_test.go). Each test runs on both stores.
 
 import (
 	"encoding/json"
