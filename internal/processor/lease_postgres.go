@@ -115,7 +115,7 @@ func (l *PostgresLeases) Acquire(ctx context.Context, name string) (Lease, error
 			if conn, err = l.connect(ctx); err != nil {
 				conn = nil
 				l.logFailure(ctx, name, "connect", err, &failures)
-				if !sleepFor(ctx, l.timing.RetryInterval) {
+				if !sleep(ctx, ctx, l.timing.RetryInterval) {
 					return nil, ctx.Err()
 				}
 				continue
@@ -132,7 +132,7 @@ func (l *PostgresLeases) Acquire(ctx context.Context, name string) (Lease, error
 			l.logFailure(ctx, name, "wait", err, &failures)
 			closeConn(conn)
 			conn = nil
-			if !sleepFor(ctx, l.timing.RetryInterval) {
+			if !sleep(ctx, ctx, l.timing.RetryInterval) {
 				return nil, ctx.Err()
 			}
 		default:
@@ -162,18 +162,6 @@ func (l *PostgresLeases) waitForLock(ctx context.Context, conn *pgx.Conn, key in
 		return false, nil
 	default:
 		return false, err
-	}
-}
-
-// sleepFor waits for d and reports true, or false as soon as ctx ends.
-func sleepFor(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }
 
