@@ -8,6 +8,8 @@
 // once per Idempotency-Key.
 package accounts
 
+import "maps"
+
 // Event is an Account event; the same type as aggregate.Event.
 type Event = interface{ EventType() string }
 
@@ -64,6 +66,12 @@ type Account struct {
 
 // NewAccount returns the state of an account with no events.
 func NewAccount() Account { return Account{finedLoans: make(map[string]bool)} }
+
+// Clone returns a copy of a that Apply can change without changing a.
+func Clone(a Account) Account {
+	a.finedLoans = maps.Clone(a.finedLoans)
+	return a
+}
 
 // Apply returns the state after e.
 func Apply(a Account, e Event) Account {

@@ -14,6 +14,7 @@ func Type() aggregate.Type[Account] {
 		Name:  "account",
 		New:   NewAccount,
 		Apply: Apply,
+		Clone: Clone,
 		Events: []aggregate.Codec{
 			aggregate.EventCodec[AccountOpened](),
 			aggregate.EventCodec[ContactChanged](),

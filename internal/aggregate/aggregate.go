@@ -51,6 +51,11 @@ type Type[S any] struct {
 	Apply func(S, Event) S
 	// Events lists the codecs of every event type the aggregate has ever written.
 	Events []Codec
+	// Clone returns a copy of a state that Apply can change without changing the original:
+	// maps and slices that Apply writes to must be copied. With Clone set, the repository keeps
+	// recent aggregates in memory between commands; without it, every command reads its stream
+	// whole.
+	Clone func(S) S
 }
 
 // StreamID is the id of the stream that holds the aggregate with the given id.

@@ -77,14 +77,15 @@ func BenchmarkLoad(b *testing.B) {
 // remembered commands (the default CommandIDsPerStream): a hit is a retried command, answered
 // from the log; a miss is every new command, which is looked up before it is decided.
 func BenchmarkRecentCommandsFind(b *testing.B) {
-	rc := newRecentCommands(defaultCommandIDsPerStream)
-	for i := range defaultCommandIDsPerStream {
-		rc.add(eventstore.Event{
+	events := make([]eventstore.Event, defaultCommandIDsPerStream)
+	for i := range events {
+		events[i] = eventstore.Event{
 			Version:  int64(i + 1),
 			Type:     "Counted",
 			Metadata: eventstore.Metadata{CommandID: fmt.Sprintf("command-%d", i), Command: "count"},
-		})
+		}
 	}
+	rc := newRecentCommands(defaultCommandIDsPerStream).with(events)
 	for _, tc := range []struct {
 		name, id string
 		found    bool

@@ -9,15 +9,16 @@ import (
 	"library/internal/eventstore"
 )
 
-// recentCommands remembers the last few commands of a stream, by id, with the events each one
-// wrote. It is rebuilt from the events' metadata every time a stream is loaded.
+// recentCommands is the last few commands of a stream, oldest first, with the events each one
+// wrote. It is built from the events' metadata and never changed once built: adding returns a
+// new value, so a window kept in the cache can be shared by concurrent commands.
 type recentCommands struct {
 	limit int
-	order []*pastCommand // oldest first
-	byID  map[string]*pastCommand
+	list  []*pastCommand
 }
 
-// pastCommand is a command found in a stream's events.
+// pastCommand is a command found in a stream's events. Its events keep what a replayed answer
+// needs (type, version, position, time and data); the metadata is in the command's fields.
 type pastCommand struct {
 	id          string
 	name        string
@@ -26,40 +27,67 @@ type pastCommand struct {
 }
 
 func newRecentCommands(limit int) recentCommands {
-	return recentCommands{limit: limit, byID: make(map[string]*pastCommand)}
+	return recentCommands{limit: limit}
 }
 
-// add records an event. A command's events are appended together, so consecutive events with
-// one command id belong to one command.
-func (rc *recentCommands) add(e eventstore.Event) {
-	id := e.Metadata.CommandID
-	if id == "" || rc.limit <= 0 {
-		return
+// with returns the window after the given events, which follow the window's last event in
+// version order. A command's events are appended together, so consecutive events with one
+// command id belong to one command.
+func (rc recentCommands) with(events []eventstore.Event) recentCommands {
+	if rc.limit <= 0 || len(events) == 0 {
+		return rc
 	}
-	if n := len(rc.order); n > 0 && rc.order[n-1].id == id {
-		last := rc.order[n-1]
-		last.events = append(last.events, e)
-		return
-	}
-	c := &pastCommand{id: id, name: e.Metadata.Command, fingerprint: e.Metadata.Fingerprint, events: []eventstore.Event{e}}
-	rc.order = append(rc.order, c)
-	rc.byID[id] = c
-	if len(rc.order) > rc.limit {
-		oldest := rc.order[0]
-		rc.order[0] = nil
-		rc.order = rc.order[1:]
-		if rc.byID[oldest.id] == oldest {
-			delete(rc.byID, oldest.id)
+	list := make([]*pastCommand, len(rc.list), len(rc.list)+len(events))
+	copy(list, rc.list)
+	extendable := false // whether the last command in list is ours to extend
+	for _, e := range events {
+		id := e.Metadata.CommandID
+		if id == "" {
+			extendable = false
+			continue
 		}
+		kept := eventstore.Event{Version: e.Version, Position: e.Position, TransactionID: e.TransactionID,
+			Type: e.Type, Data: e.Data, RecordedAt: e.RecordedAt}
+		if n := len(list); n > 0 && list[n-1].id == id {
+			last := list[n-1]
+			if !extendable {
+				copied := *last
+				copied.events = append([]eventstore.Event(nil), last.events...)
+				last, list[n-1], extendable = &copied, &copied, true
+			}
+			last.events = append(last.events, kept)
+			continue
+		}
+		list = append(list, &pastCommand{id: id, name: e.Metadata.Command, fingerprint: e.Metadata.Fingerprint,
+			events: []eventstore.Event{kept}})
+		extendable = true
 	}
+	if over := len(list) - rc.limit; over > 0 {
+		list = list[over:]
+	}
+	return recentCommands{limit: rc.limit, list: list}
 }
 
-func (rc *recentCommands) find(id string) (*pastCommand, bool) {
+// find returns the command with the given id, the newest first; "" is never found.
+func (rc recentCommands) find(id string) (*pastCommand, bool) {
 	if id == "" {
 		return nil, false
 	}
-	c, ok := rc.byID[id]
-	return c, ok
+	for i := len(rc.list) - 1; i >= 0; i-- {
+		if rc.list[i].id == id {
+			return rc.list[i], true
+		}
+	}
+	return nil, false
+}
+
+// events counts the events the window holds: what it costs to keep.
+func (rc recentCommands) events() int {
+	n := 0
+	for _, c := range rc.list {
+		n += len(c.events)
+	}
+	return n
 }
 
 // fingerprint is a short hash of a payload's JSON encoding. Go encodes struct fields in a fixed

@@ -34,6 +34,26 @@
 // ids, concurrent requests with one key, in one process or several, end with exactly one append:
 // the first writer wins and every other request finds its events and answers with them.
 //
+// # Kept aggregates
+//
+// For types with a Clone function, the repository keeps recently used aggregates in memory,
+// folded to a version, with their command window: a bounded cache (Options.CacheEvents), least
+// recently used out first, rebuilt from the log when missing. Every event in it came from the
+// log or from a successful append, and a kept state is cloned before anything is folded onto
+// it, so a kept aggregate can be behind the log, never wrong about what it holds.
+//
+// A command on a kept aggregate is decided without reading the log, and appended at the kept
+// version. When another process has appended since, that append fails on the version, and the
+// events after it are read and the command decided again: so a command id recorded elsewhere is
+// found before anything is written twice. An append is the only proof that a kept aggregate was
+// current; a refusal or a "nothing to do" is decided again after reading the log, so neither
+// is ever the answer of a stale state. Load always reads what came after the kept version.
+//
+// The log is append-only: a kept aggregate assumes that the events it folded are still there.
+// A log restored to an earlier version is noticed (an append fails and nothing follows the kept
+// version) and read whole; a log replaced by a different history of the same length or longer
+// is not, so restart the service after restoring its database.
+//
 // Domain idempotency comes first where the domain has an id of its own (lending a book again
 // under the same loan id decides nothing); command ids cover what the domain cannot recognise,
 // such as a payment sent twice.

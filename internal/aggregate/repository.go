@@ -31,6 +31,10 @@ type Options struct {
 	NewCommandID func() string
 	// Observer is told the outcome of every command, for metrics. Default: nobody.
 	Observer Observer
+	// CacheEvents bounds the aggregates kept in memory between commands, counted in the events
+	// of their command windows plus one per aggregate. Default 50000; negative keeps none. Only
+	// types with a Clone function are kept.
+	CacheEvents int
 }
 
 // Observer is told how each command ended. It is called on the request's goroutine, so it
@@ -84,6 +88,7 @@ func (noObserver) CommandDone(string, Outcome) {}
 const (
 	defaultCommandIDsPerStream = 100
 	defaultMaxAttempts         = 30
+	defaultCacheEvents         = 50_000
 )
 
 // Repository loads and changes the aggregates of one type.
@@ -92,6 +97,7 @@ type Repository[S any] struct {
 	typ     Type[S]
 	decoder decoder
 	opts    Options
+	cache   *cache[S] // nil: nothing is kept
 }
 
 // NewRepository returns a repository of aggregates of type t, stored in log.
@@ -108,10 +114,18 @@ func NewRepository[S any](log Log, t Type[S], opts Options) *Repository[S] {
 	if opts.Observer == nil {
 		opts.Observer = noObserver{}
 	}
-	return &Repository[S]{log: log, typ: t, decoder: newDecoder(t.Events), opts: opts}
+	if opts.CacheEvents == 0 {
+		opts.CacheEvents = defaultCacheEvents
+	}
+	r := &Repository[S]{log: log, typ: t, decoder: newDecoder(t.Events), opts: opts}
+	if t.Clone != nil && opts.CacheEvents > 0 {
+		r.cache = newCache[S](opts.CacheEvents)
+	}
+	return r
 }
 
-// Loaded is an aggregate's state as folded from its stream.
+// Loaded is an aggregate's state as folded from its stream. The state may be shared with other
+// commands: read it, never change it.
 type Loaded[S any] struct {
 	State S
 	// Version is the stream's version: 0 when the aggregate has no events.
@@ -121,27 +135,59 @@ type Loaded[S any] struct {
 	commands recentCommands
 }
 
-// Load folds an aggregate's events into its state.
+// Load folds an aggregate's events into its state, up to the stream's current version.
 func (r *Repository[S]) Load(ctx context.Context, id string) (Loaded[S], error) {
 	streamID := r.typ.StreamID(id)
+	if kept, ok := r.cache.get(streamID); ok {
+		return r.catchUp(ctx, streamID, kept)
+	}
+	return r.loadAll(ctx, streamID)
+}
+
+// loadAll reads a whole stream.
+func (r *Repository[S]) loadAll(ctx context.Context, streamID string) (Loaded[S], error) {
+	empty := Loaded[S]{State: r.typ.New(), commands: newRecentCommands(r.opts.CommandIDsPerStream)}
 	stored, err := r.log.ReadStream(ctx, streamID, 0)
 	if err != nil {
 		return Loaded[S]{}, err
 	}
-	loaded := Loaded[S]{State: r.typ.New(), commands: newRecentCommands(r.opts.CommandIDsPerStream)}
+	return r.fold(streamID, empty, stored, false)
+}
+
+// catchUp reads the events that came after from and folds them onto it.
+func (r *Repository[S]) catchUp(ctx context.Context, streamID string, from Loaded[S]) (Loaded[S], error) {
+	stored, err := r.log.ReadStream(ctx, streamID, from.Version)
+	if err != nil {
+		return Loaded[S]{}, err
+	}
+	return r.fold(streamID, from, stored, true)
+}
+
+// fold applies stored events, which follow from's version, to a copy of from and keeps the
+// result in the cache.
+func (r *Repository[S]) fold(streamID string, from Loaded[S], stored []eventstore.Event, shared bool) (Loaded[S], error) {
+	if len(stored) == 0 {
+		return from, nil
+	}
+	next := from
+	if shared && r.cache != nil {
+		next.State = r.typ.Clone(from.State) // the kept state must not change
+	}
 	for _, e := range stored {
-		loaded.Version, loaded.Position = e.Version, e.Position
-		loaded.commands.add(e)
+		next.Version, next.Position = e.Version, e.Position
 		if e.Type == NothingChanged {
 			continue
 		}
 		event, err := r.decoder.decode(e.Type, e.Data)
 		if err != nil {
+			r.cache.drop(streamID)
 			return Loaded[S]{}, errs.Wrap(errs.Internal, err, "stream %s cannot be read", streamID)
 		}
-		loaded.State = r.typ.Apply(loaded.State, event)
+		next.State = r.typ.Apply(next.State, event)
 	}
-	return loaded, nil
+	next.commands = from.commands.with(stored)
+	r.cache.put(streamID, next)
+	return next, nil
 }
 
 // Execute runs a command against the aggregate with the given id: see the package comment for
@@ -168,30 +214,37 @@ func (r *Repository[S]) execute(ctx context.Context, id string, cmd Command[S]) 
 		meta.CommandID = r.opts.NewCommandID()
 	}
 
-	for attempt := 1; ; attempt++ {
-		loaded, err := r.Load(ctx, id)
-		if err != nil {
+	// A kept aggregate is decided on without reading the log first. It may be behind: then
+	// the append at its version fails, and the command is decided again on what the log says.
+	// Only an append proves the state current, so a refusal or a "nothing to do" decided on a
+	// kept aggregate is decided again after reading the log.
+	loaded, current := r.cache.get(streamID)
+	if !current {
+		if loaded, err = r.loadAll(ctx, streamID); err != nil {
 			return Result{}, err
 		}
+	}
+	current = !current
+	for attempt := 1; ; attempt++ {
 		if past, ok := loaded.commands.find(cmd.Origin.CommandID); ok {
 			return r.replay(streamID, cmd.Name, fp, past)
 		}
 		decided, err := cmd.Decide(loaded.State)
-		if err != nil {
-			return Result{}, err
-		}
-		var toAppend []eventstore.NewEvent
-		switch {
-		case len(decided) > 0:
-			if toAppend, err = encode(decided, meta); err != nil {
+		toAppend, encodeErr := r.toAppend(decided, err, meta, cmd.Origin.CommandID, loaded.Version)
+		if (err != nil || toAppend == nil) && !current {
+			if loaded, err = r.catchUp(ctx, streamID, loaded); err != nil {
 				return Result{}, err
 			}
-		case cmd.Origin.CommandID != "" && loaded.Version > 0:
-			// A keyed command that changes nothing is still recorded, so that its retry is
-			// answered like this attempt rather than decided again on a state that may have
-			// changed in between.
-			toAppend = []eventstore.NewEvent{{Type: NothingChanged, Data: json.RawMessage(`{}`), Metadata: meta}}
-		default:
+			current = true
+			attempt--
+			continue
+		}
+		switch {
+		case err != nil:
+			return Result{}, err
+		case encodeErr != nil:
+			return Result{}, encodeErr
+		case toAppend == nil:
 			return Result{StreamID: streamID, Version: loaded.Version, Position: loaded.Position, Events: []RecordedEvent{}}, nil
 		}
 		recorded, err := r.log.Append(ctx, streamID, loaded.Version, toAppend)
@@ -201,16 +254,58 @@ func (r *Repository[S]) execute(ctx context.Context, id string, cmd Command[S]) 
 				return Result{}, errs.E(errs.ConcurrencyConflict,
 					"%s changed %d times while this command was being decided; try again", streamID, attempt)
 			}
-			if err := backoff(ctx, attempt); err != nil {
+			if current {
+				// Another writer got there first: let the writers spread out. A kept
+				// aggregate that was merely behind is read again at once.
+				if err := backoff(ctx, attempt); err != nil {
+					return Result{}, err
+				}
+			}
+			if loaded, err = r.reload(ctx, streamID, loaded); err != nil {
 				return Result{}, err
 			}
+			current = true
 			continue
 		}
 		if err != nil {
 			return Result{}, err
 		}
+		if r.cache != nil {
+			if _, err := r.fold(streamID, loaded, recorded, true); err != nil {
+				return Result{}, err
+			}
+		}
 		return resultOf(streamID, recorded, decided), nil
 	}
+}
+
+// toAppend returns the events a decision records, nil when it records nothing.
+func (r *Repository[S]) toAppend(decided []Event, decideErr error, meta eventstore.Metadata, key string, version int64) ([]eventstore.NewEvent, error) {
+	switch {
+	case decideErr != nil:
+		return nil, nil
+	case len(decided) > 0:
+		return encode(decided, meta)
+	case key != "" && version > 0:
+		// A keyed command that changes nothing is still recorded, so that its retry is
+		// answered like this attempt rather than decided again on a state that may have
+		// changed in between.
+		return []eventstore.NewEvent{{Type: NothingChanged, Data: json.RawMessage(`{}`), Metadata: meta}}, nil
+	default:
+		return nil, nil
+	}
+}
+
+// reload brings loaded up to the log after an append at its version failed. The log had moved
+// on, so reading after that version finds events; when it finds none, the log does not hold
+// what was kept (it was restored or replaced), and the stream is read whole.
+func (r *Repository[S]) reload(ctx context.Context, streamID string, loaded Loaded[S]) (Loaded[S], error) {
+	next, err := r.catchUp(ctx, streamID, loaded)
+	if err != nil || next.Version != loaded.Version {
+		return next, err
+	}
+	r.cache.drop(streamID)
+	return r.loadAll(ctx, streamID)
 }
 
 // replay answers a command whose id is already in the stream.

@@ -30,6 +30,7 @@ func tallyType() Type[tally] {
 		New:    func() tally { return tally{} },
 		Apply:  func(s tally, e Event) tally { s.total += e.(added).N; return s },
 		Events: []Codec{EventCodec[added]()},
+		Clone:  func(s tally) tally { return s },
 	}
 }
 

@@ -8,7 +8,10 @@
 // however long after the first request the repeat comes.
 package books
 
-import "time"
+import (
+	"maps"
+	"time"
+)
 
 // Event is a Book event; the same type as aggregate.Event.
 type Event = interface{ EventType() string }
@@ -68,6 +71,13 @@ type Loan struct {
 
 // NewBook returns the state of a book with no events.
 func NewBook() Book { return Book{loans: make(map[string]bool)} }
+
+// Clone returns a copy of b that Apply can change without changing b. A Loan is replaced, never
+// changed, so it is shared.
+func Clone(b Book) Book {
+	b.loans = maps.Clone(b.loans)
+	return b
+}
 
 // Apply returns the state after e.
 func Apply(b Book, e Event) Book {

@@ -14,6 +14,7 @@ func Type() aggregate.Type[Book] {
 		Name:  "book",
 		New:   NewBook,
 		Apply: Apply,
+		Clone: Clone,
 		Events: []aggregate.Codec{
 			aggregate.EventCodec[BookAdded](),
 			aggregate.EventCodec[BookLent](),

@@ -1,0 +1,95 @@
+package aggregate
+
+import (
+	"container/list"
+	"sync"
+)
+
+// cache keeps the aggregates of recent commands in memory, folded to a version, so that a
+// command on a long stream costs what one on a short stream does.
+//
+// An entry is a Loaded value that is never changed once stored: its state is cloned before
+// anything is folded onto it. An entry may be behind the log (another process appended since),
+// never ahead of it and never wrong about what it holds: every event in it was read from the
+// log or returned by a successful append. How the repository stays correct with entries that
+// are behind is in the package comment.
+//
+// The cache is bounded by the events it keeps (each entry's command window, plus one for its
+// state) and drops the least recently used entries first. A missing entry is rebuilt from the
+// log.
+type cache[S any] struct {
+	limit int
+
+	mu      sync.Mutex
+	weight  int
+	entries map[string]*list.Element // of *cached[S]
+	recency list.List                // most recently used at the front
+}
+
+type cached[S any] struct {
+	streamID string
+	loaded   Loaded[S]
+	weight   int
+}
+
+func newCache[S any](limit int) *cache[S] {
+	return &cache[S]{limit: limit, entries: make(map[string]*list.Element)}
+}
+
+// get returns the entry for a stream, if there is one.
+func (c *cache[S]) get(streamID string) (Loaded[S], bool) {
+	if c == nil {
+		return Loaded[S]{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.entries[streamID]
+	if !ok {
+		return Loaded[S]{}, false
+	}
+	c.recency.MoveToFront(el)
+	return el.Value.(*cached[S]).loaded, true
+}
+
+// put stores loaded as the entry for a stream, unless the entry there is newer.
+func (c *cache[S]) put(streamID string, loaded Loaded[S]) {
+	if c == nil || loaded.Version == 0 {
+		return
+	}
+	weight := 1 + loaded.commands.events()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.entries[streamID]; ok {
+		entry := el.Value.(*cached[S])
+		if entry.loaded.Version >= loaded.Version {
+			return
+		}
+		c.weight += weight - entry.weight
+		entry.loaded, entry.weight = loaded, weight
+		c.recency.MoveToFront(el)
+	} else {
+		c.entries[streamID] = c.recency.PushFront(&cached[S]{streamID: streamID, loaded: loaded, weight: weight})
+		c.weight += weight
+	}
+	for c.weight > c.limit && c.recency.Len() > 1 {
+		c.remove(c.recency.Back())
+	}
+}
+
+// drop forgets a stream, so that its next load reads all of it.
+func (c *cache[S]) drop(streamID string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.entries[streamID]; ok {
+		c.remove(el)
+	}
+}
+
+func (c *cache[S]) remove(el *list.Element) {
+	entry := c.recency.Remove(el).(*cached[S])
+	delete(c.entries, entry.streamID)
+	c.weight -= entry.weight
+}
