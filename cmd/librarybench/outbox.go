@@ -38,6 +38,7 @@ type outboxResult struct {
 	EmailsPerSecond  float64       // emails accepted per second, from the first loan to the last email
 	EmailsInWindow   float64       // emails accepted per second while the lenders lent
 	DrainAfter       time.Duration // from the end of the load to the last email
+	DrainPerSecond   float64       // emails accepted per second after the lenders stopped: the backlog's pace
 	LoadP50, LoadP99 time.Duration // commit to accept, under load
 	Missing          int           // loans whose email did not arrive
 	Duplicates       int           // messages accepted more than once
@@ -246,6 +247,9 @@ func measureOutbox(ctx context.Context, api *apiClient, sink *smtpSink, idleLoan
 	if !last.IsZero() {
 		res.EmailsPerSecond = float64(len(lat)) / last.Sub(start).Seconds()
 		res.DrainAfter = max(0, last.Sub(end))
+		if res.DrainAfter > 0 {
+			res.DrainPerSecond = float64(len(lat)-inWindow) / res.DrainAfter.Seconds()
+		}
 	}
 	res.EmailsInWindow = float64(inWindow) / res.LoadDuration.Seconds()
 	res.Duplicates = max(0, sink.Count()-before-len(lat))

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"library/internal/eventstore"
 )
@@ -17,13 +18,25 @@ type recentCommands struct {
 	list  []*pastCommand
 }
 
-// pastCommand is a command found in a stream's events. Its events keep what a replayed answer
-// needs (type, version, position, time and data); the metadata is in the command's fields.
+// pastCommand is a command found in a stream's events.
 type pastCommand struct {
 	id          string
 	name        string
 	fingerprint string
-	events      []eventstore.Event
+	events      []keptEvent
+}
+
+// keptEvent is what a replayed answer needs of an event; the metadata is in its command.
+type keptEvent struct {
+	Version    int64
+	Position   int64
+	RecordedAt time.Time
+	Type       string
+	Data       json.RawMessage
+}
+
+func (k keptEvent) event(streamID string) eventstore.Event {
+	return eventstore.Event{StreamID: streamID, Version: k.Version, Position: k.Position, RecordedAt: k.RecordedAt, Type: k.Type, Data: k.Data}
 }
 
 func newRecentCommands(limit int) recentCommands {
@@ -46,20 +59,19 @@ func (rc recentCommands) with(events []eventstore.Event) recentCommands {
 			extendable = false
 			continue
 		}
-		kept := eventstore.Event{Version: e.Version, Position: e.Position, TransactionID: e.TransactionID,
-			Type: e.Type, Data: e.Data, RecordedAt: e.RecordedAt}
+		kept := keptEvent{Version: e.Version, Position: e.Position, RecordedAt: e.RecordedAt, Type: e.Type, Data: e.Data}
 		if n := len(list); n > 0 && list[n-1].id == id {
 			last := list[n-1]
 			if !extendable {
 				copied := *last
-				copied.events = append([]eventstore.Event(nil), last.events...)
+				copied.events = append([]keptEvent(nil), last.events...)
 				last, list[n-1], extendable = &copied, &copied, true
 			}
 			last.events = append(last.events, kept)
 			continue
 		}
 		list = append(list, &pastCommand{id: id, name: e.Metadata.Command, fingerprint: e.Metadata.Fingerprint,
-			events: []eventstore.Event{kept}})
+			events: []keptEvent{kept}})
 		extendable = true
 	}
 	if over := len(list) - rc.limit; over > 0 {

@@ -32,7 +32,7 @@ type Options struct {
 	// Observer is told the outcome of every command, for metrics. Default: nobody.
 	Observer Observer
 	// CacheEvents bounds the aggregates kept in memory between commands, counted in the events
-	// of their command windows plus one per aggregate. Default 50000; negative keeps none. Only
+	// of their command windows plus one per aggregate. Default 10000; negative keeps none. Only
 	// types with a Clone function are kept.
 	CacheEvents int
 }
@@ -88,7 +88,7 @@ func (noObserver) CommandDone(string, Outcome) {}
 const (
 	defaultCommandIDsPerStream = 100
 	defaultMaxAttempts         = 30
-	defaultCacheEvents         = 50_000
+	defaultCacheEvents         = 10_000
 )
 
 // Repository loads and changes the aggregates of one type.
@@ -318,18 +318,20 @@ func (r *Repository[S]) replay(streamID, name, fp string, past *pastCommand) (Re
 		return Result{}, errs.E(errs.IdempotencyKeyReused,
 			"this Idempotency-Key was first used for the command %q on this stream with another payload", past.name)
 	}
+	recorded := make([]eventstore.Event, len(past.events))
 	decoded := make([]Event, 0, len(past.events))
-	for _, e := range past.events {
-		if e.Type == NothingChanged {
+	for i, k := range past.events {
+		recorded[i] = k.event(streamID)
+		if k.Type == NothingChanged {
 			continue
 		}
-		event, err := r.decoder.decode(e.Type, e.Data)
+		event, err := r.decoder.decode(k.Type, k.Data)
 		if err != nil {
 			return Result{}, errs.Wrap(errs.Internal, err, "stream %s cannot be read", streamID)
 		}
 		decoded = append(decoded, event)
 	}
-	result := resultOf(streamID, past.events, decoded)
+	result := resultOf(streamID, recorded, decoded)
 	result.Replayed = true
 	return result, nil
 }

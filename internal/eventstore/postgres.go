@@ -89,6 +89,10 @@ func (p *Postgres) Append(ctx context.Context, streamID string, expectedVersion 
 	return recorded, nil
 }
 
+// notifyInterval is the least time between two notifications: what it adds, at most, to the
+// time another process takes to see an append.
+const notifyInterval = 5 * time.Millisecond
+
 // notify tells other processes that the log has grown: one pg_notify after appends have
 // committed, however many appends happened while the previous one was being sent. Sending it
 // after the commit, not inside the append, keeps appends to different streams from queueing
@@ -102,11 +106,20 @@ func (p *Postgres) notify(ctx context.Context) {
 			return
 		case <-p.appended:
 		}
+		sent := time.Now()
 		notifyCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		_, err := p.pool.Exec(notifyCtx, "SELECT pg_notify($1, '')", notifyChannel)
 		cancel()
 		if err != nil && ctx.Err() == nil {
 			p.logger.Debug("append notification not sent; readers elsewhere fall back to polling", "error", translate(notifyCtx, err))
+		}
+		// Under load, one notification covers the appends of an interval.
+		timer := time.NewTimer(notifyInterval - time.Since(sent))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return
+		case <-timer.C:
 		}
 	}
 }

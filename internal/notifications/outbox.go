@@ -104,8 +104,9 @@ func (o *Outbox) Parked(eventstore.Event) {
 	}
 }
 
-// EndBatch implements processor.BatchEnder: a batch's emails share one SMTP connection.
-func (o *Outbox) EndBatch() { _ = o.Mailer.Close() }
+// Idle implements processor.Idler: emails that come close together share one SMTP connection,
+// which is closed once the outbox has had nothing to send for a second.
+func (o *Outbox) Idle() { _ = o.Mailer.Close() }
 
 func loanBody(name string, book books.Book, lent books.BookLent) string {
 	greeting := "Hello,"

@@ -57,10 +57,11 @@ type Handler interface {
 	Handle(ctx context.Context, e eventstore.Event) error
 }
 
-// BatchEnder is implemented by handlers that hold something open for a batch, such as an SMTP
-// connection. EndBatch is called after each batch.
-type BatchEnder interface {
-	EndBatch()
+// Idler is implemented by handlers that keep something open from one event to the next, such
+// as an SMTP connection. Idle is called once the processor has had nothing to handle for a
+// second, and when it stops running here; the handler closes what it keeps open.
+type Idler interface {
+	Idle()
 }
 
 // ParkError is a failure that retrying can't fix, such as a loan email to a member who has no

@@ -155,8 +155,13 @@ func (r *runner) hold(stop, hard context.Context, lease Lease) error {
 	poll := time.NewTicker(r.opts.PollInterval)
 	defer poll.Stop()
 
+	idler, _ := r.proc.Handler.(Idler)
+	if idler != nil {
+		defer idler.Idle()
+	}
 	var pos Position
 	loaded, failures := false, 0
+	var busySince time.Time // when the handler last had work; zero once it was told it is idle
 	for {
 		if stop.Err() != nil {
 			return nil
@@ -191,7 +196,14 @@ func (r *runner) hold(stop, hard context.Context, lease Lease) error {
 			failures = 0
 		}
 		if progressed {
+			busySince = time.Now()
 			continue
+		}
+		var idle <-chan time.Time
+		var idleTimer *time.Timer
+		if !busySince.IsZero() && idler != nil {
+			idleTimer = time.NewTimer(idleAfter - time.Since(busySince))
+			idle = idleTimer.C
 		}
 		var soon <-chan time.Time
 		var timer *time.Timer
@@ -201,6 +213,7 @@ func (r *runner) hold(stop, hard context.Context, lease Lease) error {
 			timer = time.NewTimer(min(behindRetry, r.opts.PollInterval))
 			soon = timer.C
 		}
+		caughtUp := time.Now()
 		select {
 		case <-stop.Done():
 		case <-work.Done():
@@ -208,12 +221,25 @@ func (r *runner) hold(stop, hard context.Context, lease Lease) error {
 		case <-poll.C:
 		case <-soon:
 		case <-r.wake:
+		case <-idle:
+			idler.Idle()
+			busySince = time.Time{}
 		}
 		if timer != nil {
 			timer.Stop()
 		}
+		if idleTimer != nil {
+			idleTimer.Stop()
+		}
+		// Appends that keep coming are read together: one read and one checkpoint per
+		// interval, not per append.
+		sleep(stop, work, r.opts.ReadInterval-time.Since(caughtUp))
 	}
 }
+
+// idleAfter is how long a processor waits with nothing to handle before its handler is told
+// that it is idle.
+const idleAfter = time.Second
 
 // behindRetry is how soon a processor that is behind the log's head, but could read nothing,
 // reads again.
@@ -282,9 +308,6 @@ func (r *runner) handleBatch(stop, work context.Context, pos Position, events []
 		}
 		r.opts.Observer.EventsHandled(r.proc.Name, len(events))
 		return to, nil
-	}
-	if ender, ok := r.proc.Handler.(BatchEnder); ok {
-		defer ender.EndBatch()
 	}
 	done, handled := pos, 0
 	var handleErr error
@@ -378,9 +401,6 @@ func (r *runner) park(ctx context.Context, e eventstore.Event, reason error, att
 // reports whether there may be more; the log is read between pages, so new events don't wait
 // for all of them. One that fails again is parked again.
 func (r *runner) retryParked(stop, work context.Context) (more bool, err error) {
-	if ender, ok := r.proc.Handler.(BatchEnder); ok {
-		defer ender.EndBatch()
-	}
 	requeued, err := r.checkpoints.Requeued(work, r.proc.Name, r.opts.BatchSize)
 	if err != nil {
 		return false, err
@@ -405,6 +425,9 @@ func (r *runner) retryParked(stop, work context.Context) (more bool, err error) 
 
 // sleep waits for d and reports true, or returns false as soon as stop or work ends.
 func sleep(stop, work context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return stop.Err() == nil && work.Err() == nil
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
