@@ -155,7 +155,9 @@ func TestAKeptAggregateAheadOfTheLogIsReadAgain(t *testing.T) {
 	require.Equal(t, 11, loaded.State.total)
 }
 
-type swappableLog struct{ current atomic.Pointer[eventstore.Memory] }
+type swappableLog struct {
+	current atomic.Pointer[eventstore.Memory]
+}
 
 func (l *swappableLog) ReadStream(ctx context.Context, streamID string, after int64) ([]eventstore.Event, error) {
 	return l.current.Load().ReadStream(ctx, streamID, after)

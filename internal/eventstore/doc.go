@@ -33,8 +33,8 @@
 //
 // After an append commits, the store wakes the readers of its own process at once and sends
 // one pg_notify on the channel "library_events" for the others; appends that happen while a
-// notification is on its way, or within 5ms of the last, share the next one. Subscribe turns notifications into wake-ups on
-// a Go channel. Notifications can be lost (a crash between commit and notify, a listener
+// notification is on its way, or within 5ms of the last, share the next one. Subscribe turns
+// notifications into wake-ups on a Go channel. Notifications can be lost (a crash between commit and notify, a listener
 // reconnecting, a server restart), so a wake-up is a hint to read now, never the only reason to
 // read: readers also poll. After the listener reconnects, every subscriber is woken, since
 // appends may have been missed.
