@@ -19,7 +19,8 @@ type Email struct {
 }
 
 // Mailer sends emails. Send may keep a connection open for the next Send; Close ends it.
-// One batch of the outbox is Sends followed by one Close, so a batch uses one SMTP connection.
+// The outbox closes it once it has had nothing to send for a second, so emails that come close
+// together share one SMTP connection.
 // A Mailer is safe for concurrent use, though its Sends run one at a time.
 type Mailer interface {
 	Send(ctx context.Context, e Email) error

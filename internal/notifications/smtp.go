@@ -17,7 +17,7 @@ import (
 // SMTPMailer is the Mailer that delivers through an SMTP server with go-mail.
 //
 // It dials on the first Send and keeps the connection for the following ones until Close, so
-// a batch of emails costs one connection. After a failed Send the connection is dropped and
+// emails sent one after another cost one connection. After a failed Send the connection is dropped and
 // the next Send dials again: after an error the conversation's state is unknown, and a fresh
 // connection is cheaper than finding out.
 type SMTPMailer struct {
