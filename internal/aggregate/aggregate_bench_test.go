@@ -85,7 +85,7 @@ func BenchmarkRecentCommandsFind(b *testing.B) {
 			Metadata: eventstore.Metadata{CommandID: fmt.Sprintf("command-%d", i), Command: "count"},
 		}
 	}
-	rc := newRecentCommands(defaultCommandIDsPerStream).with(events)
+	rc := newRecentCommands(defaultCommandIDsPerStream).with(events, nil)
 	for _, tc := range []struct {
 		name, id string
 		found    bool

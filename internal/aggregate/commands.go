@@ -26,17 +26,19 @@ type pastCommand struct {
 	events      []keptEvent
 }
 
-// keptEvent is what a replayed answer needs of an event; the metadata is in its command.
+// keptEvent is what a replayed answer needs of an event, kept small since a window holds many:
+// the metadata is in its command, and the time is in UTC.
 type keptEvent struct {
 	Version    int64
 	Position   int64
-	RecordedAt time.Time
+	RecordedAt int64 // Unix nanoseconds
 	Type       string
 	Data       json.RawMessage
 }
 
 func (k keptEvent) event(streamID string) eventstore.Event {
-	return eventstore.Event{StreamID: streamID, Version: k.Version, Position: k.Position, RecordedAt: k.RecordedAt, Type: k.Type, Data: k.Data}
+	return eventstore.Event{StreamID: streamID, Version: k.Version, Position: k.Position,
+		RecordedAt: time.Unix(0, k.RecordedAt).UTC(), Type: k.Type, Data: k.Data}
 }
 
 func newRecentCommands(limit int) recentCommands {
@@ -46,7 +48,10 @@ func newRecentCommands(limit int) recentCommands {
 // with returns the window after the given events, which follow the window's last event in
 // version order. A command's events are appended together, so consecutive events with one
 // command id belong to one command.
-func (rc recentCommands) with(events []eventstore.Event) recentCommands {
+//
+// Event types are stored as the strings in types when they are there, so that a window does not
+// keep a copy of the type's name per event.
+func (rc recentCommands) with(events []eventstore.Event, types map[string]string) recentCommands {
 	if rc.limit <= 0 || len(events) == 0 {
 		return rc
 	}
@@ -59,7 +64,11 @@ func (rc recentCommands) with(events []eventstore.Event) recentCommands {
 			extendable = false
 			continue
 		}
-		kept := keptEvent{Version: e.Version, Position: e.Position, RecordedAt: e.RecordedAt, Type: e.Type, Data: e.Data}
+		typ, known := types[e.Type]
+		if !known {
+			typ = e.Type
+		}
+		kept := keptEvent{Version: e.Version, Position: e.Position, RecordedAt: e.RecordedAt.UnixNano(), Type: typ, Data: e.Data}
 		if n := len(list); n > 0 && list[n-1].id == id {
 			last := list[n-1]
 			if !extendable {

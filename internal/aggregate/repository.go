@@ -32,7 +32,7 @@ type Options struct {
 	// Observer is told the outcome of every command, for metrics. Default: nobody.
 	Observer Observer
 	// CacheEvents bounds the aggregates kept in memory between commands, counted in the events
-	// of their command windows plus one per aggregate. Default 10000; negative keeps none. Only
+	// of their command windows plus one per aggregate. Default 20000; negative keeps none. Only
 	// types with a Clone function are kept.
 	CacheEvents int
 }
@@ -88,7 +88,7 @@ func (noObserver) CommandDone(string, Outcome) {}
 const (
 	defaultCommandIDsPerStream = 100
 	defaultMaxAttempts         = 30
-	defaultCacheEvents         = 10_000
+	defaultCacheEvents         = 20_000
 )
 
 // Repository loads and changes the aggregates of one type.
@@ -98,6 +98,7 @@ type Repository[S any] struct {
 	decoder decoder
 	opts    Options
 	cache   *cache[S] // nil: nothing is kept
+	types   map[string]string
 }
 
 // NewRepository returns a repository of aggregates of type t, stored in log.
@@ -117,7 +118,11 @@ func NewRepository[S any](log Log, t Type[S], opts Options) *Repository[S] {
 	if opts.CacheEvents == 0 {
 		opts.CacheEvents = defaultCacheEvents
 	}
-	r := &Repository[S]{log: log, typ: t, decoder: newDecoder(t.Events), opts: opts}
+	r := &Repository[S]{log: log, typ: t, decoder: newDecoder(t.Events), opts: opts,
+		types: map[string]string{NothingChanged: NothingChanged}}
+	for typ := range r.decoder {
+		r.types[typ] = typ
+	}
 	if t.Clone != nil && opts.CacheEvents > 0 {
 		r.cache = newCache[S](opts.CacheEvents)
 	}
@@ -185,7 +190,7 @@ func (r *Repository[S]) fold(streamID string, from Loaded[S], stored []eventstor
 		}
 		next.State = r.typ.Apply(next.State, event)
 	}
-	next.commands = from.commands.with(stored)
+	next.commands = from.commands.with(stored, r.types)
 	r.cache.put(streamID, next)
 	return next, nil
 }
