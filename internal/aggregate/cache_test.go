@@ -217,3 +217,24 @@ func TestConcurrentCommandsOnTwoReplicasRecordEveryKeyOnce(t *testing.T) {
 		require.Equal(t, keys, loaded.State.total)
 	}
 }
+
+func TestLoadAtLeastReadsOnlyWhenTheKeptAggregateIsOlder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a, b, _ := twoReplicas(t)
+	_, err := a.Execute(ctx, "x", add(1, ""))
+	require.NoError(t, err)
+	_, err = b.Execute(ctx, "x", add(2, ""))
+	require.NoError(t, err)
+
+	kept, err := a.LoadAtLeast(ctx, "x", 1)
+	require.NoError(t, err)
+	require.Equal(t, int64(1), kept.Version, "recent enough: the kept one, without a read")
+	read, err := a.LoadAtLeast(ctx, "x", 2)
+	require.NoError(t, err)
+	require.Equal(t, int64(2), read.Version)
+	require.Equal(t, 3, read.State.total)
+	unknown, err := a.LoadAtLeast(ctx, "y", 1)
+	require.NoError(t, err)
+	require.Equal(t, int64(0), unknown.Version)
+}

@@ -149,6 +149,16 @@ func (r *Repository[S]) Load(ctx context.Context, id string) (Loaded[S], error) 
 	return r.loadAll(ctx, streamID)
 }
 
+// LoadAtLeast returns an aggregate folded at least to version: a kept one without reading the
+// log when it is recent enough, otherwise what Load returns. It serves readers of the log that
+// have seen an event of the stream and need its state from no earlier than that event.
+func (r *Repository[S]) LoadAtLeast(ctx context.Context, id string, version int64) (Loaded[S], error) {
+	if kept, ok := r.cache.get(r.typ.StreamID(id)); ok && kept.Version >= version {
+		return kept, nil
+	}
+	return r.Load(ctx, id)
+}
+
 // loadAll reads a whole stream.
 func (r *Repository[S]) loadAll(ctx context.Context, streamID string) (Loaded[S], error) {
 	empty := Loaded[S]{State: r.typ.New(), commands: newRecentCommands(r.opts.CommandIDsPerStream)}

@@ -2,6 +2,7 @@ package books
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"library/internal/aggregate"
@@ -61,7 +62,14 @@ func (s *Service) Return(ctx context.Context, bookID string, c ReturnBook, o agg
 
 // Get returns a book and its stream version, or errs.NotFound.
 func (s *Service) Get(ctx context.Context, bookID string) (Book, int64, error) {
-	loaded, err := s.repo.Load(ctx, bookID)
+	return s.GetAtLeast(ctx, bookID, math.MaxInt64)
+}
+
+// GetAtLeast is Get for a reader of the log that has seen the book's event at version: the book
+// it returns is no older than that event, and may be newer, but not necessarily current. A book
+// kept in memory that is recent enough is returned without reading the log.
+func (s *Service) GetAtLeast(ctx context.Context, bookID string, version int64) (Book, int64, error) {
+	loaded, err := s.repo.LoadAtLeast(ctx, bookID, version)
 	if err != nil {
 		return Book{}, 0, err
 	}

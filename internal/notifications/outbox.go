@@ -66,7 +66,9 @@ func (o *Outbox) Handle(ctx context.Context, e eventstore.Event) error {
 	if err := json.Unmarshal(e.Data, &lent); err != nil {
 		return processor.Park(fmt.Sprintf("BookLent can't be read: %v", err))
 	}
-	book, _, err := o.Books.Get(ctx, bookID)
+	// A book's title and author never change once it is added, so a book as of this event
+	// will do, and is usually kept in memory.
+	book, _, err := o.Books.GetAtLeast(ctx, bookID, e.Version)
 	if err != nil {
 		return err
 	}

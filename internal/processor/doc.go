@@ -7,9 +7,10 @@
 // A replica asks for each processor's lease and, while it holds it, reads the log from the
 // processor's checkpoint in batches (Options.BatchSize), hands each batch to the processor, and
 // moves the checkpoint past it. It reads again as soon as an append wakes it (through
-// eventstore.Store.Subscribe) and, in case a wake-up was lost, every Options.PollInterval. Once
-// caught up, it reads again no sooner than Options.ReadInterval (20ms) later, so that appends
-// which keep coming are handled in batches, with one read and one checkpoint write each.
+// eventstore.Store.Subscribe) and, in case a wake-up was lost, every Options.PollInterval. When
+// it caught up after reading more than one event, it reads again no sooner than
+// Options.ReadInterval (20ms) later, so that appends which keep coming are handled in batches,
+// with one read and one checkpoint write each; an event on its own is read at once.
 // Replicas that don't hold a lease are standbys: they do nothing for that processor except try
 // to take the lease.
 //

@@ -13,10 +13,11 @@ type Options struct {
 	// PollInterval is how often an idle processor reads the log without being woken, in case a
 	// notification was lost. Default 1s.
 	PollInterval time.Duration
-	// ReadInterval is the least time between a processor catching up and its next read of
-	// the log: appends that come faster are read together, in one batch, instead of one read
-	// and one checkpoint write each. It is the most it adds to the delay of an event that
-	// follows another closely. Default 20ms; negative: read at every wake-up.
+	// ReadInterval is the least time between a processor catching up, after reading more than
+	// one event, and its next read of the log: appends that keep coming are read together, in
+	// one batch, instead of one read and one checkpoint write each. An event that comes on its
+	// own is read at once. It is the most it adds to the delay of an event under load. Default
+	// 20ms; negative: read at every wake-up.
 	ReadInterval time.Duration
 	// Retry is how an outbox or saga retries an event before parking it.
 	Retry Backoff

@@ -35,6 +35,8 @@ type runner struct {
 	// fresh reports whether the lease in hand can still be trusted, and cancels the work when
 	// it can't; set while holding, used only by the runner's goroutine.
 	fresh func() bool
+	// lastRead is how many events the last read of the log returned (hold's goroutine only).
+	lastRead int
 
 	mu        sync.Mutex
 	holding   bool
@@ -160,8 +162,8 @@ func (r *runner) hold(stop, hard context.Context, lease Lease) error {
 		defer idler.Idle()
 	}
 	var pos Position
-	loaded, failures := false, 0
-	var busySince time.Time // when the handler last had work; zero once it was told it is idle
+	loaded, failures, read := false, 0, 0 // read: events read since the last wait
+	var busySince time.Time               // when the handler last had work; zero once it was told it is idle
 	for {
 		if stop.Err() != nil {
 			return nil
@@ -197,6 +199,7 @@ func (r *runner) hold(stop, hard context.Context, lease Lease) error {
 		}
 		if progressed {
 			busySince = time.Now()
+			read += r.lastRead
 			continue
 		}
 		var idle <-chan time.Time
@@ -232,8 +235,11 @@ func (r *runner) hold(stop, hard context.Context, lease Lease) error {
 			idleTimer.Stop()
 		}
 		// Appends that keep coming are read together: one read and one checkpoint per
-		// interval, not per append.
-		sleep(stop, work, r.opts.ReadInterval-time.Since(caughtUp))
+		// interval, not per append. An event that comes on its own is read at once.
+		if read > 1 {
+			sleep(stop, work, r.opts.ReadInterval-time.Since(caughtUp))
+		}
+		read = 0
 	}
 }
 
@@ -277,6 +283,7 @@ func (r *runner) step(stop, work context.Context, pos Position) (bool, Position,
 		}
 	}
 	events, err := r.store.ReadAll(work, pos.Checkpoint, r.opts.BatchSize)
+	r.lastRead = len(events)
 	if err != nil || len(events) == 0 {
 		return false, pos, err
 	}
