@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -237,4 +238,50 @@ func TestLoadAtLeastReadsOnlyWhenTheKeptAggregateIsOlder(t *testing.T) {
 	unknown, err := a.LoadAtLeast(ctx, "y", 1)
 	require.NoError(t, err)
 	require.Equal(t, int64(0), unknown.Version)
+}
+
+// Commands on one stream in one process queue rather than race: none of them conflicts.
+func TestCommandsOnOneStreamInOneProcessTakeTurns(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	log := &countingLog{Memory: eventstore.NewMemory(nil)}
+	repo := NewRepository(log, tallyType(), Options{MaxAttempts: 1})
+	var wg sync.WaitGroup
+	for i := range 64 {
+		wg.Go(func() {
+			if _, err := repo.Execute(ctx, "x", add(1, fmt.Sprint(i))); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	loaded, err := repo.Load(ctx, "x")
+	require.NoError(t, err)
+	require.Equal(t, 64, loaded.State.total)
+	require.Equal(t, int64(64), log.appends.Load(), "no append failed")
+	require.Empty(t, repo.locks.locks, "no lock is left behind")
+}
+
+func TestAWaitForTheStreamEndsWithTheContext(t *testing.T) {
+	t.Parallel()
+	repo := NewRepository(eventstore.NewMemory(nil), tallyType(), Options{})
+	unlock, err := repo.locks.lock(context.Background(), "tally-x")
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	_, err = repo.Execute(ctx, "x", add(1, ""))
+	require.True(t, errs.Is(err, errs.Unavailable), "got %v", err)
+	unlock()
+	_, err = repo.Execute(context.Background(), "x", add(1, ""))
+	require.NoError(t, err)
+}
+
+type countingLog struct {
+	*eventstore.Memory
+	appends atomic.Int64
+}
+
+func (l *countingLog) Append(ctx context.Context, streamID string, expected int64, events []eventstore.NewEvent) ([]eventstore.Event, error) {
+	l.appends.Add(1)
+	return l.Memory.Append(ctx, streamID, expected, events)
 }

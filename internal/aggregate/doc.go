@@ -28,7 +28,11 @@
 //
 // # Concurrency
 //
-// Appends use optimistic concurrency. When another writer got there first, Execute loads the
+// In one process, commands on one stream take turns: each waits (as long as its context
+// allows) for the one before it, and decides on the state that one left, so they never race
+// each other. Commands on different streams run in parallel.
+//
+// Between processes, appends use optimistic concurrency. When another writer got there first, Execute loads the
 // stream again and decides again, with a short jittered backoff, up to MaxAttempts times; only
 // then does it give up with errs.ConcurrencyConflict. Because the reload also rebuilds command
 // ids, concurrent requests with one key, in one process or several, end with exactly one append:

@@ -99,6 +99,7 @@ type Repository[S any] struct {
 	opts    Options
 	cache   *cache[S] // nil: nothing is kept
 	types   map[string]string
+	locks   *streamLocks
 }
 
 // NewRepository returns a repository of aggregates of type t, stored in log.
@@ -119,7 +120,7 @@ func NewRepository[S any](log Log, t Type[S], opts Options) *Repository[S] {
 		opts.CacheEvents = defaultCacheEvents
 	}
 	r := &Repository[S]{log: log, typ: t, decoder: newDecoder(t.Events), opts: opts,
-		types: map[string]string{NothingChanged: NothingChanged}}
+		types: map[string]string{NothingChanged: NothingChanged}, locks: newStreamLocks()}
 	for typ := range r.decoder {
 		r.types[typ] = typ
 	}
@@ -228,6 +229,14 @@ func (r *Repository[S]) execute(ctx context.Context, id string, cmd Command[S]) 
 	if meta.CommandID == "" {
 		meta.CommandID = r.opts.NewCommandID()
 	}
+	unlock, err := r.locks.lock(ctx, streamID)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return Result{}, errs.Wrap(errs.Unavailable, err, "other commands on %s kept this one waiting too long; try again", streamID)
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
 
 	// A kept aggregate is decided on without reading the log first. It may be behind: then
 	// the append at its version fails, and the command is decided again on what the log says.
