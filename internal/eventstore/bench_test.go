@@ -56,3 +56,29 @@ func benchmarkAppend(b *testing.B, s Store) {
 	})
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "appends/s")
 }
+
+// BenchmarkPostgresReadAll reads a batch of 100 events with command metadata, as a processor
+// does: every processor reads every event, so this is paid once per processor per event.
+func BenchmarkPostgresReadAll(b *testing.B) {
+	pool, err := pgxpool.New(context.Background(), pgtest.NewDatabase(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pool.Close()
+	s := NewPostgres(pool, discardLogger())
+	defer s.Close()
+	ctx := context.Background()
+	for i := range 100 {
+		meta := Metadata{CommandID: fmt.Sprintf("key-%d", i), Command: "pay", Fingerprint: "sha256:00112233445566778899aabbccddeeff", CorrelationID: "01JXYZREQUESTID"}
+		if _, err := s.Append(ctx, fmt.Sprintf("account-%d", i), 0, []NewEvent{{Type: "PaymentReceived", Data: []byte(`{"amount":100}`), Metadata: meta}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		read, err := s.ReadAll(ctx, Checkpoint{}, 100)
+		if err != nil || len(read) != 100 || read[99].Metadata.Command != "pay" {
+			b.Fatalf("read %d events: %v", len(read), err)
+		}
+	}
+}

@@ -164,7 +164,12 @@ func appendEvents(ctx context.Context, q querier, streamID string, expectedVersi
 	return recorded, nil
 }
 
-const selectEvent = `SELECT stream_id, version, position, transaction_id, type, data, metadata, recorded_at FROM events`
+// selectEvent reads the metadata's fields as text: PostgreSQL finds them in its binary jsonb
+// for less than it costs to decode the JSON here, on every read of every reader.
+const selectEvent = `SELECT stream_id, version, position, transaction_id, type, data,
+	coalesce(metadata->>'commandId', ''), coalesce(metadata->>'command', ''),
+	coalesce(metadata->>'fingerprint', ''), coalesce(metadata->>'correlationId', ''),
+	recorded_at FROM events`
 
 // ReadStream implements Store.
 func (p *Postgres) ReadStream(ctx context.Context, streamID string, afterVersion int64) ([]Event, error) {
@@ -199,7 +204,9 @@ func (p *Postgres) ReadAll(ctx context.Context, after Checkpoint, limit int) ([]
 func collectEvents(ctx context.Context, rows pgx.Rows) ([]Event, error) {
 	events, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Event, error) {
 		var e Event
-		err := row.Scan(&e.StreamID, &e.Version, &e.Position, &e.TransactionID, &e.Type, &e.Data, &e.Metadata, &e.RecordedAt)
+		m := &e.Metadata
+		err := row.Scan(&e.StreamID, &e.Version, &e.Position, &e.TransactionID, &e.Type, &e.Data,
+			&m.CommandID, &m.Command, &m.Fingerprint, &m.CorrelationID, &e.RecordedAt)
 		e.RecordedAt = e.RecordedAt.UTC()
 		return e, err
 	})
