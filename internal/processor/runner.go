@@ -35,7 +35,8 @@ type runner struct {
 	// fresh reports whether the lease in hand can still be trusted, and cancels the work when
 	// it can't; set while holding, used only by the runner's goroutine.
 	fresh func() bool
-	// lastRead is how many events the last read of the log returned (hold's goroutine only).
+	// lastRead is how many events the last step read from the log, -1 when it did something
+	// else (hold's goroutine only).
 	lastRead int
 
 	mu        sync.Mutex
@@ -199,8 +200,11 @@ func (r *runner) hold(stop, hard context.Context, lease Lease) error {
 		}
 		if progressed {
 			busySince = time.Now()
-			read += r.lastRead
-			continue
+			read += max(0, r.lastRead)
+			if r.lastRead < 0 || r.lastRead == r.opts.BatchSize {
+				continue // more may be waiting: go on at once
+			}
+			// A short batch read all there was: what came since has woken this runner.
 		}
 		var idle <-chan time.Time
 		var idleTimer *time.Timer
@@ -261,6 +265,7 @@ func (r *runner) behind(ctx context.Context, pos Position) bool {
 // step does one thing: a requested replay, requeued parked events, or one batch of the log.
 // It reports whether it made progress, so that the caller reads on without waiting.
 func (r *runner) step(stop, work context.Context, pos Position) (bool, Position, error) {
+	r.lastRead = -1
 	if r.replayWanted.Swap(false) {
 		next, err := r.reset(work, pos)
 		if err != nil {
