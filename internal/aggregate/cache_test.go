@@ -39,6 +39,19 @@ func twoReplicas(t *testing.T) (a, b *Repository[tally], store *eventstore.Memor
 	return NewRepository(store, tallyType(), Options{}), NewRepository(store, tallyType(), Options{}), store
 }
 
+// aBehind returns two replicas where a keeps the tally at version 1 (1 added) and b has since
+// added n: the log is at version 2.
+func aBehind(t *testing.T, n int) (a, b *Repository[tally]) {
+	t.Helper()
+	ctx := context.Background()
+	a, b, _ = twoReplicas(t)
+	_, err := a.Execute(ctx, "x", add(1, ""))
+	require.NoError(t, err)
+	_, err = b.Execute(ctx, "x", add(n, ""))
+	require.NoError(t, err)
+	return a, b
+}
+
 func TestAKeptAggregateThatIsBehindIsNeverTheReasonForARefusal(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -59,11 +72,7 @@ func TestAKeptAggregateThatIsBehindIsNeverTheReasonForARefusal(t *testing.T) {
 func TestAKeptAggregateThatIsBehindAnswersNothingToDoAtTheLogsVersion(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	a, b, _ := twoReplicas(t)
-	_, err := a.Execute(ctx, "x", add(1, ""))
-	require.NoError(t, err)
-	_, err = b.Execute(ctx, "x", add(2, ""))
-	require.NoError(t, err)
+	a, _ := aBehind(t, 2)
 
 	result, err := a.Execute(ctx, "x", add(0, ""))
 	require.NoError(t, err)
@@ -222,11 +231,7 @@ func TestConcurrentCommandsOnTwoReplicasRecordEveryKeyOnce(t *testing.T) {
 func TestLoadAtLeastReadsOnlyWhenTheKeptAggregateIsOlder(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	a, b, _ := twoReplicas(t)
-	_, err := a.Execute(ctx, "x", add(1, ""))
-	require.NoError(t, err)
-	_, err = b.Execute(ctx, "x", add(2, ""))
-	require.NoError(t, err)
+	a, _ := aBehind(t, 2)
 
 	kept, err := a.LoadAtLeast(ctx, "x", 1)
 	require.NoError(t, err)
