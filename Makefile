@@ -1,5 +1,5 @@
 # The commands a newcomer needs. `make test` is the one command that runs every test.
-.PHONY: run test lint build demo smoke fmt clean
+.PHONY: run test faults fuzz lint build demo smoke fmt clean
 
 run: ## serve the API on :8080, in memory
 	go run ./cmd/library
@@ -9,6 +9,14 @@ test: ## every test, PostgreSQL included (a throwaway cluster starts by itself),
 	go vet ./...
 	go test -race -count=1 -timeout 20m ./...
 	cd deploy && go vet ./... && go test -count=1 -timeout 20m ./...
+
+faults: ## the fault suite: two processes of the binary, PostgreSQL and SMTP, broken on purpose (a few minutes)
+	go vet -tags faults ./faults/
+	go test -tags faults -count=1 -timeout 15m -v ./faults/ 2>&1 | tee faults.log | grep -E '^(=== RUN|--- |PASS|FAIL|ok)|FAULTS|_test.go:'
+	@! grep -q -E '^(FAIL|--- FAIL)' faults.log
+
+fuzz: ## each fuzz target for FUZZTIME (default 1m); their seed corpora already run in make test
+	scripts/fuzz.sh
 
 lint: ## golangci-lint v2 with .golangci.yml (the first run builds it: a few minutes)
 	go run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0 run ./...

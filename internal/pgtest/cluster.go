@@ -24,6 +24,7 @@ type cluster struct {
 	dir    string
 	url    string
 	logs   string
+	newCmd func() *exec.Cmd // the server's command, made afresh for each start
 	cmd    *exec.Cmd
 	exited chan struct{}
 }
@@ -64,12 +65,15 @@ func startCluster(ctx context.Context) (*cluster, error) {
 		return nil, err
 	}
 	defer func() { _ = logFile.Close() }() // the server has its own descriptor
-	c.cmd = command(cred, postgres, "-D", data, "-p", strconv.Itoa(port), "-k", dir,
-		"-c", "listen_addresses=127.0.0.1",
-		"-c", "max_connections=300",
-		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
-	c.cmd.Stdout, c.cmd.Stderr = logFile, logFile
-	c.cmd.SysProcAttr.Pdeathsig = syscall.SIGQUIT
+	c.newCmd = func() *exec.Cmd {
+		cmd := command(cred, postgres, "-D", data, "-p", strconv.Itoa(port), "-k", dir,
+			"-c", "listen_addresses=127.0.0.1",
+			"-c", "max_connections=300",
+			"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+		cmd.Stdout, cmd.Stderr = logFile, logFile
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGQUIT
+		return cmd
+	}
 	if err := c.startProcess(); err != nil {
 		c.removeDir()
 		return nil, fmt.Errorf("start postgres: %w", err)
@@ -86,6 +90,7 @@ func startCluster(ctx context.Context) (*cluster, error) {
 // server's lifetime: Linux delivers the parent-death signal when the thread that forked the
 // child exits, not when the process does.
 func (c *cluster) startProcess() error {
+	c.cmd = c.newCmd()
 	c.exited = make(chan struct{})
 	started := make(chan error, 1)
 	go func() {
@@ -125,6 +130,12 @@ func (c *cluster) waitReady(ctx context.Context) error {
 
 // stop shuts the server down (fast shutdown, then kill) and removes its folder.
 func (c *cluster) stop() {
+	c.shutDown()
+	c.removeDir()
+}
+
+// shutDown stops the server: a fast shutdown, which ends every session, then a kill.
+func (c *cluster) shutDown() {
 	if c.cmd != nil && c.cmd.Process != nil {
 		_ = c.cmd.Process.Signal(syscall.SIGINT)
 		select {
@@ -134,7 +145,6 @@ func (c *cluster) stop() {
 			<-c.exited
 		}
 	}
-	c.removeDir()
 }
 
 func (c *cluster) removeDir() { _ = os.RemoveAll(c.dir) }

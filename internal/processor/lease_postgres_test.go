@@ -3,7 +3,6 @@ package processor
 import (
 	"context"
 	"net"
-	"net/url"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -316,7 +315,7 @@ func TestPostgresLeasePartitionedHolderGivesUpFirst(t *testing.T) {
 	pool := pgtest.NewPool(t)
 	timing := LeaseTiming{RetryInterval: 50 * time.Millisecond, CheckInterval: 200 * time.Millisecond,
 		CheckTimeout: 200 * time.Millisecond, SessionTimeout: 1500 * time.Millisecond}
-	hole, proxied := newBlackhole(t, pool.Config().ConnConfig.ConnString())
+	hole, proxied := pgtest.NewBlackhole(t, pool.Config().ConnConfig.ConnString())
 	holderCfg, err := pgx.ParseConfig(proxied)
 	require.NoError(t, err)
 	holder := acquire(t, replica(holderCfg, timing), "emails")
@@ -338,82 +337,3 @@ func TestPostgresLeasePartitionedHolderGivesUpFirst(t *testing.T) {
 	require.Greater(t, acquiredAfter, timing.SessionTimeout/2, "the lock was released long before the session timeout: by what?")
 }
 
-// blackhole is a TCP proxy that can partition its clients from the server without closing
-// anything: once frozen, it drops whatever either side sends and closes nothing, as a network
-// that lost its route would. (pgtest.Proxy.Cut closes connections, which the server notices at
-// once.)
-type blackhole struct {
-	listener net.Listener
-	target   string
-	frozen   atomic.Bool
-
-	mu    sync.Mutex
-	conns []net.Conn
-	wg    sync.WaitGroup
-}
-
-func newBlackhole(t *testing.T, databaseURL string) (*blackhole, string) {
-	t.Helper()
-	u, err := url.Parse(databaseURL)
-	require.NoError(t, err)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	b := &blackhole{listener: l, target: u.Host}
-	b.wg.Go(b.accept)
-	t.Cleanup(b.close)
-	u.Host = l.Addr().String()
-	return b, u.String()
-}
-
-// Freeze partitions every connection, open or new.
-func (b *blackhole) Freeze() { b.frozen.Store(true) }
-
-func (b *blackhole) accept() {
-	for {
-		client, err := b.listener.Accept()
-		if err != nil {
-			return
-		}
-		server, err := net.Dial("tcp", b.target)
-		if err != nil {
-			_ = client.Close()
-			continue
-		}
-		b.mu.Lock()
-		b.conns = append(b.conns, client, server)
-		b.mu.Unlock()
-		b.wg.Go(func() { b.pipe(server, client) })
-		b.wg.Go(func() { b.pipe(client, server) })
-	}
-}
-
-// pipe copies src to dst until src ends, then closes dst, unless frozen: then it keeps reading
-// src (so that its data is acknowledged and dropped) and leaves dst open.
-func (b *blackhole) pipe(dst, src net.Conn) {
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := src.Read(buf)
-		if n > 0 && !b.frozen.Load() {
-			if _, werr := dst.Write(buf[:n]); werr != nil && !b.frozen.Load() {
-				_ = src.Close()
-				return
-			}
-		}
-		if err != nil {
-			if !b.frozen.Load() {
-				_ = dst.Close()
-			}
-			return
-		}
-	}
-}
-
-func (b *blackhole) close() {
-	_ = b.listener.Close()
-	b.mu.Lock()
-	for _, c := range b.conns {
-		_ = c.Close()
-	}
-	b.mu.Unlock()
-	b.wg.Wait()
-}

@@ -1,0 +1,16 @@
+// Package faults is the fault suite: it breaks the things the service depends on, with two
+// real processes of the built binary, one PostgreSQL and one SMTP server, and checks after each
+// fault that nothing was lost and nothing done twice. Its tests carry the build tag "faults" so
+// that they run on their own, with `make faults`:
+//
+//   - twenty SIGKILLs of random replicas during 500 loans and 500 keyed payments with client
+//     retries (kill_test.go);
+//   - a PostgreSQL restart during load (restart_test.go);
+//   - the lease holder's link to PostgreSQL blackholed (blackhole_test.go);
+//   - the SMTP server down for 30 seconds, and a slow SMTP server (smtp_test.go).
+//
+// After each fault the suite checks the invariants (invariants_test.go): every payment recorded
+// once, every loan emailed at least once and duplicates counted, checkpoints never moved back,
+// no event skipped. Each test prints a line starting "FAULTS" with its figures, which
+// docs/reliability.md quotes.
+package faults

@@ -1,0 +1,164 @@
+//go:build faults
+
+package faults
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+const (
+	kills    = 20
+	loans    = 500
+	payments = 500
+	members  = 50
+	fine     = 100_000 // cents charged to each member before the payments
+)
+
+// job is one logical request of the load: a loan or a keyed payment.
+type job struct {
+	method, path, body string
+	headers            []string
+	key                string // the payment's Idempotency-Key, "" for a loan
+	member             string
+}
+
+// Twenty SIGKILLs of random replicas, each restarted at once, while clients lend 500 books and
+// make 500 keyed payments, retrying on the other replica whenever an attempt fails. Afterwards:
+// every payment recorded once, every balance exact, every loan emailed at least once, the
+// catalog complete, no checkpoint moved back.
+func TestSIGKILLsOfRandomReplicasDuringLoansAndPayments(t *testing.T) {
+	s := newSystem(t)
+	s.dumpOnFailure()
+	a, b := s.start("a"), s.start("b")
+	eventually(t, 10*time.Second, func() bool { return s.holdsAll(a) }, "a holds every lease")
+
+	for m := range members {
+		member := fmt.Sprintf("m%d", m)
+		s.must(a, http.StatusCreated, http.MethodPut, "/accounts/"+member,
+			fmt.Sprintf(`{"name":"Member %d","email":"%s@example.org"}`, m, member))
+		s.must(b, http.StatusCreated, http.MethodPost, "/accounts/"+member+"/fines",
+			fmt.Sprintf(`{"amount":%d,"reason":"setup"}`, fine))
+	}
+	for i := range loans {
+		s.must(a, http.StatusCreated, http.MethodPost, "/books",
+			fmt.Sprintf(`{"id":"b%d","title":"Book %d","author":"Author %d"}`, i, i, i))
+	}
+
+	jobs := make([]job, 0, loans+payments)
+	for i := range loans {
+		jobs = append(jobs, job{method: http.MethodPost, path: fmt.Sprintf("/books/b%d/loans", i),
+			body: fmt.Sprintf(`{"loanId":"loan-%d","memberId":"m%d"}`, i, i%members)})
+		key := fmt.Sprintf("pay-%d", i)
+		member := fmt.Sprintf("m%d", (i*7)%members)
+		jobs = append(jobs, job{method: http.MethodPost, path: "/accounts/" + member + "/payments",
+			body: `{"amount":1}`, headers: []string{"Idempotency-Key", key}, key: key, member: member})
+	}
+
+	watch := watchCheckpoints(s.pool)
+	queue := make(chan int, len(jobs))
+	outcomes := make([]outcome, len(jobs))
+	var done atomic.Int64
+	var workers sync.WaitGroup
+	for range 8 {
+		workers.Go(func() {
+			for i := range queue {
+				j := jobs[i]
+				outcomes[i] = s.retry(j.method, j.path, j.body, j.headers...)
+				done.Add(1)
+			}
+		})
+	}
+
+	// The jobs go out in twenty parts, each queued while the one before is under way; halfway
+	// through each part, a random replica is killed and restarted, with requests in flight.
+	var takeovers []time.Duration
+	part := len(jobs) / kills
+	release := func(k int) {
+		for i := k * part; i < min((k+1)*part, len(jobs)); i++ {
+			queue <- i
+		}
+	}
+	release(0)
+	for k := range kills {
+		release(k + 1)
+		eventually(t, 60*time.Second, func() bool { return done.Load() >= int64(k*part+part/2) }, "part %d is half done", k)
+		victim, other := a, b
+		if rand.IntN(2) == 1 {
+			victim, other = b, a
+		}
+		held, _ := s.leaseHeld(victim, "notifications")
+		killed := time.Now()
+		victim.kill()
+		if held {
+			eventually(t, 10*time.Second, func() bool { ok, _ := s.leaseHeld(other, "notifications"); return ok },
+				"%s takes the outbox over after %s was killed", other.name, victim.name)
+			takeovers = append(takeovers, time.Since(killed))
+		}
+		victim.restart(t)
+	}
+	close(queue)
+	workers.Wait()
+
+	attempts, retried, fiveHundreds, replayed := 0, 0, 0, 0
+	paid := map[string]int{}
+	var keys []string
+	for i, o := range outcomes {
+		attempts += o.attempts
+		retried += len(o.failures)
+		for _, f := range o.failures {
+			if strings.HasPrefix(f, "5") {
+				fiveHundreds++
+			}
+		}
+		last := o.answers[len(o.answers)-1:]
+		if len(last) == 0 || last[0].Status >= 300 {
+			t.Fatalf("%s %s never succeeded: %+v", jobs[i].method, jobs[i].path, o)
+		}
+		if jobs[i].key != "" {
+			if last[0].Header.Get("Idempotent-Replayed") == "true" {
+				replayed++ // an attempt the client never heard from had recorded the payment
+			}
+			keys = append(keys, jobs[i].key)
+			paid[jobs[i].member]++
+			// A retry after the fact gets the very answer the client got.
+			again := s.must(a, http.StatusCreated, jobs[i].method, jobs[i].path, jobs[i].body, jobs[i].headers...)
+			if again.Body != last[0].Body || again.Header.Get("Idempotent-Replayed") != "true" {
+				t.Errorf("payment %s: the retry answered %s, the client had %s", jobs[i].key, again.Body, last[0].Body)
+			}
+		}
+	}
+
+	recorded := paymentsRecordedOnce(t, s.pool, keys)
+	for member, n := range paid {
+		var account struct {
+			Balance int64 `json:"balance"`
+		}
+		got := s.must(b, http.StatusOK, http.MethodGet, "/accounts/"+member, "")
+		if err := json.Unmarshal([]byte(got.Body), &account); err != nil || account.Balance != int64(fine-n) {
+			t.Errorf("%s: balance %s, want %d", member, got.Body, fine-n)
+		}
+	}
+	loansMade, emails, duplicates := loanEmails(t, s.pool, s.smtp, 2*time.Minute)
+	if loansMade != loans {
+		t.Errorf("the log holds %d loans, want %d", loansMade, loans)
+	}
+	if duplicates > kills*100 {
+		t.Errorf("%d duplicate emails: more than a batch (100) per kill", duplicates)
+	}
+	catalogCaughtUp(t, s.pool, time.Minute)
+	watch.check(t)
+	longest := time.Duration(0)
+	for _, d := range takeovers {
+		longest = max(longest, d)
+	}
+	t.Logf("FAULTS kills: SIGKILLs=%d requests=%d attempts=%d retried=%d 5xx=%d payments=%d replayed-payments=%d loans=%d emails=%d duplicates=%d outbox-takeovers=%d longest-takeover=%s",
+		kills, len(jobs), attempts, retried, fiveHundreds, recorded, replayed, loansMade, emails, duplicates, len(takeovers), longest.Round(time.Millisecond))
+}
