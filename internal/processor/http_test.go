@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,6 +120,16 @@ func TestHTTPAdminNeedsTheToken(t *testing.T) {
 		{"token as another scheme", r.holder, "Basic " + adminToken},
 		{"token without scheme", r.holder, adminToken},
 		{"a prefix of the token", r.holder, "Bearer " + adminToken[:5]},
+		{"the token and more", r.holder, "Bearer " + adminToken + "x"},
+		{"the token and a NUL", r.holder, "Bearer " + adminToken + "\x00"},
+		{"a token of the same length", r.holder, "Bearer " + strings.Repeat("x", len(adminToken))},
+		{"the token with its last character changed", r.holder, "Bearer " + adminToken[:len(adminToken)-1] + "X"},
+		{"the token in upper case", r.holder, "Bearer " + strings.ToUpper(adminToken)},
+		{"the token twice", r.holder, "Bearer " + adminToken + adminToken},
+		{"empty bearer", r.holder, "Bearer "},
+		{"bearer without a space", r.holder, "Bearer" + adminToken},
+		{"the scheme alone", r.holder, "Bearer"},
+		{"token as the scheme", r.holder, adminToken + " " + adminToken},
 		{"no ADMIN_TOKEN configured, empty bearer", r.withoutAdminAuth, "Bearer "},
 		{"no ADMIN_TOKEN configured, any bearer", r.withoutAdminAuth, "Bearer " + adminToken},
 	} {

@@ -336,4 +336,3 @@ func TestPostgresLeasePartitionedHolderGivesUpFirst(t *testing.T) {
 	// not at once as it would on a closed connection. Half is a bound a loaded machine keeps.
 	require.Greater(t, acquiredAfter, timing.SessionTimeout/2, "the lock was released long before the session timeout: by what?")
 }
-
