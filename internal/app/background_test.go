@@ -240,11 +240,15 @@ func TestStatusAndAdmin(t *testing.T) {
 // bearer token.
 func TestAdminWithoutToken(t *testing.T) {
 	t.Parallel()
+	fromEnv, err := app.ConfigFromEnv(func(string) string { return "" }) // ADMIN_TOKEN unset
+	require.NoError(t, err)
 	cfg := fastBackground(app.Config{})
-	cfg.AdminToken = ""
+	cfg.AdminToken = fromEnv.AdminToken
 	a := &api{base: startService(t, cfg)}
-	for _, auth := range []string{"", "Bearer ", "Bearer " + adminToken} {
-		r := a.call(t, http.MethodPost, "/admin/processors/catalog/replay", nil, "Authorization", auth)
-		requireProblem(t, r, http.StatusUnauthorized, "Unauthorized")
+	for _, auth := range []string{"", "Bearer", "Bearer ", "Bearer  ", "Bearer " + adminToken, "Basic Og=="} {
+		for _, action := range []string{"replay", "retry-parked"} {
+			r := a.call(t, http.MethodPost, "/admin/processors/catalog/"+action, nil, "Authorization", auth)
+			requireProblem(t, r, http.StatusUnauthorized, "Unauthorized")
+		}
 	}
 }
