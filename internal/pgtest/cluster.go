@@ -59,18 +59,23 @@ func startCluster(ctx context.Context) (*cluster, error) {
 		c.removeDir()
 		return nil, err
 	}
-	logFile, err := os.Create(c.logs)
-	if err != nil {
+	if err := os.WriteFile(c.logs, nil, 0o644); err != nil {
 		c.removeDir()
 		return nil, err
 	}
-	defer func() { _ = logFile.Close() }() // the server has its own descriptor
 	c.newCmd = func() *exec.Cmd {
+		// Each start appends to the log; the server has its own descriptor once started.
+		logFile, err := os.OpenFile(c.logs, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			logFile = nil // the server's output is lost, but it still runs
+		}
 		cmd := command(cred, postgres, "-D", data, "-p", strconv.Itoa(port), "-k", dir,
 			"-c", "listen_addresses=127.0.0.1",
 			"-c", "max_connections=300",
 			"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
-		cmd.Stdout, cmd.Stderr = logFile, logFile
+		if logFile != nil {
+			cmd.Stdout, cmd.Stderr = logFile, logFile
+		}
 		cmd.SysProcAttr.Pdeathsig = syscall.SIGQUIT
 		return cmd
 	}
@@ -96,7 +101,11 @@ func (c *cluster) startProcess() error {
 	go func() {
 		runtime.LockOSThread()
 		defer close(c.exited)
-		if err := c.cmd.Start(); err != nil {
+		err := c.cmd.Start()
+		if f, ok := c.cmd.Stdout.(*os.File); ok {
+			_ = f.Close() // the server has its own descriptor
+		}
+		if err != nil {
 			started <- err
 			return
 		}
