@@ -83,13 +83,16 @@ func saveCheckpoint(ctx context.Context, db execer, name string, from, to Positi
 	if err := checkForward(name, from, to); err != nil {
 		return err
 	}
-	query := saveSQL
-	if from != (Position{}) {
-		query = moveSQL
-	}
-	tag, err := db.Exec(ctx, query, name,
+	args := []any{name,
 		from.Generation, from.Checkpoint.TransactionID, from.Checkpoint.Position,
-		to.Generation, to.Checkpoint.TransactionID, to.Checkpoint.Position)
+		to.Generation, to.Checkpoint.TransactionID, to.Checkpoint.Position}
+	var tag pgconn.CommandTag
+	var err error
+	if from == (Position{}) {
+		tag, err = db.Exec(ctx, saveSQL, args...)
+	} else {
+		tag, err = db.Exec(ctx, moveSQL, args...)
+	}
 	if err != nil {
 		return translate(ctx, err)
 	}
