@@ -24,7 +24,7 @@ func smoke(t *testing.T, urls ...string) (string, error) {
 func TestSmokeScriptAgainstTwoReplicas(t *testing.T) {
 	t.Parallel()
 	pair := startPair(t, pgtest.NewDatabase(t), smtptest.Start(t))
-	out, err := smoke(t, pair.holder.url(""), pair.standby.url(""))
+	out, err := smoke(t, pair.holder.URL(""), pair.standby.URL(""))
 	require.NoError(t, err, "smoke test:\n%s", out)
 	require.Contains(t, out, "exactly one holder per processor")
 	require.Contains(t, out, "smoke test passed")

@@ -21,7 +21,7 @@ import (
 // holds reports whether the process says it holds the named processor's lease; false when it
 // can't be asked.
 func holds(p *process, name string) bool {
-	resp, err := http.Get(p.url("/status"))
+	resp, err := http.Get(p.URL("/status"))
 	if err != nil {
 		return false
 	}
@@ -76,12 +76,12 @@ func startPair(t testing.TB, databaseURL string, smtp *smtptest.Server) replicaP
 // false when p did not answer (it was killed).
 func lendVia(t testing.TB, p *process, n int) (int64, bool) {
 	book := fmt.Sprintf("book-%d", n)
-	add, err := tryCall(http.MethodPost, p.url("/books"), `{"id":"`+book+`","title":"Book `+book+`","author":"A. Author"}`)
+	add, err := tryCall(http.MethodPost, p.URL("/books"), `{"id":"`+book+`","title":"Book `+book+`","author":"A. Author"}`)
 	if err != nil {
 		return 0, false
 	}
 	require.Contains(t, []int{http.StatusCreated, http.StatusConflict}, add.status, add.body)
-	lent, err := tryCall(http.MethodPost, p.url("/books/"+book+"/loans"), `{"loanId":"loan-`+book+`","memberId":"alice"}`)
+	lent, err := tryCall(http.MethodPost, p.URL("/books/"+book+"/loans"), `{"loanId":"loan-`+book+`","memberId":"alice"}`)
 	if err != nil {
 		return 0, false
 	}
@@ -102,7 +102,7 @@ func TestSIGKILLOfTheHolderMidStream(t *testing.T) {
 	t.Parallel()
 	smtp := smtptest.Start(t)
 	pair := startPair(t, pgtest.NewDatabase(t), smtp)
-	r := call(t, http.MethodPut, pair.standby.url("/accounts/alice"), `{"name":"Alice","email":"alice@example.org"}`)
+	r := call(t, http.MethodPut, pair.standby.URL("/accounts/alice"), `{"name":"Alice","email":"alice@example.org"}`)
 	require.Equal(t, http.StatusCreated, r.status, r.body)
 
 	const loans, killAt = 200, 60
@@ -112,7 +112,7 @@ func TestSIGKILLOfTheHolderMidStream(t *testing.T) {
 	tookOver := make(chan struct{})
 	for n := range loans {
 		if n == killAt {
-			require.NoError(t, pair.holder.cmd.Process.Signal(syscall.SIGKILL))
+			require.NoError(t, pair.holder.Signal(syscall.SIGKILL))
 			killed = time.Now()
 			go func() { // when the standby says it holds the outbox, while loans go on
 				defer close(tookOver)
@@ -190,7 +190,7 @@ func BenchmarkTakeover(b *testing.B) {
 func takeoverOnce(b *testing.B, signal syscall.Signal, round int) time.Duration {
 	smtp := smtptest.Start(b)
 	pair := startPair(b, pgtest.NewDatabase(b), smtp)
-	r, err := tryCall(http.MethodPut, pair.standby.url("/accounts/alice"), `{"name":"Alice","email":"alice@example.org"}`)
+	r, err := tryCall(http.MethodPut, pair.standby.URL("/accounts/alice"), `{"name":"Alice","email":"alice@example.org"}`)
 	require.NoError(b, err)
 	require.Equal(b, http.StatusCreated, r.status, r.body)
 	if _, ok := lendVia(b, pair.standby, 0); !ok {
@@ -198,7 +198,7 @@ func takeoverOnce(b *testing.B, signal syscall.Signal, round int) time.Duration 
 	}
 	smtp.WaitForMessages(b, 1, 10*time.Second) // the holder is at work
 
-	require.NoError(b, pair.holder.cmd.Process.Signal(signal))
+	require.NoError(b, pair.holder.Signal(signal))
 	signalled := time.Now()
 	position, ok := lendVia(b, pair.standby, 1)
 	require.True(b, ok)
@@ -212,8 +212,8 @@ func takeoverOnce(b *testing.B, signal syscall.Signal, round int) time.Duration 
 		}
 		return false
 	}, fmt.Sprintf("round %d: the standby's email", round))
-	_ = pair.standby.cmd.Process.Signal(syscall.SIGTERM)
-	_ = pair.holder.wait(b, 30*time.Second)
-	_ = pair.standby.wait(b, 30*time.Second)
+	_ = pair.standby.Signal(syscall.SIGTERM)
+	_ = pair.holder.Wait(b, 30*time.Second)
+	_ = pair.standby.Wait(b, 30*time.Second)
 	return at.Sub(signalled)
 }
