@@ -87,7 +87,10 @@
 // if it can, reads its checkpoint again (the outcome of the failed write is unknown) and tries
 // again with backoff, up to a few seconds apart. The error shows in Status.LastError until a
 // batch succeeds. If the lock connection fails too, the lease is lost and whoever gets it next
-// goes on from the shared checkpoint.
+// goes on from the shared checkpoint. Every call a holder makes to the log, the checkpoints or a
+// handler has a deadline, Options.StepTimeout (30 s by default): a query that the database does
+// not answer (a connection gone silent, a statement queued behind a lock) fails like any other
+// instead of holding the processor, even while the lease's own connection answers its checks.
 //
 // On shutdown (Group.Stop) each processor finishes the batch in hand without starting another,
 // stops waiting on retries (the event is left to the next holder), moves its checkpoint, and

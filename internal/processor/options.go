@@ -24,6 +24,13 @@ type Options struct {
 	// RetakeDelay is how long a replica that lost a lease waits before it tries to take it
 	// again, so that a healthy standby gets it first. Default 1s.
 	RetakeDelay time.Duration
+	// StepTimeout bounds each call a runner makes to the log, the checkpoints or a handler
+	// (one read, one batch applied, one checkpoint saved, one attempt at an event): a database
+	// that stops answering, or a query stuck behind a lock, fails the call instead of holding
+	// the processor forever, and the call is tried again like any other failure. The lease
+	// does not bound them: its own connection may be fine while another is stuck. Default
+	// DefaultStepTimeout.
+	StepTimeout time.Duration
 	// Observer is told what the runners do, for metrics. Default: nobody.
 	Observer Observer
 }
@@ -58,6 +65,10 @@ type Backoff struct {
 	Max      time.Duration
 }
 
+// DefaultStepTimeout is the default Options.StepTimeout: far longer than any step takes (a
+// batch of 100 events, or an email with the SMTP timeout of 10s), far shorter than forever.
+const DefaultStepTimeout = 30 * time.Second
+
 // DefaultRetry tries an event six times over about a minute (waits of about 2, 4, 8, 16 and
 // 30 s) before parking it, so an SMTP server that is down for half a minute costs no parking.
 var DefaultRetry = Backoff{Attempts: 6, First: 2 * time.Second, Max: 30 * time.Second}
@@ -71,6 +82,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.RetakeDelay <= 0 {
 		o.RetakeDelay = time.Second
+	}
+	if o.StepTimeout <= 0 {
+		o.StepTimeout = DefaultStepTimeout
 	}
 	if o.ReadInterval == 0 {
 		o.ReadInterval = 20 * time.Millisecond

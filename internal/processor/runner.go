@@ -175,7 +175,9 @@ func (r *runner) hold(stop, hard context.Context, lease Lease) error {
 		progressed := false
 		var err error
 		if !loaded {
-			pos, err = r.checkpoints.Load(work, r.proc.Name)
+			ctx, cancel := r.bounded(work)
+			pos, err = r.checkpoints.Load(ctx, r.proc.Name)
+			cancel()
 			loaded = err == nil
 		}
 		if err == nil {
@@ -257,9 +259,18 @@ const behindRetry = 10 * time.Millisecond
 
 // behind reports whether the log has committed events after pos that a read could not return
 // yet. A failure to tell counts as not behind: the poll is the fallback.
-func (r *runner) behind(ctx context.Context, pos Position) bool {
+func (r *runner) behind(work context.Context, pos Position) bool {
+	ctx, cancel := r.bounded(work)
+	defer cancel()
 	head, err := r.store.Head(ctx)
 	return err == nil && pos.Checkpoint.Before(head)
+}
+
+// bounded is the context of one call to the log, the checkpoints or the handler: work, cut
+// short after StepTimeout, so that a database that stops answering fails the call instead of
+// holding the processor.
+func (r *runner) bounded(work context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(work, r.opts.StepTimeout)
 }
 
 // step does one thing: a requested replay, requeued parked events, or one batch of the log.
@@ -287,7 +298,9 @@ func (r *runner) step(stop, work context.Context, pos Position) (bool, Position,
 			return more, pos, err
 		}
 	}
-	events, err := r.store.ReadAll(work, pos.Checkpoint, r.opts.BatchSize)
+	readCtx, cancel := r.bounded(work)
+	events, err := r.store.ReadAll(readCtx, pos.Checkpoint, r.opts.BatchSize)
+	cancel()
 	r.lastRead = len(events)
 	if err != nil || len(events) == 0 {
 		return false, pos, err
@@ -301,11 +314,13 @@ func (r *runner) step(stop, work context.Context, pos Position) (bool, Position,
 }
 
 func (r *runner) reset(work context.Context, pos Position) (Position, error) {
+	ctx, cancel := r.bounded(work)
+	defer cancel()
 	next := Position{Generation: pos.Generation + 1}
 	if r.proc.ViewModel != nil {
-		return next, r.proc.ViewModel.Reset(work, pos)
+		return next, r.proc.ViewModel.Reset(ctx, pos)
 	}
-	return next, r.checkpoints.Save(work, r.proc.Name, pos, next)
+	return next, r.checkpoints.Save(ctx, r.proc.Name, pos, next)
 }
 
 // handleBatch handles events and moves the checkpoint past the ones it handled.
@@ -315,7 +330,9 @@ func (r *runner) handleBatch(stop, work context.Context, pos Position, events []
 			return pos, errLeaseLost
 		}
 		to := Position{Generation: pos.Generation, Checkpoint: events[len(events)-1].Checkpoint()}
-		if err := r.proc.ViewModel.Apply(work, pos, to, events); err != nil {
+		ctx, cancel := r.bounded(work)
+		defer cancel()
+		if err := r.proc.ViewModel.Apply(ctx, pos, to, events); err != nil {
 			return pos, err
 		}
 		r.opts.Observer.EventsHandled(r.proc.Name, len(events))
@@ -331,7 +348,8 @@ func (r *runner) handleBatch(stop, work context.Context, pos Position, events []
 		handled++
 	}
 	if done != pos {
-		saveCtx := work
+		saveCtx, cancel := r.bounded(work)
+		defer cancel()
 		if work.Err() != nil {
 			// The lease went mid-batch. Saving what was handled is still right if nobody has
 			// moved the checkpoint meanwhile, and fenced if somebody has; it saves the next
@@ -358,7 +376,9 @@ func (r *runner) handleEvent(stop, work context.Context, e eventstore.Event) (pa
 		if !r.fresh() {
 			return false, errLeaseLost
 		}
-		err := r.proc.Handler.Handle(work, e)
+		ctx, cancel := r.bounded(work)
+		err := r.proc.Handler.Handle(ctx, e)
+		cancel()
 		if err == nil {
 			return false, nil
 		}
@@ -400,6 +420,8 @@ func (r *runner) park(ctx context.Context, e eventstore.Event, reason error, att
 	r.setLastError(reason)
 	r.logger.Warn("event parked", "processor", r.proc.Name, "stream", e.StreamID, "version", e.Version,
 		"position", e.Position, "attempts", attempts, "reason", reason)
+	ctx, cancel := r.bounded(ctx)
+	defer cancel()
 	if err := r.checkpoints.Park(ctx, r.proc.Name, Parked{Event: e, Reason: reason.Error(), Attempts: attempts}); err != nil {
 		return err
 	}
@@ -413,7 +435,9 @@ func (r *runner) park(ctx context.Context, e eventstore.Event, reason error, att
 // reports whether there may be more; the log is read between pages, so new events don't wait
 // for all of them. One that fails again is parked again.
 func (r *runner) retryParked(stop, work context.Context) (more bool, err error) {
-	requeued, err := r.checkpoints.Requeued(work, r.proc.Name, r.opts.BatchSize)
+	ctx, cancel := r.bounded(work)
+	requeued, err := r.checkpoints.Requeued(ctx, r.proc.Name, r.opts.BatchSize)
+	cancel()
 	if err != nil {
 		return false, err
 	}
@@ -425,7 +449,10 @@ func (r *runner) retryParked(stop, work context.Context) (more bool, err error) 
 		if parked {
 			continue
 		}
-		if err := r.checkpoints.Unpark(work, r.proc.Name, p.Event.Position); err != nil {
+		ctx, cancel := r.bounded(work)
+		err = r.checkpoints.Unpark(ctx, r.proc.Name, p.Event.Position)
+		cancel()
+		if err != nil {
 			return false, err
 		}
 		r.opts.Observer.EventsHandled(r.proc.Name, 1)

@@ -1,0 +1,64 @@
+package notifications
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"library/internal/smtptest"
+)
+
+// SMTPConfig.Timeout bounds an SMTP conversation on its own, with no deadline on the context: a
+// server that accepts the connection but never greets, and one that never answers a message,
+// fail the Send after about Timeout instead of holding it.
+func TestSMTPMailerTimeoutWithoutDeadline(t *testing.T) {
+	t.Parallel()
+	const timeout = 300 * time.Millisecond
+
+	t.Run("no greeting", func(t *testing.T) {
+		t.Parallel()
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		accepted := make(chan net.Conn, 1)
+		go func() {
+			defer close(accepted)
+			if c, err := ln.Accept(); err == nil {
+				accepted <- c
+			}
+		}()
+		t.Cleanup(func() {
+			_ = ln.Close()
+			if c, ok := <-accepted; ok {
+				_ = c.Close()
+			}
+		})
+		m := NewSMTPMailer(SMTPConfig{Host: "127.0.0.1", Port: ln.Addr().(*net.TCPAddr).Port, TLS: TLSNone, Timeout: timeout}, nil)
+		start := time.Now()
+		require.Error(t, m.Send(context.Background(), loanEmail(1)))
+		require.Less(t, time.Since(start), 5*time.Second, "Send waited for the greeting beyond its Timeout")
+		require.NoError(t, m.Close())
+	})
+
+	t.Run("no answer to the message", func(t *testing.T) {
+		t.Parallel()
+		srv := smtptest.Start(t)
+		cfg, err := ParseSMTPURL(srv.URL())
+		require.NoError(t, err)
+		cfg.Timeout = timeout
+		m := NewSMTPMailer(cfg, nil)
+		t.Cleanup(func() { _ = m.Close() })
+		srv.SetDelay(time.Hour)
+		start := time.Now()
+		require.Error(t, m.Send(context.Background(), loanEmail(1)))
+		require.Less(t, time.Since(start), 5*time.Second, "Send waited for the server's answer beyond its Timeout")
+		require.Empty(t, srv.Messages())
+	})
+
+	t.Run("the default", func(t *testing.T) {
+		t.Parallel()
+		require.Equal(t, 10*time.Second, NewSMTPMailer(SMTPConfig{Host: "h"}, nil).cfg.Timeout)
+	})
+}
