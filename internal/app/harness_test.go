@@ -37,7 +37,6 @@ func startService(t testing.TB, cfg app.Config) (baseURL string) {
 // service down as SIGTERM would and waits for Run to return. Calling it again does nothing.
 func runService(t testing.TB, cfg app.Config) (baseURL string, stop func()) {
 	t.Helper()
-	cfg.HTTPAddr = "127.0.0.1:0"
 	var logs io.Writer = &testLog{t: t}
 	if _, benchmark := t.(*testing.B); benchmark {
 		logs = io.Discard // a line per request would drown the figures
@@ -46,6 +45,13 @@ func runService(t testing.TB, cfg app.Config) (baseURL string, stop func()) {
 	if cfg.ReplicaID != "" {
 		logger = logger.With("replica", cfg.ReplicaID)
 	}
+	return runServiceLogging(t, cfg, logger)
+}
+
+// runServiceLogging is runService with the service logging to logger.
+func runServiceLogging(t testing.TB, cfg app.Config, logger *slog.Logger) (baseURL string, stop func()) {
+	t.Helper()
+	cfg.HTTPAddr = "127.0.0.1:0"
 	a, err := app.New(context.Background(), cfg, logger)
 	require.NoError(t, err, "app.New")
 

@@ -320,6 +320,7 @@ func TestParseSMTPURL(t *testing.T) {
 	t.Parallel()
 	const secret = "Top%2FSecret%40pw" // percent-encoded "Top/Secret@pw"
 	const plainSecret = "Top/Secret@pw"
+	const user = "smtpUser7%40corp" // percent-encoded "smtpUser7@corp"
 	for _, tc := range []struct {
 		url  string
 		want SMTPConfig
@@ -344,39 +345,40 @@ func TestParseSMTPURL(t *testing.T) {
 	for _, tc := range []struct{ url, wantErr string }{
 		{"", "scheme"},
 		{"mail.example.com:25", "SMTP_URL"},
-		{"http://u:" + secret + "@mail.example.com", "scheme"},
-		{"smtp://u:" + secret + "@mail.example.com?tls=ssl", "tls must be"},
-		{"smtp://u:" + secret + "@mail.example.com?tls=none&tls=tls", "more than once"},
-		{"smtps://u:" + secret + "@mail.example.com?tls=starttls", "smtps"},
-		{"smtp://u:" + secret + "@mail.example.com:0", "port"},
-		{"smtp://u:" + secret + "@mail.example.com:65536", "port"},
-		{"smtp://u:" + secret + "@mail.example.com:smtp", "SMTP_URL"},
-		{"smtp://u:" + secret + "@mail.example.com?tls=none&timeout=5s", "unknown parameter \"timeout\""},
-		{"smtp://u:" + secret + "@mail.example.com/inbox", "path"},
-		{"smtp://u:" + secret + "@:25", "host"},
+		{"http://" + user + ":" + secret + "@mail.example.com", "scheme"},
+		{"smtp://" + user + ":" + secret + "@mail.example.com?tls=ssl", "tls must be"},
+		{"smtp://" + user + ":" + secret + "@mail.example.com?tls=none&tls=tls", "more than once"},
+		{"smtps://" + user + ":" + secret + "@mail.example.com?tls=starttls", "smtps"},
+		{"smtp://" + user + ":" + secret + "@mail.example.com:0", "port"},
+		{"smtp://" + user + ":" + secret + "@mail.example.com:65536", "port"},
+		{"smtp://" + user + ":" + secret + "@mail.example.com:smtp", "SMTP_URL"},
+		{"smtp://" + user + ":" + secret + "@mail.example.com?tls=none&timeout=5s", "unknown parameter \"timeout\""},
+		{"smtp://" + user + ":" + secret + "@mail.example.com/inbox", "path"},
+		{"smtp://" + user + ":" + secret + "@:25", "host"},
 		{"smtp://:" + secret + "@mail.example.com", "user name"},
-		{"smtp://u:" + secret + "@mail.example.com?tls=%zz", "query"},
-		{"smtp://u:Top%zz@mail.example.com", "SMTP_URL"},
+		{"smtp://" + user + ":" + secret + "@mail.example.com?tls=%zz", "query"},
+		{"smtp://" + user + ":Top%zz@mail.example.com", "SMTP_URL"},
 	} {
 		_, err := ParseSMTPURL(tc.url)
 		require.Error(t, err, tc.url)
 		require.ErrorContains(t, err, tc.wantErr, tc.url)
 		require.ErrorContains(t, err, "SMTP_URL", tc.url)
-		for _, leak := range []string{secret, plainSecret, "Top", "mail.example.com"} {
+		for _, leak := range []string{secret, plainSecret, "Top", "mail.example.com", user, "smtpUser"} {
 			require.NotContains(t, err.Error(), leak, tc.url)
 		}
 	}
 }
 
-func TestSMTPConfigRedactsPassword(t *testing.T) {
+func TestSMTPConfigRedactsCredentials(t *testing.T) {
 	t.Parallel()
-	cfg, err := ParseSMTPURL("smtp://library:hunter2-secret@mail.example.com:2525?tls=tls")
+	cfg, err := ParseSMTPURL("smtp://AKIA7user%40corp:hunter2-secret@mail.example.com:2525?tls=tls")
 	require.NoError(t, err)
-	require.Equal(t, "smtp://library:xxxxx@mail.example.com:2525?tls=tls", cfg.String())
+	require.Equal(t, "smtp://xxxxx:xxxxx@mail.example.com:2525?tls=tls", cfg.String())
 
 	var buf bytes.Buffer
 	slog.New(slog.NewJSONHandler(&buf, nil)).Info("smtp", "config", cfg)
-	require.Contains(t, buf.String(), `"config":{"host":"mail.example.com","port":2525,"tls":"tls","user":"library"}`)
+	require.Contains(t, buf.String(), `"config":{"host":"mail.example.com","port":2525,"tls":"tls","auth":true}`)
+	slog.New(slog.NewTextHandler(&buf, nil)).Info("smtp", "config", cfg)
 
 	for _, out := range []string{
 		cfg.String(), buf.String(),
@@ -385,8 +387,10 @@ func TestSMTPConfigRedactsPassword(t *testing.T) {
 		NewSMTPMailer(cfg, nil).cfg.String(),
 	} {
 		require.NotContains(t, out, "hunter2", out)
+		require.NotContains(t, out, "AKIA7user", out)
 	}
 	require.True(t, strings.HasPrefix(SMTPConfig{Host: "h", Port: 25, TLS: "none"}.String(), "smtp://h:25"))
+	require.Equal(t, "smtp://xxxxx@h:25?tls=none", SMTPConfig{Host: "h", Port: 25, TLS: "none", Username: "u"}.String())
 }
 
 // Errors name the message, never the recipients: they reach logs and /status.

@@ -19,7 +19,7 @@ const (
 )
 
 // SMTPConfig says how to reach the SMTP server. Its String, GoString and LogValue leave the
-// password out, so a config can be printed or logged safely.
+// user name and the password out, so a config can be printed or logged safely.
 type SMTPConfig struct {
 	Host string
 	Port int
@@ -127,7 +127,8 @@ func ParseSMTPURL(s string) (SMTPConfig, error) {
 	return cfg, nil
 }
 
-// String is the config as an SMTP_URL with the password masked.
+// String is the config as an SMTP_URL with the user name and password masked: a user name is
+// half of the credentials, and with some providers an access key id of its own.
 func (c SMTPConfig) String() string {
 	u := url.URL{
 		Scheme:   "smtp",
@@ -136,9 +137,9 @@ func (c SMTPConfig) String() string {
 	}
 	switch {
 	case c.Username != "" && c.Password != "":
-		u.User = url.UserPassword(c.Username, "xxxxx")
+		u.User = url.UserPassword("xxxxx", "xxxxx")
 	case c.Username != "":
-		u.User = url.User(c.Username)
+		u.User = url.User("xxxxx")
 	}
 	return u.String()
 }
@@ -146,12 +147,13 @@ func (c SMTPConfig) String() string {
 // GoString keeps %#v from printing the password field.
 func (c SMTPConfig) GoString() string { return "notifications.SMTPConfig(" + c.String() + ")" }
 
-// LogValue logs the host, port, TLS mode and user, never the password.
+// LogValue logs the host, port, TLS mode and whether the mailer authenticates, never the user
+// name or the password.
 func (c SMTPConfig) LogValue() slog.Value {
 	return slog.GroupValue(
 		slog.String("host", c.Host),
 		slog.Int("port", c.Port),
 		slog.String("tls", c.TLS),
-		slog.String("user", c.Username),
+		slog.Bool("auth", c.Username != ""),
 	)
 }
