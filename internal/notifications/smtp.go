@@ -3,12 +3,14 @@ package notifications
 import (
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/wneessen/go-mail"
 	"github.com/wneessen/go-mail/smtp"
@@ -289,7 +291,9 @@ func (m *SMTPMailer) redact(err error) error {
 
 // newMsg builds the message, rejecting addresses go-mail cannot parse. go-mail encodes the
 // subject (RFC 2047) whenever it holds anything but printable ASCII, CR and LF included,
-// which is what keeps a subject from starting a header of its own.
+// which is what keeps a subject from starting a header of its own. A subject of printable
+// ASCII that holds "=?" is encoded here: sent as it is, it would be read as encoded words
+// and shown decoded, as text no one checked ("=?UTF-8?q?a=0D=0Ab?=" has a line break).
 func newMsg(e Email) (*mail.Msg, error) {
 	msg := mail.NewMsg() // UTF-8, quoted-printable
 	if err := msg.From(e.From); err != nil {
@@ -307,12 +311,35 @@ func newMsg(e Email) (*mail.Msg, error) {
 		}
 		msg.SetMessageIDWithValue(id)
 	}
-	msg.Subject(e.Subject)
+	if strings.Contains(e.Subject, "=?") {
+		msg.SetGenHeaderPreformatted(mail.HeaderSubject, encodedWords(e.Subject))
+	} else {
+		msg.Subject(e.Subject)
+	}
 	msg.SetDate()
 	// go-mail's default names itself and its version in two headers; receivers need neither.
 	msg.SetUserAgent("library")
 	msg.SetBodyString(mail.TypeTextPlain, e.Body)
 	return msg, nil
+}
+
+// encodedWords writes s as RFC 2047 encoded words (UTF-8, base64) on folded lines. Each word
+// holds whole characters and is at most 68 characters long, so a line stays within 78.
+func encodedWords(s string) string {
+	const maxBytes = 42 // 56 characters in base64, without padding except in the last word
+	var words []string
+	for s != "" {
+		n := min(len(s), maxBytes)
+		for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		if n == 0 { // not UTF-8: cut anywhere rather than not at all
+			n = min(len(s), maxBytes)
+		}
+		words = append(words, "=?UTF-8?b?"+base64.StdEncoding.EncodeToString([]byte(s[:n]))+"?=")
+		s = s[n:]
+	}
+	return strings.Join(words, "\r\n ")
 }
 
 // validMessageID accepts the inside of <...>: printable ASCII without spaces or brackets, so
