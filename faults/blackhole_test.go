@@ -126,4 +126,3 @@ func firstLog(logs string, since time.Time, processor string, msgs ...string) (t
 	}
 	return time.Time{}, false
 }
-
