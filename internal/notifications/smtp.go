@@ -282,11 +282,22 @@ func withoutRecipients(err error) string {
 	return text[:start]
 }
 
+// redact removes the password and the user name from an error's text, for servers that quote
+// the user name back in their reply (see the comment above withoutRecipients).
 func (m *SMTPMailer) redact(err error) error {
-	if err == nil || m.cfg.Password == "" || !strings.Contains(err.Error(), m.cfg.Password) {
+	if err == nil {
+		return nil
+	}
+	text := err.Error()
+	for _, secret := range []string{m.cfg.Password, m.cfg.Username} {
+		if secret != "" {
+			text = strings.ReplaceAll(text, secret, "[redacted]")
+		}
+	}
+	if text == err.Error() {
 		return err
 	}
-	return errors.New(strings.ReplaceAll(err.Error(), m.cfg.Password, "[redacted]"))
+	return errors.New(text)
 }
 
 // newMsg builds the message, rejecting addresses go-mail cannot parse. go-mail encodes the
@@ -300,7 +311,9 @@ func newMsg(e Email) (*mail.Msg, error) {
 		return nil, fmt.Errorf("email %s: invalid From address: %w", e.MessageID, err)
 	}
 	if err := msg.To(e.To); err != nil {
-		return nil, fmt.Errorf("email %s: invalid To address: %w", e.MessageID, err)
+		// go-mail's error quotes the address; the error reaches logs and /status, which name the
+		// message, never the recipient.
+		return nil, fmt.Errorf("email %s: invalid To address", e.MessageID)
 	}
 	if e.MessageID != "" {
 		// SetMessageIDWithValue adds the angle brackets itself, so they are taken off first;
@@ -314,7 +327,7 @@ func newMsg(e Email) (*mail.Msg, error) {
 	if strings.Contains(e.Subject, "=?") {
 		msg.SetGenHeaderPreformatted(mail.HeaderSubject, encodedWords(e.Subject))
 	} else {
-		msg.Subject(e.Subject)
+		msg.Subject(shorten(e.Subject, maxSubjectRunes))
 	}
 	msg.SetDate()
 	// go-mail's default names itself and its version in two headers; receivers need neither.
@@ -340,6 +353,21 @@ func encodedWords(s string) string {
 		s = s[n:]
 	}
 	return strings.Join(words, "\r\n ")
+}
+
+// maxSubjectRunes bounds a subject. go-mail folds a subject at its spaces, and encodes (which
+// folds too) one that holds anything but printable ASCII, but a run of printable ASCII without a
+// space stays on one line, and mail servers refuse a line over 998 characters (RFC 5322). The
+// service's subjects are far shorter ("You borrowed " and a title of at most 300 characters);
+// only text that bypassed its checks can be this long.
+const maxSubjectRunes = 500
+
+// shorten cuts s to at most n runes.
+func shorten(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n])
 }
 
 // validMessageID accepts the inside of <...>: printable ASCII without spaces or brackets, so

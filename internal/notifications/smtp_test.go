@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/mail"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -189,15 +190,66 @@ func TestSMTPMailerHeaderInjection(t *testing.T) {
 	srv := smtptest.Start(t)
 	m := newTestMailer(t, srv)
 
-	e := loanEmail(1)
-	e.Subject = "Dune\r\nBcc: evil@example.com"
-	require.NoError(t, m.Send(t.Context(), e))
+	// Every message has exactly these header fields, each once, whatever its subject holds.
+	want := []string{"Content-Transfer-Encoding", "Content-Type", "Date", "From", "Message-Id", "Mime-Version",
+		"Subject", "To", "User-Agent", "X-Mailer"}
+	subjects := []string{
+		"Dune\r\nBcc: evil@example.com",
+		"Dune\nBcc: evil@example.com",
+		"Dune\rBcc: evil@example.com",
+		"Dune\r\n\r\nBcc: evil@example.com",
+		"Dune\u2028Bcc: evil@example.com",
+		"Dune\u2029Bcc: evil@example.com",
+		"Dune\u0085Bcc: evil@example.com",
+		"Dune\x00Bcc: evil@example.com",
+		"Dune\vBcc: evil@example.com\f",
+		"=?UTF-8?Q?Dune=0D=0ABcc:_evil@example.com?=",
+		strings.Repeat("Bcc: evil@example.com ", 100),
+		strings.Repeat("Bcc:evil@example.com", 100),
+		strings.Repeat("Ü\r\nBcc: evil@example.com", 50),
+	}
+	for i, subject := range subjects {
+		e := loanEmail(i)
+		e.Subject = subject
+		e.Body = "Hello,\r\nBcc: evil@example.com\r\n.\r\nRCPT TO:<evil@example.com>\r\n"
+		require.NoError(t, m.Send(t.Context(), e))
+	}
+	for i, got := range srv.WaitForMessages(t, len(subjects), waitFor) {
+		require.Equal(t, []string{"reader@example.com"}, got.To)
+		require.NotNil(t, got.Header, "the message parses")
+		var keys []string
+		for k, v := range got.Header {
+			keys = append(keys, k)
+			require.Len(t, v, 1, k)
+		}
+		slices.Sort(keys)
+		require.Equal(t, want, keys, "subject %q", subjects[i])
+		header, _, _ := strings.Cut(string(got.Raw), "\r\n\r\n")
+		for _, line := range strings.Split(header, "\r\n") {
+			require.False(t, strings.HasPrefix(strings.ToLower(line), "bcc:"), "subject %q: header line %q", subjects[i], line)
+			require.LessOrEqual(t, len(line), 998, "RFC 5322 line length")
+		}
+		wantSubject := subjects[i]
+		if runes := []rune(wantSubject); len(runes) > maxSubjectRunes {
+			wantSubject = string(runes[:maxSubjectRunes])
+		}
+		require.Equal(t, wantSubject, got.Subject, "the subject arrives as one encoded header")
+	}
 
-	got := srv.WaitForMessages(t, 1, waitFor)[0]
-	require.Equal(t, []string{"reader@example.com"}, got.To)
-	require.NotContains(t, got.Header, "Bcc")
-	require.NotContains(t, string(got.Raw), "\r\nBcc:")
-	require.Equal(t, e.Subject, got.Subject, "the subject arrives as one encoded header")
+	// An address with anything after it is refused before dialing, and the error does not
+	// repeat the address: errors reach logs and /status.
+	for _, to := range []string{
+		"reader@example.com\r\nBcc: evil@example.com", "reader@example.com\nBcc: evil@example.com",
+		"reader@example.com, evil@example.com", "reader@example.com\u2028Bcc: evil@example.com",
+	} {
+		e := loanEmail(99)
+		e.To = to
+		err := m.Send(t.Context(), e)
+		require.Error(t, err, "%q", to)
+		require.NotContains(t, err.Error(), "reader@example.com")
+		require.NotContains(t, err.Error(), "evil@example.com")
+	}
+	require.Len(t, srv.Messages(), len(subjects))
 }
 
 func TestSMTPMailerUnicodeSubject(t *testing.T) {
@@ -403,4 +455,15 @@ func TestErrorsLeaveOutRecipients(t *testing.T) {
 	} {
 		require.Equal(t, want, withoutRecipients(errors.New(text)))
 	}
+}
+
+// Errors never carry the credentials, even when the server's reply quotes them.
+func TestSMTPMailerRedactsCredentials(t *testing.T) {
+	t.Parallel()
+	m := NewSMTPMailer(SMTPConfig{Host: "h", Username: "AKIA7user", Password: "hunter2-secret"}, nil)
+	err := m.redact(fmt.Errorf("535 authentication failed for AKIA7user with hunter2-secret: %w", context.Canceled))
+	require.Equal(t, "535 authentication failed for [redacted] with [redacted]: context canceled", err.Error())
+	plain := errors.New("421 try again later")
+	require.Same(t, plain, m.redact(plain), "an error without them is kept as it is")
+	require.NoError(t, m.redact(nil))
 }
