@@ -319,23 +319,7 @@ func TestSMTPMailerContextCancelledOnSlowServer(t *testing.T) {
 // but never sends its greeting, so only the context can end the wait.
 func TestSMTPMailerContextCancelledWhileConnecting(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		defer close(accepted)
-		if c, err := ln.Accept(); err == nil {
-			accepted <- c
-		}
-	}()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		if c, ok := <-accepted; ok {
-			_ = c.Close()
-		}
-	})
-
-	m := NewSMTPMailer(SMTPConfig{Host: "127.0.0.1", Port: ln.Addr().(*net.TCPAddr).Port, TLS: TLSNone, Timeout: time.Minute}, nil)
+	m := NewSMTPMailer(SMTPConfig{Host: "127.0.0.1", Port: silentServer(t), TLS: TLSNone, Timeout: time.Minute}, nil)
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -466,4 +450,26 @@ func TestSMTPMailerRedactsCredentials(t *testing.T) {
 	plain := errors.New("421 try again later")
 	require.Same(t, plain, m.redact(plain), "an error without them is kept as it is")
 	require.NoError(t, m.redact(nil))
+}
+
+// silentServer listens on a loopback port, accepts one connection and never says a word: a
+// mail server that hangs before its greeting. It returns the port.
+func silentServer(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		defer close(accepted)
+		if c, err := ln.Accept(); err == nil {
+			accepted <- c
+		}
+	}()
+	t.Cleanup(func() {
+		_ = ln.Close()
+		if c, ok := <-accepted; ok {
+			_ = c.Close()
+		}
+	})
+	return ln.Addr().(*net.TCPAddr).Port
 }

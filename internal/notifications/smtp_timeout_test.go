@@ -2,7 +2,6 @@ package notifications
 
 import (
 	"context"
-	"net"
 	"testing"
 	"time"
 
@@ -20,22 +19,7 @@ func TestSMTPMailerTimeoutWithoutDeadline(t *testing.T) {
 
 	t.Run("no greeting", func(t *testing.T) {
 		t.Parallel()
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		accepted := make(chan net.Conn, 1)
-		go func() {
-			defer close(accepted)
-			if c, err := ln.Accept(); err == nil {
-				accepted <- c
-			}
-		}()
-		t.Cleanup(func() {
-			_ = ln.Close()
-			if c, ok := <-accepted; ok {
-				_ = c.Close()
-			}
-		})
-		m := NewSMTPMailer(SMTPConfig{Host: "127.0.0.1", Port: ln.Addr().(*net.TCPAddr).Port, TLS: TLSNone, Timeout: timeout}, nil)
+		m := NewSMTPMailer(SMTPConfig{Host: "127.0.0.1", Port: silentServer(t), TLS: TLSNone, Timeout: timeout}, nil)
 		start := time.Now()
 		require.Error(t, m.Send(context.Background(), loanEmail(1)))
 		require.Less(t, time.Since(start), 5*time.Second, "Send waited for the greeting beyond its Timeout")
