@@ -158,7 +158,9 @@ func FuzzLoanEmail(f *testing.F) {
 			t.Fatalf("Message-ID %q, want %q", got, want)
 		}
 		subject, err := new(mime.WordDecoder).DecodeHeader(h.Get("Subject"))
-		if want := "You borrowed " + title; err != nil || subject != want {
+		// A header's trailing blanks are not part of its value (readers trim them, as
+		// net/textproto does), so a title's trailing spaces may not survive the trip.
+		if want := "You borrowed " + title; err != nil || strings.TrimRight(subject, " \t") != strings.TrimRight(want, " \t") {
 			t.Fatalf("Subject %q decodes to %q, %v; want %q", h.Get("Subject"), subject, err, want)
 		}
 		body, err := io.ReadAll(quotedprintable.NewReader(parsed.Body))
