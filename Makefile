@@ -20,7 +20,7 @@ fuzz: ## each fuzz target for FUZZTIME (default 1m); their seed corpora already 
 	scripts/fuzz.sh
 
 lint: ## golangci-lint v2 with .golangci.yml (the first run builds it: a few minutes)
-	go run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0 run ./...
+	go run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0 run --build-tags faults ./...
 
 demo: ## PostgreSQL, Mailpit and two replicas on loopback; Ctrl-C stops and removes them
 	scripts/demo.sh

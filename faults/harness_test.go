@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -222,6 +221,3 @@ func (s *system) dumpOnFailure() {
 		}
 	})
 }
-
-// signal sends sig to a replica's current process.
-func (r *replica) signal(sig syscall.Signal) error { return r.current().Signal(sig) }

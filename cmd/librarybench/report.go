@@ -57,9 +57,9 @@ func tableHeader() []string {
 func (r report) table() string {
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, strings.Join(tableHeader(), "\t")+"\t")
+	_, _ = fmt.Fprintln(w, strings.Join(tableHeader(), "\t")+"\t") // a strings.Builder does not fail
 	for _, row := range r.rows() {
-		fmt.Fprintln(w, strings.Join(row, "\t")+"\t")
+		_, _ = fmt.Fprintln(w, strings.Join(row, "\t")+"\t")
 	}
 	_ = w.Flush()
 	fmt.Fprintf(&b, "load average before %s, after %s (%d cores)\n", r.Env.LoadBefore, r.Env.LoadAfter, r.Env.Cores)

@@ -87,7 +87,7 @@ func (s *service) waitReady(ctx context.Context, timeout time.Duration) error {
 		}
 		select {
 		case <-s.done:
-			return fmt.Errorf("the service exited before it was ready (%v): %s", s.waitErr, s.output())
+			return fmt.Errorf("the service exited before it was ready (%w): %s", s.waitErr, s.output())
 		case <-ctx.Done():
 			return fmt.Errorf("the service was not ready within %s: %s", timeout, s.output())
 		case <-time.After(50 * time.Millisecond):
@@ -139,7 +139,7 @@ func (s *service) Pid() int { return s.cmd.Process.Pid }
 
 func (s *service) exitError() error {
 	if s.waitErr != nil {
-		return fmt.Errorf("the service exited with %v: %s", s.waitErr, s.output())
+		return fmt.Errorf("the service exited with %w: %s", s.waitErr, s.output())
 	}
 	return nil
 }
@@ -147,9 +147,9 @@ func (s *service) exitError() error {
 // output is the end of what the process wrote, for error messages.
 func (s *service) output() string {
 	out := strings.TrimSpace(s.stderr.String())
-	const max = 2000
-	if len(out) > max {
-		out = "..." + out[len(out)-max:]
+	const keep = 2000
+	if len(out) > keep {
+		out = "..." + out[len(out)-keep:]
 	}
 	if out == "" {
 		return "(no output)"

@@ -98,7 +98,7 @@ func loanMessageID(position int64) string {
 
 type sinkBackend struct{ s *smtpSink }
 
-func (b sinkBackend) NewSession(*smtp.Conn) (smtp.Session, error) { return sinkSession{b.s}, nil }
+func (b sinkBackend) NewSession(*smtp.Conn) (smtp.Session, error) { return sinkSession(b), nil }
 
 // sinkSession accepts any sender and recipients, and records each message's Message-ID when
 // its DATA has been read in full, just before the server answers 250.

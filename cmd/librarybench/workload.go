@@ -163,7 +163,7 @@ type replays struct {
 }
 
 func (m *replays) name() string                    { return "replays" }
-func (m *replays) setup(ctx context.Context) error { return nil }
+func (m *replays) setup(context.Context) error { return nil }
 func (m *replays) close()                          {}
 
 func (m *replays) prepare(_ context.Context, concurrency int) (operation, error) {
@@ -205,7 +205,7 @@ type contention struct {
 }
 
 func (m *contention) name() string                    { return "contention" }
-func (m *contention) setup(ctx context.Context) error { return nil }
+func (m *contention) setup(context.Context) error { return nil }
 func (m *contention) close()                          {}
 
 func (m *contention) prepare(ctx context.Context, concurrency int) (operation, error) {
