@@ -65,9 +65,10 @@
 // # Outboxes and sagas: at least once
 //
 // An outbox causes effects outside the database, which no transaction can fence. It handles a
-// batch event by event and then moves the checkpoint, so when its holder dies mid-batch, the
-// next holder handles that batch again: an effect may happen twice, at most for the events of
-// the batch in flight, and never zero times. Each effect carries a stable id made from the
+// batch event by event and moves the checkpoint as it goes, at most once per ReadInterval, and
+// at the batch's end; so when its holder dies mid-batch, the next holder handles again what
+// came after the last move: an effect may happen twice, at most for the events handled in one
+// ReadInterval (and never more than a batch), and never zero times. Each effect carries a stable id made from the
 // event (an email's Message-ID) so that receivers can drop the repeat. A saga runs commands
 // whose command ids come from the event, so its repeats are recognised by the log and do
 // nothing.

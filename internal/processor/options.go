@@ -7,8 +7,8 @@ import (
 
 // Options tune how processors run. The zero value takes the defaults.
 type Options struct {
-	// BatchSize is how many events a processor reads and handles at a time: the most an outbox
-	// can send twice when its holder dies mid-batch. Default 100.
+	// BatchSize is how many events a processor reads and handles at a time: a bound on what an
+	// outbox can send twice when its holder dies mid-batch. Default 100.
 	BatchSize int
 	// PollInterval is how often an idle processor reads the log without being woken, in case a
 	// notification was lost. Default 1s.

@@ -338,7 +338,10 @@ func (r *runner) handleBatch(stop, work context.Context, pos Position, events []
 		r.opts.Observer.EventsHandled(r.proc.Name, len(events))
 		return to, nil
 	}
-	done, handled := pos, 0
+	// The checkpoint moves during the batch too, at most once per ReadInterval, so that a
+	// holder that dies mid-batch leaves the next one that much to send again, not the batch.
+	saved, done, handled := pos, pos, 0
+	lastSave := time.Now()
 	var handleErr error
 	for _, e := range events {
 		if _, handleErr = r.handleEvent(stop, work, e); handleErr != nil {
@@ -346,27 +349,41 @@ func (r *runner) handleBatch(stop, work context.Context, pos Position, events []
 		}
 		done.Checkpoint = e.Checkpoint()
 		handled++
+		if time.Since(lastSave) >= r.opts.ReadInterval && work.Err() == nil {
+			if err := r.saveHandled(work, saved, done, handled); err != nil {
+				return saved, err
+			}
+			saved, handled, lastSave = done, 0, time.Now()
+		}
 	}
-	if done != pos {
-		saveCtx, cancel := r.bounded(work)
-		defer cancel()
-		if work.Err() != nil {
-			// The lease went mid-batch. Saving what was handled is still right if nobody has
-			// moved the checkpoint meanwhile, and fenced if somebody has; it saves the next
-			// holder from sending those emails again.
-			ctx, cancel := context.WithTimeout(context.WithoutCancel(work), time.Second)
-			defer cancel()
-			saveCtx = ctx
+	if done != saved {
+		if err := r.saveHandled(work, saved, done, handled); err != nil {
+			return saved, err
 		}
-		if err := r.checkpoints.Save(saveCtx, r.proc.Name, pos, done); err != nil {
-			return pos, err
-		}
-		r.opts.Observer.EventsHandled(r.proc.Name, handled)
 	}
 	if errors.Is(handleErr, errStopping) {
 		handleErr = nil // the caller sees stop and returns
 	}
 	return done, handleErr
+}
+
+// saveHandled moves the checkpoint from saved to done, past handled more events.
+func (r *runner) saveHandled(work context.Context, saved, done Position, handled int) error {
+	saveCtx, cancel := r.bounded(work)
+	defer cancel()
+	if work.Err() != nil {
+		// The lease went mid-batch. Saving what was handled is still right if nobody has
+		// moved the checkpoint meanwhile, and fenced if somebody has; it saves the next
+		// holder from sending those emails again.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(work), time.Second)
+		defer cancel()
+		saveCtx = ctx
+	}
+	if err := r.checkpoints.Save(saveCtx, r.proc.Name, saved, done); err != nil {
+		return err
+	}
+	r.opts.Observer.EventsHandled(r.proc.Name, handled)
+	return nil
 }
 
 // handleEvent hands one event to the handler, retrying with backoff, and parks it when the
