@@ -162,9 +162,9 @@ type replays struct {
 	commands *commands
 }
 
-func (m *replays) name() string                    { return "replays" }
+func (m *replays) name() string                { return "replays" }
 func (m *replays) setup(context.Context) error { return nil }
-func (m *replays) close()                          {}
+func (m *replays) close()                      {}
 
 func (m *replays) prepare(_ context.Context, concurrency int) (operation, error) {
 	if m.commands.concurrency != concurrency {
@@ -204,9 +204,9 @@ type contention struct {
 	api *apiClient
 }
 
-func (m *contention) name() string                    { return "contention" }
+func (m *contention) name() string                { return "contention" }
 func (m *contention) setup(context.Context) error { return nil }
-func (m *contention) close()                          {}
+func (m *contention) close()                      {}
 
 func (m *contention) prepare(ctx context.Context, concurrency int) (operation, error) {
 	account := fmt.Sprintf("bench-hot-c%d", concurrency)
