@@ -242,13 +242,13 @@ func (r *Repository[S]) execute(ctx context.Context, id string, cmd Command[S]) 
 	// the append at its version fails, and the command is decided again on what the log says.
 	// Only an append proves the state current, so a refusal or a "nothing to do" decided on a
 	// kept aggregate is decided again after reading the log.
-	loaded, current := r.cache.get(streamID)
-	if !current {
+	loaded, kept := r.cache.get(streamID)
+	if !kept {
 		if loaded, err = r.loadAll(ctx, streamID); err != nil {
 			return Result{}, err
 		}
 	}
-	current = !current
+	current := !kept // read from the log just now
 	for attempt := 1; ; attempt++ {
 		if past, ok := loaded.commands.find(cmd.Origin.CommandID); ok {
 			return r.replay(streamID, cmd.Name, fp, past)

@@ -35,9 +35,6 @@ type runner struct {
 	// fresh reports whether the lease in hand can still be trusted, and cancels the work when
 	// it can't; set while holding, used only by the runner's goroutine.
 	fresh func() bool
-	// lastRead is how many events the last step read from the log, -1 when it did something
-	// else (hold's goroutine only).
-	lastRead int
 
 	mu        sync.Mutex
 	holding   bool
@@ -180,8 +177,9 @@ func (r *runner) hold(stop, hard context.Context, lease Lease) error {
 			cancel()
 			loaded = err == nil
 		}
+		stepRead := 0
 		if err == nil {
-			progressed, pos, err = r.step(stop, work, pos)
+			progressed, stepRead, pos, err = r.step(stop, work, pos)
 		}
 		switch {
 		case err != nil && work.Err() == nil:
@@ -202,8 +200,8 @@ func (r *runner) hold(stop, hard context.Context, lease Lease) error {
 		}
 		if progressed {
 			busySince = time.Now()
-			read += max(0, r.lastRead)
-			if r.lastRead < 0 || r.lastRead == r.opts.BatchSize {
+			read += max(0, stepRead)
+			if stepRead < 0 || stepRead == r.opts.BatchSize {
 				continue // more may be waiting: go on at once
 			}
 			// A short batch read all there was: what came since has woken this runner.
@@ -274,17 +272,17 @@ func (r *runner) bounded(work context.Context) (context.Context, context.CancelF
 }
 
 // step does one thing: a requested replay, requeued parked events, or one batch of the log.
-// It reports whether it made progress, so that the caller reads on without waiting.
-func (r *runner) step(stop, work context.Context, pos Position) (bool, Position, error) {
-	r.lastRead = -1
+// It reports whether it made progress, so that the caller reads on without waiting, and how
+// many events it read from the log (-1 when it did something else).
+func (r *runner) step(stop, work context.Context, pos Position) (progressed bool, read int, next Position, err error) {
 	if r.replayWanted.Swap(false) {
 		next, err := r.reset(work, pos)
 		if err != nil {
 			r.replayWanted.Store(true)
-			return false, pos, err
+			return false, -1, pos, err
 		}
 		r.logger.Info("replaying from the start of the log", "processor", r.proc.Name, "generation", next.Generation)
-		return true, next, nil
+		return true, -1, next, nil
 	}
 	if r.proc.Handler != nil && r.requeueWaiting.Swap(false) {
 		more, err := r.retryParked(stop, work)
@@ -295,22 +293,21 @@ func (r *runner) step(stop, work context.Context, pos Position) (bool, Position,
 			err = nil // the caller sees stop and returns
 		}
 		if err != nil || more {
-			return more, pos, err
+			return more, -1, pos, err
 		}
 	}
 	readCtx, cancel := r.bounded(work)
 	events, err := r.store.ReadAll(readCtx, pos.Checkpoint, r.opts.BatchSize)
 	cancel()
-	r.lastRead = len(events)
 	if err != nil || len(events) == 0 {
-		return false, pos, err
+		return false, len(events), pos, err
 	}
 	before := r.errorCount()
-	next, err := r.handleBatch(stop, work, pos, events)
+	next, err = r.handleBatch(stop, work, pos, events)
 	if err == nil && r.errorCount() == before {
 		r.setLastError(nil) // a clean batch: whatever went wrong before is over
 	}
-	return next != pos, next, err
+	return next != pos, len(events), next, err
 }
 
 func (r *runner) reset(work context.Context, pos Position) (Position, error) {
