@@ -254,7 +254,10 @@ func (r *Repository[S]) execute(ctx context.Context, id string, cmd Command[S]) 
 			return r.replay(streamID, cmd.Name, fp, past)
 		}
 		decided, err := cmd.Decide(loaded.State)
-		toAppend, encodeErr := r.toAppend(decided, err, meta, cmd.Origin.CommandID, loaded.Version)
+		var toAppend []eventstore.NewEvent
+		if err == nil {
+			toAppend, err = r.toAppend(decided, meta, cmd.Origin.CommandID, loaded.Version)
+		}
 		if (err != nil || toAppend == nil) && !current {
 			if loaded, err = r.catchUp(ctx, streamID, loaded); err != nil {
 				return Result{}, err
@@ -266,8 +269,6 @@ func (r *Repository[S]) execute(ctx context.Context, id string, cmd Command[S]) 
 		switch {
 		case err != nil:
 			return Result{}, err
-		case encodeErr != nil:
-			return Result{}, encodeErr
 		case toAppend == nil:
 			return Result{StreamID: streamID, Version: loaded.Version, Position: loaded.Position, Events: []RecordedEvent{}}, nil
 		}
@@ -304,10 +305,8 @@ func (r *Repository[S]) execute(ctx context.Context, id string, cmd Command[S]) 
 }
 
 // toAppend returns the events a decision records, nil when it records nothing.
-func (r *Repository[S]) toAppend(decided []Event, decideErr error, meta eventstore.Metadata, key string, version int64) ([]eventstore.NewEvent, error) {
+func (r *Repository[S]) toAppend(decided []Event, meta eventstore.Metadata, key string, version int64) ([]eventstore.NewEvent, error) {
 	switch {
-	case decideErr != nil:
-		return nil, nil
 	case len(decided) > 0:
 		return encode(decided, meta)
 	case key != "" && version > 0:
