@@ -47,9 +47,19 @@ type Parked struct {
 	ParkedAt time.Time
 }
 
-// Checkpoints keeps the processors' positions and parked events where every replica sees them.
-// Positions move only by compare-and-set (Save), so only the replica that read a position can
-// move it, and only forward.
+// Deferred is an event that failed for now and waits for its next attempt.
+type Deferred struct {
+	Event eventstore.Event
+	// Reason is the error of the last attempt.
+	Reason string
+	// Attempts is how many attempts have failed so far.
+	Attempts    int
+	NextAttempt time.Time
+}
+
+// Checkpoints keeps the processors' positions, deferred events and parked events where every
+// replica sees them. Positions move only by compare-and-set (Save), so only the replica that
+// read a position can move it, and only forward.
 type Checkpoints interface {
 	// Load returns a processor's position; the start of the log for one that never ran.
 	Load(ctx context.Context, name string) (Position, error)
@@ -57,18 +67,33 @@ type Checkpoints interface {
 	// longer at from.
 	Save(ctx context.Context, name string, from, to Position) error
 
-	// Park records an event as parked, replacing an earlier parking of the same event.
+	// Defer keeps an event to be tried again at d.NextAttempt. Deferring an event that is
+	// deferred already replaces the deferral but keeps the larger count of attempts, so that a
+	// holder that handles an event again after a takeover never gives it more attempts.
+	Defer(ctx context.Context, name string, d Deferred) error
+	// Due returns up to limit deferred events whose next attempt is at or before now, the
+	// earliest first.
+	Due(ctx context.Context, name string, now time.Time, limit int) ([]Deferred, error)
+	// NextAttempt returns the earliest next attempt of a processor's deferred events; ok is
+	// false when none is deferred.
+	NextAttempt(ctx context.Context, name string) (next time.Time, ok bool, err error)
+	// Done forgets a deferred event once it has been handled. Forgetting one that is not
+	// deferred does nothing.
+	Done(ctx context.Context, name string, position int64) error
+	// CountDeferred counts a processor's deferred events.
+	CountDeferred(ctx context.Context, name string) (int, error)
+
+	// Park records an event as parked, replacing an earlier parking of the same event, and
+	// forgets its deferral, both at once.
 	Park(ctx context.Context, name string, p Parked) error
 	// CountParked counts a processor's parked events.
 	CountParked(ctx context.Context, name string) (int, error)
-	// Requeue marks all of a processor's parked events to be tried again and returns how many
-	// are marked.
-	Requeue(ctx context.Context, name string) (int, error)
-	// Requeued returns up to limit events marked by Requeue (all of them for limit <= 0), in
+	// ListParked returns up to limit of a processor's parked events (all for limit <= 0), in
 	// log order.
-	Requeued(ctx context.Context, name string, limit int) ([]Parked, error)
-	// Unpark forgets a parked event once it has been handled.
-	Unpark(ctx context.Context, name string, position int64) error
+	ListParked(ctx context.Context, name string, limit int) ([]Parked, error)
+	// Requeue turns all of a processor's parked events into deferred ones, due at now with no
+	// attempts used, and returns how many it turned.
+	Requeue(ctx context.Context, name string, now time.Time) (int, error)
 }
 
 // maxReasonLength bounds what a parked event keeps of its error.

@@ -2,23 +2,21 @@ package processor
 
 import (
 	"context"
-	"sort"
+	"slices"
 	"sync"
 	"time"
+
+	"library/internal/eventstore"
 )
 
-// MemoryCheckpoints keeps checkpoints and parked events in the memory of one process.
+// MemoryCheckpoints keeps checkpoints, deferred and parked events in the memory of one process.
 type MemoryCheckpoints struct {
 	now func() time.Time
 
 	mu        sync.Mutex
 	positions map[string]Position
-	parked    map[string]map[int64]*memoryParked
-}
-
-type memoryParked struct {
-	Parked
-	requeued bool
+	deferred  map[string]map[int64]Deferred
+	parked    map[string]map[int64]Parked
 }
 
 var _ Checkpoints = (*MemoryCheckpoints)(nil)
@@ -28,7 +26,10 @@ func NewMemoryCheckpoints(now func() time.Time) *MemoryCheckpoints {
 	if now == nil {
 		now = time.Now
 	}
-	return &MemoryCheckpoints{now: now, positions: map[string]Position{}, parked: map[string]map[int64]*memoryParked{}}
+	return &MemoryCheckpoints{
+		now: now, positions: map[string]Position{},
+		deferred: map[string]map[int64]Deferred{}, parked: map[string]map[int64]Parked{},
+	}
 }
 
 // Load implements Checkpoints.
@@ -66,6 +67,86 @@ func (m *MemoryCheckpoints) SaveWith(ctx context.Context, name string, from, to 
 	return nil
 }
 
+// Defer implements Checkpoints.
+func (m *MemoryCheckpoints) Defer(ctx context.Context, name string, d Deferred) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.deferred[name] == nil {
+		m.deferred[name] = map[int64]Deferred{}
+	}
+	if old, ok := m.deferred[name][d.Event.Position]; ok {
+		d.Attempts = max(d.Attempts, old.Attempts)
+	}
+	d.Reason = truncateReason(d.Reason)
+	m.deferred[name][d.Event.Position] = d
+	return nil
+}
+
+// Due implements Checkpoints.
+func (m *MemoryCheckpoints) Due(ctx context.Context, name string, now time.Time, limit int) ([]Deferred, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var due []Deferred
+	for _, d := range m.deferred[name] {
+		if !d.NextAttempt.After(now) {
+			due = append(due, d)
+		}
+	}
+	slices.SortFunc(due, func(a, b Deferred) int {
+		if c := a.NextAttempt.Compare(b.NextAttempt); c != 0 {
+			return c
+		}
+		return compareEvents(a.Event, b.Event)
+	})
+	if limit > 0 && len(due) > limit {
+		due = due[:limit]
+	}
+	return due, nil
+}
+
+// NextAttempt implements Checkpoints.
+func (m *MemoryCheckpoints) NextAttempt(ctx context.Context, name string) (time.Time, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return time.Time{}, false, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var next time.Time
+	for _, d := range m.deferred[name] {
+		if next.IsZero() || d.NextAttempt.Before(next) {
+			next = d.NextAttempt
+		}
+	}
+	return next, len(m.deferred[name]) > 0, nil
+}
+
+// Done implements Checkpoints.
+func (m *MemoryCheckpoints) Done(ctx context.Context, name string, position int64) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.deferred[name], position)
+	return nil
+}
+
+// CountDeferred implements Checkpoints.
+func (m *MemoryCheckpoints) CountDeferred(ctx context.Context, name string) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.deferred[name]), nil
+}
+
 // Park implements Checkpoints.
 func (m *MemoryCheckpoints) Park(ctx context.Context, name string, p Parked) error {
 	if err := ctx.Err(); err != nil {
@@ -74,11 +155,12 @@ func (m *MemoryCheckpoints) Park(ctx context.Context, name string, p Parked) err
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.parked[name] == nil {
-		m.parked[name] = map[int64]*memoryParked{}
+		m.parked[name] = map[int64]Parked{}
 	}
 	p.Reason = truncateReason(p.Reason)
 	p.ParkedAt = m.now().UTC()
-	m.parked[name][p.Event.Position] = &memoryParked{Parked: p}
+	m.parked[name][p.Event.Position] = p
+	delete(m.deferred[name], p.Event.Position)
 	return nil
 }
 
@@ -92,46 +174,49 @@ func (m *MemoryCheckpoints) CountParked(ctx context.Context, name string) (int, 
 	return len(m.parked[name]), nil
 }
 
-// Requeue implements Checkpoints.
-func (m *MemoryCheckpoints) Requeue(ctx context.Context, name string) (int, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, p := range m.parked[name] {
-		p.requeued = true
-	}
-	return len(m.parked[name]), nil
-}
-
-// Requeued implements Checkpoints.
-func (m *MemoryCheckpoints) Requeued(ctx context.Context, name string, limit int) ([]Parked, error) {
+// ListParked implements Checkpoints.
+func (m *MemoryCheckpoints) ListParked(ctx context.Context, name string, limit int) ([]Parked, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var out []Parked
+	out := make([]Parked, 0, len(m.parked[name]))
 	for _, p := range m.parked[name] {
-		if p.requeued {
-			out = append(out, p.Parked)
-		}
+		out = append(out, p)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Event.Checkpoint().Before(out[j].Event.Checkpoint()) })
+	slices.SortFunc(out, func(a, b Parked) int { return compareEvents(a.Event, b.Event) })
 	if limit > 0 && len(out) > limit {
 		out = out[:limit]
 	}
 	return out, nil
 }
 
-// Unpark implements Checkpoints.
-func (m *MemoryCheckpoints) Unpark(ctx context.Context, name string, position int64) error {
+// Requeue implements Checkpoints.
+func (m *MemoryCheckpoints) Requeue(ctx context.Context, name string, now time.Time) (int, error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return 0, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	delete(m.parked[name], position)
-	return nil
+	n := len(m.parked[name])
+	if n > 0 && m.deferred[name] == nil {
+		m.deferred[name] = map[int64]Deferred{}
+	}
+	for position, p := range m.parked[name] {
+		m.deferred[name][position] = Deferred{Event: p.Event, Reason: p.Reason, NextAttempt: now}
+	}
+	delete(m.parked, name)
+	return n, nil
+}
+
+// compareEvents orders events as the log does.
+func compareEvents(a, b eventstore.Event) int {
+	switch {
+	case a.Checkpoint().Before(b.Checkpoint()):
+		return -1
+	case b.Checkpoint().Before(a.Checkpoint()):
+		return 1
+	}
+	return 0
 }

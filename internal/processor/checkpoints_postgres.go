@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"library/internal/eventstore"
 	"library/internal/pgerr"
 )
 
@@ -102,21 +104,87 @@ func saveCheckpoint(ctx context.Context, db execer, name string, from, to Positi
 	return nil
 }
 
-// Park implements Checkpoints.
-func (c *PostgresCheckpoints) Park(ctx context.Context, name string, p Parked) error {
-	e := p.Event
+// eventColumns are the columns that keep a deferred or parked event whole.
+const eventColumns = `position, transaction_id, stream_id, version, type, data, metadata, recorded_at`
+
+// eventArgs are the values of eventColumns, as $2 to $9 after the processor's name.
+func eventArgs(e eventstore.Event) ([]any, error) {
 	metadata, err := json.Marshal(e.Metadata)
+	if err != nil {
+		return nil, err
+	}
+	return []any{e.Position, e.TransactionID, e.StreamID, e.Version, e.Type, string(e.Data), string(metadata), e.RecordedAt}, nil
+}
+
+// Defer implements Checkpoints.
+func (c *PostgresCheckpoints) Defer(ctx context.Context, name string, d Deferred) error {
+	args, err := eventArgs(d.Event)
 	if err != nil {
 		return err
 	}
 	_, err = c.pool.Exec(ctx, `
-INSERT INTO processor_parked
-  (name, position, transaction_id, stream_id, version, type, data, metadata, recorded_at, reason, attempts)
+INSERT INTO processor_deferred AS d (name, `+eventColumns+`, reason, attempts, next_attempt_at)
+VALUES ($1, $2, $3::xid8, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+ON CONFLICT (name, position) DO UPDATE
+SET reason = excluded.reason, attempts = greatest(d.attempts, excluded.attempts),
+    next_attempt_at = excluded.next_attempt_at`,
+		append(append([]any{name}, args...), truncateReason(d.Reason), d.Attempts, d.NextAttempt)...)
+	return translate(ctx, err)
+}
+
+// Due implements Checkpoints.
+func (c *PostgresCheckpoints) Due(ctx context.Context, name string, now time.Time, limit int) ([]Deferred, error) {
+	rows, err := c.pool.Query(ctx, `
+SELECT `+eventColumns+`, reason, attempts, next_attempt_at
+FROM processor_deferred WHERE name = $1 AND next_attempt_at <= $2
+ORDER BY next_attempt_at, transaction_id, position LIMIT $3`, name, now, limitOrAll(limit))
+	if err != nil {
+		return nil, translate(ctx, err)
+	}
+	due, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Deferred, error) {
+		var d Deferred
+		err := scanEvent(row, &d.Event, &d.Reason, &d.Attempts, &d.NextAttempt)
+		return d, err
+	})
+	return due, translate(ctx, err)
+}
+
+// NextAttempt implements Checkpoints.
+func (c *PostgresCheckpoints) NextAttempt(ctx context.Context, name string) (time.Time, bool, error) {
+	var next *time.Time
+	err := c.pool.QueryRow(ctx, `SELECT min(next_attempt_at) FROM processor_deferred WHERE name = $1`, name).Scan(&next)
+	if err != nil || next == nil {
+		return time.Time{}, false, translate(ctx, err)
+	}
+	return *next, true, nil
+}
+
+// Done implements Checkpoints.
+func (c *PostgresCheckpoints) Done(ctx context.Context, name string, position int64) error {
+	_, err := c.pool.Exec(ctx, `DELETE FROM processor_deferred WHERE name = $1 AND position = $2`, name, position)
+	return translate(ctx, err)
+}
+
+// CountDeferred implements Checkpoints.
+func (c *PostgresCheckpoints) CountDeferred(ctx context.Context, name string) (int, error) {
+	var n int
+	err := c.pool.QueryRow(ctx, `SELECT count(*) FROM processor_deferred WHERE name = $1`, name).Scan(&n)
+	return n, translate(ctx, err)
+}
+
+// Park implements Checkpoints: one statement forgets the deferral and parks the event.
+func (c *PostgresCheckpoints) Park(ctx context.Context, name string, p Parked) error {
+	args, err := eventArgs(p.Event)
+	if err != nil {
+		return err
+	}
+	_, err = c.pool.Exec(ctx, `
+WITH undeferred AS (DELETE FROM processor_deferred WHERE name = $1 AND position = $2)
+INSERT INTO processor_parked (name, `+eventColumns+`, reason, attempts)
 VALUES ($1, $2, $3::xid8, $4, $5, $6, $7, $8, $9, $10, $11)
 ON CONFLICT (name, position) DO UPDATE
-SET reason = excluded.reason, attempts = excluded.attempts, parked_at = now(), requeued = false`,
-		name, e.Position, e.TransactionID, e.StreamID, e.Version, e.Type, string(e.Data), string(metadata),
-		e.RecordedAt, truncateReason(p.Reason), p.Attempts)
+SET reason = excluded.reason, attempts = excluded.attempts, parked_at = now()`,
+		append(append([]any{name}, args...), truncateReason(p.Reason), p.Attempts)...)
 	return translate(ctx, err)
 }
 
@@ -127,33 +195,45 @@ func (c *PostgresCheckpoints) CountParked(ctx context.Context, name string) (int
 	return n, translate(ctx, err)
 }
 
-// Requeue implements Checkpoints.
-func (c *PostgresCheckpoints) Requeue(ctx context.Context, name string) (int, error) {
-	var n int
-	err := c.pool.QueryRow(ctx, `
-WITH marked AS (UPDATE processor_parked SET requeued = true WHERE name = $1 RETURNING 1)
-SELECT count(*) FROM marked`, name).Scan(&n)
-	return n, translate(ctx, err)
-}
-
-// Requeued implements Checkpoints.
-func (c *PostgresCheckpoints) Requeued(ctx context.Context, name string, limit int) ([]Parked, error) {
+// ListParked implements Checkpoints.
+func (c *PostgresCheckpoints) ListParked(ctx context.Context, name string, limit int) ([]Parked, error) {
 	rows, err := c.pool.Query(ctx, `
-SELECT position, transaction_id, stream_id, version, type, data, metadata, recorded_at, reason, attempts, parked_at
-FROM processor_parked WHERE name = $1 AND requeued
+SELECT `+eventColumns+`, reason, attempts, parked_at
+FROM processor_parked WHERE name = $1
 ORDER BY transaction_id, position LIMIT $2`, name, limitOrAll(limit))
 	if err != nil {
 		return nil, translate(ctx, err)
 	}
 	parked, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Parked, error) {
 		var p Parked
-		e := &p.Event
-		err := row.Scan(&e.Position, &e.TransactionID, &e.StreamID, &e.Version, &e.Type, &e.Data, &e.Metadata,
-			&e.RecordedAt, &p.Reason, &p.Attempts, &p.ParkedAt)
-		e.RecordedAt = e.RecordedAt.UTC()
+		err := scanEvent(row, &p.Event, &p.Reason, &p.Attempts, &p.ParkedAt)
+		p.ParkedAt = p.ParkedAt.UTC()
 		return p, err
 	})
 	return parked, translate(ctx, err)
+}
+
+// Requeue implements Checkpoints: one statement moves every parked event to the deferred ones.
+func (c *PostgresCheckpoints) Requeue(ctx context.Context, name string, now time.Time) (int, error) {
+	var n int
+	err := c.pool.QueryRow(ctx, `
+WITH unparked AS (DELETE FROM processor_parked WHERE name = $1 RETURNING *),
+requeued AS (
+  INSERT INTO processor_deferred (name, `+eventColumns+`, reason, attempts, next_attempt_at)
+  SELECT name, `+eventColumns+`, reason, 0, $2 FROM unparked
+  ON CONFLICT (name, position) DO UPDATE
+  SET reason = excluded.reason, attempts = 0, next_attempt_at = excluded.next_attempt_at
+  RETURNING 1)
+SELECT count(*) FROM requeued`, name, now).Scan(&n)
+	return n, translate(ctx, err)
+}
+
+// scanEvent reads eventColumns into e, and the columns after them into rest.
+func scanEvent(row pgx.CollectableRow, e *eventstore.Event, rest ...any) error {
+	err := row.Scan(append([]any{&e.Position, &e.TransactionID, &e.StreamID, &e.Version, &e.Type, &e.Data,
+		&e.Metadata, &e.RecordedAt}, rest...)...)
+	e.RecordedAt = e.RecordedAt.UTC()
+	return err
 }
 
 // limitOrAll is a LIMIT argument: NULL, which is no limit, for limit <= 0.
@@ -162,10 +242,4 @@ func limitOrAll(limit int) *int {
 		return nil
 	}
 	return &limit
-}
-
-// Unpark implements Checkpoints.
-func (c *PostgresCheckpoints) Unpark(ctx context.Context, name string, position int64) error {
-	_, err := c.pool.Exec(ctx, `DELETE FROM processor_parked WHERE name = $1 AND position = $2`, name, position)
-	return translate(ctx, err)
 }

@@ -110,7 +110,7 @@ func testCheckpoints(t *testing.T, newCheckpoints func(t *testing.T) Checkpoints
 		require.Equal(t, pos(1, 5, 5), loadPosition(t, c, "p"))
 	})
 
-	t.Run("park, count, requeue, requeued, unpark", func(t *testing.T) {
+	t.Run("park, count, list, requeue", func(t *testing.T) {
 		t.Parallel()
 		c := newCheckpoints(t)
 		// Log order is by transaction, then position: here it is not the order of positions.
@@ -123,36 +123,84 @@ func testCheckpoints(t *testing.T, newCheckpoints func(t *testing.T) Checkpoints
 		require.Equal(t, 1, countParked(t, c, "other"))
 		require.Equal(t, 0, countParked(t, c, "nobody"))
 
-		requeued, err := c.Requeued(ctx, "p", 10)
+		parked, err := c.ListParked(ctx, "p", 10)
 		require.NoError(t, err)
-		require.Empty(t, requeued, "nothing is tried again before retry-parked")
-
-		n, err := c.Requeue(ctx, "p")
-		require.NoError(t, err)
-		require.Equal(t, 3, n)
-		requeued, err = c.Requeued(ctx, "p", 10)
-		require.NoError(t, err)
-		require.Equal(t, []int64{30, 10, 20}, parkedPositions(requeued), "in log order")
-		got := requeued[0]
+		require.Equal(t, []int64{30, 10, 20}, parkedPositions(parked), "in log order")
+		got := parked[0]
 		requireSameEvent(t, first, got.Event)
 		require.Equal(t, "smtp down "+first.StreamID, got.Reason)
 		require.Equal(t, 2, got.Attempts)
 		require.WithinDuration(t, time.Now(), got.ParkedAt, time.Minute)
+		parked, err = c.ListParked(ctx, "p", 2)
+		require.NoError(t, err)
+		require.Equal(t, []int64{30, 10}, parkedPositions(parked), "the oldest, up to the limit")
+		require.Empty(t, due(t, c, "p", time.Now().Add(time.Hour)), "nothing is tried again before retry-parked")
 
-		requeued, err = c.Requeued(ctx, "p", 2)
+		now := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
+		n, err := c.Requeue(ctx, "p", now)
 		require.NoError(t, err)
-		require.Equal(t, []int64{30, 10}, parkedPositions(requeued), "the oldest, up to the limit")
-		requeued, err = c.Requeued(ctx, "other", 10)
+		require.Equal(t, 3, n)
+		require.Equal(t, 0, countParked(t, c, "p"), "requeued events are no longer parked")
+		require.Equal(t, 3, countDeferred(t, c, "p"), "but deferred")
+		require.Empty(t, due(t, c, "p", now.Add(-time.Second)), "due at the time of the requeue")
+		requeued := due(t, c, "p", now)
+		require.Equal(t, []int64{30, 10, 20}, deferredPositions(requeued), "in log order")
+		requireSameEvent(t, first, requeued[0].Event)
+		require.Equal(t, "smtp down "+first.StreamID, requeued[0].Reason, "the reason is kept")
+		require.Zero(t, requeued[0].Attempts, "every attempt is available again")
+		require.True(t, now.Equal(requeued[0].NextAttempt))
+		require.Equal(t, 1, countParked(t, c, "other"), "requeue is per processor")
+		n, err = c.Requeue(ctx, "p", now)
 		require.NoError(t, err)
-		require.Empty(t, requeued, "requeue is per processor")
+		require.Zero(t, n)
+	})
 
-		require.NoError(t, c.Unpark(ctx, "p", second.Position))
-		require.NoError(t, c.Unpark(ctx, "p", 999), "unparking what is not parked is a no-op")
-		require.Equal(t, 2, countParked(t, c, "p"))
-		requeued, err = c.Requeued(ctx, "p", 10)
+	t.Run("defer, due, done", func(t *testing.T) {
+		t.Parallel()
+		c := newCheckpoints(t)
+		now := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
+		_, ok, err := c.NextAttempt(ctx, "p")
 		require.NoError(t, err)
-		require.Equal(t, []int64{30, 20}, parkedPositions(requeued))
-		require.Equal(t, 1, countParked(t, c, "other"), "unpark is per processor")
+		require.False(t, ok, "nothing deferred")
+
+		early, late, later := parkable(1, 1), parkable(2, 2), parkable(3, 3)
+		require.NoError(t, c.Defer(ctx, "p", Deferred{Event: late, Reason: "452 mailbox full", Attempts: 1, NextAttempt: now.Add(2 * time.Minute)}))
+		require.NoError(t, c.Defer(ctx, "p", Deferred{Event: early, Reason: "451 try later", Attempts: 2, NextAttempt: now.Add(time.Minute)}))
+		require.NoError(t, c.Defer(ctx, "p", Deferred{Event: later, Reason: "450", Attempts: 1, NextAttempt: now.Add(3 * time.Minute)}))
+		require.NoError(t, c.Defer(ctx, "other", Deferred{Event: early, Reason: "x", Attempts: 1, NextAttempt: now}))
+		require.Equal(t, 3, countDeferred(t, c, "p"))
+
+		next, ok, err := c.NextAttempt(ctx, "p")
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.True(t, now.Add(time.Minute).Equal(next), "the earliest: %v", next)
+		require.Empty(t, due(t, c, "p", now))
+		got := due(t, c, "p", now.Add(2*time.Minute))
+		require.Equal(t, []int64{1, 2}, deferredPositions(got), "what is due, the earliest first")
+		requireSameEvent(t, early, got[0].Event)
+		require.Equal(t, "451 try later", got[0].Reason)
+		require.Equal(t, 2, got[0].Attempts)
+		require.Equal(t, []int64{1}, deferredPositions(dueLimit(t, c, "p", now.Add(time.Hour), 1)), "up to the limit")
+
+		// Deferred again after another failure; a holder that starts the event over (after a
+		// takeover) can't give it back attempts it used.
+		require.NoError(t, c.Defer(ctx, "p", Deferred{Event: early, Reason: "451 still", Attempts: 3, NextAttempt: now.Add(5 * time.Minute)}))
+		require.NoError(t, c.Defer(ctx, "p", Deferred{Event: late, Reason: "452 again", Attempts: 1, NextAttempt: now.Add(4 * time.Minute)}))
+		got = due(t, c, "p", now.Add(time.Hour))
+		require.Equal(t, []int64{3, 2, 1}, deferredPositions(got))
+		require.Equal(t, 3, got[2].Attempts)
+		require.Equal(t, "452 again", got[1].Reason)
+		require.Equal(t, 1, got[1].Attempts)
+
+		require.NoError(t, c.Done(ctx, "p", early.Position))
+		require.NoError(t, c.Done(ctx, "p", 999), "forgetting what is not deferred does nothing")
+		require.Equal(t, 2, countDeferred(t, c, "p"))
+		require.Equal(t, 1, countDeferred(t, c, "other"), "done is per processor")
+
+		// Parking forgets the deferral.
+		require.NoError(t, c.Park(ctx, "p", Parked{Event: late, Reason: "out of attempts", Attempts: 6}))
+		require.Equal(t, []int64{3}, deferredPositions(due(t, c, "p", now.Add(time.Hour))))
+		require.Equal(t, 1, countParked(t, c, "p"))
 	})
 
 	t.Run("parking an event again replaces it", func(t *testing.T) {
@@ -160,22 +208,17 @@ func testCheckpoints(t *testing.T, newCheckpoints func(t *testing.T) Checkpoints
 		c := newCheckpoints(t)
 		e := parkable(1, 1)
 		require.NoError(t, c.Park(ctx, "p", Parked{Event: e, Reason: "first", Attempts: 6}))
-		_, err := c.Requeue(ctx, "p")
+		_, err := c.Requeue(ctx, "p", time.Now())
 		require.NoError(t, err)
 		// The holder tried it again and it failed again.
 		require.NoError(t, c.Park(ctx, "p", Parked{Event: e, Reason: "second", Attempts: 1}))
 		require.Equal(t, 1, countParked(t, c, "p"))
-		requeued, err := c.Requeued(ctx, "p", 10)
+		require.Zero(t, countDeferred(t, c, "p"), "parking again ends the requeue, or the holder would loop on it")
+		parked, err := c.ListParked(ctx, "p", 0)
 		require.NoError(t, err)
-		require.Empty(t, requeued, "parking again clears the requeue mark, or the holder would loop on it")
-
-		_, err = c.Requeue(ctx, "p")
-		require.NoError(t, err)
-		requeued, err = c.Requeued(ctx, "p", 10)
-		require.NoError(t, err)
-		require.Len(t, requeued, 1)
-		require.Equal(t, "second", requeued[0].Reason)
-		require.Equal(t, 1, requeued[0].Attempts)
+		require.Len(t, parked, 1)
+		require.Equal(t, "second", parked[0].Reason)
+		require.Equal(t, 1, parked[0].Attempts)
 	})
 
 	t.Run("long reasons are truncated", func(t *testing.T) {
@@ -189,12 +232,10 @@ func testCheckpoints(t *testing.T, newCheckpoints func(t *testing.T) Checkpoints
 		for p, reason := range reasons {
 			require.NoError(t, c.Park(ctx, "p", Parked{Event: parkable(uint64(p), p), Reason: reason, Attempts: 1}))
 		}
-		_, err := c.Requeue(ctx, "p")
+		parked, err := c.ListParked(ctx, "p", 0)
 		require.NoError(t, err)
-		requeued, err := c.Requeued(ctx, "p", 10)
-		require.NoError(t, err)
-		require.Len(t, requeued, 3)
-		for _, p := range requeued {
+		require.Len(t, parked, 3)
+		for _, p := range parked {
 			original := reasons[p.Event.Position]
 			require.True(t, utf8.ValidString(p.Reason), "position %d: %q", p.Event.Position, p.Reason)
 			if len(original) <= maxReasonLength {
@@ -208,6 +249,33 @@ func testCheckpoints(t *testing.T, newCheckpoints func(t *testing.T) Checkpoints
 			require.True(t, strings.HasPrefix(original, kept))
 		}
 	})
+}
+
+func deferredPositions(deferred []Deferred) []int64 {
+	out := make([]int64, len(deferred))
+	for i, d := range deferred {
+		out[i] = d.Event.Position
+	}
+	return out
+}
+
+func due(t *testing.T, c Checkpoints, name string, now time.Time) []Deferred {
+	t.Helper()
+	return dueLimit(t, c, name, now, 0)
+}
+
+func dueLimit(t *testing.T, c Checkpoints, name string, now time.Time, limit int) []Deferred {
+	t.Helper()
+	d, err := c.Due(context.Background(), name, now, limit)
+	require.NoError(t, err)
+	return d
+}
+
+func countDeferred(t testing.TB, c Checkpoints, name string) int {
+	t.Helper()
+	n, err := c.CountDeferred(context.Background(), name)
+	require.NoError(t, err)
+	return n
 }
 
 func parkedPositions(parked []Parked) []int64 {
@@ -243,15 +311,18 @@ func TestPostgresCheckpointsAreShared(t *testing.T) {
 	second := NewPostgresCheckpoints(pool)
 	require.Equal(t, 1, countParked(t, second, "p"))
 	require.Equal(t, pos(0, 3, 3), loadPosition(t, second, "p"))
-	n, err := second.Requeue(ctx, "p")
+	parked, err := second.ListParked(ctx, "p", 0)
+	require.NoError(t, err)
+	require.Len(t, parked, 1)
+	requireSameEvent(t, e, parked[0].Event)
+	require.Equal(t, "bounced", parked[0].Reason)
+	require.Equal(t, 6, parked[0].Attempts)
+	n, err := second.Requeue(ctx, "p", time.Now())
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
-	requeued, err := first.Requeued(ctx, "p", 10)
-	require.NoError(t, err)
+	requeued := due(t, first, "p", time.Now())
 	require.Len(t, requeued, 1)
 	requireSameEvent(t, e, requeued[0].Event)
-	require.Equal(t, "bounced", requeued[0].Reason)
-	require.Equal(t, 6, requeued[0].Attempts)
 }
 
 // A view model moves its checkpoint inside its own transaction: the move is undone with it.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"library/internal/errs"
 	"library/internal/eventstore"
@@ -26,8 +27,8 @@ type Group struct {
 	runners []*runner
 	byName  map[string]*runner
 
-	stop    context.CancelFunc
-	hard    context.CancelFunc
+	shutdown context.CancelFunc // finish what is in hand, start nothing new
+	abort    context.CancelFunc // abandon what is in hand
 	running sync.WaitGroup
 }
 
@@ -47,6 +48,8 @@ func NewGroup(cfg Config, processors ...Processor) (*Group, error) {
 			return nil, fmt.Errorf("processor %s: an outbox or saga needs a Handler and no ViewModel", p.Name)
 		case p.Kind != KindViewModel && p.Kind != KindOutbox && p.Kind != KindSaga:
 			return nil, fmt.Errorf("processor %s: unknown kind %q", p.Name, p.Kind)
+		case p.InFlight < 0 || (p.Kind == KindViewModel && p.InFlight > 1):
+			return nil, fmt.Errorf("processor %s: InFlight %d: want 0 or more, and at most 1 for a view model", p.Name, p.InFlight)
 		}
 		r := &runner{
 			proc: p, store: cfg.Store, checkpoints: cfg.Checkpoints, leases: cfg.Leases,
@@ -60,22 +63,22 @@ func NewGroup(cfg Config, processors ...Processor) (*Group, error) {
 
 // Start runs every processor in the background until ctx ends or Stop is called.
 func (g *Group) Start(ctx context.Context) {
-	stop, cancelStop := context.WithCancel(ctx)
-	hard, cancelHard := context.WithCancel(context.WithoutCancel(ctx))
-	g.stop, g.hard = cancelStop, cancelHard
+	shutdown, cancelShutdown := context.WithCancel(ctx)
+	abort, cancelAbort := context.WithCancel(context.WithoutCancel(ctx))
+	g.shutdown, g.abort = cancelShutdown, cancelAbort
 	for _, r := range g.runners {
-		g.running.Go(func() { r.run(stop, hard) })
+		g.running.Go(func() { r.run(shutdown, abort) })
 	}
 }
 
-// Stop lets each processor finish the batch in hand, then releases its lease, so that a
-// standby takes over at once. If ctx ends first, the batches in hand are abandoned (their
-// events are handled again by the next holder) and Stop returns ctx's error.
+// Stop lets each processor finish the events in hand, without starting others, then releases
+// its lease, so that a standby takes over at once. If ctx ends first, the events in hand are
+// abandoned (the next holder handles them again) and Stop returns ctx's error.
 func (g *Group) Stop(ctx context.Context) error {
-	if g.stop == nil {
+	if g.shutdown == nil {
 		return nil // never started
 	}
-	g.stop()
+	g.shutdown()
 	done := make(chan struct{})
 	go func() {
 		g.running.Wait()
@@ -83,10 +86,10 @@ func (g *Group) Stop(ctx context.Context) error {
 	}()
 	select {
 	case <-done:
-		g.hard()
+		g.abort()
 		return nil
 	case <-ctx.Done():
-		g.hard()
+		g.abort()
 		<-done
 		return ctx.Err()
 	}
@@ -125,14 +128,14 @@ func (g *Group) Replay(_ context.Context, name string) error {
 	return nil
 }
 
-// RetryParked requeues the named processor's parked events and returns how many; the holder
-// tries them again at once.
+// RetryParked turns the named processor's parked events into deferred ones, due at once, with
+// all their attempts, and returns how many; the holder tries them again at once.
 func (g *Group) RetryParked(ctx context.Context, name string) (int, error) {
 	r, err := g.holder(name)
 	if err != nil {
 		return 0, err
 	}
-	n, err := g.cfg.Checkpoints.Requeue(ctx, name)
+	n, err := g.cfg.Checkpoints.Requeue(ctx, name, time.Now())
 	if err != nil {
 		return 0, err
 	}

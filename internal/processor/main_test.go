@@ -193,22 +193,12 @@ func (v *memoryView) snapshot() (rows []int64, applied map[int64]int, resets int
 	return slices.Clone(v.rows), applied, v.resets
 }
 
-// parkedOf returns a processor's parked events as MemoryCheckpoints holds them, requeued or
-// not, in log order: the Checkpoints interface only shows requeued ones.
-func parkedOf(m *MemoryCheckpoints, name string) []Parked {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []Parked
-	for _, p := range m.parked[name] {
-		out = append(out, p.Parked)
-	}
-	slices.SortFunc(out, func(a, b Parked) int {
-		if a.Event.Checkpoint().Before(b.Event.Checkpoint()) {
-			return -1
-		}
-		return 1
-	})
-	return out
+// parkedOf returns a processor's parked events, in log order.
+func parkedOf(t testing.TB, cps Checkpoints, name string) []Parked {
+	t.Helper()
+	parked, err := cps.ListParked(context.Background(), name, 0)
+	require.NoError(t, err)
+	return parked
 }
 
 // startGroup makes and starts a group, stopped when the test ends.

@@ -86,7 +86,7 @@ func TestObserverHearsWhatRunnersDo(t *testing.T) {
 	eventually(t, 5*time.Second, func() bool {
 		return seen.get(seen.handled, "emails") == len(events) && seen.get(seen.handled, "catalog") == len(events)
 	}, "every event is done with")
-	require.Equal(t, []int64{failing.Position, hopeless.Position}, h.parkedPositions())
+	require.ElementsMatch(t, []int64{failing.Position, hopeless.Position}, h.parkedPositions())
 	require.Equal(t, 3+1, seen.get(seen.failed, "emails"), "three attempts of one event, one of the other")
 	require.Zero(t, seen.get(seen.failed, "catalog"))
 	require.Equal(t, 1, seen.get(seen.taken, "emails"))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"library/internal/errs"
 	"library/internal/eventstore"
 )
 
@@ -31,6 +32,9 @@ type Processor struct {
 	ViewModel ViewModel
 	// Handler is set for KindOutbox and KindSaga.
 	Handler Handler
+	// InFlight is how many events the Handler may handle at once (default 1). Above 1, events
+	// are handled in no particular order, and the Handler must be safe for concurrent use.
+	InFlight int
 }
 
 // ViewModel is a read model kept up to date from the log. It owns the write of its checkpoint,
@@ -45,20 +49,29 @@ type ViewModel interface {
 	Reset(ctx context.Context, from Position) error
 }
 
-// Handler handles the events of an outbox or a saga, one at a time, in log order. It ignores
-// (returns nil for) events it has nothing to do with.
+// Handler handles the events of an outbox or a saga, one event per call. It ignores (returns
+// nil for) events it has nothing to do with.
 //
-// An error means "not done": the event is tried again with backoff and, after the last
-// attempt, parked with the error as its reason. An error made by Park is parked at once.
+// What it returns sorts the event:
+//   - nil: done.
+//   - an error made by Park: parked at once, with the error as its reason.
+//   - an error made by Pause, or one with the code errs.Unavailable: what the handler depends
+//     on is down (the mail relay, the database), not this event. The processor stops starting
+//     events, tries this one again with backoff until it gets through, and then goes on; the
+//     event uses up none of its attempts.
+//   - any other error: this event failed for now. It is deferred: kept, with its next attempt
+//     time, where every replica sees it, and tried again off the line (later events go on
+//     meanwhile) on the Options.Retry schedule, then parked when its attempts run out.
+//
 // Handle may be called again for an event it has already handled (after a crash or a lost
 // lease), so what it does must be safe to repeat or carry a stable id that the receiver can
-// deduplicate on.
+// deduplicate on. Attempt(ctx) tells which attempt a call is.
 type Handler interface {
 	Handle(ctx context.Context, e eventstore.Event) error
 }
 
 // Idler is implemented by handlers that keep something open from one event to the next, such
-// as an SMTP connection. Idle is called once the processor has had nothing to handle for a
+// as SMTP connections. Idle is called once the processor has had nothing to handle for a
 // second, and when it stops running here; the handler closes what it keeps open.
 type Idler interface {
 	Idle()
@@ -75,7 +88,51 @@ func (e *ParkError) Error() string { return e.Reason }
 // Park returns an error that parks the event at once.
 func Park(reason string) error { return &ParkError{Reason: reason} }
 
-func parkNow(err error) bool {
-	var p *ParkError
-	return errors.As(err, &p)
+// PauseError says that what a handler depends on is down, not the event it was given.
+type PauseError struct {
+	Err error
+}
+
+func (e *PauseError) Error() string { return e.Err.Error() }
+func (e *PauseError) Unwrap() error { return e.Err }
+
+// Pause returns an error that pauses the processor: see Handler.
+func Pause(err error) error { return &PauseError{Err: err} }
+
+// outcome is how the runner sorts what a Handler returned.
+type outcome int
+
+const (
+	handled outcome = iota
+	parkIt
+	pauseAll
+	deferIt
+)
+
+func sortOutcome(err error) outcome {
+	var park *ParkError
+	var pause *PauseError
+	switch {
+	case err == nil:
+		return handled
+	case errors.As(err, &park):
+		return parkIt
+	case errors.As(err, &pause), errs.Is(err, errs.Unavailable):
+		return pauseAll
+	default:
+		return deferIt
+	}
+}
+
+type attemptKey struct{}
+
+// Attempt is the attempt at the event that a Handler is handling with ctx: 1 for the first,
+// more for an event that was deferred before. It is 0 for a context that is not a handler's.
+func Attempt(ctx context.Context) int {
+	n, _ := ctx.Value(attemptKey{}).(int)
+	return n
+}
+
+func withAttempt(ctx context.Context, n int) context.Context {
+	return context.WithValue(ctx, attemptKey{}, n)
 }

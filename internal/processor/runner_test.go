@@ -81,7 +81,7 @@ func TestGroupHandlesEveryEventOnceInOrder(t *testing.T) {
 }
 
 // A failing event is tried Attempts times, then parked with the error, and the processor goes
-// on; an event whose handler says Park is parked at its first attempt.
+// on meanwhile; an event whose handler says Park is parked at its first attempt.
 func TestGroupParksWhatFails(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
@@ -100,7 +100,7 @@ func TestGroupParksWhatFails(t *testing.T) {
 	eventually(t, 5*time.Second, func() bool { return countParked(t, env.cps, "emails") == 2 }, "two events are parked")
 	eventually(t, 5*time.Second, func() bool { return h.count() == len(events)-2 }, "the others are handled")
 
-	parked := parkedOf(env.cps, "emails")
+	parked := parkedOf(t, env.cps, "emails")
 	require.Len(t, parked, 2)
 	require.Equal(t, failing, parked[0].Event)
 	require.Equal(t, "smtp: connection refused", parked[0].Reason)
@@ -115,6 +115,121 @@ func TestGroupParksWhatFails(t *testing.T) {
 	require.Equal(t, want, h.positions(), "in order, past the parked events")
 	eventually(t, 5*time.Second, func() bool { return loadPosition(t, env.cps, "emails").Checkpoint == events[8].Checkpoint() },
 		"the checkpoint moves past parked events")
+	require.Zero(t, countDeferred(t, env.cps, "emails"), "nothing is left deferred")
+}
+
+// An event that fails for now is deferred off the line: the events after it are handled, and
+// the checkpoint passes it, while it waits for its next attempt; that attempt comes, and its
+// success forgets the deferral.
+func TestGroupDefersWhatFailsForNow(t *testing.T) {
+	t.Parallel()
+	env := newMemoryEnv()
+	events := appendEvents(t, env.store, "book", 6)
+	failing := events[1]
+	var retryNow atomic.Bool
+	h := newRecorder(func(_ context.Context, e eventstore.Event, attempt int) error {
+		if e.Position == failing.Position && !retryNow.Load() {
+			return errors.New("452 4.2.2 mailbox full")
+		}
+		return nil
+	})
+	cfg := env.config()
+	cfg.Options.Retry = Backoff{Attempts: 3, First: 300 * time.Millisecond, Max: 300 * time.Millisecond}
+	startGroup(t, cfg, outbox("emails", h))
+	eventually(t, 5*time.Second, func() bool {
+		return h.count() == len(events)-1 && loadPosition(t, env.cps, "emails").Checkpoint == events[5].Checkpoint()
+	}, "the others handled and the checkpoint past the deferred event")
+	require.Equal(t, 1, countDeferred(t, env.cps, "emails"))
+	deferred := due(t, env.cps, "emails", time.Now().Add(time.Hour))
+	require.Len(t, deferred, 1)
+	require.Equal(t, failing, deferred[0].Event)
+	require.Equal(t, "452 4.2.2 mailbox full", deferred[0].Reason)
+	require.Equal(t, 1, deferred[0].Attempts)
+	require.WithinDuration(t, time.Now().Add(300*time.Millisecond), deferred[0].NextAttempt, 300*time.Millisecond)
+
+	retryNow.Store(true)
+	eventually(t, 5*time.Second, func() bool { return h.count() == len(events) }, "handled at its next attempt")
+	require.GreaterOrEqual(t, h.attempts(failing.Position), 2)
+	eventually(t, 5*time.Second, func() bool { return countDeferred(t, env.cps, "emails") == 0 }, "no longer deferred")
+	require.Zero(t, countParked(t, env.cps, "emails"))
+}
+
+// Handlers are called for up to InFlight events at once, and the checkpoint moves only past
+// events that are done: one slow event holds it back while the others go on.
+func TestGroupHandlesInFlightEventsAtOnce(t *testing.T) {
+	t.Parallel()
+	env := newMemoryEnv()
+	events := appendEvents(t, env.store, "book", 40)
+	slow := events[3]
+	release := make(chan struct{})
+	var now, most atomic.Int64
+	h := newRecorder(func(ctx context.Context, e eventstore.Event, _ int) error {
+		raiseTo(&most, now.Add(1))
+		defer now.Add(-1)
+		if e.Position == slow.Position {
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	})
+	cfg := env.config()
+	cfg.Options.BatchSize = 10
+	g := startGroup(t, cfg, Processor{Name: "emails", Kind: KindOutbox, Handler: h, InFlight: 8})
+	eventually(t, 5*time.Second, func() bool {
+		return h.count() >= 20 && loadPosition(t, env.cps, "emails") == Position{Checkpoint: events[2].Checkpoint()}
+	}, "the others go on past the slow one, and the checkpoint waits below it")
+	statuses, err := g.Status(context.Background())
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, statuses[0].InFlight, int64(1), "the slow event is in flight")
+	close(release)
+	eventually(t, 5*time.Second, func() bool {
+		return h.count() == len(events) && loadPosition(t, env.cps, "emails").Checkpoint == events[39].Checkpoint()
+	}, "everything handled, the checkpoint at the end")
+	require.ElementsMatch(t, positionsOf(events), h.positions(), "each event once")
+	require.LessOrEqual(t, most.Load(), int64(8), "never more than InFlight at once")
+	require.Greater(t, most.Load(), int64(1), "more than one at once")
+}
+
+// While what the handler depends on is down (Pause), no other event is started, the event is
+// tried again without using up its attempts, and everything goes on once it is back.
+func TestGroupPausesWhileTheRelayIsDown(t *testing.T) {
+	t.Parallel()
+	env := newMemoryEnv()
+	events := appendEvents(t, env.store, "book", 12)
+	var down atomic.Bool
+	down.Store(true)
+	var calls atomic.Int64
+	h := newRecorder(func(_ context.Context, _ eventstore.Event, _ int) error {
+		calls.Add(1)
+		if down.Load() {
+			return Pause(errors.New("dial tcp: connection refused"))
+		}
+		return nil
+	})
+	g := startGroup(t, env.config(), Processor{Name: "emails", Kind: KindOutbox, Handler: h, InFlight: 4})
+	eventually(t, 5*time.Second, func() bool { return calls.Load() >= 4 }, "the relay is tried, and tried again")
+	statuses, err := g.Status(context.Background())
+	require.NoError(t, err)
+	require.NotNil(t, statuses[0].LastError)
+	require.Equal(t, "dial tcp: connection refused", *statuses[0].LastError)
+	require.Zero(t, h.count())
+	require.Zero(t, countDeferred(t, env.cps, "emails"), "a relay that is down is no email's fault")
+	require.Zero(t, countParked(t, env.cps, "emails"))
+	before := calls.Load()
+	down.Store(false)
+	eventually(t, 5*time.Second, func() bool { return h.count() == len(events) }, "all sent once it is back")
+	require.Zero(t, countParked(t, env.cps, "emails"))
+	require.Zero(t, countDeferred(t, env.cps, "emails"))
+	// While paused, the events in hand (at most InFlight) wait, and only one probes at a time.
+	require.LessOrEqual(t, calls.Load()-before, int64(len(events)+4))
+	eventually(t, 5*time.Second, func() bool {
+		statuses, err := g.Status(context.Background())
+		require.NoError(t, err)
+		return statuses[0].LastError == nil
+	}, "the error clears once the processor succeeds")
 }
 
 // The database being unavailable is not the event's fault: however many times it fails that
@@ -156,20 +271,19 @@ func TestGroupRetryParked(t *testing.T) {
 	n, err := g.RetryParked(context.Background(), "emails")
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
-	eventually(t, 5*time.Second, func() bool { return h.attempts(target.Position) == 6 }, "tried again, three more times")
 	eventually(t, 5*time.Second, func() bool {
-		requeued, err := env.cps.Requeued(context.Background(), "emails", 10)
-		require.NoError(t, err)
-		return len(requeued) == 0
-	}, "parked again, it waits for the next retry-parked")
-	require.Equal(t, 1, countParked(t, env.cps, "emails"))
+		return h.attempts(target.Position) == 6 && countParked(t, env.cps, "emails") == 1
+	}, "tried again, three more times, and parked again")
+	require.Zero(t, countDeferred(t, env.cps, "emails"), "parked again, it waits for the next retry-parked")
 	require.Equal(t, 6, h.attempts(target.Position), "not tried in a loop")
 
 	down.Store(false) // the mail server is back
 	n, err = g.RetryParked(context.Background(), "emails")
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
-	eventually(t, 5*time.Second, func() bool { return countParked(t, env.cps, "emails") == 0 }, "handled and unparked")
+	eventually(t, 5*time.Second, func() bool {
+		return countParked(t, env.cps, "emails") == 0 && countDeferred(t, env.cps, "emails") == 0 && h.count() == 6
+	}, "handled and forgotten")
 	require.Equal(t, 7, h.attempts(target.Position))
 	got := h.positions()
 	require.Equal(t, 6, len(got))
@@ -251,22 +365,24 @@ func TestGroupAdminRefusals(t *testing.T) {
 	}
 }
 
-// Status reports each processor from the shared store, and this replica's lease and error.
+// Status reports each processor from the shared store, and this replica's lease, events in
+// flight and last error.
 func TestGroupStatus(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
 	events := appendEvents(t, env.store, "book", 6)
 	head := events[len(events)-1]
-	failOnce := make(chan struct{}) // closed to let the second attempt of events[3] succeed
+	failing := head
+	retried := make(chan struct{}) // closed to let the second attempt of the failing event succeed
 	h := newRecorder(func(ctx context.Context, e eventstore.Event, attempt int) error {
-		if e.Position != events[3].Position {
+		if e.Position != failing.Position {
 			return nil
 		}
 		if attempt == 1 {
-			return errors.New("smtp: 421 try later")
+			return errors.New("smtp: 452 try later")
 		}
-		select { // the second attempt waits, so that the test sees the first one's error
-		case <-failOnce:
+		select { // the second attempt waits, so that the test sees it in flight
+		case <-retried:
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()
@@ -281,26 +397,26 @@ func TestGroupStatus(t *testing.T) {
 
 	g.Start(context.Background())
 	t.Cleanup(func() { stopGroup(t, g) })
-	eventually(t, 5*time.Second, func() bool { return h.attempts(events[3].Position) == 2 }, "the first attempt failed")
+	eventually(t, 5*time.Second, func() bool { return h.attempts(failing.Position) == 2 }, "the first attempt failed")
 	statuses, err = g.Status(context.Background())
 	require.NoError(t, err)
 	require.Len(t, statuses, 1)
 	s := statuses[0]
 	require.True(t, s.HoldsLease)
-	require.NotNil(t, s.LastError, "the failed attempt shows while the event is retried")
-	require.Equal(t, "smtp: 421 try later", *s.LastError)
+	require.NotNil(t, s.LastError, "the failed attempt shows while the event is deferred")
+	require.Equal(t, "smtp: 452 try later", *s.LastError)
+	require.Equal(t, 1, s.Deferred)
+	require.Equal(t, int64(1), s.InFlight, "its second attempt is in flight")
 	require.Equal(t, head.Position, s.Head)
 
-	close(failOnce)
+	close(retried)
 	require.NoError(t, env.cps.Park(context.Background(), "emails", Parked{Event: events[0], Reason: "old", Attempts: 6}))
-	// A clean batch clears the error. (Status reads the checkpoint before the error, so the two
-	// may come from either side of a batch's end: wait for the whole picture.)
 	want := Status{Name: "emails", Kind: KindOutbox, HoldsLease: true, Checkpoint: head.Position, Head: head.Position, Lag: 0, Parked: 1}
 	eventually(t, 5*time.Second, func() bool {
 		statuses, err = g.Status(context.Background())
 		require.NoError(t, err)
 		return statuses[0] == want
-	}, "caught up, with the error cleared by a clean batch")
+	}, "caught up, nothing deferred, with the error cleared by the success")
 	require.Equal(t, 6, h.count())
 
 	more := appendEvents(t, env.store, "late", 2)
@@ -309,14 +425,13 @@ func TestGroupStatus(t *testing.T) {
 	require.Equal(t, more[1].Position, statuses[0].Head)
 }
 
-// The handler keeps failing: the event is parked and the error stays in Status until a batch
-// goes through cleanly.
+// A parked event's error stays in Status until the processor next succeeds.
 func TestGroupStatusShowsParkingError(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
 	events := appendEvents(t, env.store, "book", 3)
 	h := newRecorder(func(_ context.Context, e eventstore.Event, _ int) error {
-		if e.Position == events[1].Position {
+		if e.Position == events[2].Position {
 			return Park("member has no email address")
 		}
 		return nil
@@ -329,8 +444,8 @@ func TestGroupStatusShowsParkingError(t *testing.T) {
 		return statuses[0].LastError
 	}
 	got := lastError()
-	require.NotNil(t, got, "the batch that parked an event is not clean")
+	require.NotNil(t, got, "the parked event's error shows")
 	require.Equal(t, "member has no email address", *got)
 	appendEvents(t, env.store, "late", 1)
-	eventually(t, 5*time.Second, func() bool { return lastError() == nil }, "a clean batch clears it")
+	eventually(t, 5*time.Second, func() bool { return lastError() == nil }, "the next success clears it")
 }

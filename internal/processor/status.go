@@ -2,6 +2,7 @@ package processor
 
 import (
 	"context"
+	"time"
 )
 
 // Status is what GET /status shows of one processor. Checkpoint, head, lag and parked come from
@@ -20,9 +21,31 @@ type Status struct {
 	// Lag is how many events the processor has still to handle.
 	Lag    int64 `json:"lag"`
 	Parked int   `json:"parked"`
-	// LastError is this replica's last failure running the processor, cleared by the next
-	// batch that succeeds; null when there is none.
+	// Deferred counts the events that failed for now and wait for their next attempt.
+	Deferred int `json:"deferred"`
+	// InFlight is how many events this replica is handling right now.
+	InFlight int64 `json:"inFlight"`
+	// Relay is what an outbox's handler, in the replica that holds the lease, says of the
+	// system it delivers to; absent elsewhere.
+	Relay *Relay `json:"relay,omitempty"`
+	// LastError is this replica's last failure running the processor, cleared when the
+	// processor next succeeds; null when there is none.
 	LastError *string `json:"lastError"`
+}
+
+// Relay is the state of what an outbox delivers to (for loan emails, the mail relay), as the
+// holder last saw it.
+type Relay struct {
+	// State is "up" (it answered), "down" (it can't be reached, or refuses all mail for now:
+	// sending is paused) or "unknown" (nothing sent yet).
+	State string `json:"state"`
+	// Since is when it went down.
+	Since *time.Time `json:"since,omitempty"`
+}
+
+// RelayReporter is implemented by handlers that can tell whether what they deliver to is up.
+type RelayReporter interface {
+	Relay() Relay
 }
 
 // Status reports on every processor, in the order they were given.
@@ -45,10 +68,18 @@ func (g *Group) Status(ctx context.Context) ([]Status, error) {
 		if err != nil {
 			return nil, err
 		}
+		deferred, err := g.cfg.Checkpoints.CountDeferred(ctx, r.proc.Name)
+		if err != nil {
+			return nil, err
+		}
 		s := Status{
 			Name: r.proc.Name, Kind: r.proc.Kind, HoldsLease: r.holdsLease(),
 			Checkpoint: pos.Checkpoint.Position, Generation: pos.Generation,
-			Head: head.Position, Lag: lag, Parked: parked,
+			Head: head.Position, Lag: lag, Parked: parked, Deferred: deferred, InFlight: r.inFlight.Load(),
+		}
+		if reporter, ok := r.proc.Handler.(RelayReporter); ok && s.HoldsLease {
+			relay := reporter.Relay()
+			s.Relay = &relay
 		}
 		if msg := r.lastErr(); msg != "" {
 			s.LastError = &msg

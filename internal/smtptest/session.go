@@ -2,6 +2,7 @@ package smtptest
 
 import (
 	"crypto/subtle"
+	"errors"
 	"io"
 	"time"
 
@@ -13,15 +14,20 @@ import (
 type backend struct{ s *Server }
 
 func (b *backend) NewSession(c *smtp.Conn) (smtp.Session, error) {
-	return &session{s: b.s, conn: connNumber(c.Conn())}, nil
+	cc := countedOf(c.Conn())
+	if cc == nil {
+		return nil, errors.New("smtptest: connection not from the counting listener")
+	}
+	return &session{s: b.s, conn: cc}, nil
 }
 
 // session is the state of one SMTP conversation. go-smtp calls its methods from the
 // connection's goroutine only, so it needs no lock of its own.
 type session struct {
 	s      *Server
-	conn   int
+	conn   *countedConn
 	authed bool
+	inTx   bool // a mail transaction is open and counted in Server.openTx
 	from   string
 	to     []string
 }
@@ -59,12 +65,20 @@ func (ss *session) Mail(from string, _ *smtp.MailOptions) error {
 		return smtp.ErrAuthRequired
 	}
 	ss.from, ss.to = from, nil
+	if !ss.inTx {
+		ss.inTx = true
+		ss.s.txOpened()
+	}
 	return nil
 }
 
 func (ss *session) Rcpt(to string, _ *smtp.RcptOptions) error {
+	refusal := ss.s.recipient(to) // counts the attempt even when it is refused below
 	if ss.needsAuth() {
 		return smtp.ErrAuthRequired
+	}
+	if refusal != nil {
+		return ss.fail(refusal)
 	}
 	ss.to = append(ss.to, to)
 	return nil
@@ -78,29 +92,57 @@ func (ss *session) Data(r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	delay, _ := ss.s.misbehaviour()
-	if delay > 0 {
+	if delay := ss.s.dataDelay(); delay > 0 {
 		timer := time.NewTimer(delay)
 		select {
 		case <-timer.C:
 		case <-ss.s.stop:
 			timer.Stop()
-			return &smtp.SMTPError{Code: 421, EnhancedCode: smtp.EnhancedCode{4, 3, 2}, Message: "Server shutting down"}
+			return ss.fail(&smtp.SMTPError{Code: 421, EnhancedCode: smtp.EnhancedCode{4, 3, 2}, Message: "Server shutting down"})
 		}
 	}
-	// Read the refusal after the delay so that a Refuse made meanwhile applies.
-	if _, refusal := ss.s.misbehaviour(); refusal != nil {
-		return refusal
+	// Read the rest after the delay so that a Refuse or CloseAfterAccept made meanwhile applies.
+	refusal, closeAfter := ss.s.dataFaults()
+	if refusal != nil {
+		return ss.fail(refusal)
 	}
 	m := parseMessage(raw)
 	m.From = ss.from
 	m.To = append([]string(nil), ss.to...)
-	m.Conn = ss.conn
+	m.Conn = ss.conn.n
 	m.Received = time.Now()
 	ss.s.record(m)
+	if closeAfter {
+		ss.conn.closeAfterReply()
+	}
 	return nil
 }
 
-func (ss *session) Reset() { ss.from, ss.to = "", nil }
+// fail returns a refusal for go-smtp to send, arranging first for the connection to close
+// right after a 421, which go-smtp would otherwise keep open.
+func (ss *session) fail(refusal *smtp.SMTPError) error {
+	if refusal.Code == 421 {
+		ss.conn.closeAfterReply()
+	}
+	return refusal
+}
 
-func (ss *session) Logout() error { return nil }
+// Reset is called by go-smtp for RSET, for a repeated EHLO and after it has written the reply
+// to DATA: each ends the mail transaction.
+func (ss *session) Reset() {
+	ss.from, ss.to = "", nil
+	ss.endTx()
+}
+
+// Logout is called when the connection ends, and for the old session after STARTTLS.
+func (ss *session) Logout() error {
+	ss.endTx()
+	return nil
+}
+
+func (ss *session) endTx() {
+	if ss.inTx {
+		ss.inTx = false
+		ss.s.txClosed()
+	}
+}

@@ -8,7 +8,18 @@
 //   - With Options.Username set, AUTH PLAIN is offered and required before MAIL FROM. With
 //     Options.TLS set to "starttls" the server offers STARTTLS; with "tls" it speaks implicit TLS.
 //     Either way it uses a self-signed certificate made at Start that ClientTLSConfig trusts.
-//   - Refuse and SetDelay make it misbehave on demand: refuse every message, or be slow.
+//   - It misbehaves on demand, like a real relay, from the next command on: Refuse answers every
+//     DATA with a given reply; RefuseRecipient answers RCPT TO for one address (matched without
+//     regard to case) with a given reply and a fitting RFC 3463 enhanced status code; SetDelay
+//     waits before each reply to DATA; CloseAfterAccept closes the connection right after each
+//     250 to DATA, the message having been recorded.
+//   - Whenever it replies 421 it closes that connection right after the reply has been written,
+//     as RFC 5321 says a server sending 421 does, so the client's next command fails.
+//   - It counts: Connections (accepted so far), MaxConnections (most open at once),
+//     MaxConversations (most mail transactions open at once; a transaction is open from MAIL
+//     FROM until its reply to DATA has been written, RSET, or the end of its connection) and
+//     Attempts (RCPT TO commands per address, accepted or refused). ResetMax restarts the maxima.
+//     The counts are exact whatever the concurrency.
 //   - All methods are safe for concurrent use, and no goroutine of the server outlives Close.
 package smtptest
 
@@ -22,6 +33,7 @@ import (
 	"net"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -56,8 +68,16 @@ type Server struct {
 	changed  chan struct{} // closed and replaced whenever a message is recorded
 	conns    map[*countedConn]struct{}
 	nconns   int
-	refusal  *smtp.SMTPError
-	delay    time.Duration
+	maxConns int            // most entries conns has had at once
+	openTx   int            // mail transactions open now
+	maxTx    int            // most mail transactions open at once
+	attempts map[string]int // RCPT TO commands seen, by addrKey
+
+	// Misbehaviour, set by the methods in faults.go.
+	refusal          *smtp.SMTPError
+	rcptRefusals     map[string]*smtp.SMTPError // by addrKey
+	delay            time.Duration
+	closeAfterAccept bool
 }
 
 // Start runs a server for the duration of the test. With no Options it is a plain-text server
@@ -98,6 +118,9 @@ func Start(t testing.TB, opts ...Options) *Server {
 		served:  make(chan struct{}),
 		changed: make(chan struct{}),
 		conns:   make(map[*countedConn]struct{}),
+
+		attempts:     make(map[string]int),
+		rcptRefusals: make(map[string]*smtp.SMTPError),
 	}
 	// Connections are counted below any TLS layer so that every TCP connection gets a number,
 	// including one whose handshake fails.
@@ -162,26 +185,6 @@ func (s *Server) Connections() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.nconns
-}
-
-// Refuse makes the server answer every DATA from now on with the given SMTP reply code and
-// text, after reading the message. Refuse(0, "") accepts messages again.
-func (s *Server) Refuse(code int, msg string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if code == 0 {
-		s.refusal = nil
-		return
-	}
-	s.refusal = &smtp.SMTPError{Code: code, EnhancedCode: smtp.EnhancedCodeNotSet, Message: msg}
-}
-
-// SetDelay makes the server wait d after reading each message before it answers, as a slow
-// server would. A wait in progress ends early when the server is closed.
-func (s *Server) SetDelay(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.delay = d
 }
 
 // WaitForMessages waits until at least n messages have been accepted and returns them all. It
@@ -259,13 +262,6 @@ func (s *Server) record(m Message) {
 	s.changed = make(chan struct{})
 }
 
-// misbehaviour returns the current delay and refusal.
-func (s *Server) misbehaviour() (time.Duration, *smtp.SMTPError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.delay, s.refusal
-}
-
 // countingListener numbers and tracks every accepted TCP connection.
 type countingListener struct {
 	net.Listener
@@ -287,6 +283,7 @@ func (l *countingListener) Accept() (net.Conn, error) {
 		_ = c.Close()
 	} else {
 		s.conns[cc] = struct{}{}
+		s.maxConns = max(s.maxConns, len(s.conns))
 	}
 	return cc, nil
 }
@@ -297,6 +294,25 @@ type countedConn struct {
 	n    int
 	s    *Server
 	once sync.Once
+	// hangUp makes the next Write close the connection once it has written (see
+	// closeAfterReply). Atomic because a BDAT message reaches the session on another goroutine.
+	hangUp atomic.Bool
+}
+
+// closeAfterReply makes the connection close right after the server's next reply. go-smtp
+// writes a one-line reply with a single Write, even through TLS (one record), and every reply
+// the session provokes is one line (see replyText), so the next Write is the whole reply.
+func (c *countedConn) closeAfterReply() { c.hangUp.Store(true) }
+
+func (c *countedConn) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	if c.hangUp.CompareAndSwap(true, false) {
+		// Write has handed every byte to the kernel, which sends them before the FIN. A client
+		// that waits for each reply (go-smtp's does) has sent nothing since, so there is no
+		// unread input that would make the kernel reset the connection instead.
+		_ = c.Close()
+	}
+	return n, err
 }
 
 func (c *countedConn) Close() error {
@@ -308,16 +324,16 @@ func (c *countedConn) Close() error {
 	return c.Conn.Close()
 }
 
-// connNumber finds the number of the TCP connection under a (possibly TLS) connection.
-func connNumber(c net.Conn) int {
+// countedOf finds the TCP connection under a (possibly TLS) connection.
+func countedOf(c net.Conn) *countedConn {
 	for {
 		switch v := c.(type) {
 		case *countedConn:
-			return v.n
+			return v
 		case *tls.Conn:
 			c = v.NetConn()
 		default:
-			return 0
+			return nil
 		}
 	}
 }

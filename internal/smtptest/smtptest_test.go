@@ -27,6 +27,57 @@ const sample = "From: Library <noreply@library.test>\r\n" +
 	"Due back on 2026-03-01.\r\n" +
 	"Caf=C3=A9\r\n"
 
+// dial connects a client to srv in the given TLS mode ("", "starttls" or "tls") and closes it
+// when the test ends.
+func dial(t *testing.T, srv *smtptest.Server, mode string) *smtp.Client {
+	t.Helper()
+	var c *smtp.Client
+	var err error
+	switch mode {
+	case "":
+		c, err = smtp.Dial(srv.Addr())
+	case "starttls":
+		c, err = smtp.DialStartTLS(srv.Addr(), srv.ClientTLSConfig())
+	case "tls":
+		c, err = smtp.DialTLS(srv.Addr(), srv.ClientTLSConfig())
+	}
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// requireReply checks that err is the server's refusal with exactly this code, enhanced code
+// and text.
+func requireReply(t *testing.T, err error, code int, enhanced smtp.EnhancedCode, text string) {
+	t.Helper()
+	var smtpErr *smtp.SMTPError
+	require.ErrorAs(t, err, &smtpErr)
+	require.Equal(t, code, smtpErr.Code)
+	require.Equal(t, enhanced, smtpErr.EnhancedCode)
+	require.Equal(t, text, smtpErr.Message)
+}
+
+// requireClosed checks that err is what a client gets from a connection the server has
+// closed: an I/O error, not a reply.
+func requireClosed(t *testing.T, err error) {
+	t.Helper()
+	require.Error(t, err)
+	var smtpErr *smtp.SMTPError
+	require.False(t, errors.As(err, &smtpErr), "got a reply, want a closed connection: %v", err)
+	var netErr net.Error
+	require.True(t, errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &netErr),
+		"want an I/O error, got %T: %v", err, err)
+}
+
+// requireSettles waits until no connection and no transaction is open on the server.
+func requireSettles(t *testing.T, srv *smtptest.Server, conns, conversations int) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		srv.ResetMax() // the maxima now read the current counts
+		return srv.MaxConnections() == conns && srv.MaxConversations() == conversations
+	}, 5*time.Second, time.Millisecond, "want %d connection(s) and %d transaction(s) open", conns, conversations)
+}
+
 // send delivers one message over an open client.
 func send(t *testing.T, c *smtp.Client, from string, to ...string) error {
 	t.Helper()
@@ -95,27 +146,11 @@ func TestTLSModesAndAuth(t *testing.T) {
 			}
 			require.Equal(t, wantTLS, u.Query().Get("tls"))
 
-			dial := func() *smtp.Client {
-				var c *smtp.Client
-				var err error
-				switch mode {
-				case "":
-					c, err = smtp.Dial(srv.Addr())
-				case "starttls":
-					c, err = smtp.DialStartTLS(srv.Addr(), srv.ClientTLSConfig())
-				case "tls":
-					c, err = smtp.DialTLS(srv.Addr(), srv.ClientTLSConfig())
-				}
-				require.NoError(t, err)
-				t.Cleanup(func() { _ = c.Close() })
-				return c
-			}
-
-			c := dial()
+			c := dial(t, srv, mode)
 			require.Error(t, send(t, c, "a@example.com", "b@example.com"), "unauthenticated MAIL FROM")
 			require.Error(t, c.Auth(sasl.NewPlainClient("", "lib", "wrong")))
 
-			c = dial()
+			c = dial(t, srv, mode)
 			require.NoError(t, c.Auth(sasl.NewPlainClient("", "lib", "s3cret")))
 			require.NoError(t, send(t, c, "a@example.com", "b@example.com"))
 			require.NoError(t, c.Quit())
@@ -159,6 +194,12 @@ func TestDelay(t *testing.T) {
 	start := time.Now()
 	require.NoError(t, send(t, c, "a@example.com", "b@example.com"))
 	require.GreaterOrEqual(t, time.Since(start), 50*time.Millisecond)
+	// A refusal waits too.
+	srv.Refuse(451, "Later")
+	start = time.Now()
+	require.Error(t, send(t, c, "a@example.com", "b@example.com"))
+	require.GreaterOrEqual(t, time.Since(start), 50*time.Millisecond)
+	srv.Refuse(0, "")
 
 	srv.SetDelay(time.Hour)
 	done := make(chan error, 1)
@@ -211,4 +252,180 @@ func TestCloseWithIdleConnection(t *testing.T) {
 	_, err = io.ReadAll(conn)
 	var netErr net.Error
 	require.False(t, errors.As(err, &netErr) && netErr.Timeout(), "connection still open after Close")
+}
+
+func TestRefuseRecipient(t *testing.T) {
+	t.Parallel()
+	srv := smtptest.Start(t)
+	c := dial(t, srv, "")
+	for _, tc := range []struct {
+		code     int
+		enhanced smtp.EnhancedCode
+	}{
+		{550, smtp.EnhancedCode{5, 1, 1}},
+		{553, smtp.EnhancedCode{5, 1, 3}},
+		{452, smtp.EnhancedCode{4, 2, 2}},
+		{451, smtp.EnhancedCode{4, 3, 0}},
+	} {
+		srv.RefuseRecipient("Refused@Example.com", tc.code, "Not\r\nnow")
+		requireReply(t, send(t, c, "a@example.com", "refused@example.COM"), tc.code, tc.enhanced, "Not now")
+		require.NoError(t, c.Reset(), "a refused recipient leaves the connection usable")
+	}
+	require.Empty(t, srv.Messages())
+
+	// A relay delivers to the recipients it accepted and to no other.
+	require.NoError(t, c.Mail("a@example.com", nil))
+	require.NoError(t, c.Rcpt("reader@example.com", nil))
+	require.Error(t, c.Rcpt("refused@example.com", nil))
+	w, err := c.Data()
+	require.NoError(t, err)
+	_, err = io.Copy(w, strings.NewReader(sample))
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	require.Equal(t, []string{"reader@example.com"}, srv.WaitForMessages(t, 1, 5*time.Second)[0].To)
+
+	srv.RefuseRecipient("<refused@example.com>", 0, "")
+	require.NoError(t, send(t, c, "a@example.com", "refused@example.com"))
+	require.Len(t, srv.Messages(), 2)
+	require.Equal(t, 1, srv.Connections())
+}
+
+// A 421, to RCPT TO or to DATA, is followed by the server closing the connection, through TLS
+// too; the reply itself arrives whole.
+func TestReply421ClosesConnection(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"", "starttls", "tls"} {
+		t.Run("tls="+mode, func(t *testing.T) {
+			t.Parallel()
+			srv := smtptest.Start(t, smtptest.Options{TLS: mode})
+			srv.RefuseRecipient("busy@example.com", 421, "Too busy")
+			c := dial(t, srv, mode)
+			require.NoError(t, c.Mail("a@example.com", nil))
+			requireReply(t, c.Rcpt("BUSY@example.com", nil), 421, smtp.EnhancedCode{4, 3, 2}, "Too busy")
+			requireClosed(t, c.Noop())
+			requireSettles(t, srv, 0, 0)
+
+			srv.Refuse(421, "Shutting down")
+			c = dial(t, srv, mode)
+			requireReply(t, send(t, c, "a@example.com", "b@example.com"), 421, smtp.EnhancedCode{4, 0, 0}, "Shutting down")
+			requireClosed(t, c.Reset())
+			requireSettles(t, srv, 0, 0)
+			require.Empty(t, srv.Messages())
+			require.Equal(t, 2, srv.Connections())
+		})
+	}
+}
+
+func TestCloseAfterAccept(t *testing.T) {
+	t.Parallel()
+	srv := smtptest.Start(t)
+	srv.CloseAfterAccept(true)
+	for _, next := range []func(*smtp.Client) error{(*smtp.Client).Reset, (*smtp.Client).Noop, (*smtp.Client).Quit} {
+		c := dial(t, srv, "")
+		require.NoError(t, send(t, c, "a@example.com", "b@example.com"), "the 250 arrives")
+		requireClosed(t, next(c))
+	}
+	require.Len(t, srv.Messages(), 3, "each message was recorded before the connection closed")
+
+	srv.CloseAfterAccept(false)
+	c := dial(t, srv, "")
+	require.NoError(t, send(t, c, "a@example.com", "b@example.com"))
+	require.NoError(t, send(t, c, "a@example.com", "b@example.com"))
+	require.NoError(t, c.Quit())
+	var conns []int
+	for _, m := range srv.Messages() {
+		conns = append(conns, m.Conn)
+	}
+	require.Equal(t, []int{1, 2, 3, 4, 4}, conns)
+}
+
+// n clients hold a transaction open at once; the server must have seen all n together.
+func TestMaxConversations(t *testing.T) {
+	t.Parallel()
+	srv := smtptest.Start(t)
+	const n = 5
+	var opened, finished sync.WaitGroup
+	release := make(chan struct{})
+	opened.Add(n)
+	for range n {
+		finished.Go(func() {
+			c, err := smtp.Dial(srv.Addr())
+			if err != nil {
+				opened.Done()
+				t.Error(err)
+				return
+			}
+			defer func() { _ = c.Close() }()
+			err = c.Mail("a@example.com", nil)
+			opened.Done()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			<-release
+			if err := c.Rcpt("b@example.com", nil); err != nil {
+				t.Error(err)
+				return
+			}
+			w, err := c.Data()
+			if err == nil {
+				_, err = io.Copy(w, strings.NewReader(sample))
+			}
+			if err == nil {
+				err = w.Close()
+			}
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	opened.Wait()
+	// Exact without waiting: the server counts a transaction before it answers MAIL FROM.
+	require.Equal(t, n, srv.MaxConversations())
+	require.Equal(t, n, srv.MaxConnections())
+	close(release)
+	finished.Wait()
+	require.Len(t, srv.WaitForMessages(t, n, 5*time.Second), n)
+	requireSettles(t, srv, 0, 0)
+	require.Equal(t, n, srv.Connections())
+}
+
+// A transaction ends with the reply to DATA, with RSET, or with its connection.
+func TestConversationEnds(t *testing.T) {
+	t.Parallel()
+	srv := smtptest.Start(t)
+	c := dial(t, srv, "")
+	require.NoError(t, send(t, c, "a@example.com", "b@example.com"))
+	requireSettles(t, srv, 1, 0)
+	require.NoError(t, send(t, c, "a@example.com", "b@example.com"))
+	require.NoError(t, c.Mail("a@example.com", nil))
+	require.NoError(t, c.Mail("a@example.com", nil), "a second MAIL FROM restarts the same transaction")
+	require.NoError(t, c.Reset())
+	require.Equal(t, 1, srv.MaxConversations(), "never two at once on one connection")
+	requireSettles(t, srv, 1, 0)
+
+	require.NoError(t, c.Mail("a@example.com", nil))
+	requireSettles(t, srv, 1, 1)
+	require.NoError(t, c.Close())
+	requireSettles(t, srv, 0, 0)
+}
+
+func TestAttempts(t *testing.T) {
+	t.Parallel()
+	srv := smtptest.Start(t)
+	srv.RefuseRecipient("deferred@example.com", 451, "Try later")
+	srv.RefuseRecipient("gone@example.com", 550, "No such user")
+	c := dial(t, srv, "")
+	for range 3 {
+		require.Error(t, send(t, c, "a@example.com", "Deferred@example.com"))
+		require.NoError(t, c.Reset())
+	}
+	require.Error(t, send(t, c, "a@example.com", "gone@example.com"))
+	require.NoError(t, c.Reset())
+	require.NoError(t, send(t, c, "a@example.com", "ok@example.com"))
+
+	require.Equal(t, 3, srv.Attempts("DEFERRED@example.com"))
+	require.Equal(t, 1, srv.Attempts("gone@example.com"))
+	require.Equal(t, 1, srv.Attempts("ok@example.com"))
+	require.Equal(t, 0, srv.Attempts("never@example.com"))
 }

@@ -1,0 +1,114 @@
+package processor
+
+import (
+	"context"
+	"time"
+
+	"library/internal/eventstore"
+)
+
+// handle is one worker: it hands an event to the handler, at attempt attempt, and sorts what
+// the handler returned (see Handler). It keeps trying while the gate says what the handler
+// depends on is down; it gives up, leaving the event to the next holder, when the holding
+// ends first. from is the event's entry in the window, nil for a deferred event.
+func (d *dispatcher) handle(e eventstore.Event, attempt int, from *entry) result {
+	res := result{entry: from, position: e.Position}
+	for {
+		probe, ok := d.gate.enter(d.shutdown, d.leased)
+		if !ok {
+			return res
+		}
+		if !d.fresh() {
+			d.gate.abandon(probe)
+			return res
+		}
+		ctx, cancel := d.bounded()
+		err := d.handler.Handle(withAttempt(ctx, attempt), e)
+		cancel()
+		if d.leased.Err() != nil {
+			d.gate.abandon(probe)
+			return res
+		}
+		switch sortOutcome(err) {
+		case pauseAll:
+			d.gate.paused(probe)
+			d.failed(err)
+			d.logger.Warn("processor paused: what it depends on is down", "processor", d.proc.Name,
+				"position", e.Position, "error", err)
+			continue
+		case handled:
+			d.gate.passed()
+			d.succeeded()
+			res.done = from != nil || d.persist(func(ctx context.Context) error {
+				return d.checkpoints.Done(ctx, d.proc.Name, e.Position)
+			})
+		case parkIt:
+			d.gate.passed()
+			res.done = d.park(e, err, attempt)
+		default:
+			d.gate.passed()
+			if attempt >= d.opts.Retry.Attempts {
+				res.done = d.park(e, err, attempt)
+				break
+			}
+			res.deferredTo = time.Now().Add(d.opts.Retry.delay(attempt))
+			res.done = d.deferTo(e, err, attempt, res.deferredTo)
+		}
+		return res
+	}
+}
+
+// deferTo keeps a failed event to be tried again at next.
+func (d *dispatcher) deferTo(e eventstore.Event, reason error, attempts int, next time.Time) bool {
+	d.failed(reason)
+	d.logger.Warn("event deferred", "processor", d.proc.Name, "stream", e.StreamID, "version", e.Version,
+		"position", e.Position, "attempt", attempts, "retry_in", time.Until(next).Round(time.Millisecond).String(),
+		"error", reason)
+	return d.persist(func(ctx context.Context) error {
+		return d.checkpoints.Defer(ctx, d.proc.Name, Deferred{Event: e, Reason: reason.Error(), Attempts: attempts, NextAttempt: next})
+	})
+}
+
+// ParkListener is implemented by handlers that want to know when one of their events has been
+// parked, whether the handler asked for it or its attempts ran out: the outbox counts the
+// emails it could not send.
+type ParkListener interface {
+	Parked(e eventstore.Event)
+}
+
+// park parks an event with the reason it failed.
+func (d *dispatcher) park(e eventstore.Event, reason error, attempts int) bool {
+	d.failed(reason)
+	d.logger.Warn("event parked", "processor", d.proc.Name, "stream", e.StreamID, "version", e.Version,
+		"position", e.Position, "attempts", attempts, "reason", reason)
+	parked := d.persist(func(ctx context.Context) error {
+		return d.checkpoints.Park(ctx, d.proc.Name, Parked{Event: e, Reason: reason.Error(), Attempts: attempts})
+	})
+	if l, ok := d.handler.(ParkListener); ok && parked {
+		l.Parked(e)
+	}
+	return parked
+}
+
+// persist runs a write to the checkpoints until it succeeds, backing off between tries, and
+// reports false when the holding ended first: the event is then not finished with, and the
+// next holder handles it again.
+func (d *dispatcher) persist(write func(ctx context.Context) error) bool {
+	for failures := 1; ; failures++ {
+		ctx, cancel := d.bounded()
+		err := write(ctx)
+		cancel()
+		if err == nil {
+			return true
+		}
+		if d.leased.Err() != nil {
+			return false
+		}
+		d.failed(err)
+		d.logger.Warn("processor could not record an event's outcome; trying again", "processor", d.proc.Name,
+			"error", err, "failures", failures)
+		if !sleep(d.leased, d.leased, storeBackoff(failures)) {
+			return false
+		}
+	}
+}
