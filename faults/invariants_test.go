@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"library/internal/notifications"
 	"library/internal/smtptest"
 )
 
@@ -165,13 +166,15 @@ func loanEmails(t *testing.T, pool *pgxpool.Pool, smtp *smtptest.Server, within 
 	var missing []int64
 	deadline := time.Now().Add(within)
 	for {
-		seen := map[string]int{}
+		seen := map[int64]int{}
 		for _, m := range smtp.Messages() {
-			seen[m.MessageID]++
+			if p, ok := notifications.PositionOf(m.MessageID); ok {
+				seen[p]++
+			}
 		}
 		missing, emails, duplicates = missing[:0], 0, 0
 		for _, p := range positions {
-			n := seen[messageID(p)]
+			n := seen[p]
 			if n == 0 {
 				missing = append(missing, p)
 			}
@@ -188,8 +191,6 @@ func loanEmails(t *testing.T, pool *pgxpool.Pool, smtp *smtptest.Server, within 
 	}
 	return len(positions), emails, duplicates
 }
-
-func messageID(position int64) string { return fmt.Sprintf("<notifications.%d@library>", position) }
 
 // nothingParked checks that no processor has parked an event.
 func nothingParked(t *testing.T, pool *pgxpool.Pool) {

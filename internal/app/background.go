@@ -14,10 +14,12 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		checkpoints processor.Checkpoints
 		leases      processor.Leases
 		catalog     books.Catalog
+		accepted    notifications.AcceptedEmails
 	)
 	if a.pool == nil {
 		memory := processor.NewMemoryCheckpoints(a.cfg.Now)
 		checkpoints, leases, catalog = memory, processor.NewMemoryLeases(), books.NewMemoryCatalog(memory)
+		accepted = notifications.NewMemoryAcceptedEmails()
 	} else {
 		shared := processor.NewPostgresCheckpoints(a.pool)
 		timing := a.cfg.LeaseTiming
@@ -25,14 +27,18 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		checkpoints = shared
 		leases = processor.NewPostgresLeases(a.pool.Config().ConnConfig, timing, a.logger)
 		catalog = books.NewPostgresCatalog(a.pool, shared)
+		accepted = notifications.NewPostgresAcceptedEmails(a.pool)
 	}
 
 	mailer, err := a.mailer()
 	if err != nil {
 		return nil, nil, err
 	}
-	outbox := &notifications.Outbox{Mailer: mailer, Books: bookService, Accounts: accountService, From: a.cfg.MailFrom,
-		Observer: a.metrics.Emails()}
+	outbox := &notifications.Outbox{
+		Mailer: mailer, Books: bookService, Accounts: accountService, Accepted: accepted,
+		Installation: a.store.Installation, From: a.cfg.MailFrom,
+		InFlight: a.cfg.SMTPMaxInFlight, Observer: a.metrics.Emails(), Now: a.cfg.Now,
+	}
 	lateFines := accounts.LateFines{Accounts: accountService, FinePerDay: a.cfg.FinePerDay}
 
 	processors := []processor.Processor{books.CatalogProcessor(catalog), outbox.Processor(), lateFines.Processor()}
@@ -65,6 +71,7 @@ func (a *App) mailer() (notifications.Mailer, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.logger.Info("mail: SMTP", "smtp", smtp)
+	smtp.MaxRate = a.cfg.SMTPMaxRate
+	a.logger.Info("mail: SMTP", "smtp", smtp, "max_in_flight", a.cfg.SMTPMaxInFlight, "max_rate", a.cfg.SMTPMaxRate)
 	return notifications.NewSMTPMailer(smtp, a.logger), nil
 }

@@ -83,6 +83,28 @@ func admin(t *testing.T, a *api, name, action string) response {
 	return a.call(t, http.MethodPost, "/admin/processors/"+name+"/"+action, nil, "Authorization", "Bearer "+adminToken)
 }
 
+// parkedList is GET /admin/processors/{name}/parked.
+type parkedList struct {
+	Processor string `json:"processor"`
+	Parked    []struct {
+		Position int64     `json:"position"`
+		StreamID string    `json:"streamId"`
+		Version  int64     `json:"version"`
+		Type     string    `json:"type"`
+		Reason   string    `json:"reason"`
+		Attempts int       `json:"attempts"`
+		ParkedAt time.Time `json:"parkedAt"`
+	} `json:"parked"`
+}
+
+func listParked(t *testing.T, a *api, name string) parkedList {
+	t.Helper()
+	var l parkedList
+	requireJSON(t, a.call(t, http.MethodGet, "/admin/processors/"+name+"/parked", nil, "Authorization", "Bearer "+adminToken), &l)
+	require.Equal(t, name, l.Processor)
+	return l
+}
+
 type catalogList struct {
 	Books []struct {
 		ID      string `json:"id"`
@@ -208,7 +230,11 @@ func TestStatusAndAdmin(t *testing.T) {
 		var names []string
 		for _, p := range s.Processors {
 			names = append(names, p.Name+":"+string(p.Kind))
-			requireKeys(t, mustJSON(t, p), "name", "kind", "holdsLease", "checkpoint", "generation", "head", "lag", "parked", "lastError")
+			keys := []string{"name", "kind", "holdsLease", "checkpoint", "generation", "head", "lag", "parked", "deferred", "inFlight", "lastError"}
+			if p.Kind == "outbox" {
+				keys = append(keys, "relay") // this replica holds its lease
+			}
+			requireKeys(t, mustJSON(t, p), keys...)
 		}
 		assert.Equal(t, []string{"catalog:viewModel", "notifications:outbox", "late-fines:saga"}, names)
 		eventually(t, 10*time.Second, func() bool {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"math"
 	"net/mail"
 	"net/url"
 	"os"
@@ -43,6 +44,11 @@ type Config struct {
 	SMTPURL string
 	// MailFrom is the sender of loan emails.
 	MailFrom string
+	// SMTPMaxInFlight is how many loan emails may be in flight at once, over as many SMTP
+	// connections.
+	SMTPMaxInFlight int
+	// SMTPMaxRate caps the loan emails sent per second; 0 is no cap.
+	SMTPMaxRate float64
 	// AdminToken is the bearer token of the admin endpoints; empty refuses everyone.
 	AdminToken string
 	// CORSOrigins are the browser origins (such as https://library.example.org, or *) whose
@@ -76,6 +82,7 @@ const (
 	DefaultRequestTimeout      = 10 * time.Second
 	DefaultShutdownTimeout     = 20 * time.Second
 	DefaultMailFrom            = "library@localhost"
+	DefaultSMTPMaxInFlight     = 16
 	DefaultFinePerDay          = accounts.DefaultFinePerDay
 )
 
@@ -100,6 +107,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MailFrom == "" {
 		c.MailFrom = DefaultMailFrom
+	}
+	if c.SMTPMaxInFlight <= 0 {
+		c.SMTPMaxInFlight = DefaultSMTPMaxInFlight
 	}
 	if c.LeaseRetryInterval <= 0 {
 		c.LeaseRetryInterval = processor.DefaultLeaseRetryInterval
@@ -150,6 +160,12 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		return Config{}, err
 	}
 	if c.CORSOrigins, err = origins(getenv, "CORS_ORIGINS"); err != nil {
+		return Config{}, err
+	}
+	if c.SMTPMaxInFlight, err = positiveInt(getenv, "SMTP_MAX_IN_FLIGHT", DefaultSMTPMaxInFlight); err != nil {
+		return Config{}, err
+	}
+	if c.SMTPMaxRate, err = rate(getenv, "SMTP_MAX_RATE"); err != nil {
 		return Config{}, err
 	}
 	finePerDay, err := positiveInt(getenv, "FINE_PER_DAY", DefaultFinePerDay)
@@ -214,6 +230,19 @@ func positiveDuration(getenv func(string) string, name string, fallback time.Dur
 		return 0, fmt.Errorf("%s must be a positive duration such as 500ms, 30s or 336h", name)
 	}
 	return d, nil
+}
+
+// rate reads a rate per second: 0 (no cap) or more, such as 14 or 0.5.
+func rate(getenv func(string) string, name string) (float64, error) {
+	s := getenv(name)
+	if s == "" {
+		return 0, nil
+	}
+	r, err := strconv.ParseFloat(s, 64)
+	if err != nil || r < 0 || math.IsInf(r, 0) || math.IsNaN(r) {
+		return 0, fmt.Errorf("%s must be a number of messages per second, 0 or more, such as 14 or 0.5", name)
+	}
+	return r, nil
 }
 
 func duration(getenv func(string) string, name string, fallback time.Duration) (time.Duration, error) {

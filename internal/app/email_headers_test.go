@@ -212,10 +212,11 @@ func TestLoanEmailHeadersFromUncheckedEvents(t *testing.T) {
 	requireOnlyTo(t, smtp, func(addr string) bool {
 		return strings.HasPrefix(addr, "reader-") && strings.HasSuffix(addr, "@example.org")
 	})
-	s := processorStatus(t, a, "notifications")
-	require.NotNil(t, s.LastError)
-	assert.Contains(t, *s.LastError, "To address")
-	assert.NotContains(t, *s.LastError, "eve@example.org", "the error names the message, not the recipient")
+	parked := listParked(t, a, "notifications")
+	require.Len(t, parked.Parked, 1)
+	assert.Contains(t, parked.Parked[0].Reason, "To address")
+	assert.Equal(t, 1, parked.Parked[0].Attempts, "an address that can't be sent is parked at once")
+	assert.NotContains(t, parked.Parked[0].Reason, "eve@example.org", "the error names the message, not the recipient")
 }
 
 // fit repeats s to exactly n characters.
@@ -272,7 +273,7 @@ func requireLoanEmail(t *testing.T, got smtptest.Message, addr string, position 
 	require.NoError(t, err)
 	require.Len(t, from, 1)
 	require.Equal(t, mailFrom, from[0].Address)
-	require.Equal(t, fmt.Sprintf("<notifications.%d@library>", position), got.MessageID)
+	requireMessageID(t, got.MessageID, position, mailFrom[strings.LastIndexByte(mailFrom, '@')+1:])
 	// Every line of the header block is a field of its own or the folded rest of one: no line
 	// of the attacker's starts a field.
 	for _, line := range strings.Split(headerBlock(got.Raw), "\r\n") {

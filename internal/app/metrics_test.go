@@ -98,7 +98,7 @@ func TestMetrics(t *testing.T) {
 		var s scraped
 		eventually(t, 10*time.Second, func() bool {
 			s = scrapeMetrics(t, a)
-			done := s.is(1, "library_emails_sent_total")
+			done := s.is(1, "library_emails_accepted_total")
 			for _, name := range processorNames {
 				done = done && s.is(0, "library_processor_lag", "processor", name) &&
 					s.is(events, "library_processor_events_handled_total", "processor", name)
@@ -148,9 +148,14 @@ func TestMetrics(t *testing.T) {
 		})
 
 		t.Run("emails", func(t *testing.T) {
-			s.require(t, 1, "library_emails_sent_total")
-			s.require(t, 0, "library_emails_failed_total")
+			s.require(t, 1, "library_emails_accepted_total")
+			s.require(t, 0, "library_emails_deferred_total")
 			s.require(t, 0, "library_emails_parked_total")
+			s.require(t, 0, "library_emails_in_flight")
+			s.require(t, 1, "library_email_relay_up")
+			s.require(t, 0, "library_processor_deferred", "processor", "notifications")
+			sendTime := s.families["library_email_send_duration_seconds"].GetMetric()[0].GetHistogram()
+			assert.Equal(t, uint64(1), sendTime.GetSampleCount())
 		})
 
 		t.Run("the Go runtime and the process", func(t *testing.T) {
@@ -160,7 +165,7 @@ func TestMetrics(t *testing.T) {
 	})
 }
 
-// Emails that can't be sent are counted as failed attempts, then as parked.
+// Emails that can't be sent are counted as failed attempts, as deferred, then as parked.
 func TestMetricsOfEmailsThatFail(t *testing.T) {
 	t.Parallel()
 	smtp := smtptest.Start(t)
@@ -178,8 +183,10 @@ func TestMetricsOfEmailsThatFail(t *testing.T) {
 		s = scrapeMetrics(t, a)
 		return s.is(2, "library_emails_parked_total") && s.is(2, "library_processor_parked", "processor", "notifications")
 	}, "both emails to be parked")
-	s.require(t, 3, "library_emails_failed_total") // fastBackground tries three times
-	s.require(t, 0, "library_emails_sent_total")
+	s.require(t, 3, "library_email_failures_total", "class", "temporary", "reason", "4xx") // fastBackground tries three times
+	s.require(t, 2, "library_emails_deferred_total")                                       // the third attempt parks
+	s.require(t, 0, "library_emails_accepted_total")
+	s.require(t, 1, "library_email_relay_up") // it answered, if only to refuse
 	failures, _ := s.value("library_processor_failures_total", "processor", "notifications")
 	assert.GreaterOrEqual(t, failures, 4.0, "three failed attempts and one email parked at once")
 }

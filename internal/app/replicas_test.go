@@ -69,9 +69,9 @@ func holder(t *testing.T, replicas []*replica, name string) *replica {
 // positions and nothing else.
 func requireOneEmailPerLoan(t *testing.T, smtp *smtptest.Server, loans []result, replicas ...*replica) {
 	t.Helper()
-	want := map[string]bool{}
+	want := map[int64]bool{}
 	for _, l := range loans {
-		want[fmt.Sprintf("<notifications.%d@library>", l.Position)] = true
+		want[l.Position] = true
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for len(smtp.Messages()) < len(loans) {
@@ -82,12 +82,12 @@ func requireOneEmailPerLoan(t *testing.T, smtp *smtptest.Server, loans []result,
 		time.Sleep(10 * time.Millisecond) // polling the server, bounded by the deadline
 	}
 	got := smtp.Messages()
-	seen := map[string]int{}
+	seen := map[int64]int{}
 	for _, m := range got {
-		seen[m.MessageID]++
+		seen[emailPosition(t, m.MessageID)]++
 	}
-	for id := range want {
-		assert.Equal(t, 1, seen[id], "emails for %s", id)
+	for position := range want {
+		assert.Equal(t, 1, seen[position], "emails for the loan at %d", position)
 	}
 	assert.Len(t, seen, len(want), "no email for anything but the loans")
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"library/internal/errs"
@@ -16,6 +17,31 @@ import (
 // testContract is the suite every Store must pass. newStore returns an empty store that lives
 // until the test ends.
 func testContract(t *testing.T, newStore func(t *testing.T) Store) {
+	t.Run("InstallationIsMadeOnceAndKept", func(t *testing.T) {
+		t.Parallel()
+		ctx, s, other := context.Background(), newStore(t), newStore(t)
+		var wg sync.WaitGroup
+		ids := make([]string, 8)
+		for i := range ids {
+			wg.Go(func() {
+				id, err := s.Installation(ctx)
+				assert.NoError(t, err)
+				ids[i] = id
+			})
+		}
+		wg.Wait()
+		require.NotEmpty(t, ids[0])
+		for _, id := range ids {
+			require.Equal(t, ids[0], id, "one id, however many ask at once")
+		}
+		for _, r := range ids[0] {
+			require.True(t, r > ' ' && r <= '~' && r != '<' && r != '>' && r != '@', "%q can go in a Message-ID", ids[0])
+		}
+		otherID, err := other.Installation(ctx)
+		require.NoError(t, err)
+		require.NotEqual(t, ids[0], otherID, "another log, another id")
+	})
+
 	t.Run("AppendStartsAStreamAtVersionOne", func(t *testing.T) {
 		t.Parallel()
 		ctx, s := context.Background(), newStore(t)

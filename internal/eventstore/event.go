@@ -35,6 +35,9 @@ type Store interface {
 	// CountAfter counts the events that come after the checkpoint: how far behind a reader at
 	// that checkpoint is.
 	CountAfter(ctx context.Context, after Checkpoint) (int64, error)
+	// Installation returns the id the log was given when it was set up: made once, kept with
+	// the log, and different for every other log.
+	Installation(ctx context.Context) (string, error)
 }
 
 // NewEvent is an event to append.

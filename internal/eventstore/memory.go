@@ -3,6 +3,7 @@ package eventstore
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"sort"
 	"sync"
 	"time"
@@ -13,7 +14,8 @@ import (
 // Memory is a Store kept in the memory of one process. Appends are serialized by a mutex, so
 // the global order is simply the order of appends. Nothing survives the process.
 type Memory struct {
-	now func() time.Time
+	now          func() time.Time
+	installation string
 
 	mu          sync.RWMutex
 	all         []Event
@@ -29,7 +31,12 @@ func NewMemory(now func() time.Time) *Memory {
 	if now == nil {
 		now = time.Now
 	}
-	return &Memory{now: now, streams: make(map[string][]int)}
+	return &Memory{now: now, streams: make(map[string][]int), installation: rand.Text()}
+}
+
+// Installation implements Store: a log in memory is a new installation every time.
+func (m *Memory) Installation(ctx context.Context) (string, error) {
+	return m.installation, ctx.Err()
 }
 
 // Append implements Store.

@@ -271,6 +271,29 @@ func (p *Postgres) CountAfter(ctx context.Context, after Checkpoint) (int64, err
 	return n, nil
 }
 
+// installationSQL makes the installation's id if there is none yet, and returns it. When two
+// replicas make it at once, one insert wins and the other finds nothing to return in its
+// snapshot: it asks again.
+const installationSQL = `
+WITH made AS (INSERT INTO installation DEFAULT VALUES ON CONFLICT (one) DO NOTHING RETURNING id)
+SELECT id::text FROM made UNION ALL SELECT id::text FROM installation LIMIT 1`
+
+// Installation implements Store: the id is made by the first call on a database, and kept in
+// its installation table.
+func (p *Postgres) Installation(ctx context.Context) (string, error) {
+	for {
+		var id string
+		err := p.pool.QueryRow(ctx, installationSQL).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) && ctx.Err() == nil {
+			continue // another replica made it meanwhile
+		}
+		if err != nil {
+			return "", translate(ctx, err)
+		}
+		return id, nil
+	}
+}
+
 // Subscribe implements Store. The first subscriber starts a listener on a dedicated connection;
 // it stops when the last subscription ends.
 func (p *Postgres) Subscribe(ctx context.Context) <-chan struct{} {

@@ -40,9 +40,14 @@ type Metrics struct {
 	eventsHandled *prometheus.CounterVec
 	failures      *prometheus.CounterVec
 
-	emailsSent   prometheus.Counter
-	emailsFailed prometheus.Counter
-	emailsParked prometheus.Counter
+	emailsAccepted prometheus.Counter
+	emailsSkipped  prometheus.Counter
+	emailsDeferred prometheus.Counter
+	emailsParked   prometheus.Counter
+	emailFailures  *prometheus.CounterVec
+	emailsInFlight prometheus.Gauge
+	emailSendTime  prometheus.Histogram
+	relayUp        prometheus.Gauge
 }
 
 // New returns metrics on a new registry that also holds the Go runtime's and the process's
@@ -73,9 +78,25 @@ func New(logger *slog.Logger) *Metrics {
 			"Events this replica's processor is done with (handled, skipped or parked).", "processor"),
 		failures: f.counterVec("library_processor_failures_total",
 			"Failures of this replica's processor: failed attempts at an event, store failures, lost leases.", "processor"),
-		emailsSent:   f.counter("library_emails_sent_total", "Loan emails the mail server took."),
-		emailsFailed: f.counter("library_emails_failed_total", "Attempts to send a loan email that failed."),
-		emailsParked: f.counter("library_emails_parked_total", "Loan emails parked: no address, or out of attempts."),
+		emailsAccepted: f.counter("library_emails_accepted_total", "Loan emails the mail relay accepted."),
+		emailsSkipped: f.counter("library_emails_skipped_total",
+			"Loan emails not sent again because the relay had accepted them before (after a takeover)."),
+		emailsDeferred: f.counter("library_emails_deferred_total",
+			"Loan emails the relay refused for now (4xx), put off to a later attempt."),
+		emailsParked: f.counter("library_emails_parked_total",
+			"Loan emails parked: refused for good (5xx), no address, or out of attempts."),
+		emailFailures: f.counterVec("library_email_failures_total",
+			"Failed attempts to send a loan email, by class (permanent, temporary, relayDown) and reason "+
+				"(5xx, 4xx, 421, 454, address, connect, tls, auth, timeout, dropped).", "class", "reason"),
+		emailsInFlight: f.gauge("library_emails_in_flight", "Loan emails being sent to the relay right now."),
+		emailSendTime: f.histogram(prometheus.HistogramOpts{
+			Name:    "library_email_send_duration_seconds",
+			Help:    "How long the relay took to accept a loan email, connecting included when it had to.",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}),
+		relayUp: f.gauge("library_email_relay_up",
+			"1 while the mail relay answers, 0 while it can't be reached or takes no mail (sending is paused); "+
+				"as this replica last saw it."),
 	}
 	reg.MustRegister(
 		collectors.NewGoCollector(),
@@ -138,6 +159,18 @@ func (f factory) gaugeVec(name, help string, labels ...string) *prometheus.Gauge
 	v := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels)
 	f.reg.MustRegister(v)
 	return v
+}
+
+func (f factory) gauge(name, help string) prometheus.Gauge {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
+	f.reg.MustRegister(g)
+	return g
+}
+
+func (f factory) histogram(opts prometheus.HistogramOpts) prometheus.Histogram {
+	h := prometheus.NewHistogram(opts)
+	f.reg.MustRegister(h)
+	return h
 }
 
 func (f factory) counter(name, help string) prometheus.Counter {

@@ -129,7 +129,7 @@ func TestProcessorsAndEmails(t *testing.T) {
 		requireValue(t, f, 0, "library_processor_events_handled_total", "processor", name)
 		requireValue(t, f, 0, "library_processor_failures_total", "processor", name)
 	}
-	requireValue(t, f, 0, "library_emails_sent_total")
+	requireValue(t, f, 0, "library_emails_accepted_total")
 
 	p.LeaseTaken("notifications")
 	p.EventsHandled("notifications", 4)
@@ -139,10 +139,17 @@ func TestProcessorsAndEmails(t *testing.T) {
 	p.LeaseReleased("catalog")
 	p.LeaseTaken("catalog")
 	e := m.Emails()
-	e.EmailSent()
-	e.EmailSent()
-	e.EmailFailed()
+	e.EmailAccepted(30 * time.Millisecond)
+	e.EmailAccepted(300 * time.Millisecond)
+	e.EmailSkipped()
+	e.EmailFailed("temporary", "4xx")
+	e.EmailFailed("relayDown", "connect")
+	e.EmailFailed("relayDown", "connect")
+	e.EmailDeferred()
 	e.EmailParked()
+	e.EmailsInFlight(3)
+	e.EmailsInFlight(-1)
+	e.RelayUp(false)
 
 	f = scrape(t, m)
 	requireValue(t, f, 1, "library_processor_lease_held", "processor", "notifications")
@@ -151,9 +158,19 @@ func TestProcessorsAndEmails(t *testing.T) {
 	requireValue(t, f, 1, "library_processor_failures_total", "processor", "notifications")
 	requireValue(t, f, 1, "library_processor_lease_held", "processor", "catalog")
 	requireValue(t, f, 2, "library_processor_lease_acquired_total", "processor", "catalog")
-	requireValue(t, f, 2, "library_emails_sent_total")
-	requireValue(t, f, 1, "library_emails_failed_total")
+	requireValue(t, f, 2, "library_emails_accepted_total")
+	requireValue(t, f, 1, "library_emails_skipped_total")
+	requireValue(t, f, 1, "library_email_failures_total", "class", "temporary", "reason", "4xx")
+	requireValue(t, f, 2, "library_email_failures_total", "class", "relayDown", "reason", "connect")
+	requireValue(t, f, 1, "library_emails_deferred_total")
 	requireValue(t, f, 1, "library_emails_parked_total")
+	requireValue(t, f, 2, "library_emails_in_flight")
+	requireValue(t, f, 0, "library_email_relay_up")
+	sendTime := f["library_email_send_duration_seconds"].GetMetric()[0].GetHistogram()
+	assert.Equal(t, uint64(2), sendTime.GetSampleCount())
+	assert.InDelta(t, 0.33, sendTime.GetSampleSum(), 1e-9)
+	e.RelayUp(true)
+	requireValue(t, scrape(t, m), 1, "library_email_relay_up")
 }
 
 // The store's figures are read at scrape time; when the store can't be read, the scrape still
@@ -162,7 +179,8 @@ func TestWatchProcessorsReadsTheStoreAtScrapeTime(t *testing.T) {
 	t.Parallel()
 	m := New(nil)
 	m.Processors("notifications").LeaseTaken("notifications")
-	statuses := []processor.Status{{Name: "catalog", Checkpoint: 7, Lag: 0}, {Name: "notifications", Checkpoint: 5, Lag: 2, Parked: 1}}
+	statuses := []processor.Status{{Name: "catalog", Checkpoint: 7, Lag: 0},
+		{Name: "notifications", Checkpoint: 5, Lag: 2, Parked: 1, Deferred: 3, InFlight: 4}}
 	var fail error
 	var deadline time.Time
 	m.WatchProcessors(func(ctx context.Context) ([]processor.Status, error) {
@@ -178,6 +196,8 @@ func TestWatchProcessorsReadsTheStoreAtScrapeTime(t *testing.T) {
 	requireValue(t, f, 5, "library_processor_checkpoint", "processor", "notifications")
 	requireValue(t, f, 2, "library_processor_lag", "processor", "notifications")
 	requireValue(t, f, 1, "library_processor_parked", "processor", "notifications")
+	requireValue(t, f, 3, "library_processor_deferred", "processor", "notifications")
+	requireValue(t, f, 4, "library_processor_in_flight", "processor", "notifications")
 
 	statuses[1].Lag = 0
 	f = scrape(t, m)
@@ -197,10 +217,10 @@ func TestWatchProcessorsReadsTheStoreAtScrapeTime(t *testing.T) {
 func TestEachMetricsHasItsOwnRegistry(t *testing.T) {
 	t.Parallel()
 	a, b := New(nil), New(nil)
-	a.Emails().EmailSent()
+	a.Emails().EmailAccepted(time.Millisecond)
 	fa, fb := scrape(t, a), scrape(t, b)
-	requireValue(t, fa, 1, "library_emails_sent_total")
-	requireValue(t, fb, 0, "library_emails_sent_total")
+	requireValue(t, fa, 1, "library_emails_accepted_total")
+	requireValue(t, fb, 0, "library_emails_accepted_total")
 	for _, f := range []map[string]*dto.MetricFamily{fa, fb} {
 		assert.Contains(t, f, "go_goroutines")
 		assert.Contains(t, f, "process_start_time_seconds")

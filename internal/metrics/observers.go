@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"time"
+
 	"library/internal/aggregate"
 	"library/internal/notifications"
 	"library/internal/processor"
@@ -51,6 +53,21 @@ func (m *Metrics) Emails() notifications.Observer { return emailObserver{m} }
 
 type emailObserver struct{ m *Metrics }
 
-func (o emailObserver) EmailSent()   { o.m.emailsSent.Inc() }
-func (o emailObserver) EmailFailed() { o.m.emailsFailed.Inc() }
-func (o emailObserver) EmailParked() { o.m.emailsParked.Inc() }
+func (o emailObserver) EmailAccepted(took time.Duration) {
+	o.m.emailsAccepted.Inc()
+	o.m.emailSendTime.Observe(took.Seconds())
+}
+func (o emailObserver) EmailSkipped()  { o.m.emailsSkipped.Inc() }
+func (o emailObserver) EmailDeferred() { o.m.emailsDeferred.Inc() }
+func (o emailObserver) EmailParked()   { o.m.emailsParked.Inc() }
+func (o emailObserver) EmailFailed(class notifications.FailureClass, reason string) {
+	o.m.emailFailures.WithLabelValues(string(class), reason).Inc()
+}
+func (o emailObserver) EmailsInFlight(delta int) { o.m.emailsInFlight.Add(float64(delta)) }
+func (o emailObserver) RelayUp(up bool) {
+	if up {
+		o.m.relayUp.Set(1)
+	} else {
+		o.m.relayUp.Set(0)
+	}
+}

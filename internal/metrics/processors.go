@@ -17,7 +17,7 @@ type StatusFunc func(ctx context.Context) ([]processor.Status, error)
 const DefaultStatusTimeout = 2 * time.Second
 
 // WatchProcessors adds the figures of the shared store to every scrape: each processor's
-// checkpoint, lag and parked events. They are read at scrape time (Group.Status is one query
+// checkpoint, lag, parked and deferred events, and the events this replica has in flight. They are read at scrape time (Group.Status is one query
 // for the head and three per processor) rather than kept up to date by the runners, so that a
 // standby, which runs nothing, shows the same figures as the holder, and nothing is read between
 // scrapes. timeout (default DefaultStatusTimeout) bounds the reading; when it fails, those
@@ -35,19 +35,25 @@ func (m *Metrics) WatchProcessors(status StatusFunc, timeout time.Duration) {
 			"Events in the log that the processor has still to handle.", []string{"processor"}, nil),
 		parked: prometheus.NewDesc("library_processor_parked",
 			"Events the processor parked and that wait for retry-parked.", []string{"processor"}, nil),
+		deferred: prometheus.NewDesc("library_processor_deferred",
+			"Events that failed for now and wait for their next attempt.", []string{"processor"}, nil),
+		inFlight: prometheus.NewDesc("library_processor_in_flight",
+			"Events this replica's processor is handling right now.", []string{"processor"}, nil),
 	})
 }
 
 type processorCollector struct {
-	status                  StatusFunc
-	timeout                 time.Duration
-	checkpoint, lag, parked *prometheus.Desc
+	status                                      StatusFunc
+	timeout                                     time.Duration
+	checkpoint, lag, parked, deferred, inFlight *prometheus.Desc
 }
 
 func (c *processorCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.checkpoint
 	ch <- c.lag
 	ch <- c.parked
+	ch <- c.deferred
+	ch <- c.inFlight
 }
 
 func (c *processorCollector) Collect(ch chan<- prometheus.Metric) {
@@ -63,5 +69,7 @@ func (c *processorCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.checkpoint, prometheus.GaugeValue, float64(s.Checkpoint), s.Name)
 		ch <- prometheus.MustNewConstMetric(c.lag, prometheus.GaugeValue, float64(s.Lag), s.Name)
 		ch <- prometheus.MustNewConstMetric(c.parked, prometheus.GaugeValue, float64(s.Parked), s.Name)
+		ch <- prometheus.MustNewConstMetric(c.deferred, prometheus.GaugeValue, float64(s.Deferred), s.Name)
+		ch <- prometheus.MustNewConstMetric(c.inFlight, prometheus.GaugeValue, float64(s.InFlight), s.Name)
 	}
 }

@@ -87,7 +87,8 @@ func FuzzLoanEmail(f *testing.F) {
 	bookService := books.NewService(store, aggregate.Options{}, func() time.Time { return now }, 14*24*time.Hour)
 	accountService := accounts.NewService(store, aggregate.Options{})
 	mailer := &captureMailer{}
-	outbox := &Outbox{Mailer: mailer, Books: bookService, Accounts: accountService, From: "library@localhost"}
+	outbox := &Outbox{Mailer: mailer, Books: bookService, Accounts: accountService, From: "library@localhost",
+		Installation: store.Installation}
 	var runs int
 
 	f.Fuzz(func(t *testing.T, name, email, title, author string) {
@@ -154,7 +155,7 @@ func FuzzLoanEmail(f *testing.F) {
 		if from, err := h.AddressList("From"); err != nil || len(from) != 1 || from[0].Address != outbox.From {
 			t.Fatalf("From: %q reads as %v, %v", h.Get("From"), from, err)
 		}
-		if got, want := h.Get("Message-Id"), MessageID(lent); got != want {
+		if got, want := h.Get("Message-Id"), mustMessageIDs(t, outbox).For(lent); got != want {
 			t.Fatalf("Message-ID %q, want %q", got, want)
 		}
 		subject, err := new(mime.WordDecoder).DecodeHeader(h.Get("Subject"))
@@ -176,4 +177,13 @@ func FuzzLoanEmail(f *testing.F) {
 			}
 		}
 	})
+}
+
+func mustMessageIDs(t *testing.T, o *Outbox) MessageIDs {
+	t.Helper()
+	ids, err := o.messageIDs(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
 }

@@ -2,39 +2,37 @@ package notifications
 
 import (
 	"context"
-	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/wneessen/go-mail"
-	"github.com/wneessen/go-mail/smtp"
+	"golang.org/x/time/rate"
 )
 
-// SMTPMailer is the Mailer that delivers through an SMTP server with go-mail.
+// SMTPMailer is the Mailer that delivers through an SMTP relay with go-mail.
 //
-// It dials on the first Send and keeps the connection for the following ones until Close, so
-// emails sent one after another cost one connection. After a failed Send the connection is dropped and
-// the next Send dials again: after an error the conversation's state is unknown, and a fresh
+// It keeps a pool of connections, each used for one conversation at a time: a Send takes an
+// idle connection, or dials one when none is idle, and puts it back when the relay has answered,
+// so emails sent one after another, or many at once, share connections. How many are open at
+// once is how many Sends run at once; Close ends the idle ones. A connection whose conversation
+// failed without a clean reply is closed, not put back: its state is unknown, and a fresh
 // connection is cheaper than finding out.
+//
+// Send reports an accepted email (the relay's 250 to DATA) as sent even when something fails
+// after it, so that an accepted email is never sent again; any other failure is a *SendError,
+// sorted by class (see FailureClass).
 type SMTPMailer struct {
-	cfg    SMTPConfig
-	logger *slog.Logger
+	cfg     SMTPConfig
+	logger  *slog.Logger
+	limiter *rate.Limiter // nil: no cap on the send rate
 
-	mu     sync.Mutex   // one SMTP conversation at a time; guards the fields below
-	client *mail.Client // dial settings, made on the first dial
-	conn   *smtp.Client // the open session, nil when there is none
-
-	// raw is the TCP connection under conn. It has a lock of its own because a context
-	// ending closes it from another goroutine while Send holds mu: go-mail's commands obey
-	// deadlines, not contexts, and closing the socket is what interrupts them.
-	rawMu sync.Mutex
-	raw   net.Conn
+	mu   sync.Mutex
+	idle []*smtpConn // open connections not in use, the most recently used last
 }
 
 var _ Mailer = (*SMTPMailer)(nil)
@@ -55,235 +53,157 @@ func NewSMTPMailer(cfg SMTPConfig, logger *slog.Logger) *SMTPMailer {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &SMTPMailer{cfg: cfg, logger: logger}
+	m := &SMTPMailer{cfg: cfg, logger: logger}
+	if cfg.MaxRate > 0 {
+		// A burst of one spaces the messages out evenly: relays count over windows shorter
+		// than a second too.
+		m.limiter = rate.NewLimiter(rate.Limit(cfg.MaxRate), 1)
+	}
+	return m
 }
 
-// Send delivers e, reusing the open connection if there is one. It returns once the server
-// has accepted the message, or with an error when it refused it, the connection failed or
-// ctx ended. Errors carry the server's reply but never the password.
+// Send delivers e over a pooled connection. It returns nil once the relay has accepted the
+// message, a *SendError when it refused it or could not be reached, or ctx's error when ctx
+// ended first. Errors carry the relay's reply but never the recipient or the credentials.
 func (m *SMTPMailer) Send(ctx context.Context, e Email) error {
 	msg, err := newMsg(e)
 	if err != nil {
-		return err
+		return &SendError{Class: Permanent, Step: StepMessage, Reason: "address", Text: err.Error()}
+	}
+	from, to, err := envelope(msg)
+	if err != nil {
+		return &SendError{Class: Permanent, Step: StepMessage, Reason: "address", Text: fmt.Sprintf("email %s: %v", e.MessageID, err)}
+	}
+	if m.limiter != nil {
+		if err := m.limiter.Wait(ctx); err != nil {
+			return fmt.Errorf("send email %s: waiting for the send rate: %w", e.MessageID, context.Cause(ctx))
+		}
+	}
+	for retried := false; ; retried = true {
+		c, reused, err := m.take(ctx)
+		if err != nil {
+			return m.failed(ctx, e, to, err)
+		}
+		o := c.deliver(ctx, msg, from, to)
+		if o.usable {
+			m.put(c)
+		} else {
+			c.drop()
+		}
+		if o.accepted {
+			if o.err != nil {
+				m.logger.DebugContext(ctx, "smtp: the relay accepted the email, then the connection failed",
+					slog.String("message_id", e.MessageID), slog.String("error", m.redact(o.err).Error()))
+			}
+			return nil
+		}
+		if se, ok := IsSendError(o.err); ok && reused && !retried && se.Step == StepMail && (se.Code == 0 || se.Code == 421) {
+			// The relay dropped the idle connection (a timeout, a restart) before anything of
+			// this message was accepted, so trying once on a new connection can't send it twice.
+			m.logger.DebugContext(ctx, "smtp: an idle connection went stale; reconnecting", slog.Any("smtp", m.cfg))
+			continue
+		}
+		return m.failed(ctx, e, to, o.err)
+	}
+}
+
+// failed names the message in a failure, without the recipient or the credentials.
+func (m *SMTPMailer) failed(ctx context.Context, e Email, to string, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return fmt.Errorf("send email %s: %w", e.MessageID, ctxErr)
+	}
+	se, ok := IsSendError(err)
+	if !ok {
+		se = dialFailure(err)
+	}
+	out := *se
+	text := fmt.Sprintf("send email %s via SMTP %s:%d: %s", e.MessageID, m.cfg.Host, m.cfg.Port, withoutAddress(se.Text, to))
+	out.Text = m.redact(errors.New(text)).Error()
+	return &out
+}
+
+// take returns an idle connection, or dials a new one; reused says which.
+func (m *SMTPMailer) take(ctx context.Context) (c *smtpConn, reused bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("send email %s: %w", e.MessageID, err)
+	if n := len(m.idle); n > 0 {
+		c = m.idle[n-1]
+		m.idle = m.idle[:n-1]
+		m.mu.Unlock()
+		return c, true, nil
 	}
-
-	interrupted := m.closeOnDone(ctx)
-	err = m.sendLocked(ctx, msg)
-	if interrupted() || err != nil {
-		m.dropLocked()
-	}
+	m.mu.Unlock()
+	c, err = m.dialConn(ctx)
 	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			// The socket was closed under go-mail; its error would only say so.
-			return fmt.Errorf("send email %s: %w", e.MessageID, ctxErr)
-		}
-		return m.redact(fmt.Errorf("send email %s via SMTP %s:%d: %s", e.MessageID, m.cfg.Host, m.cfg.Port, withoutRecipients(err)))
+		return nil, false, err
 	}
-	return nil
+	m.logger.DebugContext(ctx, "smtp connection opened", slog.Any("smtp", m.cfg))
+	return c, false, nil
 }
 
-func (m *SMTPMailer) sendLocked(ctx context.Context, msg *mail.Msg) error {
-	reused := m.conn != nil
-	if reused {
-		// go-mail checks a reused connection with NOOP before it extends the deadline, so an
-		// idle connection needs a fresh deadline first or the check always fails.
-		if err := m.conn.UpdateDeadline(m.cfg.Timeout); err != nil {
-			m.dropLocked()
-			reused = false
-		}
-	}
-	if !reused {
-		if err := m.dialLocked(ctx); err != nil {
-			return err
-		}
-	}
-	err := m.client.SendWithSMTPClient(m.conn, msg)
-	var sendErr *mail.SendError
-	if reused && errors.As(err, &sendErr) && sendErr.Reason == mail.ErrConnCheck && ctx.Err() == nil {
-		// The server dropped the idle connection (timeout, restart) before anything of this
-		// message was sent, so trying once on a new connection cannot send it twice.
-		m.logger.DebugContext(ctx, "smtp connection went stale; reconnecting", slog.Any("smtp", m.cfg))
-		m.dropLocked()
-		if err := m.dialLocked(ctx); err != nil {
-			return err
-		}
-		err = m.client.SendWithSMTPClient(m.conn, msg)
-	}
-	return err
+func (m *SMTPMailer) put(c *smtpConn) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.idle = append(m.idle, c)
 }
 
-// Close ends the open connection, if any, with QUIT.
+// Close ends the idle connections with QUIT. Connections in use are put back when their
+// conversation ends, and closed by a later Close.
 func (m *SMTPMailer) Close() error {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.conn == nil {
-		return nil
+	idle := m.idle
+	m.idle = nil
+	m.mu.Unlock()
+	var errs []error
+	for _, c := range idle {
+		if err := c.quit(); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	var err error
-	// The deadline set by the last Send may have passed while the connection sat idle.
-	if err = m.conn.UpdateDeadline(m.cfg.Timeout); err == nil {
-		err = m.client.CloseWithSMTPClient(m.conn)
-	}
-	m.dropLocked()
-	if err != nil {
-		return m.redact(fmt.Errorf("close SMTP connection to %s:%d: %w", m.cfg.Host, m.cfg.Port, err))
+	if err := errors.Join(errs...); err != nil {
+		return m.redact(fmt.Errorf("close SMTP connections to %s:%d: %w", m.cfg.Host, m.cfg.Port, err))
 	}
 	return nil
 }
 
-// dialLocked opens a connection: TCP (or TLS), greeting, EHLO, STARTTLS and AUTH.
-func (m *SMTPMailer) dialLocked(ctx context.Context) error {
-	if m.client == nil {
-		client, err := m.newClient()
-		if err != nil {
-			return err
-		}
-		m.client = client
-	}
-	conn, err := m.client.DialToSMTPClientWithContext(ctx)
+// envelope is the message's sender and its one recipient, as MAIL FROM and RCPT TO take them.
+func envelope(msg *mail.Msg) (from, to string, err error) {
+	from, err = msg.GetSender(false)
 	if err != nil {
-		// go-mail leaves the socket open when a step after connecting fails (a refused AUTH,
-		// a missing STARTTLS); closing it here keeps a bad password from leaking sockets.
-		m.closeRaw()
-		return fmt.Errorf("connect: %w", err)
+		return "", "", errors.New("no sender")
 	}
-	m.conn = conn
-	m.logger.DebugContext(ctx, "smtp connection opened", slog.Any("smtp", m.cfg))
-	return nil
+	rcpts, err := msg.GetRecipients()
+	if err != nil || len(rcpts) != 1 {
+		return "", "", errors.New("not exactly one recipient")
+	}
+	return from, rcpts[0], nil
 }
 
-// dropLocked forgets the connection without QUIT.
-func (m *SMTPMailer) dropLocked() {
-	// Closing the socket first makes go-mail's own close (a TLS close_notify, for one) fail
-	// at once instead of waiting on a peer that may be gone.
-	m.closeRaw()
-	if m.conn != nil {
-		_ = m.conn.Close()
-		m.conn = nil
-	}
-}
-
-func (m *SMTPMailer) closeRaw() {
-	m.rawMu.Lock()
-	defer m.rawMu.Unlock()
-	if m.raw != nil {
-		_ = m.raw.Close()
-		m.raw = nil
-	}
-}
-
-// closeOnDone closes the socket if ctx ends before the returned function is called. That
-// function reports whether it did; it waits for a close already under way, so a late close
-// never hits the next Send's connection.
-func (m *SMTPMailer) closeOnDone(ctx context.Context) (interrupted func() bool) {
-	closed := make(chan struct{})
-	stop := context.AfterFunc(ctx, func() {
-		defer close(closed)
-		m.closeRaw()
-	})
-	return func() bool {
-		if stop() {
-			return false
-		}
-		<-closed
-		return true
-	}
-}
-
-func (m *SMTPMailer) newClient() (*mail.Client, error) {
-	var tlsConfig *tls.Config
-	if m.cfg.TLSConfig != nil {
-		tlsConfig = m.cfg.TLSConfig.Clone()
-	} else {
-		tlsConfig = &tls.Config{MinVersion: tls.VersionTLS12}
-	}
-	if tlsConfig.ServerName == "" {
-		tlsConfig.ServerName = m.cfg.Host
-	}
-	opts := []mail.Option{
-		mail.WithPort(m.cfg.Port),
-		mail.WithTimeout(m.cfg.Timeout),
-		mail.WithTLSConfig(tlsConfig),
-		mail.WithDialContextFunc(m.dialer(tlsConfig)),
-	}
-	switch m.cfg.TLS {
-	case TLSNone:
-		opts = append(opts, mail.WithTLSPolicy(mail.NoTLS))
-	case TLSStartTLS:
-		// Mandatory: a server (or someone in between) that hides STARTTLS gets no password.
-		opts = append(opts, mail.WithTLSPolicy(mail.TLSMandatory))
-	case TLSImplicit:
-		opts = append(opts, mail.WithSSL())
-	default:
-		return nil, fmt.Errorf("SMTP TLS mode %q: want none, starttls or tls", m.cfg.TLS)
-	}
-	if m.cfg.Username != "" {
-		opts = append(opts, mail.WithSMTPAuth(mail.SMTPAuthPlain),
-			mail.WithUsername(m.cfg.Username), mail.WithPassword(m.cfg.Password))
-	}
-	client, err := mail.NewClient(m.cfg.Host, opts...)
-	if err != nil {
-		return nil, m.redact(fmt.Errorf("SMTP client for %s:%d: %w", m.cfg.Host, m.cfg.Port, err))
-	}
-	return client, nil
-}
-
-// dialer connects for go-mail and remembers the socket so that closeOnDone can close it.
-// Because go-mail skips its own TLS dialer when given a dial function, implicit TLS is done
-// here; returning the *tls.Conn is what tells go-mail the connection is encrypted.
-func (m *SMTPMailer) dialer(tlsConfig *tls.Config) mail.DialContextFunc {
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		var d net.Dialer
-		conn, err := d.DialContext(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		m.rawMu.Lock()
-		m.raw = conn
-		m.rawMu.Unlock()
-		// ctx may have ended just before raw was set, when closeOnDone found nothing to close.
-		if err := ctx.Err(); err != nil {
-			m.closeRaw()
-			return nil, err
-		}
-		if m.cfg.TLS != TLSImplicit {
-			return conn, nil
-		}
-		tlsConn := tls.Client(conn, tlsConfig)
-		if err := tlsConn.HandshakeContext(ctx); err != nil {
-			m.closeRaw()
-			return nil, err
-		}
-		return tlsConn, nil
-	}
-}
-
-// redact removes the password from an error's text. go-mail's errors do not contain it as
-// far as we know, but they quote server replies and inner errors we do not control, and a
-// password in a log is expensive; the wrapped error is dropped only when it had to be cut.
-// withoutRecipients is go-mail's error text without the addresses it names: the error ends up
-// in logs and in /status, and an email address is personal data that neither needs.
-func withoutRecipients(err error) string {
-	text := err.Error()
-	const list = ", affected recipient(s): "
-	start := strings.Index(text, list)
-	if start < 0 {
+// withoutAddress is text with every mention of addr (a relay's reply often quotes it) masked:
+// the error ends up in logs and in /status, and an email address is personal data that neither
+// needs.
+func withoutAddress(text, addr string) string {
+	if addr == "" {
 		return text
 	}
-	rest := text[start+len(list):]
-	if end := strings.Index(rest, ", affected message ID: "); end >= 0 {
-		return text[:start] + rest[end:]
+	var b strings.Builder
+	for {
+		i := strings.Index(strings.ToLower(text), strings.ToLower(addr))
+		if i < 0 {
+			b.WriteString(text)
+			return b.String()
+		}
+		b.WriteString(text[:i])
+		b.WriteString("[recipient]")
+		text = text[i+len(addr):]
 	}
-	return text[:start]
 }
 
-// redact removes the password and the user name from an error's text, for servers that quote
-// the user name back in their reply (see the comment above withoutRecipients).
+// redact removes the password and the user name from an error's text. go-mail's errors do not
+// contain them as far as we know, but they quote relay replies (some quote the user name back)
+// and inner errors we do not control, and a credential in a log is expensive.
 func (m *SMTPMailer) redact(err error) error {
 	if err == nil {
 		return nil

@@ -176,13 +176,18 @@ func TestSMTPMailerRefusedMessage(t *testing.T) {
 	err := m.Send(t.Context(), loanEmail(2))
 	require.ErrorContains(t, err, "550")
 	require.ErrorContains(t, err, "Mailbox unavailable")
+	se, ok := IsSendError(err)
+	require.True(t, ok, "%T", err)
+	require.Equal(t, Permanent, se.Class)
+	require.Equal(t, StepData, se.Step)
+	require.Equal(t, 550, se.Code)
 
 	srv.Refuse(0, "")
 	require.NoError(t, m.Send(t.Context(), loanEmail(3)))
 	msgs := srv.WaitForMessages(t, 2, waitFor)
 	require.Len(t, msgs, 2)
 	require.Equal(t, "<notifications.3@library>", msgs[1].MessageID)
-	require.Equal(t, 2, msgs[1].Conn, "the failed send dropped the connection")
+	require.Equal(t, 1, msgs[1].Conn, "a clean refusal leaves the connection usable")
 }
 
 func TestSMTPMailerHeaderInjection(t *testing.T) {
@@ -429,16 +434,18 @@ func TestSMTPConfigRedactsCredentials(t *testing.T) {
 	require.Equal(t, "smtp://xxxxx@h:25?tls=none", SMTPConfig{Host: "h", Port: 25, TLS: "none", Username: "u"}.String())
 }
 
-// Errors name the message, never the recipients: they reach logs and /status.
-func TestErrorsLeaveOutRecipients(t *testing.T) {
+// Errors name the message, never the recipient, even when the relay's reply quotes it: they
+// reach logs and /status.
+func TestErrorsLeaveOutTheRecipient(t *testing.T) {
 	t.Parallel()
 	for text, want := range map[string]string{
-		`failed to set mail RCPT address: 550 no such user, affected recipient(s): alice@example.org, bob@example.org, affected message ID: <n.1@library>`: `failed to set mail RCPT address: 550 no such user, affected message ID: <n.1@library>`,
-		`failed to set mail RCPT address: 550 no such user, affected recipient(s): alice@example.org`:                                                      `failed to set mail RCPT address: 550 no such user`,
-		`closing SMTP DATA writer: 451 try again, affected message ID: <n.1@library>`:                                                                      `closing SMTP DATA writer: 451 try again, affected message ID: <n.1@library>`,
+		`the relay answered RCPT with 550 5.1.1 <Alice@Example.org>: no such user`: `the relay answered RCPT with 550 5.1.1 <[recipient]>: no such user`,
+		`alice@example.org alice@example.org`:                                      `[recipient] [recipient]`,
+		`451 try again`:                                                            `451 try again`,
 	} {
-		require.Equal(t, want, withoutRecipients(errors.New(text)))
+		require.Equal(t, want, withoutAddress(text, "alice@example.org"))
 	}
+	require.Equal(t, "x", withoutAddress("x", ""))
 }
 
 // Errors never carry the credentials, even when the server's reply quotes them.

@@ -33,6 +33,9 @@ type SMTPConfig struct {
 	// Timeout bounds connecting (with its greeting, STARTTLS and AUTH), each message and the
 	// final QUIT. Zero means 10s.
 	Timeout time.Duration
+	// MaxRate caps the messages sent per second (SMTP_MAX_RATE), for relays that refuse mail
+	// past a rate; 0 means no cap.
+	MaxRate float64
 }
 
 const defaultSMTPTimeout = 10 * time.Second

@@ -64,9 +64,13 @@ func (d *dispatcher) deferTo(e eventstore.Event, reason error, attempts int, nex
 	d.logger.Warn("event deferred", "processor", d.proc.Name, "stream", e.StreamID, "version", e.Version,
 		"position", e.Position, "attempt", attempts, "retry_in", time.Until(next).Round(time.Millisecond).String(),
 		"error", reason)
-	return d.persist(func(ctx context.Context) error {
+	deferred := d.persist(func(ctx context.Context) error {
 		return d.checkpoints.Defer(ctx, d.proc.Name, Deferred{Event: e, Reason: reason.Error(), Attempts: attempts, NextAttempt: next})
 	})
+	if l, ok := d.handler.(DeferListener); ok && deferred {
+		l.Deferred(e)
+	}
+	return deferred
 }
 
 // ParkListener is implemented by handlers that want to know when one of their events has been
@@ -74,6 +78,12 @@ func (d *dispatcher) deferTo(e eventstore.Event, reason error, attempts int, nex
 // emails it could not send.
 type ParkListener interface {
 	Parked(e eventstore.Event)
+}
+
+// DeferListener is implemented by handlers that want to know when one of their events has been
+// deferred to a later attempt.
+type DeferListener interface {
+	Deferred(e eventstore.Event)
 }
 
 // park parks an event with the reason it failed.

@@ -29,7 +29,7 @@ type Group struct {
 
 	shutdown context.CancelFunc // finish what is in hand, start nothing new
 	abort    context.CancelFunc // abandon what is in hand
-	running sync.WaitGroup
+	running  sync.WaitGroup
 }
 
 // NewGroup checks the processors and returns a Group that runs them once started.
@@ -142,4 +142,16 @@ func (g *Group) RetryParked(ctx context.Context, name string) (int, error) {
 	r.requeueWaiting.Store(true)
 	r.poke()
 	return n, nil
+}
+
+// MaxParkedShown bounds what Parked returns.
+const MaxParkedShown = 1000
+
+// Parked returns the named processor's parked events (the first MaxParkedShown, in log order),
+// with the reason and attempts of each. Any replica can answer: they are in the shared store.
+func (g *Group) Parked(ctx context.Context, name string) ([]Parked, error) {
+	if g.byName[name] == nil {
+		return nil, errs.E(errs.NotFound, "there is no processor called %s", name)
+	}
+	return g.cfg.Checkpoints.ListParked(ctx, name, MaxParkedShown)
 }

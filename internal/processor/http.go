@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -26,6 +27,7 @@ func (h Routes) Routes(r chi.Router) {
 	r.Get("/status", httpapi.Handle(h.status))
 	r.Post("/admin/processors/{name}/replay", httpapi.Handle(h.admin(h.replay)))
 	r.Post("/admin/processors/{name}/retry-parked", httpapi.Handle(h.admin(h.retryParked)))
+	r.Get("/admin/processors/{name}/parked", httpapi.Handle(h.admin(h.parked)))
 }
 
 type statusView struct {
@@ -96,5 +98,37 @@ func (h Routes) retryParked(w http.ResponseWriter, r *http.Request, name string)
 		return err
 	}
 	httpapi.WriteJSON(w, r, http.StatusAccepted, requeuedView{Requeued: n})
+	return nil
+}
+
+// parkedView is GET /admin/processors/{name}/parked: what /status can't show, since anyone may
+// read it (a reason can name a member or quote a relay's reply).
+type parkedView struct {
+	Processor string        `json:"processor"`
+	Parked    []parkedEvent `json:"parked"`
+}
+
+type parkedEvent struct {
+	Position int64     `json:"position"`
+	StreamID string    `json:"streamId"`
+	Version  int64     `json:"version"`
+	Type     string    `json:"type"`
+	Reason   string    `json:"reason"`
+	Attempts int       `json:"attempts"`
+	ParkedAt time.Time `json:"parkedAt"`
+}
+
+func (h Routes) parked(w http.ResponseWriter, r *http.Request, name string) error {
+	parked, err := h.Group.Parked(r.Context(), name)
+	if err != nil {
+		return err
+	}
+	view := parkedView{Processor: name, Parked: make([]parkedEvent, len(parked))}
+	for i, p := range parked {
+		e := p.Event
+		view.Parked[i] = parkedEvent{Position: e.Position, StreamID: e.StreamID, Version: e.Version, Type: e.Type,
+			Reason: p.Reason, Attempts: p.Attempts, ParkedAt: p.ParkedAt.UTC()}
+	}
+	httpapi.WriteJSON(w, r, http.StatusOK, view)
 	return nil
 }

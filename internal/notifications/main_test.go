@@ -1,0 +1,11 @@
+package notifications
+
+import (
+	"testing"
+
+	"library/internal/pgtest"
+)
+
+// TestMain gives the tests a throwaway PostgreSQL (or TEST_DATABASE_URL) for the record of
+// accepted emails.
+func TestMain(m *testing.M) { pgtest.Main(m) }

@@ -1,0 +1,57 @@
+package notifications
+
+import (
+	"net/mail"
+	"strconv"
+	"strings"
+
+	"library/internal/eventstore"
+)
+
+// MessageIDs makes the Message-ID of each loan email, from the event and the installation
+// only, so that every replica, and every attempt, gives one email one id, and a receiver that
+// drops repeats by Message-ID drops only true repeats:
+//
+//	<notifications.{position}.{recorded}.{installation}@{domain}>
+//
+// The position names the event within its log; the time it was recorded (in microseconds,
+// base 36) sets it apart from an event at the same position in a log restored from a backup
+// and written on since; the installation id sets it apart from every other database; and the
+// domain is MAIL_FROM's, as RFC 5322 asks of an id's right-hand side.
+type MessageIDs struct {
+	Installation string
+	Domain       string
+}
+
+// NewMessageIDs returns the ids of an installation whose emails come from from. A from
+// address without a domain that can go in a header as it is (an internationalized one) gives
+// the domain "localhost".
+func NewMessageIDs(installation, from string) MessageIDs {
+	domain := "localhost"
+	if addr, err := mail.ParseAddress(from); err == nil {
+		if i := strings.LastIndexByte(addr.Address, '@'); i >= 0 && validMessageID(addr.Address[i+1:]) {
+			domain = addr.Address[i+1:]
+		}
+	}
+	return MessageIDs{Installation: installation, Domain: domain}
+}
+
+// For returns the Message-ID of the email for e, angle brackets included.
+func (m MessageIDs) For(e eventstore.Event) string {
+	return "<" + OutboxName + "." + strconv.FormatInt(e.Position, 10) + "." +
+		strconv.FormatInt(e.RecordedAt.UnixMicro(), 36) + "." + m.Installation + "@" + m.Domain + ">"
+}
+
+// PositionOf returns the position of the event a loan email's Message-ID was made for.
+func PositionOf(messageID string) (int64, bool) {
+	rest, ok := strings.CutPrefix(messageID, "<"+OutboxName+".")
+	if !ok {
+		return 0, false
+	}
+	digits, _, ok := strings.Cut(rest, ".")
+	if !ok {
+		return 0, false
+	}
+	p, err := strconv.ParseInt(digits, 10, 64)
+	return p, err == nil && p > 0
+}
