@@ -2,10 +2,11 @@
 // one run: a baseline of straight pgx transactions (read a stream, append one event), then the
 // service's commands, replays and a contended stream over HTTP, each at several concurrency
 // levels. Then, against the targets: the loan emails' delay from commit to an SMTP
-// server in this program, at idle and under load (outbox.go); how fast a standby process takes
-// over after SIGKILL and SIGTERM of the holder (takeover.go); a command's latency as its stream
-// grows (growth.go); and the service's memory (memory.go). It prints a table and writes
-// docs/benchmarks.md.
+// server in this program, at idle and under load (outbox.go); the outbox against a relay 100 ms
+// away and draining a backlog after a relay outage, with a service process and database of
+// their own (relay.go); how fast a standby process takes over after SIGKILL and SIGTERM of the
+// holder (takeover.go); a command's latency as its stream grows (growth.go); and the service's
+// memory (memory.go). It prints a table and writes docs/benchmarks.md.
 //
 //	go run ./cmd/librarybench
 //
@@ -100,6 +101,16 @@ func run(ctx context.Context) error {
 	}
 	rep.Memory.RSSAfterLoad = mem["VmRSS"]
 
+	logf("relay: %d loans at %s per message, then a backlog of %d after a 421 outage, on a database of their own",
+		slowRelayLoans, slowRelayDelay, backlogLoans)
+	relayURL, err := db.another(ctx, "relay")
+	if err != nil {
+		return err
+	}
+	if rep.Relay, err = measureRelay(ctx, bin, relayURL); err != nil {
+		return fmt.Errorf("relay: %w", err)
+	}
+
 	logf("growth: %d payments on each of streams of %v events", cfg.GrowthPayments, growthLengths)
 	if rep.Growth, err = measureGrowth(ctx, api, db.URL, cfg.GrowthPayments); err != nil {
 		return fmt.Errorf("growth: %w", err)
@@ -114,7 +125,14 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if rep.Takeover, err = measureTakeover(ctx, bin, takeoverURL, sink); err != nil {
+	// A sink of its own: the sink knows an email by its loan's position, and positions in a
+	// fresh database start again at 1.
+	takeoverSink, err := startSMTPSink()
+	if err != nil {
+		return err
+	}
+	defer takeoverSink.close()
+	if rep.Takeover, err = measureTakeover(ctx, bin, takeoverURL, takeoverSink); err != nil {
 		return fmt.Errorf("takeover: %w", err)
 	}
 

@@ -146,7 +146,7 @@ func measureOutbox(ctx context.Context, api *apiClient, sink *smtpSink, idleLoan
 		if err != nil {
 			return res, err
 		}
-		accepted, err := sink.wait(ctx, loanMessageID(position), 30*time.Second)
+		accepted, err := sink.wait(ctx, position, 30*time.Second)
 		if err != nil {
 			return res, err
 		}
@@ -162,7 +162,7 @@ func measureOutbox(ctx context.Context, api *apiClient, sink *smtpSink, idleLoan
 	// Under load: each lender lends books added beforehand (adding more itself if it runs out),
 	// one after another, for d: the loans come as fast as the service takes commands.
 	perLender := int(d.Seconds()*outboxLoansPerLenderSecond) + 1
-	if err := addBooks(ctx, api, lenders, perLender); err != nil {
+	if err := addBooks(ctx, api, outboxLoadBooks, lenders, perLender); err != nil {
 		return res, err
 	}
 	res.BooksAdded = lenders * perLender
@@ -180,7 +180,7 @@ func measureOutbox(ctx context.Context, api *apiClient, sink *smtpSink, idleLoan
 	for w := range lenders {
 		wg.Go(func() {
 			for n := 0; ctx.Err() == nil && time.Now().Before(deadline); n++ {
-				book := loadBook(w, n)
+				book := loadBook(outboxLoadBooks, w, n)
 				var err error
 				if n >= perLender {
 					err = api.addBook(ctx, book)
@@ -226,7 +226,7 @@ func measureOutbox(ctx context.Context, api *apiClient, sink *smtpSink, idleLoan
 	var last time.Time
 	inWindow := 0
 	for _, l := range all {
-		accepted, err := sink.wait(ctx, loanMessageID(l.position), 60*time.Second)
+		accepted, err := sink.wait(ctx, l.position, 60*time.Second)
 		if err != nil {
 			if ctx.Err() != nil {
 				return res, ctx.Err()
@@ -260,10 +260,16 @@ func measureOutbox(ctx context.Context, api *apiClient, sink *smtpSink, idleLoan
 // load: more than one lender lends on this machine.
 const outboxLoansPerLenderSecond = 200
 
-func loadBook(lender, n int) string { return fmt.Sprintf("outbox-load-w%d-%d", lender, n) }
+// outboxLoadBooks names the books lent under the outbox's load.
+const outboxLoadBooks = "outbox-load"
 
-// addBooks adds the books the lenders will lend, eight at a time.
-func addBooks(ctx context.Context, api *apiClient, lenders, perLender int) error {
+// loadBook is the name of the nth book the lender lends, in the set named prefix.
+func loadBook(prefix string, lender, n int) string {
+	return fmt.Sprintf("%s-w%d-%d", prefix, lender, n)
+}
+
+// addBooks adds the books named prefix that the lenders will lend, eight at a time.
+func addBooks(ctx context.Context, api *apiClient, prefix string, lenders, perLender int) error {
 	const parallel = 8
 	books := make(chan string)
 	go func() {
@@ -271,7 +277,7 @@ func addBooks(ctx context.Context, api *apiClient, lenders, perLender int) error
 		for n := range perLender {
 			for w := range lenders {
 				select {
-				case books <- loadBook(w, n):
+				case books <- loadBook(prefix, w, n):
 				case <-ctx.Done():
 					return
 				}

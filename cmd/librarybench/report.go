@@ -16,6 +16,7 @@ type report struct {
 	Results []cell
 
 	Outbox   outboxResult
+	Relay    relayResult
 	Takeover []takeoverResult
 	Growth   []growthPoint
 	Memory   memoryResult
@@ -84,8 +85,8 @@ func (r report) markdown() string {
 	p("`BENCH_ACCOUNTS`, `BENCH_LENDERS`, `BENCH_IDLE_LOANS`, `BENCH_GROWTH_PAYMENTS`, `BENCH_OUTPUT`")
 	p("(`-` for none) and `BENCH_DATABASE_URL` (a server where the run may create and drop databases;")
 	p("unset, it starts a throwaway cluster with `scripts/postgres.sh`). The throughput table comes")
-	p("first, then the targets, each met or not, and the outbox, takeover, stream length and memory")
-	p("measurements they come from.")
+	p("first, then the targets, each met or not, and the outbox, slow relay and backlog, takeover,")
+	p("stream length and memory measurements they come from.")
 	p("")
 	p("- **baseline**: PostgreSQL's own limit, with straight pgx and no HTTP or service code: in one")
 	p("  transaction, read an account's stream and append one event, over %d streams, each worker", r.Config.Accounts)

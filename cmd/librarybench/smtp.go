@@ -8,24 +8,37 @@ import (
 	"log"
 	"net"
 	"net/mail"
-	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/emersion/go-smtp"
+
+	"library/internal/notifications"
 )
 
 // smtpSink is an SMTP server on loopback that accepts every message, without TLS or
-// authentication, and records when it accepted each one, by its Message-ID header. The
-// service's SMTP_URL points at it.
+// authentication, and records when it accepted each loan's email, by the loan's position (read
+// from the Message-ID with notifications.PositionOf). The service's SMTP_URL points at it.
+//
+// Two knobs play a real relay, both safe to turn while it serves: setDelay waits before each
+// 250 to DATA, as a provider some way off answers; setDown answers every MAIL FROM with 421,
+// as a relay that is out of service does. It also counts the most mail transactions open at
+// once, which shows how many emails the service really keeps in flight.
 type smtpSink struct {
 	srv  *smtp.Server
 	addr string
+	done chan struct{} // closed by close: ends delays early
+
+	delay atomic.Int64 // nanoseconds before each 250 to DATA
+	down  atomic.Bool  // answer MAIL FROM with 421
 
 	mu       sync.Mutex
-	accepted map[string]time.Time // Message-ID, angle brackets included: when it was accepted
-	count    int                  // messages accepted, repeats included
-	changed  chan struct{}        // closed and replaced whenever a message is accepted
+	accepted map[int64]time.Time // loan position: when its email was first accepted
+	count    int                 // messages accepted, repeats and unknown ids included
+	openTx   int                 // mail transactions open now, from MAIL to the end of DATA
+	maxTx    int                 // most open at once since the last resetPeak
+	changed  chan struct{}       // closed and replaced whenever a message is accepted
 }
 
 func startSMTPSink() (*smtpSink, error) {
@@ -33,7 +46,12 @@ func startSMTPSink() (*smtpSink, error) {
 	if err != nil {
 		return nil, fmt.Errorf("SMTP sink: %w", err)
 	}
-	s := &smtpSink{addr: ln.Addr().String(), accepted: map[string]time.Time{}, changed: make(chan struct{})}
+	s := &smtpSink{
+		addr:     ln.Addr().String(),
+		done:     make(chan struct{}),
+		accepted: map[int64]time.Time{},
+		changed:  make(chan struct{}),
+	}
 	s.srv = smtp.NewServer(sinkBackend{s})
 	s.srv.Domain = "librarybench"
 	s.srv.AllowInsecureAuth = true
@@ -49,14 +67,24 @@ func startSMTPSink() (*smtpSink, error) {
 // URL is the SMTP_URL that reaches the sink.
 func (s *smtpSink) URL() string { return "smtp://" + s.addr + "?tls=none" }
 
-func (s *smtpSink) close() { _ = s.srv.Close() }
+func (s *smtpSink) close() {
+	close(s.done)
+	_ = s.srv.Close()
+}
+
+// setDelay makes the sink wait d before each 250 to DATA, from the next message on.
+func (s *smtpSink) setDelay(d time.Duration) { s.delay.Store(int64(d)) }
+
+// setDown makes the sink answer every MAIL FROM with 421 (down) or accept it again.
+func (s *smtpSink) setDown(down bool) { s.down.Store(down) }
 
 func (s *smtpSink) record(messageID string, at time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.count++
-	if _, ok := s.accepted[messageID]; !ok { // a repeat keeps the first acceptance
-		s.accepted[messageID] = at
+	position, ok := notifications.PositionOf(messageID)
+	if _, seen := s.accepted[position]; ok && !seen { // a repeat keeps the first acceptance
+		s.accepted[position] = at
 	}
 	close(s.changed)
 	s.changed = make(chan struct{})
@@ -69,13 +97,41 @@ func (s *smtpSink) Count() int {
 	return s.count
 }
 
-// wait returns when the sink accepted the message with that Message-ID, waiting up to timeout.
-func (s *smtpSink) wait(ctx context.Context, messageID string, timeout time.Duration) (time.Time, error) {
+func (s *smtpSink) txOpened() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.openTx++
+	s.maxTx = max(s.maxTx, s.openTx)
+}
+
+func (s *smtpSink) txClosed() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.openTx--
+}
+
+// peak is the most mail transactions open at once since the last resetPeak.
+func (s *smtpSink) peak() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxTx
+}
+
+// resetPeak restarts peak from the transactions open now.
+func (s *smtpSink) resetPeak() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.maxTx = s.openTx
+}
+
+// wait returns when the sink accepted the email of the loan at position, waiting up to
+// timeout (none at all when it is not positive: then it only looks).
+func (s *smtpSink) wait(ctx context.Context, position int64, timeout time.Duration) (time.Time, error) {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	for {
 		s.mu.Lock()
-		at, ok := s.accepted[messageID]
+		at, ok := s.accepted[position]
 		changed := s.changed
 		s.mu.Unlock()
 		if ok {
@@ -84,32 +140,57 @@ func (s *smtpSink) wait(ctx context.Context, messageID string, timeout time.Dura
 		select {
 		case <-changed:
 		case <-timer.C:
-			return time.Time{}, fmt.Errorf("the SMTP sink did not accept %s within %s", messageID, timeout)
+			return time.Time{}, fmt.Errorf("the SMTP sink did not accept the email of the loan at position %d within %s", position, timeout)
 		case <-ctx.Done():
 			return time.Time{}, ctx.Err()
 		}
 	}
 }
 
-// loanMessageID is the Message-ID of the email for the BookLent event at position.
-func loanMessageID(position int64) string {
-	return "<notifications." + strconv.FormatInt(position, 10) + "@library>"
-}
-
 type sinkBackend struct{ s *smtpSink }
 
-func (b sinkBackend) NewSession(*smtp.Conn) (smtp.Session, error) { return sinkSession(b), nil }
+func (b sinkBackend) NewSession(*smtp.Conn) (smtp.Session, error) {
+	return &sinkSession{s: b.s}, nil
+}
 
-// sinkSession accepts any sender and recipients, and records each message's Message-ID when
-// its DATA has been read in full, just before the server answers 250.
-type sinkSession struct{ s *smtpSink }
+// sinkSession accepts any sender and recipients (unless the sink is down), and records each
+// message's Message-ID when its DATA has been read in full and the delay is over, just before
+// the server answers 250.
+type sinkSession struct {
+	s    *smtpSink
+	inTx bool // between an accepted MAIL FROM and the end of its transaction
+}
 
-func (sinkSession) Mail(string, *smtp.MailOptions) error { return nil }
-func (sinkSession) Rcpt(string, *smtp.RcptOptions) error { return nil }
-func (sinkSession) Reset()                               {}
-func (sinkSession) Logout() error                        { return nil }
+func (ss *sinkSession) Mail(string, *smtp.MailOptions) error {
+	if ss.s.down.Load() {
+		return &smtp.SMTPError{Code: 421, EnhancedCode: smtp.EnhancedCode{4, 3, 2}, Message: "Service not available, closing transmission channel"}
+	}
+	if !ss.inTx {
+		ss.inTx = true
+		ss.s.txOpened()
+	}
+	return nil
+}
 
-func (ss sinkSession) Data(r io.Reader) error {
+func (*sinkSession) Rcpt(string, *smtp.RcptOptions) error { return nil }
+
+// Reset is called by go-smtp for RSET and after it has written the reply to DATA.
+func (ss *sinkSession) Reset() { ss.endTx() }
+
+func (ss *sinkSession) Logout() error {
+	ss.endTx()
+	return nil
+}
+
+func (ss *sinkSession) endTx() {
+	if ss.inTx {
+		ss.inTx = false
+		ss.s.txClosed()
+	}
+}
+
+func (ss *sinkSession) Data(r io.Reader) error {
+	defer ss.endTx() // the transaction ends with DATA, whatever go-smtp calls next
 	br := bufio.NewReader(r)
 	msg, err := mail.ReadMessage(br)
 	id := ""
@@ -120,6 +201,15 @@ func (ss sinkSession) Data(r io.Reader) error {
 		}
 	} else if _, err := io.Copy(io.Discard, br); err != nil {
 		return err
+	}
+	if d := time.Duration(ss.s.delay.Load()); d > 0 {
+		timer := time.NewTimer(d)
+		select {
+		case <-timer.C:
+		case <-ss.s.done:
+			timer.Stop()
+			return &smtp.SMTPError{Code: 421, EnhancedCode: smtp.EnhancedCode{4, 3, 2}, Message: "Server shutting down"}
+		}
 	}
 	ss.s.record(id, time.Now())
 	return nil

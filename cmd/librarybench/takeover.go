@@ -141,7 +141,7 @@ func takeoverOnce(ctx context.Context, bin, databaseURL string, sink *smtpSink, 
 	if err != nil {
 		return 0, err
 	}
-	if _, err := sink.wait(ctx, loanMessageID(position), 10*time.Second); err != nil {
+	if _, err := sink.wait(ctx, position, 10*time.Second); err != nil {
 		return 0, fmt.Errorf("the holder's email: %w", err)
 	}
 
@@ -153,7 +153,7 @@ func takeoverOnce(ctx context.Context, bin, databaseURL string, sink *smtpSink, 
 	if err != nil {
 		return 0, fmt.Errorf("lending through the standby: %w", err)
 	}
-	accepted, err := sink.wait(ctx, loanMessageID(position), 30*time.Second)
+	accepted, err := sink.wait(ctx, position, 30*time.Second)
 	if err != nil {
 		return 0, fmt.Errorf("the standby's email: %w", err)
 	}

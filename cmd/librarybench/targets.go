@@ -8,7 +8,7 @@ import (
 )
 
 // The sections after the throughput table: the issue's targets, each met or not, then the
-// outbox, takeover, growth and memory results they come from.
+// outbox, relay, takeover, growth and memory results they come from.
 
 // section is a titled table with notes (Markdown) above it.
 type section struct {
@@ -66,6 +66,11 @@ func (r report) targets() section {
 	o := r.Outbox
 	add("outbox commit to SMTP < 100 ms at idle", fmt.Sprintf("p99 of %d loans, one at a time", o.IdleLoans), formatLatency(o.IdleP99), o.IdleP99 < 100*time.Millisecond)
 	add("outbox ≥ 500 emails/s", fmt.Sprintf("loans through to SMTP per second, first loan to last email, %d lenders", o.Lenders), fmt.Sprintf("%.0f /s", o.EmailsPerSecond), o.EmailsPerSecond >= 500)
+	slow, drain := r.Relay.Slow, r.Relay.Drain
+	add(fmt.Sprintf("outbox ≥ 100 emails/s at %s per message", formatLatency(slowRelayDelay)),
+		fmt.Sprintf("%d loans, %d lenders, first loan to last email", slow.Loans, relayLenders), fmt.Sprintf("%.0f /s", slow.EmailsPerSecond), slow.EmailsPerSecond >= 100)
+	add("outbox drains a backlog ≥ 1000 emails/s at 0 ms", fmt.Sprintf("%d emails after a 421 outage, first email to last", drain.Loans),
+		fmt.Sprintf("%.0f /s", drain.EmailsPerSecond), drain.EmailsPerSecond >= 1000)
 	for _, t := range r.Takeover {
 		limit, label := time.Second, "1 s"
 		if t.Signal == "terminated" {
@@ -99,7 +104,7 @@ func (r report) sections() []section {
 	outbox := section{
 		title: "Outbox",
 		notes: []string{
-			fmt.Sprintf("The service sends loan emails to an SMTP server in this program (`SMTP_URL=smtp://127.0.0.1:PORT?tls=none`), which records when it accepts each message, by its Message-ID `<notifications.{position}@library>`. The time is from the lend's `201` reaching the client (after the commit) to the server accepting that loan's email, so it can be slightly negative when the email is faster than the answer. At idle: %d loans one at a time, each after the previous email; each adds its book first, and a processor that read more than one event waits 20 ms (its read interval) before it reads again, which is most of the idle figure: a loan after a quiet spell is read at once. Under load: %d lenders, each lending books added beforehand (%d of them), one after another, for %s; *to the last email* is every loan's email over the time from the start of the load to the last of them, the backlog's drain included: loans through to the SMTP server per second, which the target is judged on. *while lending* is the emails the server accepted before the lenders stopped, over the time they lent: the outbox shares the machine's two cores with eight lenders going flat out, PostgreSQL and this program, and sends one email at a time to keep the log's order, so it falls behind while they lend. *after lending* is the pace at which it sends the backlog once they stop.", o.IdleLoans, o.Lenders, o.BooksAdded, r.Config.Duration),
+			fmt.Sprintf("The service sends loan emails to an SMTP server in this program (`SMTP_URL=smtp://127.0.0.1:PORT?tls=none`), which records when it accepts each message, by the loan's position, which its Message-ID `<notifications.{position}.{recorded}.{installation}@{domain}>` carries. The time is from the lend's `201` reaching the client (after the commit) to the server accepting that loan's email, so it can be slightly negative when the email is faster than the answer. At idle: %d loans one at a time, each after the previous email; each adds its book first, and a processor that read more than one event waits 20 ms (its read interval) before it reads again, which is most of the idle figure: a loan after a quiet spell is read at once. Under load: %d lenders, each lending books added beforehand (%d of them), one after another, for %s; *to the last email* is every loan's email over the time from the start of the load to the last of them, the backlog's drain included: loans through to the SMTP server per second, which the target is judged on. *while lending* is the emails the server accepted before the lenders stopped, over the time they lent: the outbox, with up to 16 emails in flight (`SMTP_MAX_IN_FLIGHT`'s default), shares the machine's two cores with eight lenders going flat out, PostgreSQL and this program. *after lending* is the pace at which it sends the backlog once they stop.", o.IdleLoans, o.Lenders, o.BooksAdded, r.Config.Duration),
 		},
 		align:  "|---|--:|",
 		header: []string{"outbox", "result"},
@@ -161,7 +166,38 @@ func (r report) sections() []section {
 			{"VmHWM (peak) at the end", formatMB(r.Memory.Peak)},
 		},
 	}
-	return []section{r.targets(), outbox, takeover, growth, memory}
+	return []section{r.targets(), outbox, r.relaySection(), takeover, growth, memory}
+}
+
+// relaySection is the slow relay's and the backlog's figures.
+func (r report) relaySection() section {
+	slow, drain := r.Relay.Slow, r.Relay.Drain
+	s := section{
+		title: "Slow relay and backlog",
+		notes: []string{
+			fmt.Sprintf("A service process of its own, at its default settings (up to 16 emails in flight), on a database of its own, sending to an SMTP server of its own. *Slow relay*: the server waits %s before each `250` to DATA, as a provider some way off answers; %d lenders make %d loans of books added beforehand, as fast as the service takes them, and the time is from the first loan's `201` to the last email. *Backlog*: the server answers every MAIL FROM with `421 4.3.2` while %d loans are made, so the outbox pauses and they pile up; then it accepts again, without delay. *first email to last* is the pace of sending the backlog; *relay back to last email* adds the wait for the outbox's next probe (its backoff doubles from 100 ms to at most 5 s): here the first email came %s after the relay was back. *most conversations at once* is the most mail transactions (MAIL FROM to the end of DATA) the server had open at once.",
+				formatLatency(slowRelayDelay), relayLenders, slowRelayLoans, backlogLoans, formatLatency(r.Relay.Resumed)),
+		},
+		align:  "|---|--:|--:|--:|--:|--:|--:|",
+		header: []string{"run", "loans", "seconds", "emails/s", "most conversations at once", "duplicates", "missing"},
+	}
+	row := func(run string, x relayRun, span time.Duration, rate float64) {
+		loans := fmt.Sprint(x.Loans)
+		if x.Errors > 0 {
+			loans += fmt.Sprintf(" (%d errors)", x.Errors)
+		}
+		s.rows = append(s.rows, []string{run, loans, fmt.Sprintf("%.2f", span.Seconds()), fmt.Sprintf("%.0f", rate),
+			fmt.Sprint(x.MostConversations), fmt.Sprint(x.Duplicates), fmt.Sprint(x.Missing)})
+	}
+	row(fmt.Sprintf("slow relay, %s per message: first loan to last email", formatLatency(slowRelayDelay)), slow, slow.Span, slow.EmailsPerSecond)
+	row("backlog, 0 ms: first email to last", drain, drain.Span, drain.EmailsPerSecond)
+	row("backlog, 0 ms: relay back to last email", drain, r.Relay.FromSwitch, r.Relay.FromSwitchPerSecond)
+	for _, x := range []relayRun{slow, drain} {
+		if x.FirstError != "" {
+			s.notes = append(s.notes, "First error: `"+x.FirstError+"`")
+		}
+	}
+	return s
 }
 
 // text is the sections as aligned text, for the terminal.

@@ -12,15 +12,16 @@ import (
 	"library/internal/smtptest"
 )
 
-// requireSendError checks that err is a *SendError of the given class, step and reply code.
-func requireSendError(t *testing.T, err error, class FailureClass, step string, code int) *SendError {
+// requireSendError checks that err is a *SendError of the given class, step and reply code,
+// and returns a copy of it.
+func requireSendError(t *testing.T, err error, class FailureClass, step string, code int) SendError {
 	t.Helper()
 	se, ok := IsSendError(err)
 	require.True(t, ok, "want a *SendError, got %T: %v", err, err)
 	require.Equal(t, class, se.Class, se.Text)
 	require.Equal(t, step, se.Step, se.Text)
 	require.Equal(t, code, se.Code, se.Text)
-	return se
+	return *se
 }
 
 func emailTo(n int, to string) Email {
@@ -54,9 +55,9 @@ func TestSMTPMailerPermanentRefusal(t *testing.T) {
 	err := m.Send(t.Context(), emailTo(1, "gone@example.org"))
 	se := requireSendError(t, err, Permanent, StepRcpt, 550)
 	require.Equal(t, "5xx", se.Reason)
-	require.Contains(t, se.Error(), "5.1.1")
-	require.Contains(t, se.Error(), "no such user here", "the relay's reply")
-	require.NotContains(t, se.Error(), "gone@example.org", "not the address")
+	require.Contains(t, se.Text, "5.1.1")
+	require.Contains(t, se.Text, "no such user here", "the relay's reply")
+	require.NotContains(t, se.Text, "gone@example.org", "not the address")
 	require.Equal(t, 1, srv.Attempts("gone@example.org"), "tried once")
 
 	require.NoError(t, m.Send(t.Context(), emailTo(2, "here@example.org")))

@@ -64,38 +64,56 @@
 //
 // # Outboxes and sagas: at least once
 //
-// An outbox causes effects outside the database, which no transaction can fence. It handles a
-// batch event by event and moves the checkpoint as it goes, at most once per ReadInterval, and
-// at the batch's end; so when its holder dies mid-batch, the next holder handles again what
-// came after the last move: an effect may happen twice, at most for the events handled in one
-// ReadInterval (and never more than a batch), and never zero times. Each effect carries a stable id made from the
-// event (an email's Message-ID) so that receivers can drop the repeat. A saga runs commands
-// whose command ids come from the event, so its repeats are recognised by the log and do
-// nothing.
+// An outbox causes effects outside the database, which no transaction can fence, and a saga
+// runs commands. Their Handler gets one event per call, and up to Processor.InFlight events at
+// once (1 unless the processor asks for more), each on a goroutine of its own: events are then
+// handled in no particular order. The runner reads the log into a window and moves the
+// checkpoint to the end of the window's longest run of events that are finished with (handled,
+// deferred or parked): the low-water mark. An event still in hand holds the checkpoint below
+// it, however many events after it are done, so that a holder that dies leaves the next one
+// every event it had not finished, and never skips one. The checkpoint moves at most once per
+// ReadInterval while events keep coming, and at once when nothing is in hand.
 //
-// An event the handler fails on is retried with exponential backoff (Options.Retry: by
-// default six tries over about a minute) while the processor waits on it, which keeps events
-// in order. After the last try, or at once when the handler returns a Park error, the event is
-// parked: copied, with its error, into the shared store, and the processor moves on. A failure
-// with the code errs.Unavailable (the database can't be reached) is not the event's fault: it
-// is retried for as long as it lasts and never uses up the event's tries. Parked events are
-// kept until retry-parked requeues them; the holder then tries them one batch at a time,
-// reading the log between batches so that new events don't wait for all of them.
+// What a holder handled after the last checkpoint it saved is handled again by the next
+// holder: an effect may happen twice, never zero times. Each effect therefore carries a stable
+// id made from the event (an email's Message-ID), and an outbox keeps its own record of the
+// effects done (see the notifications package), so that the repeats are only those done in
+// the instant before a crash. A saga runs commands whose command ids come from the event, so
+// its repeats are recognised by the log and do nothing.
+//
+// # Failures of an event
+//
+// What the Handler returns sorts the event, as a mail queue sorts mail:
+//
+//   - Park: parked at once, with the reason: copied, whole, into the shared store.
+//   - Pause (or errs.Unavailable): what the handler depends on is down, not this event. A gate
+//     closes: no event is started, the events in hand wait at it, and after a backoff (100ms,
+//     doubling to 5s) one of them goes through as a probe. The probe getting through opens the
+//     gate for all. These attempts use up nothing: an outage of any length parks nothing.
+//   - any other error: the event failed for now. It is deferred: kept in the shared store with
+//     its next attempt time (Options.Retry: by default six tries over about a minute), so that
+//     the checkpoint passes it and events after it go on, and a takeover keeps it. Whoever
+//     holds the lease tries it again when it is due, and parks it when its attempts run out.
+//
+// Parked events are kept until retry-parked, which turns them into deferred events due at once
+// with all their attempts. Handlers that implement ParkListener or DeferListener hear of each.
 //
 // # Failures
 //
 // When the store fails (the database restarts, a query times out), the holder keeps its lease
-// if it can, reads its checkpoint again (the outcome of the failed write is unknown) and tries
-// again with backoff, up to a few seconds apart. The error shows in Status.LastError until a
-// batch succeeds. If the lock connection fails too, the lease is lost and whoever gets it next
+// if it can, lets the events in hand finish, reads its checkpoint again (the outcome of the
+// failed write is unknown) and tries again with backoff, up to a few seconds apart. An event's
+// outcome (deferred, parked, done) is written before the event counts as finished, and that
+// write is tried again until it succeeds, so an event is never passed without its outcome kept.
+// The error shows in Status.LastError until the processor next succeeds. If the lock connection fails too, the lease is lost and whoever gets it next
 // goes on from the shared checkpoint. Every call a holder makes to the log, the checkpoints or a
 // handler has a deadline, Options.StepTimeout (30 s by default): a query that the database does
 // not answer (a connection gone silent, a statement queued behind a lock) fails like any other
 // instead of holding the processor, even while the lease's own connection answers its checks.
 //
-// On shutdown (Group.Stop) each processor finishes the batch in hand without starting another,
-// stops waiting on retries (the event is left to the next holder), moves its checkpoint, and
+// On shutdown (Group.Stop) each processor finishes the events in hand without starting others
+// (an event waiting at a closed gate is left to the next holder), moves its checkpoint, and
 // releases its lease, so a standby takes over without waiting for a timeout. When Stop's
-// context ends first, the batches in hand are cancelled and Stop waits for the handlers to
+// context ends first, the events in hand are cancelled and Stop waits for the handlers to
 // return: a handler must honour its context.
 package processor

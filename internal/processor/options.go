@@ -7,8 +7,8 @@ import (
 
 // Options tune how processors run. The zero value takes the defaults.
 type Options struct {
-	// BatchSize is how many events a processor reads and handles at a time: a bound on what an
-	// outbox can send twice when its holder dies mid-batch. Default 100.
+	// BatchSize is how many events a processor reads at a time; a handler processor reads
+	// ahead of its checkpoint by at most twice this (or twice InFlight). Default 100.
 	BatchSize int
 	// PollInterval is how often an idle processor reads the log without being woken, in case a
 	// notification was lost. Default 1s.
@@ -19,7 +19,8 @@ type Options struct {
 	// own is read at once. It is the most it adds to the delay of an event under load. Default
 	// 20ms; negative: read at every wake-up.
 	ReadInterval time.Duration
-	// Retry is how an outbox or saga retries an event before parking it.
+	// Retry is the schedule on which an outbox or saga tries a deferred event again before
+	// parking it.
 	Retry Backoff
 	// RetakeDelay is how long a replica that lost a lease waits before it tries to take it
 	// again, so that a healthy standby gets it first. Default 1s.

@@ -127,7 +127,7 @@ func TestGroupDefersWhatFailsForNow(t *testing.T) {
 	events := appendEvents(t, env.store, "book", 6)
 	failing := events[1]
 	var retryNow atomic.Bool
-	h := newRecorder(func(_ context.Context, e eventstore.Event, attempt int) error {
+	h := newRecorder(func(_ context.Context, e eventstore.Event, _ int) error {
 		if e.Position == failing.Position && !retryNow.Load() {
 			return errors.New("452 4.2.2 mailbox full")
 		}

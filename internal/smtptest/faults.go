@@ -56,7 +56,7 @@ func (s *Server) SetDelay(d time.Duration) {
 	s.delay = d
 }
 
-// CloseAfterAccept, while on, makes the server close the connection right after it has
+// CloseAfterAccept makes the server, while on, close the connection right after it has
 // written its 250 reply to DATA, the message having been recorded first: a relay that takes
 // one message per connection, or drops the connection after accepting. The client sees the
 // 250, and its next command (RSET, NOOP, QUIT) fails.
