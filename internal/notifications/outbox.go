@@ -32,7 +32,7 @@ type Outbox struct {
 	Installation func(ctx context.Context) (string, error)
 	// From is the sender (MAIL_FROM); its domain is the Message-IDs' too.
 	From string
-	// InFlight is how many emails may be in flight at once (SMTP_MAX_INFLIGHT; default 1).
+	// InFlight is how many emails may be in flight at once (SMTP_MAX_IN_FLIGHT; default 1).
 	InFlight int
 	// Observer is told what becomes of the emails, for metrics. Nil: nobody.
 	Observer Observer
