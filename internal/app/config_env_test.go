@@ -126,3 +126,31 @@ func TestConfigEnvREADMEDefaults(t *testing.T) {
 		}
 	}
 }
+
+// The outbox's limits: SMTP_MAX_IN_FLIGHT a whole number above 0 (default 16), SMTP_MAX_RATE a
+// rate of 0 or more (default 0, no cap); anything else is refused, naming the variable.
+func TestConfigSMTPLimits(t *testing.T) {
+	t.Parallel()
+	env := func(vars map[string]string) func(string) string {
+		return func(name string) string { return vars[name] }
+	}
+	cfg, err := app.ConfigFromEnv(env(nil))
+	if err != nil || cfg.SMTPMaxInFlight != 16 || cfg.SMTPMaxRate != 0 {
+		t.Fatalf("defaults: %d in flight, rate %v, %v", cfg.SMTPMaxInFlight, cfg.SMTPMaxRate, err)
+	}
+	cfg, err = app.ConfigFromEnv(env(map[string]string{"SMTP_MAX_IN_FLIGHT": "4", "SMTP_MAX_RATE": "0.5"}))
+	if err != nil || cfg.SMTPMaxInFlight != 4 || cfg.SMTPMaxRate != 0.5 {
+		t.Fatalf("set: %d in flight, rate %v, %v", cfg.SMTPMaxInFlight, cfg.SMTPMaxRate, err)
+	}
+	for name, values := range map[string][]string{
+		"SMTP_MAX_IN_FLIGHT": {"0", "-1", "many", "1.5"},
+		"SMTP_MAX_RATE":      {"-1", "fast", "NaN", "Inf", "1e400"},
+	} {
+		for _, v := range values {
+			_, err := app.ConfigFromEnv(env(map[string]string{name: v}))
+			if err == nil || !strings.Contains(err.Error(), name) {
+				t.Errorf("%s=%q: %v, want an error naming it", name, v, err)
+			}
+		}
+	}
+}
