@@ -5,8 +5,10 @@
 // server in this program, at idle and under load (outbox.go); the outbox against a relay 100 ms
 // away and draining a backlog after a relay outage, with a service process and database of
 // their own (relay.go); how fast a standby process takes over after SIGKILL and SIGTERM of the
-// holder (takeover.go); a command's latency as its stream grows (growth.go); and the service's
-// memory (memory.go). It prints a table and writes docs/benchmarks.md.
+// holder (takeover.go); a command's latency as its stream grows (growth.go); the service's
+// memory (memory.go); and GET /books's first page and a search at 100,000 books, with a service
+// process and database of their own (catalog.go). It prints a table and writes
+// docs/benchmarks.md.
 //
 //	go run ./cmd/librarybench
 //
@@ -134,6 +136,15 @@ func run(ctx context.Context) error {
 	defer takeoverSink.close()
 	if rep.Takeover, err = measureTakeover(ctx, bin, takeoverURL, takeoverSink); err != nil {
 		return fmt.Errorf("takeover: %w", err)
+	}
+
+	logf("catalog: %s books, on a database of their own", thousands(catalogBooks))
+	catalogURL, err := db.another(ctx, "catalog")
+	if err != nil {
+		return err
+	}
+	if rep.Catalog, err = measureCatalog(ctx, bin, catalogURL); err != nil {
+		return fmt.Errorf("catalog: %w", err)
 	}
 
 	rep.Env.LoadAfter = loadAverage()

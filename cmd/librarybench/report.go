@@ -20,6 +20,7 @@ type report struct {
 	Takeover []takeoverResult
 	Growth   []growthPoint
 	Memory   memoryResult
+	Catalog  catalogResult
 }
 
 // rows are the results as table rows: label, concurrency, ops/s, p50, p99, errors, ratio to
@@ -86,7 +87,7 @@ func (r report) markdown() string {
 	p("(`-` for none) and `BENCH_DATABASE_URL` (a server where the run may create and drop databases;")
 	p("unset, it starts a throwaway cluster with `scripts/postgres.sh`). The throughput table comes")
 	p("first, then the targets, each met or not, and the outbox, slow relay and backlog, takeover,")
-	p("stream length and memory measurements they come from.")
+	p("stream length, memory and catalog measurements they come from.")
 	p("")
 	p("- **baseline**: PostgreSQL's own limit, with straight pgx and no HTTP or service code: in one")
 	p("  transaction, read an account's stream and append one event, over %d streams, each worker", r.Config.Accounts)

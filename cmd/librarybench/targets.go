@@ -85,6 +85,11 @@ func (r report) targets() section {
 			fmt.Sprintf("%.2f ×", last.Ratio), last.Ratio <= 2)
 	}
 	add("RSS under load < 60 MB", "VmRSS after the load", formatMB(r.Memory.RSSAfterLoad), r.Memory.RSSAfterLoad < 60e6)
+	c := r.Catalog
+	add(fmt.Sprintf("catalog first page and a search at %s books, p99 < 50 ms", thousands(c.Books)),
+		fmt.Sprintf("p99 of %d requests each, one at a time", catalogRequests),
+		fmt.Sprintf("%s, %s", formatLatency(c.FirstPage.P99), formatLatency(c.Search.P99)),
+		c.FirstPage.P99 < 50*time.Millisecond && c.Search.P99 < 50*time.Millisecond)
 	return s
 }
 
@@ -166,7 +171,7 @@ func (r report) sections() []section {
 			{"VmHWM (peak) at the end", formatMB(r.Memory.Peak)},
 		},
 	}
-	return []section{r.targets(), outbox, r.relaySection(), takeover, growth, memory}
+	return []section{r.targets(), outbox, r.relaySection(), takeover, growth, memory, r.catalogSection()}
 }
 
 // relaySection is the slow relay's and the backlog's figures.

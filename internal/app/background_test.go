@@ -114,7 +114,8 @@ type catalogList struct {
 		Loan    *loan  `json:"loan"`
 		Version int64  `json:"version"`
 	} `json:"books"`
-	Position int64 `json:"position"`
+	Position int64   `json:"position"`
+	Next     *string `json:"next"`
 }
 
 type loan struct {

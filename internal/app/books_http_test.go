@@ -1,7 +1,8 @@
 package app_test
 
 // Contract tests for the Books table of API.md (GET /books, the catalog list, is tested with
-// the background work in background_test.go). Each test runs on both stores.
+// the background work in background_test.go, and its pages and search in catalog_pages_test.go).
+// Each test runs on both stores.
 
 import (
 	"encoding/json"

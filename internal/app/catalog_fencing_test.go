@@ -59,9 +59,9 @@ func TestCatalogHoldersRacingOneBatch(t *testing.T) {
 		}
 	}
 	require.Equal(t, 1, won, "exactly one holder commits the batch")
-	list, pos, err := catalog.List(ctx, "")
+	page, pos, err := catalog.List(ctx, books.CatalogFilter{})
 	require.NoError(t, err)
-	require.Len(t, list, 20)
+	require.Len(t, page.Books, 20)
 	require.Equal(t, to, pos)
 
 	// A holder that is one batch behind can't apply the next batch either.

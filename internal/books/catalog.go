@@ -29,9 +29,9 @@ type CatalogBook struct {
 // the "catalog" lease, and readable on every replica.
 type Catalog interface {
 	processor.ViewModel
-	// List returns the books with the given status ("" for all), ordered by id, with the
-	// catalog's position, both as of one moment.
-	List(ctx context.Context, status string) ([]CatalogBook, processor.Position, error)
+	// List returns the page of books that filter chooses, ordered by id, with the catalog's
+	// position, both as of one moment. The filter is one that ParseCatalogFilter could make.
+	List(ctx context.Context, filter CatalogFilter) (CatalogPage, processor.Position, error)
 	// Position is how far the catalog has read the log.
 	Position(ctx context.Context) (processor.Position, error)
 }
@@ -108,15 +108,15 @@ type CatalogQuery struct {
 	PollInterval time.Duration
 }
 
-// List returns the books with the given status once the catalog has handled the event at
-// minPosition (0: at once). It waits on the shared checkpoint, so it works on every replica,
+// List returns the page of books that filter chooses once the catalog has handled the event
+// at minPosition (0: at once). It waits on the shared checkpoint, so it works on every replica,
 // whichever one runs the catalog. After Wait it gives up with errs.NotCaughtUp.
-func (q CatalogQuery) List(ctx context.Context, status string, minPosition int64) ([]CatalogBook, processor.Position, error) {
-	if err := catalogStatus(status); err != nil {
-		return nil, processor.Position{}, err
+func (q CatalogQuery) List(ctx context.Context, filter CatalogFilter, minPosition int64) (CatalogPage, processor.Position, error) {
+	if err := filter.check(); err != nil {
+		return CatalogPage{}, processor.Position{}, err
 	}
 	if minPosition <= 0 {
-		return q.Catalog.List(ctx, status)
+		return q.Catalog.List(ctx, filter)
 	}
 	wait := q.Wait
 	if wait <= 0 {
@@ -126,15 +126,15 @@ func (q CatalogQuery) List(ctx context.Context, status string, minPosition int64
 	defer cancel()
 	target, err := q.locate(ctx, waitCtx, minPosition)
 	if err != nil {
-		return nil, processor.Position{}, err
+		return CatalogPage{}, processor.Position{}, err
 	}
 	for {
 		if err := q.waitFor(ctx, waitCtx, minPosition, target); err != nil {
-			return nil, processor.Position{}, err
+			return CatalogPage{}, processor.Position{}, err
 		}
-		books, pos, err := q.Catalog.List(ctx, status)
+		page, pos, err := q.Catalog.List(ctx, filter)
 		if err != nil || !pos.Checkpoint.Before(target) {
-			return books, pos, err
+			return page, pos, err
 		}
 		// A replay began between the wait and the read, and the catalog is being rebuilt:
 		// wait for it again, within the same time.

@@ -14,16 +14,25 @@ import (
 type MemoryCatalog struct {
 	checkpoints *processor.MemoryCheckpoints
 
-	mu       sync.RWMutex
-	books    map[string]CatalogBook
+	mu    sync.RWMutex
+	books map[string]memoryEntry
+	// ids are the keys of books in order, so that a page is found without sorting.
+	ids      []string
 	position processor.Position
+}
+
+// memoryEntry is a book with the text a search looks in: what the catalog_books table's
+// search_text column holds.
+type memoryEntry struct {
+	book   CatalogBook
+	search string
 }
 
 var _ Catalog = (*MemoryCatalog)(nil)
 
 // NewMemoryCatalog returns an empty catalog whose checkpoint is kept in checkpoints.
 func NewMemoryCatalog(checkpoints *processor.MemoryCheckpoints) *MemoryCatalog {
-	return &MemoryCatalog{checkpoints: checkpoints, books: map[string]CatalogBook{}}
+	return &MemoryCatalog{checkpoints: checkpoints, books: map[string]memoryEntry{}}
 }
 
 // Apply implements processor.ViewModel.
@@ -36,7 +45,7 @@ func (m *MemoryCatalog) Apply(ctx context.Context, from, to processor.Position, 
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		for _, c := range changes {
-			m.books[c.BookID] = applyToCatalog(m.books[c.BookID], c)
+			m.apply(c)
 		}
 		m.position = to
 	})
@@ -49,25 +58,68 @@ func (m *MemoryCatalog) Reset(ctx context.Context, from processor.Position) erro
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		clear(m.books)
+		m.ids = m.ids[:0]
 		m.position = to
 	})
 }
 
+// apply makes one change; the caller holds mu.
+func (m *MemoryCatalog) apply(c catalogChange) {
+	e, known := m.books[c.BookID]
+	if !known {
+		i, _ := slices.BinarySearch(m.ids, c.BookID)
+		m.ids = slices.Insert(m.ids, i, c.BookID)
+	}
+	e.book = applyToCatalog(e.book, c)
+	e.search = FoldCase(e.book.Title + searchSeparator + e.book.Author)
+	m.books[c.BookID] = e
+}
+
+// searchSeparator joins title and author in the text a search looks in. No search word holds
+// it, so no word matches across it.
+const searchSeparator = "\x1f"
+
 // List implements Catalog.
-func (m *MemoryCatalog) List(ctx context.Context, status string) ([]CatalogBook, processor.Position, error) {
+func (m *MemoryCatalog) List(ctx context.Context, f CatalogFilter) (CatalogPage, processor.Position, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, processor.Position{}, err
+		return CatalogPage{}, processor.Position{}, err
+	}
+	if err := f.check(); err != nil {
+		return CatalogPage{}, processor.Position{}, err
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	out := []CatalogBook{}
-	for _, b := range m.books {
-		if b.ID != "" && (status == "" || b.Status == status) {
-			out = append(out, b)
+	// Ids compare byte by byte, as in PostgreSQL's "C" collation.
+	start, found := slices.BinarySearch(m.ids, f.After)
+	if found {
+		start++
+	}
+	page := CatalogPage{Books: []CatalogBook{}}
+	for _, id := range m.ids[start:] {
+		e := m.books[id]
+		if !e.matches(f) {
+			continue
+		}
+		if len(page.Books) == f.pageSize() {
+			page.More = true
+			break
+		}
+		page.Books = append(page.Books, e.book)
+	}
+	return page, m.position, nil
+}
+
+// matches reports whether the entry is a book that has the filter's status and words.
+func (e memoryEntry) matches(f CatalogFilter) bool {
+	if e.book.ID == "" || (f.Status != "" && e.book.Status != f.Status) {
+		return false // an entry with no BookAdded yet is no book
+	}
+	for _, w := range f.Words {
+		if !strings.Contains(e.search, w) {
+			return false
 		}
 	}
-	slices.SortFunc(out, func(a, b CatalogBook) int { return strings.Compare(a.ID, b.ID) })
-	return out, m.position, nil
+	return true
 }
 
 // Position implements Catalog.

@@ -3,6 +3,7 @@ package books
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -95,33 +96,86 @@ func (c *PostgresCatalog) inTx(ctx context.Context, fn func(pgx.Tx) error) error
 
 // List implements Catalog. Rows and position are read in one snapshot, so the position says
 // exactly which events the rows include.
-func (c *PostgresCatalog) List(ctx context.Context, status string) ([]CatalogBook, processor.Position, error) {
+func (c *PostgresCatalog) List(ctx context.Context, f CatalogFilter) (CatalogPage, processor.Position, error) {
+	if err := f.check(); err != nil {
+		return CatalogPage{}, processor.Position{}, err
+	}
 	tx, err := c.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
-		return nil, processor.Position{}, translate(ctx, err)
+		return CatalogPage{}, processor.Position{}, translate(ctx, err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	rows, err := tx.Query(ctx, `
-SELECT book_id, title, author, version, loan_id, member_id, lent_at, due_at FROM catalog_books
-WHERE $1 = '' OR ($1 = 'lent') = (loan_id IS NOT NULL)
-ORDER BY book_id COLLATE "C"`, status)
+	rows, err := tx.Query(ctx, pageQuery, pageArgs(f)...)
 	if err != nil {
-		return nil, processor.Position{}, translate(ctx, err)
+		return CatalogPage{}, processor.Position{}, translate(ctx, err)
 	}
 	books, err := pgx.CollectRows(rows, scanCatalogBook)
 	if err != nil {
-		return nil, processor.Position{}, translate(ctx, err)
+		return CatalogPage{}, processor.Position{}, translate(ctx, err)
 	}
-	if books == nil {
-		books = []CatalogBook{}
+	page := CatalogPage{Books: books, More: len(books) > f.pageSize()}
+	if page.More {
+		page.Books = books[:f.pageSize()]
+	}
+	if page.Books == nil {
+		page.Books = []CatalogBook{}
 	}
 	var pos processor.Position
 	err = tx.QueryRow(ctx, `SELECT generation, transaction_id, position FROM processor_checkpoints WHERE name = $1`, CatalogName).
 		Scan(&pos.Generation, &pos.Checkpoint.TransactionID, &pos.Checkpoint.Position)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return nil, processor.Position{}, translate(ctx, err)
+		return CatalogPage{}, processor.Position{}, translate(ctx, err)
 	}
-	return books, pos, nil
+	return page, pos, nil
+}
+
+// pageQuery reads one page, and one book more to tell whether there is a next page. $1 is the
+// id to start after (empty for the first page: every id sorts after it), $2 the status (empty
+// for any), $3 to $12 the LIKE patterns of up to MaxSearchWords words (NULL where there are
+// fewer), $13 the number of rows. search_text is the folded title and author
+// (migrations/00007_catalog_search.sql). Planned with its values, the conditions of an unused
+// filter fold away: the first page is the primary key's first rows, a search a trigram index
+// scan (or, for a word in most books, the primary key's order, filtered).
+const pageQuery = `
+SELECT book_id, title, author, version, loan_id, member_id, lent_at, due_at FROM catalog_books
+WHERE book_id > $1
+  AND ($2 = '' OR ($2 = 'lent') = (loan_id IS NOT NULL))
+  AND ($3::text IS NULL OR search_text LIKE $3)
+  AND ($4::text IS NULL OR search_text LIKE $4)
+  AND ($5::text IS NULL OR search_text LIKE $5)
+  AND ($6::text IS NULL OR search_text LIKE $6)
+  AND ($7::text IS NULL OR search_text LIKE $7)
+  AND ($8::text IS NULL OR search_text LIKE $8)
+  AND ($9::text IS NULL OR search_text LIKE $9)
+  AND ($10::text IS NULL OR search_text LIKE $10)
+  AND ($11::text IS NULL OR search_text LIKE $11)
+  AND ($12::text IS NULL OR search_text LIKE $12)
+ORDER BY book_id
+LIMIT $13`
+
+// pageArgs are pageQuery's parameters for a filter, after the mode to send it in: as an
+// unnamed statement, which the server plans with its values every time, never generically,
+// since a generic plan can neither drop the conditions of the filters not used nor see how
+// common a word is.
+func pageArgs(f CatalogFilter) []any {
+	args := make([]any, 0, 4+MaxSearchWords)
+	args = append(args, pgx.QueryExecModeCacheDescribe, f.After, f.Status)
+	for i := range MaxSearchWords {
+		if i < len(f.Words) {
+			args = append(args, likePattern(f.Words[i]))
+		} else {
+			args = append(args, nil)
+		}
+	}
+	return append(args, f.pageSize()+1)
+}
+
+// likeEscaper escapes LIKE's wildcards and its escape character, the backslash.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// likePattern is the LIKE pattern that finds word anywhere in a text.
+func likePattern(word string) string {
+	return "%" + likeEscaper.Replace(word) + "%"
 }
 
 func scanCatalogBook(row pgx.CollectableRow) (CatalogBook, error) {

@@ -42,14 +42,15 @@ func TestMemoryCatalog(t *testing.T) {
 	}
 	require.NoError(t, catalog.Apply(ctx, processor.Position{}, at(5, 0), batch))
 
-	list, pos, err := catalog.List(ctx, "")
+	list, pos, err := catalog.List(ctx, books.CatalogFilter{})
 	require.NoError(t, err)
 	require.Equal(t, at(5, 0), pos)
 	require.Equal(t, []books.CatalogBook{
 		{ID: "b1", Title: "Dune", Author: "Frank Herbert", Status: "lent", Version: 2,
 			Loan: &books.Loan{LoanID: "l1", MemberID: "m1", LentAt: nowUTC, DueAt: due}},
 		{ID: "b2", Title: "Emma", Author: "Jane Austen", Status: "available", Version: 2},
-	}, list)
+	}, list.Books)
+	require.False(t, list.More)
 	stored, err := checkpoints.Load(ctx, books.CatalogName)
 	require.NoError(t, err)
 	require.Equal(t, at(5, 0), stored, "rows and checkpoint move together")
@@ -57,19 +58,19 @@ func TestMemoryCatalog(t *testing.T) {
 	// A holder that read the start of the log is too late: nothing of its batch is applied.
 	err = catalog.Apply(ctx, processor.Position{}, at(6, 0), []eventstore.Event{recorded(t, "book-b1", 3, 6, returnedL1)})
 	require.ErrorIs(t, err, processor.ErrFenced)
-	lent, _, err := catalog.List(ctx, "lent")
+	lent, _, err := catalog.List(ctx, books.CatalogFilter{Status: "lent"})
 	require.NoError(t, err)
-	require.Len(t, lent, 1)
+	require.Len(t, lent.Books, 1)
 
 	require.NoError(t, catalog.Apply(ctx, at(5, 0), at(6, 0), []eventstore.Event{recorded(t, "book-b1", 3, 6, books.BookReturned{LoanID: "l1", MemberID: "m1", ReturnedAt: nowUTC.Add(time.Hour)})}))
-	available, _, err := catalog.List(ctx, "available")
+	available, _, err := catalog.List(ctx, books.CatalogFilter{Status: "available"})
 	require.NoError(t, err)
-	require.Len(t, available, 2)
+	require.Len(t, available.Books, 2)
 
 	require.NoError(t, catalog.Reset(ctx, at(6, 0)))
-	list, pos, err = catalog.List(ctx, "")
+	list, pos, err = catalog.List(ctx, books.CatalogFilter{})
 	require.NoError(t, err)
-	require.Empty(t, list)
+	require.Empty(t, list.Books)
 	require.Equal(t, processor.Position{Generation: 1}, pos)
 }
 
@@ -79,7 +80,7 @@ func TestCatalogRefusesUnreadableEvents(t *testing.T) {
 	catalog := books.NewMemoryCatalog(processor.NewMemoryCheckpoints(nil))
 	bad := eventstore.Event{StreamID: "book-b1", Version: 1, Position: 1, TransactionID: 1, Type: "BookAdded", Data: json.RawMessage(`{"title":7}`)}
 	require.Error(t, catalog.Apply(ctx, processor.Position{}, at(1, 0), []eventstore.Event{bad}))
-	_, pos, err := catalog.List(ctx, "")
+	_, pos, err := catalog.List(ctx, books.CatalogFilter{})
 	require.NoError(t, err)
 	require.Equal(t, processor.Position{}, pos)
 }

@@ -3,6 +3,8 @@ package books
 import (
 	"context"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
@@ -33,17 +35,31 @@ type listView struct {
 	Books []CatalogBook `json:"books"`
 	// Position is the position of the last event the catalog has handled.
 	Position int64 `json:"position"`
+	// Next is the cursor of the next page, null on the last.
+	Next *string `json:"next"`
 }
 
+// listParameters are the query parameters GET /books takes.
+var listParameters = []string{"status", "q", "limit", "after", "minPosition"}
+
 func (h Routes) list(w http.ResponseWriter, r *http.Request) error {
-	query := r.URL.Query()
+	// URL.Query would drop a pair it can't decode (a bad %-escape, a semicolon) without a word,
+	// and a search left out would list every book.
+	query, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return errs.E(errs.InvalidRequest, "the query string is malformed: use & between parameters and %%XX escapes")
+	}
 	for name, values := range query {
 		switch {
-		case name != "status" && name != "minPosition":
-			return errs.E(errs.InvalidRequest, "unknown query parameter; GET /books takes status and minPosition")
+		case !slices.Contains(listParameters, name):
+			return errs.E(errs.InvalidRequest, "unknown query parameter; GET /books takes status, q, limit, after and minPosition")
 		case len(values) > 1:
 			return errs.E(errs.InvalidRequest, "%s may be given once", name)
 		}
+	}
+	filter, err := ParseCatalogFilter(query.Get("status"), query.Get("q"), query.Get("limit"), query.Get("after"))
+	if err != nil {
+		return err
 	}
 	var minPosition int64
 	if s := query.Get("minPosition"); s != "" {
@@ -53,11 +69,15 @@ func (h Routes) list(w http.ResponseWriter, r *http.Request) error {
 		}
 		minPosition = n
 	}
-	books, pos, err := h.Catalog.List(r.Context(), query.Get("status"), minPosition)
+	page, pos, err := h.Catalog.List(r.Context(), filter, minPosition)
 	if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, r, http.StatusOK, listView{Books: books, Position: pos.Checkpoint.Position})
+	view := listView{Books: page.Books, Position: pos.Checkpoint.Position}
+	if next := page.Next(); next != "" {
+		view.Next = &next
+	}
+	httpapi.WriteJSON(w, r, http.StatusOK, view)
 	return nil
 }
 
