@@ -1,5 +1,5 @@
 # The commands a newcomer needs. `make test` is the one command that runs every test.
-.PHONY: run test faults fuzz lint build demo smoke fmt clean
+.PHONY: run test faults fuzz lint build demo smoke screenshots fmt clean
 
 run: ## serve the API on :8080, in memory
 	go run ./cmd/library
@@ -27,6 +27,9 @@ demo: ## PostgreSQL, Mailpit and two replicas on loopback; Ctrl-C stops and remo
 
 smoke: ## the smoke test against a running deployment: make smoke URLS="http://127.0.0.1:8080 http://127.0.0.1:8081"
 	scripts/smoke.sh $(or $(URLS),http://127.0.0.1:8080)
+
+screenshots: ## the web app's pages as PNGs in docs/ (screenshot-*.png), taken by its browser tests
+	SCREENSHOTS=docs go test -count=1 -run 'TestPayDoubleClickRecordsOnePayment|TestLendShowsInTheCatalogAtOnce|TestOperationsShowsTheHolderAndTheTakeover' ./web/
 
 build: ## a static binary in bin/
 	CGO_ENABLED=0 go build -trimpath -o bin/library ./cmd/library

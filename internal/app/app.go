@@ -1,6 +1,7 @@
 // Package app wires the service together from a Config: the event store (in memory, or
 // PostgreSQL with its migrations), the feature services, the background processors (catalog,
-// loan emails, late fines) and the HTTP server. It is the production wiring, used by
+// loan emails, late fines) and the HTTP server, with the web app (package web) beside the API
+// unless Config.WebUI is off. It is the production wiring, used by
 // cmd/library and by tests that need the whole service.
 //
 // Shutdown runs in a fixed order when Run's context ends: readiness turns off; the HTTP server
@@ -21,6 +22,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-chi/chi/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"library/internal/accounts"
@@ -33,6 +35,7 @@ import (
 	"library/internal/openapi"
 	"library/internal/processor"
 	"library/migrations"
+	"library/web"
 )
 
 // App is the running service.
@@ -76,16 +79,22 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	a.processors = processors
-	handler := httpapi.New(
-		httpapi.Options{
-			Logger: logger, Ready: a.ready, RequestTimeout: cfg.RequestTimeout,
-			Observe: a.metrics.ObserveRequest, CORSOrigins: cfg.CORSOrigins,
-		},
+	modules := []httpapi.Module{
 		books.Routes{Service: bookService, Catalog: books.CatalogQuery{Catalog: catalog, Log: a.store, Wait: cfg.CatalogWait}},
 		accounts.Routes{Service: accountService},
 		processor.Routes{Group: processors, Replica: cfg.ReplicaID, AdminToken: cfg.AdminToken},
 		openapi.Routes{},
 		a.metrics,
+	}
+	if cfg.WebUI {
+		modules = append(modules, webRoutes{})
+	}
+	handler := httpapi.New(
+		httpapi.Options{
+			Logger: logger, Ready: a.ready, RequestTimeout: cfg.RequestTimeout,
+			Observe: a.metrics.ObserveRequest, CORSOrigins: cfg.CORSOrigins,
+		},
+		modules...,
 	)
 	a.server = &http.Server{
 		Handler:           handler,
@@ -125,6 +134,18 @@ func (a *App) openPostgres(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// webRoutes serve the web app: its page at / and its files under web.Prefix, paths that no API
+// route uses, with the API's middleware (request ids, logs, metrics) and its 404 problem.
+type webRoutes struct{}
+
+func (webRoutes) Routes(r chi.Router) {
+	h := web.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		httpapi.WriteError(w, r, errs.E(errs.NotFound, "there is nothing at this path"))
+	}))
+	r.Get("/", h.ServeHTTP)
+	r.Get(web.Prefix+"*", h.ServeHTTP)
 }
 
 // Addr is the address the HTTP server listens on.

@@ -32,6 +32,9 @@ type Config struct {
 	LoanPeriod time.Duration
 	// MigrateOnStart applies pending migrations when the service starts.
 	MigrateOnStart bool
+	// WebUI serves the web app (package web) at / and its files under /ui/, next to the API.
+	// ConfigFromEnv turns it on unless WEB_UI=false; the zero Config serves the API alone.
+	WebUI bool
 	// RequestTimeout bounds each HTTP request, database calls included.
 	RequestTimeout time.Duration
 	// ShutdownDelay is how long the service keeps serving after it is told to stop, with
@@ -154,6 +157,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		return Config{}, err
 	}
 	if c.MigrateOnStart, err = boolean(getenv, "MIGRATE_ON_START", true); err != nil {
+		return Config{}, err
+	}
+	if c.WebUI, err = boolean(getenv, "WEB_UI", true); err != nil {
 		return Config{}, err
 	}
 	if c.LeaseRetryInterval, err = positiveDuration(getenv, "LEASE_RETRY_INTERVAL", processor.DefaultLeaseRetryInterval); err != nil {

@@ -1,0 +1,103 @@
+package web_test
+
+// The operations page watches two processes of the built binary on one database: which one
+// holds each lease, and, after the holder is killed with SIGKILL, that the other took over.
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"library/internal/pgtest"
+	"library/internal/proctest"
+)
+
+// processors are the background processors every replica runs, by the names /status gives.
+var processors = []string{"catalog", "notifications", "late-fines"}
+
+// holdsAll reports whether the process says it holds every processor's lease.
+func holdsAll(p *proctest.Process) bool {
+	a, err := proctest.Call(client, http.MethodGet, p.URL("/status"), "")
+	if err != nil || a.Status != http.StatusOK {
+		return false
+	}
+	var status struct {
+		Processors []struct {
+			Name       string `json:"name"`
+			HoldsLease bool   `json:"holdsLease"`
+		} `json:"processors"`
+	}
+	if json.Unmarshal([]byte(a.Body), &status) != nil {
+		return false
+	}
+	held := 0
+	for _, s := range status.Processors {
+		if s.HoldsLease {
+			held++
+		}
+	}
+	return held == len(processors)
+}
+
+// The page is served by the first process ("holder"), which holds every lease; the second
+// ("standby") allows that page's origin (CORS_ORIGINS). The operator lists both, and the page
+// shows holder as the holder of every lease, and both replicas up. Retry parked goes to the
+// holder with the admin token typed into the page, which stores it nowhere. Then the holder is
+// killed with SIGKILL: the page, still open, shows standby holding every lease and holder
+// unreachable.
+func TestOperationsShowsTheHolderAndTheTakeover(t *testing.T) {
+	t.Parallel()
+	buildBinary(t)
+	env := []string{"DATABASE_URL=" + pgtest.NewDatabase(t), "ADMIN_TOKEN=" + adminToken, "LEASE_RETRY_INTERVAL=100ms"}
+	holder := proctest.Start(t, append(env, "REPLICA_ID=holder")...)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("holder's log:\n%s", holder.Output())
+		}
+	})
+	deadline := time.Now().Add(waitTimeout)
+	for !holdsAll(holder) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first process did not take every lease:\n%s", holder.Output())
+		}
+		time.Sleep(pollInterval) // polling /status, bounded by the deadline
+	}
+	standby := proctest.Start(t, append(env, "REPLICA_ID=standby", "CORS_ORIGINS=http://"+holder.Addr())...)
+	holderURL, standbyURL := holder.URL(""), standby.URL("")
+	// A loan to a member with no email address: its email is parked, for Retry parked to send.
+	addBooks(t, holderURL, "dune|Dune|Frank Herbert", "emma|Emma|Jane Austen")
+	mustCall(t, http.MethodPost, holderURL+"/books/dune/loans", map[string]string{"loanId": "loan-1", "memberId": "alice"}, http.StatusCreated)
+
+	tb := newTab(t)
+	tb.open(holderURL + "/#/operations")
+	tb.get("textbox", "Replica addresses").fill(holderURL + "\n" + standbyURL)
+	tb.get("button", "Watch these replicas").click()
+	for _, name := range processors {
+		tb.row("Background work", name, "Lease held by", "holder")
+	}
+	tb.row("Background work", "notifications", "Parked", "1")
+	tb.row("Background work", "catalog", "Checkpoint", "3 of 3")
+	tb.row("Replicas", holderURL, "State", "up")
+	tb.row("Replicas", standbyURL, "State", "up")
+
+	tb.get("textbox", "Admin token").fill(adminToken) // a password field is a textbox to assistive technology
+	tb.get("button", "Retry parked notifications").click()
+	tb.get("status", "Admin action").waitText("1 parked event of notifications sent back to be handled, on holder.")
+	stored, err := tb.eval(`JSON.stringify([localStorage, sessionStorage, document.cookie, location.href])`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(stored, adminToken) {
+		t.Fatalf("the admin token is stored: %s", stored)
+	}
+	screenshot(tb, "operations")
+
+	holder.Kill()
+	for _, name := range processors {
+		tb.row("Background work", name, "Lease held by", "standby")
+	}
+	tb.row("Replicas", holderURL, "State", "unreachable")
+	tb.row("Replicas", standbyURL, "State", "up")
+}

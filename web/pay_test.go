@@ -1,0 +1,140 @@
+package web_test
+
+// Paying from the member's page, the way the service was built for: one Idempotency-Key per
+// payment intent, whatever the person or the network does to it.
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"library/internal/app"
+	"library/internal/pgtest"
+)
+
+// openAccountOwing opens memberID's account and charges it a fine of cents.
+func openAccountOwing(t *testing.T, base, memberID, name string, cents int) {
+	t.Helper()
+	mustCall(t, http.MethodPut, base+"/accounts/"+memberID, map[string]any{"name": name, "email": memberID + "@example.org"}, http.StatusCreated)
+	mustCall(t, http.MethodPost, base+"/accounts/"+memberID+"/fines", map[string]any{"amount": cents, "reason": "Dune, 20 days late"}, http.StatusCreated)
+}
+
+// requireOneKey checks that every request carried the same Idempotency-Key, and returns it.
+func requireOneKey(t *testing.T, requests []intercepted) string {
+	t.Helper()
+	if len(requests) == 0 {
+		t.Fatal("no payment request was sent")
+	}
+	key := requests[0].IdempotencyKey
+	if key == "" {
+		t.Fatalf("the payment was sent without an Idempotency-Key")
+	}
+	for i, r := range requests {
+		if r.IdempotencyKey != key {
+			t.Fatalf("payment request %d carried the key %q; the first carried %q", i, r.IdempotencyKey, key)
+		}
+	}
+	return key
+}
+
+// A double click on Pay records one payment. The first answer is held back while the second
+// click lands, so the payment is surely in flight then: the button is disabled, and a submit
+// that reaches the form anyway (as Enter does in some browsers and assistive technology) joins
+// the payment in flight instead of sending another. The log has exactly one PaymentReceived,
+// the outcome is shown once, and a new payment afterwards is a new intent with a new key.
+func TestPayDoubleClickRecordsOnePayment(t *testing.T) {
+	t.Parallel()
+	databaseURL := pgtest.NewDatabase(t)
+	db := pgtest.Connect(t, databaseURL)
+	base := startService(t, app.Config{DatabaseURL: databaseURL, WebUI: true})
+	openAccountOwing(t, base, "alice", "Alice Liddell", 500)
+
+	tb := newTab(t)
+	release := make(chan struct{})
+	payments := intercept(tb, "*/accounts/alice/payments", func(n int, _ intercepted) verdict {
+		if n == 0 {
+			return verdict{hold: release}
+		}
+		return verdict{}
+	})
+	tb.open(base + "/#/members/alice")
+	tb.get("heading", "Alice Liddell")
+	pay := tb.get("region", "Pay")
+	pay.get("textbox", "Amount to pay").fill("3.00")
+	button := pay.get("button", "Pay")
+	button.doubleClick()
+	payments.waitRequests(1) // the service has answered; the page has not seen it yet
+	if !button.disabled() {
+		t.Fatal("the Pay button is enabled while the payment is in flight")
+	}
+	if _, err := button.call(`function() { this.form.requestSubmit(); return ""; }`); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+
+	outcome := pay.get("status", "")
+	text := outcome.waitText("Payment of 3.00 received.")
+	tb.waitFor("the Pay button to be enabled again", func() bool { return !button.disabled() })
+	if n := strings.Count(tb.get("region", "Pay").text(), "received"); n != 1 || strings.Contains(text, "already") {
+		t.Fatalf("the outcome is shown %d times, or as a replay: %q", n, text)
+	}
+	key := requireOneKey(t, payments.requests())
+	if n := countEvents(t, db, "account-alice", "PaymentReceived"); n != 1 {
+		t.Fatalf("%d PaymentReceived events after a double click, want 1", n)
+	}
+	tb.waitText("region", "Account", "Balance: 2.00 owed")
+	screenshot(tb, "member")
+
+	// Another payment, after the outcome: a new intent, with a new key, recorded too.
+	pay.get("textbox", "Amount to pay").fill("1.00")
+	button.click()
+	outcome.waitText("Payment of 1.00 received.")
+	requests := payments.requests()
+	if last := requests[len(requests)-1].IdempotencyKey; last == key || last == "" {
+		t.Fatalf("the second payment was sent with the key %q; the first had %q", last, key)
+	}
+	if n := countEvents(t, db, "account-alice", "PaymentReceived"); n != 2 {
+		t.Fatalf("%d PaymentReceived events after two payments, want 2", n)
+	}
+	tb.waitText("region", "Account", "Balance: 1.00 owed")
+}
+
+// The service records a payment, and its answer is lost on the way back: the page sees a
+// network error (the test fails the request at the response stage, after the service answered).
+// The page sends the payment again with the same key; the service answers with the first
+// answer, replayed, and the page says the payment was already made. One payment is recorded.
+func TestPayLostAnswerIsRetriedWithTheSameKey(t *testing.T) {
+	t.Parallel()
+	databaseURL := pgtest.NewDatabase(t)
+	db := pgtest.Connect(t, databaseURL)
+	base := startService(t, app.Config{DatabaseURL: databaseURL, WebUI: true})
+	openAccountOwing(t, base, "bob", "Bob Dylan", 500)
+
+	tb := newTab(t)
+	payments := intercept(tb, "*/accounts/bob/payments", func(n int, _ intercepted) verdict {
+		return verdict{fail: n == 0}
+	})
+	tb.open(base + "/#/members/bob")
+	tb.get("heading", "Bob Dylan")
+	pay := tb.get("region", "Pay")
+	pay.get("textbox", "Amount to pay").fill("3.00")
+	pay.get("button", "Pay").click()
+
+	text := pay.get("status", "").waitText("already made")
+	requests := payments.waitRequests(2)
+	requireOneKey(t, requests)
+	if requests[0].Status != http.StatusCreated {
+		t.Fatalf("the first attempt's answer (lost on the way) was %d, want 201: the service recorded it", requests[0].Status)
+	}
+	last := requests[len(requests)-1]
+	if last.Status != http.StatusCreated || last.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("the retry was answered %d with Idempotent-Replayed %q, want the first answer replayed", last.Status, last.Header.Get("Idempotent-Replayed"))
+	}
+	if !strings.Contains(text, "3.00") || strings.Count(pay.text(), "already made") != 1 {
+		t.Fatalf("the outcome should be shown once and name the amount: %q", pay.text())
+	}
+	if n := countEvents(t, db, "account-bob", "PaymentReceived"); n != 1 {
+		t.Fatalf("%d PaymentReceived events, want 1", n)
+	}
+	tb.waitText("region", "Account", "Balance: 2.00 owed")
+}

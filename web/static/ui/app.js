@@ -1,0 +1,42 @@
+// The app's entry point: the pages by route, the masthead's member finder, and a last line of
+// defence so that an unexpected failure shows a message instead of a blank page.
+
+import { defaultBase } from "./api.js";
+import * as book from "./pages/book.js";
+import * as catalog from "./pages/catalog.js";
+import * as member from "./pages/member.js";
+import * as operations from "./pages/operations.js";
+import { go, start } from "./router.js";
+import { errorAlert } from "./ui.js";
+
+function showUnexpected(reason) {
+  const main = document.getElementById("main");
+  if (reason?.name === "AbortError" || !main) return;
+  const err = reason instanceof Error ? reason : new Error(String(reason));
+  main.prepend(errorAlert({ message: `Something went wrong in this page: ${err.message}` },
+    { retry: () => location.reload(), retryLabel: "Reload the page" }));
+}
+
+window.addEventListener("error", (event) => showUnexpected(event.error ?? event.message));
+window.addEventListener("unhandledrejection", (event) => showUnexpected(event.reason));
+
+document.getElementById("api-base").textContent = defaultBase;
+
+document.getElementById("skip").addEventListener("click", (event) => {
+  event.preventDefault(); // the fragment is the route: move focus without changing it
+  document.getElementById("main").focus();
+});
+
+document.getElementById("member-finder").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const input = event.target.elements.memberId;
+  go(`#/members/${encodeURIComponent(input.value.trim())}`);
+  input.value = "";
+});
+
+start([
+  [/^\/books$/, catalog.render],
+  [/^\/books\/([^/]+)$/, book.render],
+  [/^\/members\/([^/]+)$/, member.render],
+  [/^\/operations$/, operations.render],
+]);

@@ -1,0 +1,173 @@
+// The catalog: every book, a page at a time, whether it is on the shelf or lent (to whom, until
+// when), a search by title or author, and a form to add a book.
+
+import { call, writtenUpTo, wrote } from "../api.js";
+import { Intent } from "../intent.js";
+import { go } from "../router.js";
+import {
+  clearError, field, formatDay, h, ID_HINT, ID_PATTERN, outcomeRegion, refocus, setOutcome, showError,
+} from "../ui.js";
+
+/** PAGE_SIZE is how many books a page shows. */
+const PAGE_SIZE = 25;
+
+export async function render(main, { query, signal }) {
+  document.title = "Catalog · Library";
+  const filter = { q: query.get("q") ?? "", status: query.get("status") ?? "", after: query.get("after") ?? "" };
+  const list = h("div", { class: "table-wrap" });
+  const listState = h("p", { class: "outcome", role: "status" });
+  const listError = h("div", { class: "alert-slot" });
+  const pager = h("nav", { class: "pager", "aria-label": "Pages of books" });
+  const reload = () => load({ filter, list, listState, listError, pager, signal });
+  main.append(
+    h("h1", { tabindex: -1 }, "Catalog"),
+    h("p", { class: "lede" }, "Every book in the library, whether it is on the shelf, and who has it."),
+    searchForm(filter),
+    h("section", { class: "panel", "aria-labelledby": "books-caption" }, listState, listError, list, pager),
+    addBookForm(reload, signal),
+  );
+  await reload();
+}
+
+/** hashQuery is the fragment's query for a filter: "?q=dune&status=lent", or "". */
+function hashQuery({ q, status, after }) {
+  const params = new URLSearchParams();
+  if (q) params.set("q", q);
+  if (status) params.set("status", status);
+  if (after) params.set("after", after);
+  const s = params.toString();
+  return s ? `?${s}` : "";
+}
+
+function searchForm(filter) {
+  const form = h("form", {
+    role: "search", "aria-label": "Books", class: "panel",
+    onsubmit: (event) => {
+      event.preventDefault();
+      const form = event.target;
+      go(`#/books${hashQuery({ q: form.elements.q.value.trim(), status: form.elements.status.value, after: "" })}`);
+    },
+  },
+  h("div", { class: "fields" },
+    field({ id: "search-q", name: "q", label: "Title or author", type: "search", value: filter.q, wide: true, autocomplete: "off" }),
+    field({
+      id: "search-status", name: "status", label: "Status", tag: "select",
+      options: [["", "Any"], ["available", "On the shelf"], ["lent", "Lent"]],
+    }),
+    h("button", { type: "submit" }, "Search")));
+  form.elements.status.value = filter.status;
+  return form;
+}
+
+async function load({ filter, list, listState, listError, pager, signal }) {
+  const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
+  if (filter.q) params.set("q", filter.q);
+  if (filter.status) params.set("status", filter.status);
+  if (filter.after) params.set("after", filter.after);
+  const minPosition = writtenUpTo();
+  if (minPosition > 0) params.set("minPosition", String(minPosition));
+
+  list.setAttribute("aria-busy", "true");
+  setOutcome(listState, "Loading the catalog…", { pending: true });
+  clearError(listError);
+  try {
+    const { data } = await call("GET", `/books?${params}`, {
+      signal,
+      attempts: 5,
+      onRetry: ({ error }) => setOutcome(listState, error.code === "NotCaughtUp"
+        ? "The catalog is catching up with your last change…"
+        : `${error.message} Trying again…`, { pending: true }),
+    });
+    list.replaceChildren(booksTable(data.books ?? [], filter));
+    pager.replaceChildren(...pagerLinks(data, filter));
+    setOutcome(listState, "");
+  } catch (err) {
+    if (signal.aborted) return;
+    setOutcome(listState, "");
+    showError(listError, err, { retry: () => load({ filter, list, listState, listError, pager, signal }) });
+  } finally {
+    list.removeAttribute("aria-busy");
+  }
+}
+
+function booksTable(books, filter) {
+  const caption = filter.q || filter.status ? "Books found" : "Books";
+  const rows = books.map((b) => h("tr", {},
+    h("th", { scope: "row" }, h("a", { href: `#/books/${encodeURIComponent(b.id)}` }, b.title)),
+    h("td", {}, b.author),
+    h("td", {}, loanCell(b))));
+  if (rows.length === 0) {
+    const text = filter.q || filter.status ? "No book matches." : "No books yet: add the first one below.";
+    rows.push(h("tr", {}, h("td", { colspan: 3, class: "empty" }, text)));
+  }
+  return h("table", {},
+    h("caption", { id: "books-caption" }, caption),
+    h("thead", {}, h("tr", {},
+      h("th", { scope: "col" }, "Title"), h("th", { scope: "col" }, "Author"), h("th", { scope: "col" }, "Status"))),
+    h("tbody", {}, rows));
+}
+
+/** loanCell says whether a book is on the shelf, or to whom it is lent and until when. */
+function loanCell(book) {
+  if (book.status !== "lent" || !book.loan) return h("span", { class: "tag available" }, "On the shelf");
+  const { memberId, dueAt } = book.loan;
+  return [
+    h("span", { class: "tag lent" }, "Lent"), " to ",
+    h("a", { href: `#/members/${encodeURIComponent(memberId)}` }, memberId),
+    `, due ${formatDay(dueAt)}`,
+  ];
+}
+
+/** pagerLinks are "First page" (when not on it) and "Next page" (when the service gave a cursor). */
+function pagerLinks(data, filter) {
+  const count = (data.books ?? []).length;
+  const links = [h("p", { class: "summary" }, `${count} ${count === 1 ? "book" : "books"} on this page.`)];
+  if (filter.after) links.push(h("a", { href: `#/books${hashQuery({ ...filter, after: "" })}` }, "First page"));
+  if (typeof data.next === "string" && data.next !== "") {
+    links.push(h("a", { href: `#/books${hashQuery({ ...filter, after: data.next })}` }, "Next page"));
+  }
+  return links;
+}
+
+function addBookForm(onAdded, signal) {
+  const intent = new Intent();
+  const outcome = outcomeRegion();
+  const errors = h("div", { class: "alert-slot" });
+  const button = h("button", { type: "submit" }, "Add book");
+  const form = h("form", {
+    oninput: () => intent.reset(),
+    onsubmit: async (event) => {
+      event.preventDefault();
+      if (intent.busy) return;
+      const book = {
+        id: form.elements.id.value.trim(), title: form.elements.title.value.trim(), author: form.elements.author.value.trim(),
+      };
+      button.disabled = true;
+      clearError(errors);
+      setOutcome(outcome, `Adding “${book.title}”…`, { pending: true });
+      try {
+        const result = await intent.run((key) => call("POST", "/books", {
+          body: book, headers: { "Idempotency-Key": key }, signal,
+        }));
+        wrote(result.data);
+        setOutcome(outcome, `Added “${book.title}” by ${book.author}.`);
+        form.reset();
+        onAdded();
+      } catch (err) {
+        if (signal.aborted) return;
+        setOutcome(outcome, "");
+        showError(errors, err);
+      } finally {
+        button.disabled = false;
+        refocus(button);
+      }
+    },
+  },
+  h("div", { class: "fields" },
+    field({ id: "new-book-id", name: "id", label: "Id", required: true, pattern: ID_PATTERN, hint: ID_HINT, autocomplete: "off", spellcheck: "false" }),
+    field({ id: "new-book-title", name: "title", label: "Title", required: true, wide: true }),
+    field({ id: "new-book-author", name: "author", label: "Author", required: true, wide: true }),
+    button),
+  outcome, errors);
+  return h("section", { class: "panel", "aria-labelledby": "add-book" }, h("h2", { id: "add-book" }, "Add a book"), form);
+}
