@@ -20,7 +20,7 @@ type Routes struct {
 func (h Routes) Routes(r chi.Router) {
 	r.Put("/accounts/{memberId}", httpapi.Command("memberId", httpapi.KeyOptional, h.put))
 	r.Get("/accounts/{memberId}", httpapi.Handle(h.get))
-	r.Post("/accounts/{memberId}/fines", httpapi.Command("memberId", httpapi.KeyOptional, h.Service.ChargeFine))
+	r.Post("/accounts/{memberId}/fines", httpapi.Command("memberId", httpapi.KeyOptional, h.fine))
 	r.Post("/accounts/{memberId}/payments", httpapi.Command("memberId", httpapi.KeyRequired, h.Service.Pay))
 }
 
@@ -70,4 +70,22 @@ func (h Routes) put(ctx context.Context, memberID string, body contactRequest, o
 		cmd.Email = *body.Email
 	}
 	return h.Service.SetContact(ctx, memberID, cmd, o)
+}
+
+// fineRequest is the body of POST /accounts/{memberId}/fines. LoanID is read only to be
+// refused: a fine for a loan is the late-fines saga's, charged once per loan when the book
+// comes back late, and a fine charged by hand under a loan's id would make the saga take the
+// loan as fined already.
+type fineRequest struct {
+	Amount int64   `json:"amount"`
+	Reason string  `json:"reason"`
+	LoanID *string `json:"loanId"`
+}
+
+func (h Routes) fine(ctx context.Context, memberID string, body fineRequest, o aggregate.Origin) (aggregate.Result, error) {
+	if body.LoanID != nil {
+		return aggregate.Result{}, errs.E(errs.InvalidRequest,
+			"loanId can't be given: a loan's late fine is charged by the library when the book comes back late; charge other fines without a loan")
+	}
+	return h.Service.ChargeFine(ctx, memberID, ChargeFine{Amount: body.Amount, Reason: body.Reason}, o)
 }

@@ -3,13 +3,15 @@
 //
 // # Command ids
 //
-// Every command carries an id: the client's Idempotency-Key when it sent one, otherwise a random
-// id made here. The id, the command's name and a fingerprint of its payload go into the
-// metadata of every event the command writes, so the log itself is the record of which
-// commands have run; there is no separate key table to keep in step.
+// A command's id is the client's Idempotency-Key, or the id a saga derives from the event it
+// reacts to. The id, the command's name and a fingerprint of its payload go into the metadata
+// of every event the command writes, so the log itself is the record of which commands have
+// run; there is no separate key table to keep in step. A command without a key records its
+// name and fingerprint but no id: nothing can ask for it again.
 //
-// Loading a stream rebuilds the ids of its last CommandIDsPerStream commands. When a command
-// arrives with an id among them:
+// Loading a stream rebuilds the ids of its last CommandIDsPerStream keyed commands; commands
+// without a key take no place among them, so a hundred fines charged without a key never push a
+// payment's key out of the window. When a command arrives with an id among them:
 //
 //   - same name and same payload fingerprint: the command is not decided again. Its result is
 //     rebuilt from the events that carry the id, so the answer is the first answer, byte for

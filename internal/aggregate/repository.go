@@ -2,7 +2,6 @@ package aggregate
 
 import (
 	"context"
-	crand "crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,14 +20,12 @@ type Log interface {
 
 // Options tune a Repository. The zero value gives the defaults.
 type Options struct {
-	// CommandIDsPerStream is how many of a stream's most recent commands are recognised by
-	// id. Default 100.
+	// CommandIDsPerStream is how many of a stream's most recent keyed commands are recognised
+	// by their key. Commands without a key take no place among them. Default 100.
 	CommandIDsPerStream int
 	// MaxAttempts is how many times a command is decided before a version conflict is given
 	// up as errs.ConcurrencyConflict. Default 30.
 	MaxAttempts int
-	// NewCommandID makes the id of a command that came without one. Default: 128 random bits.
-	NewCommandID func() string
 	// Observer is told the outcome of every command, for metrics. Default: nobody.
 	Observer Observer
 	// CacheEvents bounds the aggregates kept in memory between commands, counted in the events
@@ -109,9 +106,6 @@ func NewRepository[S any](log Log, t Type[S], opts Options) *Repository[S] {
 	}
 	if opts.MaxAttempts <= 0 {
 		opts.MaxAttempts = defaultMaxAttempts
-	}
-	if opts.NewCommandID == nil {
-		opts.NewCommandID = crand.Text
 	}
 	if opts.Observer == nil {
 		opts.Observer = noObserver{}
@@ -225,10 +219,10 @@ func (r *Repository[S]) execute(ctx context.Context, id string, cmd Command[S]) 
 	if err != nil {
 		return Result{}, err
 	}
+	// A command without a key records no command id: nothing can ask for it again, and it
+	// takes no place in the window of remembered keys, so keyless commands never push a key
+	// out of it.
 	meta := eventstore.Metadata{CommandID: cmd.Origin.CommandID, Command: cmd.Name, Fingerprint: fp, CorrelationID: cmd.Origin.CorrelationID}
-	if meta.CommandID == "" {
-		meta.CommandID = r.opts.NewCommandID()
-	}
 	unlock, err := r.locks.lock(ctx, streamID)
 	if errors.Is(err, context.DeadlineExceeded) {
 		return Result{}, errs.Wrap(errs.Unavailable, err, "other commands on %s kept this one waiting too long; try again", streamID)

@@ -81,7 +81,7 @@ func TestExecuteRecordsEventsWithTheirCommand(t *testing.T) {
 	require.NotEmpty(t, stored[0].Metadata.Fingerprint)
 }
 
-func TestExecuteWithoutAKeyGetsItsOwnCommandID(t *testing.T) {
+func TestExecuteWithoutAKeyRecordsNoCommandID(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	repo, store := newTallies(t, Options{})
@@ -93,8 +93,39 @@ func TestExecuteWithoutAKeyGetsItsOwnCommandID(t *testing.T) {
 	stored, err := store.ReadStream(ctx, "tally-a", 0)
 	require.NoError(t, err)
 	require.Len(t, stored, 2)
-	require.NotEmpty(t, stored[0].Metadata.CommandID)
-	require.NotEqual(t, stored[0].Metadata.CommandID, stored[1].Metadata.CommandID)
+	for _, e := range stored {
+		require.Empty(t, e.Metadata.CommandID)
+		require.Equal(t, "add", e.Metadata.Command, "the name and fingerprint are kept")
+		require.NotEmpty(t, e.Metadata.Fingerprint)
+	}
+}
+
+// Only keyed commands take places in the window of remembered keys: however many commands
+// without a key follow a keyed one, its retry is still answered from the log, not run again.
+func TestKeylessCommandsDoNotPushKeysOutOfTheWindow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, cached := range []int{0, -1} {
+		repo, _ := newTallies(t, Options{CommandIDsPerStream: 3, CacheEvents: cached})
+		first, err := repo.Execute(ctx, "a", add(5, "pay-1"))
+		require.NoError(t, err)
+		for range 50 {
+			_, err := repo.Execute(ctx, "a", add(1, ""))
+			require.NoError(t, err)
+		}
+		again, err := repo.Execute(ctx, "a", add(5, "pay-1"))
+		require.NoError(t, err)
+		require.True(t, again.Replayed, "cache %d: the keyed command is still remembered", cached)
+		require.Equal(t, first.Position, again.Position)
+
+		for i := range 3 { // three keyed commands do push it out
+			_, err := repo.Execute(ctx, "a", add(1, fmt.Sprintf("other-%d", i)))
+			require.NoError(t, err)
+		}
+		late, err := repo.Execute(ctx, "a", add(5, "pay-1"))
+		require.NoError(t, err)
+		require.False(t, late.Replayed, "cache %d: out of the window, it is a new command", cached)
+	}
 }
 
 // A repeat with the same key, command and payload is answered from the log, byte for byte.
