@@ -122,6 +122,10 @@ func (a *App) openPostgres(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("DATABASE_URL: %w", err)
 	}
+	if err := migrations.CheckServer(ctx, pool); err != nil {
+		pool.Close()
+		return err
+	}
 	a.pool = pool
 	a.pgStore = eventstore.NewPostgres(pool, a.logger)
 	a.store = a.pgStore

@@ -28,6 +28,9 @@ func MigrateDatabase(ctx context.Context, cfg Config, logger *slog.Logger, comma
 		return err
 	}
 	defer pool.Close()
+	if err := migrations.CheckServer(ctx, pool); err != nil {
+		return err
+	}
 	return Migrate(ctx, pool, logger, command, out)
 }
 
