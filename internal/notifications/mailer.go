@@ -29,7 +29,8 @@ type Mailer interface {
 
 // NewLogMailer returns the Mailer used when SMTP_URL is unset: it sends nothing and logs each
 // email at info level instead, so a development setup without a mail server still shows what
-// would have gone out. The log line leaves the body out, as bodies hold readers' details.
+// would have gone out. The log line leaves the recipient and the body out: both are a member's
+// personal data.
 func NewLogMailer(logger *slog.Logger) Mailer {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -46,7 +47,6 @@ func (l logMailer) Send(ctx context.Context, e Email) error {
 	}
 	l.logger.LogAttrs(ctx, slog.LevelInfo, "email not sent: SMTP_URL is unset",
 		slog.String("message_id", e.MessageID),
-		slog.String("to", e.To),
 		slog.String("subject", e.Subject))
 	return nil
 }

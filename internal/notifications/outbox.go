@@ -86,7 +86,7 @@ func (o *Outbox) Handle(ctx context.Context, e eventstore.Event) error {
 	}
 	var lent books.BookLent
 	if err := json.Unmarshal(e.Data, &lent); err != nil {
-		return processor.Park(fmt.Sprintf("BookLent can't be read: %v", err))
+		return &processor.ParkError{Reason: fmt.Sprintf("BookLent can't be read: %v", err), Public: "the event can't be read"}
 	}
 	ids, err := o.messageIDs(ctx)
 	if err != nil {
@@ -126,11 +126,11 @@ func (o *Outbox) email(ctx context.Context, bookID string, version int64, id str
 	account, _, err := o.Accounts.Get(ctx, lent.MemberID)
 	switch {
 	case errs.Is(err, errs.NotFound):
-		return Email{}, processor.Park(fmt.Sprintf("member %s has no account, so no email address", lent.MemberID))
+		return Email{}, &processor.ParkError{Reason: fmt.Sprintf("member %s has no account, so no email address", lent.MemberID), Public: "no email address"}
 	case err != nil:
 		return Email{}, err
 	case account.Email == "":
-		return Email{}, processor.Park(fmt.Sprintf("member %s has no email address", lent.MemberID))
+		return Email{}, &processor.ParkError{Reason: fmt.Sprintf("member %s has no email address", lent.MemberID), Public: "no email address"}
 	}
 	return Email{
 		MessageID: id,
@@ -157,7 +157,7 @@ func (o *Outbox) sendFailed(err error) error {
 		if se.Code != 0 {
 			o.relayAnswered()
 		}
-		return processor.Park(se.Error())
+		return &processor.ParkError{Reason: se.Error(), Public: se.PublicText()}
 	default:
 		o.relayAnswered()
 		return err

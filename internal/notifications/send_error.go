@@ -53,6 +53,15 @@ type SendError struct {
 
 func (e *SendError) Error() string { return e.Text }
 
+// PublicText is the failure in words for /status, which anyone may read: the class, the step
+// and the reply code, never the relay's host, its reply's text or the recipient.
+func (e *SendError) PublicText() string {
+	if e.Code != 0 {
+		return fmt.Sprintf("the relay answered %s with %d (%s)", e.Step, e.Code, e.Class)
+	}
+	return fmt.Sprintf("%s: %s failed (%s)", e.Class, e.Step, e.Reason)
+}
+
 // IsSendError returns err's *SendError, if it has one.
 func IsSendError(err error) (*SendError, bool) {
 	var se *SendError

@@ -32,7 +32,7 @@ func (d *dispatcher) handle(e eventstore.Event, attempt int, from *entry) result
 		switch sortOutcome(err) {
 		case pauseAll:
 			d.gate.paused(probe)
-			d.failed(err)
+			d.failedAt(e.Position, err)
 			d.logger.Warn("processor paused: what it depends on is down", "processor", d.proc.Name,
 				"position", e.Position, "error", err)
 			continue
@@ -60,7 +60,7 @@ func (d *dispatcher) handle(e eventstore.Event, attempt int, from *entry) result
 
 // deferTo keeps a failed event to be tried again at next.
 func (d *dispatcher) deferTo(e eventstore.Event, reason error, attempts int, next time.Time) bool {
-	d.failed(reason)
+	d.failedAt(e.Position, reason)
 	d.logger.Warn("event deferred", "processor", d.proc.Name, "stream", e.StreamID, "version", e.Version,
 		"position", e.Position, "attempt", attempts, "retry_in", time.Until(next).Round(time.Millisecond).String(),
 		"error", reason)
@@ -88,7 +88,7 @@ type DeferListener interface {
 
 // park parks an event with the reason it failed.
 func (d *dispatcher) park(e eventstore.Event, reason error, attempts int) bool {
-	d.failed(reason)
+	d.failedAt(e.Position, reason)
 	d.logger.Warn("event parked", "processor", d.proc.Name, "stream", e.StreamID, "version", e.Version,
 		"position", e.Position, "attempts", attempts, "reason", reason)
 	parked := d.persist(func(ctx context.Context) error {

@@ -78,12 +78,22 @@ type Idler interface {
 }
 
 // ParkError is a failure that retrying can't fix, such as a loan email to a member who has no
-// email address. The event is parked at once with Reason.
+// email address. The event is parked at once with Reason, which the admin view shows; /status
+// shows Public (see PublicTexter), which must name no member, address or host.
 type ParkError struct {
 	Reason string
+	Public string
 }
 
 func (e *ParkError) Error() string { return e.Reason }
+
+// PublicText implements PublicTexter.
+func (e *ParkError) PublicText() string {
+	if e.Public == "" {
+		return "parked"
+	}
+	return "parked: " + e.Public
+}
 
 // Park returns an error that parks the event at once.
 func Park(reason string) error { return &ParkError{Reason: reason} }
@@ -94,7 +104,10 @@ type PauseError struct {
 }
 
 func (e *PauseError) Error() string { return e.Err.Error() }
-func (e *PauseError) Unwrap() error { return e.Err }
+
+// PublicText implements PublicTexter, with the cause's public text.
+func (e *PauseError) PublicText() string { return "paused: " + PublicText(e.Err) }
+func (e *PauseError) Unwrap() error      { return e.Err }
 
 // Pause returns an error that pauses the processor: see Handler.
 func Pause(err error) error { return &PauseError{Err: err} }

@@ -3,6 +3,7 @@ package processor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -48,9 +49,16 @@ func (r *runner) setHolding(holding bool) {
 }
 
 // failed records a failure: /status shows it until the processor next succeeds.
-func (r *runner) failed(err error) {
+func (r *runner) failed(err error) { r.record(PublicText(err)) }
+
+// failedAt records the failure of the event at position.
+func (r *runner) failedAt(position int64, err error) {
+	r.record(fmt.Sprintf("position %d: %s", position, PublicText(err)))
+}
+
+func (r *runner) record(text string) {
 	r.mu.Lock()
-	r.lastError = publicText(err)
+	r.lastError = text
 	r.mu.Unlock()
 	r.opts.Observer.Failed(r.proc.Name)
 }
@@ -62,15 +70,29 @@ func (r *runner) succeeded() {
 	r.mu.Unlock()
 }
 
-// publicText is what /status, which anyone may read, shows of an error: for the service's own
-// errors, the code and the detail written for clients, without the cause (a driver's text
-// names hosts, users and databases); for others, such as the mail server's answer, the text.
-func publicText(err error) string {
+// PublicTexter is implemented by errors that can say what went wrong in words fit for /status,
+// which anyone may read: codes and steps, never a member, an address or a host.
+type PublicTexter interface {
+	PublicText() string
+}
+
+// PublicText is what /status shows of an error. An error that implements PublicTexter says it
+// itself. Of the service's own errors, an unavailable or failed store shows its code and
+// detail (written by the store: what failed, never who), any other only its code; for anything
+// else, /status says only that something failed, and the logs have the rest.
+func PublicText(err error) string {
+	var pt PublicTexter
+	if errors.As(err, &pt) {
+		return pt.PublicText()
+	}
 	var e *errs.Error
 	if errors.As(err, &e) {
-		return string(e.Code) + ": " + e.Detail
+		if e.Code == errs.Unavailable || e.Code == errs.Internal {
+			return string(e.Code) + ": " + e.Detail
+		}
+		return string(e.Code)
 	}
-	return err.Error()
+	return "failed (the logs say why)"
 }
 
 func (r *runner) lastErr() string {
@@ -101,6 +123,7 @@ func (r *runner) run(shutdown, abort context.Context) {
 		r.logger.Info("lease taken: this replica runs the processor", "processor", name)
 		err = r.hold(shutdown, abort, lease)
 		r.setHolding(false)
+		r.succeeded() // a standby runs nothing: what went wrong while it held the lease is in the logs
 		lease.Release()
 		r.opts.Observer.LeaseReleased(name)
 		if r.replayWanted.Swap(false) {
