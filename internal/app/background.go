@@ -59,6 +59,7 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		return nil, nil, err
 	}
 	a.metrics.WatchProcessors(group.Status, 0)
+	a.metrics.WatchHorizon(group.ReadHorizon, 0)
 	return group, catalog, nil
 }
 

@@ -45,8 +45,9 @@ func eventually(t testing.TB, timeout time.Duration, cond func() bool, msg strin
 }
 
 type statusView struct {
-	Replica    string             `json:"replica"`
-	Processors []processor.Status `json:"processors"`
+	Replica     string                  `json:"replica"`
+	ReadHorizon processor.HorizonStatus `json:"readHorizon"`
+	Processors  []processor.Status      `json:"processors"`
 }
 
 func getStatus(t *testing.T, a *api) statusView {

@@ -28,6 +28,8 @@ type Postgres struct {
 	stopListening context.CancelFunc // guarded by subscribers.mu
 	listeners     sync.WaitGroup
 
+	horizon horizonWatch
+
 	appended      chan struct{} // holds one pending notification for other processes
 	stopNotifying context.CancelFunc
 	notifierDone  chan struct{}

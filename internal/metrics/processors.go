@@ -73,3 +73,38 @@ func (c *processorCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.inFlight, prometheus.GaugeValue, float64(s.InFlight), s.Name)
 	}
 }
+
+// HorizonFunc reports on the log's read horizon: processor.Group.ReadHorizon.
+type HorizonFunc func(ctx context.Context) (processor.HorizonStatus, error)
+
+// WatchHorizon adds library_read_horizon_stall_seconds to every scrape: how long the log's read
+// horizon has been held back by a transaction still open somewhere in the PostgreSQL cluster,
+// 0 when it isn't. It is read at scrape time, within timeout (default DefaultStatusTimeout).
+func (m *Metrics) WatchHorizon(horizon HorizonFunc, timeout time.Duration) {
+	if timeout <= 0 {
+		timeout = DefaultStatusTimeout
+	}
+	desc := prometheus.NewDesc("library_read_horizon_stall_seconds",
+		"How long the log's read horizon has been held back by a transaction open somewhere in the PostgreSQL cluster "+
+			"(processors read no new event meanwhile); 0 when it isn't.", nil, nil)
+	m.registry.MustRegister(&horizonCollector{horizon: horizon, timeout: timeout, desc: desc})
+}
+
+type horizonCollector struct {
+	horizon HorizonFunc
+	timeout time.Duration
+	desc    *prometheus.Desc
+}
+
+func (c *horizonCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c *horizonCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	defer cancel()
+	h, err := c.horizon(ctx)
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(c.desc, fmt.Errorf("read horizon: %w", err))
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, h.Seconds)
+}

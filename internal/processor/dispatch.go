@@ -201,6 +201,9 @@ func (d *dispatcher) read() (bool, error) {
 		d.window = append(d.window, &entry{event: e})
 	}
 	if len(events) > 0 {
+		d.behindStreak = 0 // the horizon moved
+	}
+	if len(events) > 0 {
 		d.readFrom = events[len(events)-1].Checkpoint()
 	}
 	d.readSinceWait += len(events)
@@ -214,10 +217,10 @@ func (d *dispatcher) read() (bool, error) {
 		d.readNotBefore = time.Now().Add(d.opts.ReadInterval)
 	}
 	d.readSinceWait = 0
-	if d.behind(d.readFrom) {
+	if wait := d.behindWait(d.readFrom); wait > 0 {
 		// Committed events wait above the read horizon, behind a transaction that is still
 		// running; its commit wakes nobody, so look again shortly rather than at the poll.
-		d.soon = time.Now().Add(min(behindRetry, d.opts.PollInterval))
+		d.soon = time.Now().Add(wait)
 	}
 	return len(events) > 0, nil
 }

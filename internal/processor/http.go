@@ -31,8 +31,9 @@ func (h Routes) Routes(r chi.Router) {
 }
 
 type statusView struct {
-	Replica    string   `json:"replica"`
-	Processors []Status `json:"processors"`
+	Replica     string        `json:"replica"`
+	ReadHorizon HorizonStatus `json:"readHorizon"`
+	Processors  []Status      `json:"processors"`
 }
 
 func (h Routes) status(w http.ResponseWriter, r *http.Request) error {
@@ -40,7 +41,11 @@ func (h Routes) status(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, r, http.StatusOK, statusView{Replica: h.Replica, Processors: processors})
+	horizon, err := h.Group.ReadHorizon(r.Context())
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, r, http.StatusOK, statusView{Replica: h.Replica, ReadHorizon: horizon, Processors: processors})
 	return nil
 }
 

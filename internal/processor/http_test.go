@@ -92,7 +92,7 @@ func TestHTTPStatus(t *testing.T) {
 	require.Equal(t, "application/json", w.Header().Get("Content-Type"))
 	// The last of book-3's two events to be parked names itself; either may be last.
 	got := strings.NewReplacer("position 4: failed", "position 5: failed").Replace(w.Body.String())
-	require.JSONEq(t, `{"replica": "replica-a", "processors": [
+	require.JSONEq(t, `{"replica": "replica-a", "readHorizon": {"stalled": false}, "processors": [
 		{"name": "fines", "kind": "saga", "holdsLease": true, "checkpoint": 5, "generation": 0, "head": 5, "lag": 0, "parked": 0, "deferred": 0, "inFlight": 0, "lastError": null},
 		{"name": "emails", "kind": "outbox", "holdsLease": true, "checkpoint": 5, "generation": 0, "head": 5, "lag": 0, "parked": 2,
 		 "deferred": 0, "inFlight": 0, "lastError": "position 5: failed (the logs say why)"}]}`, got)

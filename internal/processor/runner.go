@@ -153,6 +153,8 @@ type holding struct {
 	fresh   func() bool
 	wakeups <-chan struct{}
 	poll    *time.Ticker
+	// behindStreak counts the reads in a row that found the log ahead but nothing to read.
+	behindStreak int
 }
 
 // hold runs the processor while the lease is held. It returns nil when shutdown ends, or why
@@ -214,8 +216,26 @@ func (h *holding) load() (Position, error) {
 }
 
 // behindRetry is how soon a processor that is behind the log's head, but could read nothing,
-// reads again.
+// reads again: the append that holds the horizon back usually commits within milliseconds.
+// While it does not (a transaction left open somewhere in the cluster), the wait doubles each
+// time, up to PollInterval, so that a stalled horizon does not cost a read every 10ms.
 const behindRetry = 10 * time.Millisecond
+
+// behindWait is how long to wait before reading again: 0 when the log has nothing after c that
+// a read could not return (the caller waits for a wake-up), or a wait that grows while it stays
+// that way.
+func (h *holding) behindWait(c eventstore.Checkpoint) time.Duration {
+	if !h.behind(c) {
+		h.behindStreak = 0
+		return 0
+	}
+	h.behindStreak++
+	wait := behindRetry
+	for i := 1; i < h.behindStreak && wait < h.opts.PollInterval; i++ {
+		wait *= 2
+	}
+	return min(wait, h.opts.PollInterval)
+}
 
 // behind reports whether the log has committed events after c that a read could not return
 // yet. A failure to tell counts as not behind: the poll is the fallback.

@@ -37,6 +37,9 @@ func (h *holding) viewModel() error {
 		}
 		failures = 0
 		h.succeeded()
+		if read != 0 {
+			h.behindStreak = 0 // the horizon moved
+		}
 		pos = next
 		if read < 0 || read == h.opts.BatchSize {
 			continue // more may be waiting: go on at once
@@ -92,10 +95,10 @@ func (h *holding) reset(pos Position) (Position, error) {
 // is read at once.
 func (h *holding) waitForAppends(pos Position, read int) {
 	var soon <-chan time.Time
-	if h.behind(pos.Checkpoint) {
+	if wait := h.behindWait(pos.Checkpoint); wait > 0 {
 		// Committed events wait above the read horizon, behind a transaction that is still
 		// running; its commit wakes nobody, so look again shortly rather than at the poll.
-		timer := time.NewTimer(min(behindRetry, h.opts.PollInterval))
+		timer := time.NewTimer(wait)
 		defer timer.Stop()
 		soon = timer.C
 	}

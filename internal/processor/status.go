@@ -3,6 +3,8 @@ package processor
 import (
 	"context"
 	"time"
+
+	"library/internal/eventstore"
 )
 
 // Status is what GET /status shows of one processor. Checkpoint, head, lag and parked come from
@@ -87,4 +89,38 @@ func (g *Group) Status(ctx context.Context) ([]Status, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// StallReporter is implemented by stores whose read horizon can be held back by a transaction
+// elsewhere: eventstore.Postgres.
+type StallReporter interface {
+	Stalled(ctx context.Context) (eventstore.Stall, bool, error)
+}
+
+// HorizonStatus is what GET /status shows of the log's read horizon: every processor, on
+// every replica, reads only below it, so while a transaction holds it back, processors see no
+// new event, and reads with minPosition wait.
+type HorizonStatus struct {
+	Stalled bool `json:"stalled"`
+	// Seconds is how long the horizon has been held back.
+	Seconds     float64    `json:"seconds,omitempty"`
+	Since       *time.Time `json:"since,omitempty"`
+	PID         int        `json:"pid,omitempty"`
+	Database    string     `json:"database,omitempty"`
+	Application string     `json:"application,omitempty"`
+}
+
+// ReadHorizon reports whether the log's read horizon is held back, by what and for how long.
+func (g *Group) ReadHorizon(ctx context.Context) (HorizonStatus, error) {
+	reporter, ok := g.cfg.Store.(StallReporter)
+	if !ok {
+		return HorizonStatus{}, nil
+	}
+	stall, stalled, err := reporter.Stalled(ctx)
+	if err != nil || !stalled {
+		return HorizonStatus{}, err
+	}
+	since := stall.Since.UTC()
+	return HorizonStatus{Stalled: true, Seconds: time.Since(since).Seconds(), Since: &since,
+		PID: stall.PID, Database: stall.Database, Application: stall.Application}, nil
 }

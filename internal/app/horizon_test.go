@@ -1,0 +1,55 @@
+package app_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"library/internal/app"
+	"library/internal/pgtest"
+)
+
+// A transaction left open in another database of the cluster stalls every processor. /status
+// says so, naming the backend, and so does the metric; reads that wait for a position answer
+// 503 NotCaughtUp; once the transaction ends, all is well again.
+func TestStalledHorizonShows(t *testing.T) {
+	t.Parallel()
+	cfg := fastBackground(app.Config{DatabaseURL: stores[1].databaseURL(t)})
+	cfg.CatalogWait = 300 * time.Millisecond
+	a := &api{base: startService(t, cfg), store: "postgres"}
+	s := getStatus(t, a)
+	require.False(t, s.ReadHorizon.Stalled)
+	scrapeMetrics(t, a).require(t, 0, "library_read_horizon_stall_seconds")
+
+	other := pgtest.Connect(t, pgtest.NewDatabase(t)+"&application_name=month-end-report")
+	ctx := context.Background()
+	tx, err := other.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	var pid int
+	var xid string
+	require.NoError(t, tx.QueryRow(ctx, `SELECT pg_backend_pid(), pg_current_xact_id()::text`).Scan(&pid, &xid))
+
+	added := addBook(t, a, "dune")
+	eventually(t, 10*time.Second, func() bool { return getStatus(t, a).ReadHorizon.Stalled }, "/status says the horizon is stalled")
+	h := getStatus(t, a).ReadHorizon
+	assert.Equal(t, pid, h.PID)
+	assert.Equal(t, "month-end-report", h.Application)
+	assert.NotEmpty(t, h.Database)
+	assert.GreaterOrEqual(t, h.Seconds, 1.0)
+	require.NotNil(t, h.Since)
+	stalled, ok := scrapeMetrics(t, a).value("library_read_horizon_stall_seconds")
+	require.True(t, ok)
+	assert.GreaterOrEqual(t, stalled, 1.0)
+	requireProblem(t, a.get(t, fmt.Sprintf("/books?minPosition=%d", added.Position)), http.StatusServiceUnavailable, "NotCaughtUp")
+
+	require.NoError(t, tx.Rollback(ctx))
+	eventually(t, 10*time.Second, func() bool { return !getStatus(t, a).ReadHorizon.Stalled }, "the stall is over")
+	require.Equal(t, http.StatusOK, a.get(t, fmt.Sprintf("/books?minPosition=%d", added.Position)).Status)
+	scrapeMetrics(t, a).require(t, 0, "library_read_horizon_stall_seconds")
+}
