@@ -16,8 +16,11 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"library/internal/app"
+	"library/internal/telemetry"
+	"library/internal/tracing"
 )
 
 func main() {
@@ -46,6 +49,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	switch {
 	case len(args) == 0 || (len(args) == 1 && args[0] == "serve"):
+		tp, shutdownTracing, err := telemetry.FromEnv(ctx, getenv, cfg.ReplicaID)
+		if err != nil {
+			return err
+		}
+		defer flush(shutdownTracing, logger)
+		cfg.TracerProvider = tp
 		a, err := app.New(ctx, cfg, logger)
 		if err != nil {
 			return err
@@ -66,5 +75,14 @@ func newLogger(w io.Writer, cfg app.Config) *slog.Logger {
 	if cfg.LogFormat == "text" {
 		h = slog.NewTextHandler(w, opts)
 	}
-	return slog.New(h).With("replica", cfg.ReplicaID)
+	return slog.New(tracing.LogHandler(h)).With("replica", cfg.ReplicaID)
+}
+
+// flush sends the spans not yet exported, within a few seconds.
+func flush(shutdown func(context.Context) error, logger *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := shutdown(ctx); err != nil {
+		logger.Warn("traces not all exported", "error", err)
+	}
 }

@@ -147,7 +147,7 @@ func awaitCatalog(ctx context.Context, svc *service) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the catalog did not read %d books within %s (last status %+v, %v): %s",
+			return fmt.Errorf("the catalog did not read %d books within %s (last status %+v, %w): %s",
 				catalogBooks, catalogCatchUp, status["catalog"], err, svc.output())
 		}
 		time.Sleep(100 * time.Millisecond) // polling /status, bounded by the deadline

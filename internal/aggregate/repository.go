@@ -8,8 +8,13 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"library/internal/errs"
 	"library/internal/eventstore"
+	"library/internal/tracing"
 )
 
 // Log is the part of the event store that commands need.
@@ -28,6 +33,8 @@ type Options struct {
 	MaxAttempts int
 	// Observer is told the outcome of every command, for metrics. Default: nobody.
 	Observer Observer
+	// Tracer makes a span of every command. Default: one that records nothing.
+	Tracer trace.Tracer
 	// CacheEvents bounds the aggregates kept in memory between commands, counted in the events
 	// of their command windows plus one per aggregate. Default 20000; negative keeps none. Only
 	// types with a Clone function are kept.
@@ -109,6 +116,9 @@ func NewRepository[S any](log Log, t Type[S], opts Options) *Repository[S] {
 	}
 	if opts.Observer == nil {
 		opts.Observer = noObserver{}
+	}
+	if opts.Tracer == nil {
+		opts.Tracer = tracing.Tracer(nil, "library/internal/aggregate")
 	}
 	if opts.CacheEvents == 0 {
 		opts.CacheEvents = defaultCacheEvents
@@ -202,9 +212,20 @@ func (r *Repository[S]) fold(streamID string, from Loaded[S], stored []eventstor
 
 // Execute runs a command against the aggregate with the given id: see the package comment for
 // how command ids and conflicts are handled.
+//
+// The command is a span of its own; its traceparent goes into the metadata of the events it
+// writes, so that what is done later from them links back to it.
 func (r *Repository[S]) Execute(ctx context.Context, id string, cmd Command[S]) (Result, error) {
+	ctx, span := r.opts.Tracer.Start(ctx, "command "+cmd.Name, trace.WithAttributes(
+		attribute.String("library.aggregate", r.typ.Name), attribute.String("library.command", cmd.Name)))
+	defer span.End()
 	result, err := r.execute(ctx, id, cmd)
-	r.opts.Observer.CommandDone(cmd.Name, outcomeOf(result, err))
+	outcome := outcomeOf(result, err)
+	span.SetAttributes(attribute.String("library.outcome", string(outcome)), attribute.Int64("library.position", result.Position))
+	if outcome == OutcomeFailed || outcome == OutcomeConflict {
+		span.SetStatus(codes.Error, string(errs.CodeOf(err)))
+	}
+	r.opts.Observer.CommandDone(cmd.Name, outcome)
 	return result, err
 }
 
@@ -222,7 +243,8 @@ func (r *Repository[S]) execute(ctx context.Context, id string, cmd Command[S]) 
 	// A command without a key records no command id: nothing can ask for it again, and it
 	// takes no place in the window of remembered keys, so keyless commands never push a key
 	// out of it.
-	meta := eventstore.Metadata{CommandID: cmd.Origin.CommandID, Command: cmd.Name, Fingerprint: fp, CorrelationID: cmd.Origin.CorrelationID}
+	meta := eventstore.Metadata{CommandID: cmd.Origin.CommandID, Command: cmd.Name, Fingerprint: fp,
+		CorrelationID: cmd.Origin.CorrelationID, TraceParent: tracing.TraceParent(ctx)}
 	unlock, err := r.locks.lock(ctx, streamID)
 	if errors.Is(err, context.DeadlineExceeded) {
 		return Result{}, errs.Wrap(errs.Unavailable, err, "other commands on %s kept this one waiting too long; try again", streamID)

@@ -34,6 +34,8 @@ import (
 	"library/internal/metrics"
 	"library/internal/openapi"
 	"library/internal/processor"
+	"library/internal/telemetry"
+	"library/internal/tracing"
 	"library/migrations"
 	"library/web"
 )
@@ -70,7 +72,8 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		}
 	}
 
-	repoOpts := aggregate.Options{CommandIDsPerStream: cfg.CommandIDsPerStream, Observer: a.metrics.Commands()}
+	repoOpts := aggregate.Options{CommandIDsPerStream: cfg.CommandIDsPerStream, Observer: a.metrics.Commands(),
+		Tracer: tracing.Tracer(cfg.TracerProvider, "library/internal/aggregate")}
 	bookService := books.NewService(a.store, repoOpts, cfg.Now, cfg.LoanPeriod)
 	accountService := accounts.NewService(a.store, repoOpts)
 	processors, catalog, err := a.background(bookService, accountService)
@@ -92,7 +95,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 	handler := httpapi.New(
 		httpapi.Options{
 			Logger: logger, Ready: a.ready, RequestTimeout: cfg.RequestTimeout,
-			Observe: a.metrics.ObserveRequest, CORSOrigins: cfg.CORSOrigins,
+			Observe: a.metrics.ObserveRequest, CORSOrigins: cfg.CORSOrigins, TracerProvider: cfg.TracerProvider,
 		},
 		modules...,
 	)
@@ -117,6 +120,9 @@ func (a *App) openPostgres(ctx context.Context) error {
 	poolConfig, err := ParsePoolConfig(a.cfg.DatabaseURL)
 	if err != nil {
 		return err
+	}
+	if a.cfg.TracerProvider != nil {
+		poolConfig.ConnConfig.Tracer = telemetry.QueryTracer(a.cfg.TracerProvider)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, poolConfig)
 	if err != nil {

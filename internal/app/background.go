@@ -5,6 +5,7 @@ import (
 	"library/internal/books"
 	"library/internal/notifications"
 	"library/internal/processor"
+	"library/internal/tracing"
 )
 
 // background builds the processors that read the log: the catalog view model, the loan email
@@ -38,6 +39,7 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		Mailer: mailer, Books: bookService, Accounts: accountService, Accepted: accepted,
 		Installation: a.store.Installation, From: a.cfg.MailFrom,
 		InFlight: a.cfg.SMTPMaxInFlight, Observer: a.metrics.Emails(), Now: a.cfg.Now,
+		Tracer: tracing.Tracer(a.cfg.TracerProvider, "library/internal/notifications"),
 	}
 	lateFines := accounts.LateFines{Accounts: accountService, FinePerDay: a.cfg.FinePerDay}
 
@@ -54,6 +56,7 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		Leases:      leases,
 		Logger:      a.logger,
 		Options:     opts,
+		Tracer:      tracing.Tracer(a.cfg.TracerProvider, "library/internal/processor"),
 	}, processors...)
 	if err != nil {
 		return nil, nil, err

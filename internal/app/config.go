@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/otel/trace"
 
 	"library/internal/accounts"
 	"library/internal/notifications"
@@ -75,6 +76,10 @@ type Config struct {
 	LogFormat string
 	// Now is the clock; nil means time.Now. Tests replace it.
 	Now func() time.Time
+	// TracerProvider, when set, traces requests, commands, database calls, emails and the
+	// saga's commands; nil traces nothing. Not read by ConfigFromEnv: cmd/library makes it from
+	// the OTEL_* variables (package telemetry).
+	TracerProvider trace.TracerProvider
 }
 
 // Defaults of the documented configuration.

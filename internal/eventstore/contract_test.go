@@ -45,7 +45,8 @@ func testContract(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("AppendStartsAStreamAtVersionOne", func(t *testing.T) {
 		t.Parallel()
 		ctx, s := context.Background(), newStore(t)
-		meta := Metadata{CommandID: "key-1", Command: "pay", Fingerprint: "f", CorrelationID: "req-1"}
+		meta := Metadata{CommandID: "key-1", Command: "pay", Fingerprint: "f", CorrelationID: "req-1",
+			TraceParent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}
 		got, err := s.Append(ctx, "account-alice", 0, []NewEvent{
 			{Type: "FineCharged", Data: json.RawMessage(`{"amount":300}`), Metadata: meta},
 			{Type: "PaymentReceived", Data: json.RawMessage(`{"amount":100}`), Metadata: meta},

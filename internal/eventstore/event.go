@@ -78,6 +78,9 @@ type Metadata struct {
 	Fingerprint string `json:"fingerprint,omitempty"`
 	// CorrelationID is the id of the request that ran the command.
 	CorrelationID string `json:"correlationId,omitempty"`
+	// TraceParent is the W3C traceparent of the command's span, when tracing is on: work done
+	// later from the event (an email, a saga's command) links to it.
+	TraceParent string `json:"traceparent,omitempty"`
 }
 
 // Checkpoint is a place in the log's global order: (transaction, position). The zero Checkpoint

@@ -171,7 +171,7 @@ func appendEvents(ctx context.Context, q querier, streamID string, expectedVersi
 const selectEvent = `SELECT stream_id, version, position, transaction_id, type, data,
 	coalesce(metadata->>'commandId', ''), coalesce(metadata->>'command', ''),
 	coalesce(metadata->>'fingerprint', ''), coalesce(metadata->>'correlationId', ''),
-	recorded_at FROM events`
+	coalesce(metadata->>'traceparent', ''), recorded_at FROM events`
 
 // ReadStream implements Store.
 func (p *Postgres) ReadStream(ctx context.Context, streamID string, afterVersion int64) ([]Event, error) {
@@ -208,7 +208,7 @@ func collectEvents(ctx context.Context, rows pgx.Rows) ([]Event, error) {
 		var e Event
 		m := &e.Metadata
 		err := row.Scan(&e.StreamID, &e.Version, &e.Position, &e.TransactionID, &e.Type, &e.Data,
-			&m.CommandID, &m.Command, &m.Fingerprint, &m.CorrelationID, &e.RecordedAt)
+			&m.CommandID, &m.Command, &m.Fingerprint, &m.CorrelationID, &m.TraceParent, &e.RecordedAt)
 		e.RecordedAt = e.RecordedAt.UTC()
 		return e, err
 	})

@@ -12,6 +12,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"library/internal/validate"
 )
@@ -70,6 +72,12 @@ func observe(logger *slog.Logger, observer func(method, route string, status int
 				}
 				elapsed := time.Since(start)
 				status, route := outcome(r, ww, info)
+				if span := trace.SpanFromContext(r.Context()); span.IsRecording() {
+					// The route is known only once routing is done: the span is named after it,
+					// never after the path, whose ids would make a name per member.
+					span.SetName(r.Method + " " + orUnmatched(route))
+					span.SetAttributes(attribute.String("http.route", orUnmatched(route)), attribute.String("library.request_id", info.id))
+				}
 				logRequest(logger, r, ww, info, status, route, elapsed)
 				if observer != nil {
 					observer(r.Method, route, status, elapsed)
@@ -138,4 +146,11 @@ func deadline(timeout time.Duration) func(http.Handler) http.Handler {
 			next.ServeHTTP(w, r.WithContext(ctx))
 		})
 	}
+}
+
+func orUnmatched(route string) string {
+	if route == "" {
+		return "unmatched"
+	}
+	return route
 }

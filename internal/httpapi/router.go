@@ -19,8 +19,11 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel/trace"
 
 	"library/internal/errs"
+	"library/internal/tracing"
 )
 
 // Module is a feature's set of routes.
@@ -41,6 +44,10 @@ type Options struct {
 	Observe func(method, route string, status int, elapsed time.Duration)
 	// CORSOrigins are the browser origins allowed to call the API (see CORS); none by default.
 	CORSOrigins []string
+	// TracerProvider, when set, makes a span of every request (named by its route pattern),
+	// the parent of what the request does. A traceparent that a client sends is linked to,
+	// not taken as the parent: the API is public. Nil: no spans, at no cost.
+	TracerProvider trace.TracerProvider
 }
 
 // New returns the service's HTTP handler with the given feature modules mounted.
@@ -75,7 +82,14 @@ func New(opts Options, modules ...Module) http.Handler {
 	for _, m := range modules {
 		m.Routes(r)
 	}
-	return r
+	if opts.TracerProvider == nil {
+		return r
+	}
+	return otelhttp.NewHandler(r, "request",
+		otelhttp.WithTracerProvider(opts.TracerProvider),
+		otelhttp.WithPropagators(tracing.Propagator()),
+		otelhttp.WithPublicEndpointFn(func(*http.Request) bool { return true }),
+		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method }))
 }
 
 // methodNotAllowed answers 405 with the Allow header listing the methods the path has.

@@ -8,11 +8,16 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"library/internal/accounts"
 	"library/internal/books"
 	"library/internal/errs"
 	"library/internal/eventstore"
 	"library/internal/processor"
+	"library/internal/tracing"
 )
 
 // OutboxName is the name of the loan email outbox: its lease, its checkpoint, its deferred and
@@ -38,6 +43,9 @@ type Outbox struct {
 	Observer Observer
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Tracer makes a span of every email sent, linked to the request that lent the book. Nil:
+	// no spans.
+	Tracer trace.Tracer
 
 	mu       sync.Mutex
 	ids      *MessageIDs // made on first use
@@ -101,9 +109,7 @@ func (o *Outbox) Handle(ctx context.Context, e eventstore.Event) error {
 		return err
 	}
 	start := o.now()
-	o.observe(func(ob Observer) { ob.EmailsInFlight(1) })
-	err = o.Mailer.Send(ctx, email)
-	o.observe(func(ob Observer) { ob.EmailsInFlight(-1) })
+	err = o.send(ctx, e, email)
 	if err != nil {
 		return o.sendFailed(err)
 	}
@@ -113,6 +119,28 @@ func (o *Outbox) Handle(ctx context.Context, e eventstore.Event) error {
 	return o.record(ctx, Acceptance{
 		MessageID: id, Position: e.Position, LoanID: lent.LoanID, AcceptedAt: o.now().UTC(), Attempts: max(1, processor.Attempt(ctx)),
 	})
+}
+
+// send hands the email to the mailer, in a span linked to the span of the command that lent the
+// book, in whichever replica that ran.
+func (o *Outbox) send(ctx context.Context, e eventstore.Event, email Email) error {
+	tracer := o.Tracer
+	if tracer == nil {
+		tracer = tracing.Tracer(nil, "")
+	}
+	ctx, span := tracer.Start(ctx, "send loan email", trace.WithSpanKind(trace.SpanKindClient), tracing.LinkedTo(e.Metadata.TraceParent),
+		trace.WithAttributes(attribute.Int64("library.position", e.Position), attribute.Int("library.attempt", processor.Attempt(ctx))))
+	defer span.End()
+	o.observe(func(ob Observer) { ob.EmailsInFlight(1) })
+	err := o.Mailer.Send(ctx, email)
+	o.observe(func(ob Observer) { ob.EmailsInFlight(-1) })
+	if se, ok := IsSendError(err); ok {
+		span.SetAttributes(attribute.String("library.email.failure", string(se.Class)), attribute.Int("smtp.reply.code", se.Code))
+		span.SetStatus(codes.Error, se.PublicText())
+	} else if err != nil {
+		span.SetStatus(codes.Error, "not sent")
+	}
+	return err
 }
 
 // email builds the email of a loan, or says why there is none yet.

@@ -4,7 +4,12 @@ import (
 	"context"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"library/internal/eventstore"
+	"library/internal/tracing"
 )
 
 // handle is one worker: it hands an event to the handler, at attempt attempt, and sorts what
@@ -22,9 +27,7 @@ func (d *dispatcher) handle(e eventstore.Event, attempt int, from *entry) result
 			d.gate.abandon(probe)
 			return res
 		}
-		ctx, cancel := d.bounded()
-		err := d.handler.Handle(withAttempt(ctx, attempt), e)
-		cancel()
+		err := d.attempt(e, attempt)
 		if d.leased.Err() != nil {
 			d.gate.abandon(probe)
 			return res
@@ -56,6 +59,22 @@ func (d *dispatcher) handle(e eventstore.Event, attempt int, from *entry) result
 		}
 		return res
 	}
+}
+
+// attempt hands the event to the handler once, in a span of its own that links to the span of
+// the command that wrote the event, in whichever replica that ran.
+func (d *dispatcher) attempt(e eventstore.Event, attempt int) error {
+	ctx, cancel := d.bounded()
+	defer cancel()
+	ctx, span := d.tracer.Start(ctx, d.proc.Name+" "+e.Type, trace.WithNewRoot(), tracing.LinkedTo(e.Metadata.TraceParent),
+		trace.WithAttributes(attribute.String("library.processor", d.proc.Name), attribute.Int64("library.position", e.Position),
+			attribute.Int("library.attempt", attempt)))
+	defer span.End()
+	err := d.handler.Handle(withAttempt(ctx, attempt), e)
+	if err != nil {
+		span.SetStatus(codes.Error, PublicText(err))
+	}
+	return err
 }
 
 // deferTo keeps a failed event to be tried again at next.

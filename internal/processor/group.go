@@ -7,8 +7,11 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"library/internal/errs"
 	"library/internal/eventstore"
+	"library/internal/tracing"
 )
 
 // Config is what a Group runs on.
@@ -18,6 +21,9 @@ type Config struct {
 	Leases      Leases
 	Logger      *slog.Logger
 	Options     Options
+	// Tracer makes a span of every attempt at an outbox's or a saga's event, linked to the
+	// span of the command that wrote the event. Default: one that records nothing.
+	Tracer trace.Tracer
 }
 
 // Group runs a replica's processors, each under its own lease, and answers for them: status,
@@ -35,6 +41,9 @@ type Group struct {
 // NewGroup checks the processors and returns a Group that runs them once started.
 func NewGroup(cfg Config, processors ...Processor) (*Group, error) {
 	cfg.Options = cfg.Options.withDefaults()
+	if cfg.Tracer == nil {
+		cfg.Tracer = tracing.Tracer(nil, "library/internal/processor")
+	}
 	g := &Group{cfg: cfg, byName: map[string]*runner{}}
 	for _, p := range processors {
 		switch {
@@ -53,7 +62,7 @@ func NewGroup(cfg Config, processors ...Processor) (*Group, error) {
 		}
 		r := &runner{
 			proc: p, store: cfg.Store, checkpoints: cfg.Checkpoints, leases: cfg.Leases,
-			opts: cfg.Options, logger: cfg.Logger, wake: make(chan struct{}, 1),
+			opts: cfg.Options, logger: cfg.Logger, tracer: cfg.Tracer, wake: make(chan struct{}, 1),
 		}
 		g.runners = append(g.runners, r)
 		g.byName[p.Name] = r

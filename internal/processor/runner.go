@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"library/internal/errs"
 	"library/internal/eventstore"
 )
@@ -25,6 +27,7 @@ type runner struct {
 	leases      Leases
 	opts        Options
 	logger      *slog.Logger
+	tracer      trace.Tracer
 
 	wake           chan struct{} // an admin request is waiting
 	replayWanted   atomic.Bool

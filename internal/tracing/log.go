@@ -1,0 +1,27 @@
+package tracing
+
+import (
+	"context"
+	"log/slog"
+
+	"go.opentelemetry.io/otel/trace"
+)
+
+// LogHandler adds trace_id and span_id to every record logged with a context that carries a
+// span, so that a log line can be found from its trace and the other way round.
+func LogHandler(h slog.Handler) slog.Handler { return logHandler{h} }
+
+type logHandler struct{ slog.Handler }
+
+func (l logHandler) Handle(ctx context.Context, r slog.Record) error {
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		r.AddAttrs(slog.String("trace_id", sc.TraceID().String()), slog.String("span_id", sc.SpanID().String()))
+	}
+	return l.Handler.Handle(ctx, r)
+}
+
+func (l logHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return logHandler{l.Handler.WithAttrs(attrs)}
+}
+
+func (l logHandler) WithGroup(name string) slog.Handler { return logHandler{l.Handler.WithGroup(name)} }

@@ -1,0 +1,64 @@
+package tracing
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"testing"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+)
+
+// A span's traceparent names it, and a link made from it points at it.
+func TestTraceParentAndLink(t *testing.T) {
+	t.Parallel()
+	if TraceParent(context.Background()) != "" {
+		t.Error("no span, no traceparent")
+	}
+	if _, ok := Link(""); ok {
+		t.Error("an empty traceparent links nowhere")
+	}
+	if _, ok := Link("00-zz-nonsense-01"); ok {
+		t.Error("a malformed traceparent links nowhere")
+	}
+	tp := sdktrace.NewTracerProvider()
+	defer func() { _ = tp.Shutdown(context.Background()) }()
+	ctx, span := tp.Tracer("test").Start(context.Background(), "lend")
+	defer span.End()
+	parent := TraceParent(ctx)
+	link, ok := Link(parent)
+	if !ok || link.SpanContext.TraceID() != span.SpanContext().TraceID() || link.SpanContext.SpanID() != span.SpanContext().SpanID() {
+		t.Errorf("traceparent %q links to %v, want the span %v", parent, link.SpanContext, span.SpanContext())
+	}
+	if TraceParent(context.Background()) != "" || TraceParent(ctx) == "" {
+		t.Error("the traceparent is the context's")
+	}
+}
+
+// A log line written with a span's context has its trace and span ids; others have none.
+func TestLogHandlerAddsTheTraceID(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	logger := slog.New(LogHandler(slog.NewJSONHandler(&buf, nil))).With("replica", "a")
+	tp := sdktrace.NewTracerProvider()
+	defer func() { _ = tp.Shutdown(context.Background()) }()
+	ctx, span := tp.Tracer("test").Start(context.Background(), "request")
+	logger.InfoContext(ctx, "traced")
+	span.End()
+	logger.Info("untraced")
+	lines := bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n"))
+	var traced, untraced map[string]any
+	if err := json.Unmarshal(lines[0], &traced); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(lines[1], &untraced); err != nil {
+		t.Fatal(err)
+	}
+	if traced["trace_id"] != span.SpanContext().TraceID().String() || traced["span_id"] != span.SpanContext().SpanID().String() || traced["replica"] != "a" {
+		t.Errorf("traced line %v", traced)
+	}
+	if _, ok := untraced["trace_id"]; ok {
+		t.Errorf("untraced line %v", untraced)
+	}
+}
