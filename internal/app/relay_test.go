@@ -171,6 +171,11 @@ func TestRelayDownPausesSending(t *testing.T) {
 	failures, _ := m.value("library_email_failures_total", "class", "relayDown", "reason", "421")
 	assert.GreaterOrEqual(t, failures, 1.0)
 	s := processorStatus(t, a, "notifications")
+	require.NotNil(t, s.LastError)
+	assert.Contains(t, *s.LastError, "421")
+	assert.NotContains(t, *s.LastError, "127.0.0.1", "/status names no relay host")
+	assert.NotContains(t, *s.LastError, "too busy", "nor quotes the relay")
+	assert.NotContains(t, *s.LastError, "@example.org", "nor an address")
 	assert.Zero(t, s.Parked, "a relay that is down is no email's fault")
 	assert.Zero(t, s.Deferred)
 
