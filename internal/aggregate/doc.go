@@ -30,9 +30,15 @@
 //
 // # Concurrency
 //
-// In one process, commands on one stream take turns: each waits (as long as its context
-// allows) for the one before it, and decides on the state that one left, so they never race
-// each other. Commands on different streams run in parallel.
+// In one process, commands on one stream queue, and never race each other. The commands that
+// wait together while one is being appended form the next group, taken by one of them: decided
+// one after another, each on the state the ones before it left, and appended together, in one
+// append at the version that was loaded, so a busy stream pays one commit for many commands. A
+// key used twice in one group is written once, and both callers get the first answer. An append
+// that fails on the version sends the whole group back to be decided again, as one command would
+// be; one that fails otherwise fails every command of the group but those answered from the
+// stream's past, since the others decided on events that may not be in the log. A command waits
+// in the queue as long as its context allows. Commands on different streams run in parallel.
 //
 // Between processes, appends use optimistic concurrency. When another writer got there first, Execute loads the
 // stream again and decides again, with a short jittered backoff, up to MaxAttempts times; only

@@ -103,7 +103,7 @@ type Repository[S any] struct {
 	opts    Options
 	cache   *cache[S] // nil: nothing is kept
 	types   map[string]string
-	locks   *streamLocks
+	queues  *streamQueues[S]
 }
 
 // NewRepository returns a repository of aggregates of type t, stored in log.
@@ -124,7 +124,7 @@ func NewRepository[S any](log Log, t Type[S], opts Options) *Repository[S] {
 		opts.CacheEvents = defaultCacheEvents
 	}
 	r := &Repository[S]{log: log, typ: t, decoder: newDecoder(t.Events), opts: opts,
-		types: map[string]string{NothingChanged: NothingChanged}, locks: newStreamLocks()}
+		types: map[string]string{NothingChanged: NothingChanged}, queues: newStreamQueues[S]()}
 	for typ := range r.decoder {
 		r.types[typ] = typ
 	}
@@ -235,88 +235,49 @@ func (r *Repository[S]) execute(ctx context.Context, id string, cmd Command[S]) 
 			return Result{}, err
 		}
 	}
-	streamID := r.typ.StreamID(id)
 	fp, err := fingerprint(cmd.Payload)
 	if err != nil {
+		return Result{}, err
+	}
+	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
 	// A command without a key records no command id: nothing can ask for it again, and it
 	// takes no place in the window of remembered keys, so keyless commands never push a key
 	// out of it.
-	meta := eventstore.Metadata{CommandID: cmd.Origin.CommandID, Command: cmd.Name, Fingerprint: fp,
-		CorrelationID: cmd.Origin.CorrelationID, TraceParent: tracing.TraceParent(ctx)}
-	unlock, err := r.locks.lock(ctx, streamID)
-	if errors.Is(err, context.DeadlineExceeded) {
-		return Result{}, errs.Wrap(errs.Unavailable, err, "other commands on %s kept this one waiting too long; try again", streamID)
+	w := &waiter[S]{cmd: cmd, fp: fp, done: make(chan outcome, 1), meta: eventstore.Metadata{
+		CommandID: cmd.Origin.CommandID, Command: cmd.Name, Fingerprint: fp,
+		CorrelationID: cmd.Origin.CorrelationID, TraceParent: tracing.TraceParent(ctx)}}
+	streamID := r.typ.StreamID(id)
+	if r.queues.enqueue(streamID, w) {
+		r.lead(ctx, streamID)
 	}
-	if err != nil {
-		return Result{}, err
+	select {
+	case o := <-w.done:
+		return o.result, o.err
+	case <-ctx.Done():
+		if r.queues.withdraw(streamID, w) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return Result{}, errs.Wrap(errs.Unavailable, ctx.Err(), "other commands on %s kept this one waiting too long; try again", streamID)
+		}
+		return Result{}, ctx.Err() // its outcome, if it was being run, is for a retry to find
 	}
-	defer unlock()
+}
 
-	// A kept aggregate is decided on without reading the log first. It may be behind: then
-	// the append at its version fails, and the command is decided again on what the log says.
-	// Only an append proves the state current, so a refusal or a "nothing to do" decided on a
-	// kept aggregate is decided again after reading the log.
-	loaded, kept := r.cache.get(streamID)
-	if !kept {
-		if loaded, err = r.loadAll(ctx, streamID); err != nil {
-			return Result{}, err
-		}
-	}
-	current := !kept // read from the log just now
-	for attempt := 1; ; attempt++ {
-		if past, ok := loaded.commands.find(cmd.Origin.CommandID); ok {
-			return r.replay(streamID, cmd.Name, fp, past)
-		}
-		decided, err := cmd.Decide(loaded.State)
-		var toAppend []eventstore.NewEvent
-		if err == nil {
-			toAppend, err = r.toAppend(decided, meta, cmd.Origin.CommandID, loaded.Version)
-		}
-		if (err != nil || toAppend == nil) && !current {
-			if loaded, err = r.catchUp(ctx, streamID, loaded); err != nil {
-				return Result{}, err
-			}
-			current = true
-			attempt--
-			continue
-		}
-		switch {
-		case err != nil:
-			return Result{}, err
-		case toAppend == nil:
-			return Result{StreamID: streamID, Version: loaded.Version, Position: loaded.Position, Events: []RecordedEvent{}}, nil
-		}
-		recorded, err := r.log.Append(ctx, streamID, loaded.Version, toAppend)
-		var conflict *eventstore.ConflictError
-		if errors.As(err, &conflict) {
-			if attempt >= r.opts.MaxAttempts {
-				return Result{}, errs.E(errs.ConcurrencyConflict,
-					"%s changed %d times while this command was being decided; try again", streamID, attempt)
-			}
-			if current {
-				// Another writer got there first: let the writers spread out. A kept
-				// aggregate that was merely behind is read again at once.
-				if err := backoff(ctx, attempt); err != nil {
-					return Result{}, err
-				}
-			}
-			if loaded, err = r.reload(ctx, streamID, loaded); err != nil {
-				return Result{}, err
-			}
-			current = true
-			continue
-		}
-		if err != nil {
-			return Result{}, err
-		}
-		if r.cache != nil {
-			if _, err := r.fold(streamID, loaded, recorded, true); err != nil {
-				return Result{}, err
-			}
-		}
-		return resultOf(streamID, recorded, decided), nil
+// maxGroup bounds the commands decided together and appended in one go.
+const maxGroup = 64
+
+// groupTimeout bounds the running of one group, whose commands belong to many requests, so no
+// single request's context can cut it short.
+const groupTimeout = 10 * time.Second
+
+// lead runs the stream's next group, then hands the stream on to a new leader if more commands
+// wait, so that the caller that led returns with its own answer.
+func (r *Repository[S]) lead(ctx context.Context, streamID string) {
+	groupCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), groupTimeout)
+	r.runGroup(groupCtx, streamID, r.queues.take(streamID, maxGroup))
+	cancel()
+	if r.queues.finish(streamID) {
+		go r.lead(context.WithoutCancel(ctx), streamID)
 	}
 }
 

@@ -96,9 +96,18 @@ func TestTraceFromRequestToEmail(t *testing.T) {
 		return s.Name == "command lendBook" && s.SpanContext.TraceID() == lendTrace
 	})
 	assert.Equal(t, lendSpan.SpanContext.SpanID(), command.Parent.SpanID(), "the command is a child of the request")
-	a.span(t, "a span of a database call in the lend's trace", func(s tracetest.SpanStub) bool {
-		return strings.HasPrefix(s.Name, "db ") && s.SpanContext.TraceID() == lendTrace
+	appendSpan := a.span(t, "a's span of the lend's append", func(s tracetest.SpanStub) bool {
+		return s.Name == "append" && s.SpanContext.TraceID() == lendTrace
 	})
+	// The append is written in a batch, with those of other requests: a span of its own, linked
+	// to theirs, with the database call in it.
+	batch := a.span(t, "a's span of the batch", func(s tracetest.SpanStub) bool {
+		return s.Name == "append batch" && linksTo(s, lendTrace)
+	})
+	a.span(t, "a span of the batch's database call", func(s tracetest.SpanStub) bool {
+		return strings.HasPrefix(s.Name, "db ") && s.Parent.SpanID() == batch.SpanContext.SpanID()
+	})
+	assert.Equal(t, command.SpanContext.SpanID(), appendSpan.Parent.SpanID())
 
 	smtp.WaitForMessages(t, 1, 10*time.Second)
 	send := b.span(t, "b's span of the email", named("send loan email"))

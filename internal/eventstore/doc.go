@@ -29,6 +29,22 @@
 // advisory lock, and no NOTIFY inside the append (a notifying transaction holds PostgreSQL's
 // notification lock through its commit, which would queue every append behind every other).
 //
+// # Group commit
+//
+// A commit costs a WAL flush, so appends that come at once share one. An append that finds a
+// batch being written with none to spare waits for the next, which writes every append queued
+// by then, at most one per stream, in one statement: one transaction, one flush. An append
+// that comes while the store is idle starts a batch of its own at once, and never waits. In the
+// statement, each append is written at the versions after its expected one only if its stream's
+// head is there, and ON CONFLICT DO NOTHING skips a version that another writer took since: an
+// append that lost its versions fails alone, with a *ConflictError, and the others are written.
+// An append must never be half written, so one that lost some of its versions but not all makes
+// the statement fail as a whole (events_partial_append), and the batch is written again append
+// by append; so is a batch the database refused for any reason but being unavailable, so that
+// a bad append fails alone. No append returns before its batch has committed, and the events of
+// one batch share a transaction id, which changes nothing for readers: within a transaction,
+// positions follow the order of the appends and of each append's versions.
+//
 // # Waking readers
 //
 // After an append commits, the store wakes the readers of its own process at once and sends

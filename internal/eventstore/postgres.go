@@ -2,9 +2,7 @@ package eventstore
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -13,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"library/internal/errs"
-	"library/internal/pgerr"
 )
 
 // notifyChannel is the PostgreSQL notification channel that appends signal on.
@@ -28,7 +25,8 @@ type Postgres struct {
 	stopListening context.CancelFunc // guarded by subscribers.mu
 	listeners     sync.WaitGroup
 
-	horizon horizonWatch
+	horizon   horizonWatch
+	committer *committer
 
 	appended      chan struct{} // holds one pending notification for other processes
 	stopNotifying context.CancelFunc
@@ -48,6 +46,7 @@ func NewPostgres(pool *pgxpool.Pool, logger *slog.Logger) *Postgres {
 		stopNotifying: cancel,
 		notifierDone:  make(chan struct{}),
 	}
+	p.committer = newCommitter(pool, defaultBatches)
 	p.subscribers.onFirst = p.startListener
 	p.subscribers.onLast = p.stopListener
 	go p.notify(ctx)
@@ -59,27 +58,12 @@ type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-// appendSQL inserts the events only if the stream is at the expected version. Two appends that
-// both see the same head race on UNIQUE (stream_id, version): one commits, the other fails with
-// a unique violation, which Append reports as a conflict.
-const appendSQL = `
-WITH head AS (
-	SELECT coalesce(max(version), 0) AS version FROM events WHERE stream_id = $1
-), inserted AS (
-	INSERT INTO events (stream_id, version, type, data, metadata)
-	SELECT $1, $2 + e.ord, e.type, e.data::jsonb, e.metadata::jsonb
-	FROM unnest($3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS e(type, data, metadata, ord)
-	WHERE (SELECT version FROM head) = $2
-	RETURNING position, transaction_id, version, recorded_at
-)
-SELECT position, transaction_id, version, recorded_at FROM inserted ORDER BY version`
-
 // Append implements Store.
 func (p *Postgres) Append(ctx context.Context, streamID string, expectedVersion int64, events []NewEvent) ([]Event, error) {
 	if err := validateAppend(streamID, expectedVersion, events); err != nil {
 		return nil, err
 	}
-	recorded, err := appendEvents(ctx, p.pool, streamID, expectedVersion, events)
+	recorded, err := p.committer.append(ctx, &appendRequest{streamID: streamID, expectedVersion: expectedVersion, events: events})
 	if err != nil {
 		return nil, err
 	}
@@ -124,46 +108,6 @@ func (p *Postgres) notify(ctx context.Context) {
 		case <-timer.C:
 		}
 	}
-}
-
-func appendEvents(ctx context.Context, q querier, streamID string, expectedVersion int64, events []NewEvent) ([]Event, error) {
-	types := make([]string, len(events))
-	data := make([]string, len(events))
-	metadata := make([]string, len(events))
-	for i, e := range events {
-		m, err := json.Marshal(e.Metadata)
-		if err != nil {
-			return nil, fmt.Errorf("eventstore: encode metadata: %w", err)
-		}
-		types[i], data[i], metadata[i] = e.Type, string(e.Data), string(m)
-	}
-
-	rows, err := q.Query(ctx, appendSQL, streamID, expectedVersion, types, data, metadata)
-	if err != nil {
-		return nil, translate(ctx, err)
-	}
-	recorded := make([]Event, 0, len(events))
-	for rows.Next() {
-		e := Event{StreamID: streamID}
-		if err := rows.Scan(&e.Position, &e.TransactionID, &e.Version, &e.RecordedAt); err != nil {
-			rows.Close()
-			return nil, translate(ctx, err)
-		}
-		i := len(recorded)
-		e.Type, e.Data, e.Metadata = events[i].Type, append(json.RawMessage(nil), events[i].Data...), events[i].Metadata
-		e.RecordedAt = e.RecordedAt.UTC()
-		recorded = append(recorded, e)
-	}
-	if err := rows.Err(); err != nil {
-		if pgerr.Code(err) == pgerr.UniqueViolation {
-			return nil, &ConflictError{StreamID: streamID, ExpectedVersion: expectedVersion}
-		}
-		return nil, translate(ctx, err)
-	}
-	if len(recorded) == 0 {
-		return nil, &ConflictError{StreamID: streamID, ExpectedVersion: expectedVersion}
-	}
-	return recorded, nil
 }
 
 // selectEvent reads the metadata's fields as text: PostgreSQL finds them in its binary jsonb

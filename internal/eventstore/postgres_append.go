@@ -1,0 +1,165 @@
+package eventstore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"go.opentelemetry.io/otel/trace"
+
+	"library/internal/errs"
+	"library/internal/pgerr"
+)
+
+// appendRequest is one Append waiting to be written.
+type appendRequest struct {
+	streamID        string
+	expectedVersion int64
+	events          []NewEvent
+	done            chan appendResult // buffered: the writer never waits for the caller
+	// span is the caller's span of this append, if it is traced: the batch's span links to it.
+	span trace.Span
+}
+
+type appendResult struct {
+	events []Event
+	err    error
+}
+
+// partialAppend is the SQLSTATE of events_partial_append (migrations/00008_append_batch.sql).
+const partialAppend = "LB001"
+
+// appendBatchSQL writes many appends in one statement. Each append's events go in at the
+// versions after its expected one, only if its stream's head is there, and ON CONFLICT DO
+// NOTHING skips a version another writer has taken since. An append whose versions were all
+// taken, or whose head had moved, writes nothing: a conflict for that append alone. One that
+// lost some versions but not all would be half written: the statement then fails as a whole,
+// through events_partial_append, and the store writes the batch's appends one by one. A batch
+// holds at most one append per stream, so the input's (stream, version) pairs are distinct.
+const appendBatchSQL = `
+WITH input AS (
+	SELECT * FROM unnest($1::int[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[])
+		AS i(append, stream_id, expected, version, type, data, metadata)
+), heads AS (
+	SELECT s.stream_id, coalesce((SELECT max(e.version) FROM events e WHERE e.stream_id = s.stream_id), 0) AS version
+	FROM (SELECT DISTINCT stream_id FROM input) s
+), inserted AS (
+	INSERT INTO events (stream_id, version, type, data, metadata)
+	SELECT i.stream_id, i.version, i.type, i.data::jsonb, i.metadata::jsonb
+	FROM input i JOIN heads h ON h.stream_id = i.stream_id AND h.version = i.expected
+	ORDER BY i.append, i.version
+	ON CONFLICT (stream_id, version) DO NOTHING
+	RETURNING stream_id, version, position, transaction_id, recorded_at
+), counted AS (
+	SELECT i.append, count(*) AS wanted, count(r.version) AS written
+	FROM input i LEFT JOIN inserted r ON r.stream_id = i.stream_id AND r.version = i.version
+	GROUP BY i.append
+)
+SELECT r.stream_id, r.version, r.position, r.transaction_id, r.recorded_at FROM inserted r
+WHERE NOT EXISTS (
+	SELECT 1 FROM counted c
+	WHERE CASE WHEN c.written > 0 AND c.written < c.wanted THEN events_partial_append() ELSE 0 END = 1
+)
+ORDER BY r.position`
+
+// writeBatch writes the appends of a batch in one statement and reports each one's outcome. A
+// failure of the statement that is not the database being unavailable is retried append by
+// append, so that one bad append fails alone.
+func writeBatch(ctx context.Context, q querier, batch []*appendRequest) []appendResult {
+	results, err := writeTogether(ctx, q, batch)
+	if err == nil {
+		return results
+	}
+	if len(batch) == 1 || (pgerr.Code(err) != partialAppend && isUnavailable(ctx, err)) {
+		out := make([]appendResult, len(batch))
+		for i, req := range batch {
+			out[i] = appendResult{err: failure(ctx, err, req)}
+		}
+		return out
+	}
+	out := make([]appendResult, len(batch))
+	for i, req := range batch {
+		one, err := writeTogether(ctx, q, []*appendRequest{req})
+		if err != nil {
+			out[i] = appendResult{err: failure(ctx, err, req)}
+			continue
+		}
+		out[i] = one[0]
+	}
+	return out
+}
+
+// failure is what an append learns of a failed statement: a conflict when another writer took
+// some of its versions, otherwise the store's error.
+func failure(ctx context.Context, err error, req *appendRequest) error {
+	if pgerr.Code(err) == partialAppend {
+		return &ConflictError{StreamID: req.streamID, ExpectedVersion: req.expectedVersion}
+	}
+	return translate(ctx, err)
+}
+
+func isUnavailable(ctx context.Context, err error) bool {
+	return errs.Is(translate(ctx, err), errs.Unavailable)
+}
+
+// writeTogether runs appendBatchSQL for the batch.
+func writeTogether(ctx context.Context, q querier, batch []*appendRequest) ([]appendResult, error) {
+	var n int
+	for _, req := range batch {
+		n += len(req.events)
+	}
+	appends, streams := make([]int32, 0, n), make([]string, 0, n)
+	expected, versions := make([]int64, 0, n), make([]int64, 0, n)
+	types, data, metadata := make([]string, 0, n), make([]string, 0, n), make([]string, 0, n)
+	for i, req := range batch {
+		for j, e := range req.events {
+			m, err := json.Marshal(e.Metadata)
+			if err != nil {
+				return nil, fmt.Errorf("eventstore: encode metadata: %w", err)
+			}
+			appends, streams = append(appends, int32(i)), append(streams, req.streamID)
+			expected, versions = append(expected, req.expectedVersion), append(versions, req.expectedVersion+int64(j)+1)
+			types, data, metadata = append(types, e.Type), append(data, string(e.Data)), append(metadata, string(m))
+		}
+	}
+	rows, err := q.Query(ctx, appendBatchSQL, appends, streams, expected, versions, types, data, metadata)
+	if err != nil {
+		return nil, err
+	}
+	written := map[string][]Event{}
+	for rows.Next() {
+		var e Event
+		if err := rows.Scan(&e.StreamID, &e.Version, &e.Position, &e.TransactionID, &e.RecordedAt); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		e.RecordedAt = e.RecordedAt.UTC()
+		written[e.StreamID] = append(written[e.StreamID], e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	results := make([]appendResult, len(batch))
+	for i, req := range batch {
+		recorded := written[req.streamID]
+		if len(recorded) == 0 {
+			results[i] = appendResult{err: &ConflictError{StreamID: req.streamID, ExpectedVersion: req.expectedVersion}}
+			continue
+		}
+		slices.SortFunc(recorded, func(a, b Event) int { return int(a.Version - b.Version) })
+		for j := range recorded {
+			e := req.events[j]
+			recorded[j].Type, recorded[j].Data, recorded[j].Metadata = e.Type, append(json.RawMessage(nil), e.Data...), e.Metadata
+		}
+		results[i] = appendResult{events: recorded}
+	}
+	return results, nil
+}
+
+// appendEvents writes one append on q at once: a pool, or a transaction in tests that hold
+// one open.
+func appendEvents(ctx context.Context, q querier, streamID string, expectedVersion int64, events []NewEvent) ([]Event, error) {
+	res := writeBatch(ctx, q, []*appendRequest{{streamID: streamID, expectedVersion: expectedVersion, events: events}})
+	return res[0].events, res[0].err
+}
