@@ -3,11 +3,13 @@
 package faults
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,13 +28,20 @@ const (
 	fine     = 100_000 // cents charged to each member before the payments
 )
 
-// job is one logical request of the load: a loan or a keyed payment.
+// job is one logical request of the load: a loan, a keyed payment, or a fine without a key.
 type job struct {
 	method, path, body string
 	headers            []string
-	key                string // the payment's Idempotency-Key, "" for a loan
+	key                string // the payment's Idempotency-Key, "" for a loan or a fine
 	member             string
+	// once: a fine without a key, sent once and never retried (nothing could tell a retry
+	// from a second fine), to check what its answer says: recorded on a 2xx, not on an error.
+	once   bool
+	reason string
 }
+
+// fines is how many fines without a key go out during the kills, each once.
+const fines = 200
 
 // Twenty SIGKILLs of random replicas, each restarted at once, while clients lend 500 books and
 // make 500 keyed payments, retrying on the other replica whenever an attempt fails. Afterwards:
@@ -64,6 +73,11 @@ func TestSIGKILLsOfRandomReplicasDuringLoansAndPayments(t *testing.T) {
 		member := fmt.Sprintf("m%d", (i*7)%members)
 		jobs = append(jobs, job{method: http.MethodPost, path: "/accounts/" + member + "/payments",
 			body: `{"amount":1}`, headers: []string{"Idempotency-Key", key}, key: key, member: member})
+		if i < fines {
+			reason := fmt.Sprintf("fine-%d", i)
+			jobs = append(jobs, job{method: http.MethodPost, path: fmt.Sprintf("/accounts/f%d/fines", i%10),
+				body: fmt.Sprintf(`{"amount":1,"reason":%q}`, reason), once: true, reason: reason})
+		}
 	}
 
 	watch := watchCheckpoints(s.pool)
@@ -75,7 +89,11 @@ func TestSIGKILLsOfRandomReplicasDuringLoansAndPayments(t *testing.T) {
 		workers.Go(func() {
 			for i := range queue {
 				j := jobs[i]
-				outcomes[i] = s.retry(j.method, j.path, j.body, j.headers...)
+				if j.once {
+					outcomes[i] = s.once(j.method, j.path, j.body)
+				} else {
+					outcomes[i] = s.retry(j.method, j.path, j.body, j.headers...)
+				}
 				done.Add(1)
 			}
 		})
@@ -116,7 +134,11 @@ func TestSIGKILLsOfRandomReplicasDuringLoansAndPayments(t *testing.T) {
 	attempts, retried, fiveHundreds, replayed := 0, 0, 0, 0
 	paid := map[string]int{}
 	var keys []string
+	finesAnswered := checkFinesWithoutKey(t, s, jobs, outcomes)
 	for i, o := range outcomes {
+		if jobs[i].once {
+			continue
+		}
 		attempts += o.attempts
 		retried += len(o.failures)
 		for _, f := range o.failures {
@@ -171,8 +193,8 @@ func TestSIGKILLsOfRandomReplicasDuringLoansAndPayments(t *testing.T) {
 	for _, d := range takeovers {
 		longest = max(longest, d)
 	}
-	t.Logf("FAULTS kills: SIGKILLs=%d requests=%d attempts=%d retried=%d 5xx=%d payments=%d replayed-payments=%d loans=%d emails=%d duplicates=%d outbox-takeovers=%d duplicates-per-takeover=%v longest-takeover=%s",
-		kills, len(jobs), attempts, retried, fiveHundreds, recorded, replayed, loansMade, emails, duplicates, len(takeovers),
+	t.Logf("FAULTS kills: SIGKILLs=%d requests=%d attempts=%d retried=%d 5xx=%d payments=%d replayed-payments=%d fines-without-key=%d answered=%v loans=%d emails=%d duplicates=%d outbox-takeovers=%d duplicates-per-takeover=%v longest-takeover=%s",
+		kills, len(jobs), attempts, retried, fiveHundreds, recorded, replayed, fines, finesAnswered, loansMade, emails, duplicates, len(takeovers),
 		perTakeover, longest.Round(time.Millisecond))
 }
 
@@ -200,4 +222,42 @@ func duplicatesPerKill(msgs []smtptest.Message, kills []time.Time) (perKill []in
 		perKill[k]++
 	}
 	return perKill, unexplained
+}
+
+// checkFinesWithoutKey checks the fines sent once each: one whose answer was a 2xx is in the log
+// exactly once, one answered with an error is not in it at all, and one whose answer was lost
+// (its replica was killed) is in it at most once. It returns how many got each kind of answer.
+func checkFinesWithoutKey(t *testing.T, s *system, jobs []job, outcomes []outcome) map[string]int {
+	t.Helper()
+	answered := map[string]int{}
+	for i, j := range jobs {
+		if !j.once {
+			continue
+		}
+		var n int
+		err := s.pool.QueryRow(context.Background(),
+			`SELECT count(*) FROM events WHERE type = 'FineCharged' AND data->>'reason' = $1`, j.reason).Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := outcomes[i]
+		switch {
+		case len(o.answers) == 0:
+			answered["lost"]++
+			if n > 1 {
+				t.Errorf("%s, whose answer was lost, is in the log %d times", j.reason, n)
+			}
+		case o.answers[0].Status < 300:
+			answered["2xx"]++
+			if n != 1 {
+				t.Errorf("%s was answered %d but is in the log %d times", j.reason, o.answers[0].Status, n)
+			}
+		default:
+			answered[strconv.Itoa(o.answers[0].Status)]++
+			if n != 0 {
+				t.Errorf("%s was answered %d (%s) but is in the log", j.reason, o.answers[0].Status, problemCode(o.answers[0].Body))
+			}
+		}
+	}
+	return answered
 }
