@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // baseline is PostgreSQL's own limit for what a command does: in one transaction, read a
@@ -13,41 +12,14 @@ import (
 // owns its streams (stream i belongs to worker i mod concurrency), so appends never conflict.
 // The pool has a connection per worker: the server, not the pool, sets the limit.
 type baseline struct {
-	databaseURL string
-	streams     int
-	maxConns    int
+	cellPool
+	streams int
 
-	pool *pgxpool.Pool
 	next []int // per worker: how many operations it has done in this cell
 }
 
-func (b *baseline) name() string { return "baseline" }
-
-func (b *baseline) setup(ctx context.Context) error {
-	cfg, err := pgxpool.ParseConfig(b.databaseURL)
-	if err != nil {
-		return fmt.Errorf("database URL: %w", err)
-	}
-	cfg.MaxConns = int32(b.maxConns)
-	cfg.MinConns = int32(b.maxConns)
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("connecting: %w", err)
-	}
-	// The service has migrated the database by the time it is ready; check that it has.
-	if _, err := pool.Exec(ctx, "SELECT 1 FROM events LIMIT 1"); err != nil {
-		pool.Close()
-		return fmt.Errorf("the events table: %w", err)
-	}
-	b.pool = pool
-	return nil
-}
-
-func (b *baseline) close() {
-	if b.pool != nil {
-		b.pool.Close()
-	}
-}
+func (b *baseline) name() string                { return "baseline" }
+func (b *baseline) setup(context.Context) error { return nil }
 
 // The columns the service's store reads, and the shape of the event a payment appends.
 const (
@@ -56,7 +28,10 @@ const (
 	baselineAppend = `INSERT INTO events (stream_id, version, type, data, metadata) VALUES ($1, $2, $3, $4, $5)`
 )
 
-func (b *baseline) prepare(_ context.Context, concurrency int) (operation, error) {
+func (b *baseline) prepare(ctx context.Context, concurrency int) (operation, error) {
+	if err := b.open(ctx, concurrency); err != nil {
+		return nil, err
+	}
 	b.next = make([]int, concurrency)
 	return func(ctx context.Context, worker int) error {
 		n := b.next[worker]

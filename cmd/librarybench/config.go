@@ -33,6 +33,9 @@ type config struct {
 	// GrowthPayments is how many payments are timed on each stream length (BENCH_GROWTH_PAYMENTS,
 	// default 50).
 	GrowthPayments int
+	// Before is a git revision (BENCH_BEFORE, default none): the service is built at it too,
+	// and its commands and contention measured beside the current service's.
+	Before string
 	// Output is the Markdown file written (BENCH_OUTPUT, default docs/benchmarks.md, relative
 	// to the module root; "-" writes none).
 	Output string
@@ -41,6 +44,7 @@ type config struct {
 func loadConfig() (config, error) {
 	cfg := config{
 		DatabaseURL: os.Getenv("BENCH_DATABASE_URL"),
+		Before:      os.Getenv("BENCH_BEFORE"),
 		Duration:    5 * time.Second,
 		Warmup:      time.Second,
 		Concurrency: []int{1, 8, 32},

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -99,17 +98,11 @@ func memTotal() string {
 // gitCommit is the short commit of HEAD, with "+dirty" when the tree has changes other than
 // to docs/benchmarks.md, which an earlier run may have rewritten.
 func gitCommit(ctx context.Context, root string) string {
-	git := func(args ...string) (string, error) {
-		cmd := exec.CommandContext(ctx, "git", args...)
-		cmd.Dir = root
-		out, err := cmd.Output()
-		return strings.TrimSpace(string(out)), err
-	}
-	commit, err := git("rev-parse", "--short", "HEAD")
+	commit, err := git(ctx, root, "rev-parse", "--short", "HEAD")
 	if err != nil {
 		return "unknown"
 	}
-	if status, err := git("status", "--porcelain", "--", ".", ":(exclude)docs/benchmarks.md"); err == nil && status != "" {
+	if status, err := git(ctx, root, "status", "--porcelain", "--", ".", ":(exclude)docs/benchmarks.md"); err == nil && status != "" {
 		commit += "+dirty"
 	}
 	return commit

@@ -1,12 +1,14 @@
-// Command librarybench measures the service against PostgreSQL's own limit, side by side in
-// one run: a baseline of straight pgx transactions (read a stream, append one event), then the
-// service's commands, replays and a contended stream over HTTP, each at several concurrency
-// levels. Then, against the targets: the loan emails' delay from commit to an SMTP
-// server in this program, at idle and under load (outbox.go); the outbox against a relay 100 ms
-// away and draining a backlog after a relay outage, with a service process and database of
-// their own (relay.go); how fast a standby process takes over after SIGKILL and SIGTERM of the
-// holder (takeover.go); a command's latency as its stream grows (growth.go); the service's
-// memory (memory.go); and GET /books's first page and a search at 100,000 books, with a service
+// Command librarybench measures the service against PostgreSQL's own limits, side by side in
+// one run: a baseline of straight pgx transactions (read a stream, append one event) and
+// single-row autocommit appends (append.go), then the service's commands, replays and a
+// contended stream over HTTP, each at several concurrency levels; with BENCH_BEFORE, the
+// commands and the contended stream of the service built at another revision too (before.go).
+// Then, against the targets: the loan emails' delay from commit to an SMTP server in
+// this program, at idle and under load (outbox.go); the outbox against a relay 100 ms away and
+// draining a backlog after a relay outage, with a service process and database of their own
+// (relay.go); how fast a standby process takes over after SIGKILL and SIGTERM of the holder
+// (takeover.go); a command's latency as its stream grows (growth.go); the service's memory
+// (memory.go); and GET /books's first page and a search at 100,000 books, with a service
 // process and database of their own (catalog.go). It prints a table and writes
 // docs/benchmarks.md.
 //
@@ -52,6 +54,14 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var beforeBin, beforeCommit string
+	if cfg.Before != "" {
+		logf("building the service at BENCH_BEFORE=%s", cfg.Before)
+		if beforeBin, beforeCommit, err = buildAt(ctx, root, tmp, cfg.Before); err != nil {
+			return err
+		}
+		logf("BENCH_BEFORE=%s is %s", cfg.Before, beforeCommit)
+	}
 
 	db, err := openDatabase(ctx, cfg.DatabaseURL, root)
 	if err != nil {
@@ -86,11 +96,11 @@ func run(ctx context.Context) error {
 		return err
 	}
 
-	results, err := runMeasurements(ctx, cfg, db.URL, svc.BaseURL)
+	results, err := measureThroughput(ctx, cfg, db, svc.BaseURL, beforeBin)
 	if err != nil {
 		return err
 	}
-	rep := report{Config: cfg, Env: env, Results: results}
+	rep := report{Config: cfg, Env: env, Results: results, BeforeCommit: beforeCommit}
 
 	api := newAPIClient(svc.BaseURL, cfg.Lenders)
 	logf("outbox: %d loans one at a time, then %d lenders for %s", cfg.IdleLoans, cfg.Lenders, cfg.Duration)

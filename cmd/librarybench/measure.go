@@ -24,6 +24,10 @@ type measurement interface {
 	close()
 }
 
+// A cellEnder is a measurement that holds something for one cell only, to be released as soon
+// as the cell is measured: the database limits' own connections (see cellPool).
+type cellEnder interface{ endCell() }
+
 // An operation is one unit of work by worker number `worker` (0 to concurrency-1). An error
 // counts as a failed operation, not as the end of the run.
 type operation func(ctx context.Context, worker int) error
@@ -48,16 +52,10 @@ func (c cell) Throughput() float64 {
 }
 
 // runMeasurements measures every measurement at every concurrency level, the levels in
-// order and, within a level, the measurements side by side.
-func runMeasurements(ctx context.Context, cfg config, databaseURL, serviceURL string) ([]cell, error) {
-	api := newAPIClient(serviceURL, maxOf(cfg.Concurrency))
-	cmds := &commands{api: api, accounts: cfg.Accounts}
-	measurements := []measurement{
-		&baseline{databaseURL: databaseURL, streams: cfg.Accounts, maxConns: maxOf(cfg.Concurrency)},
-		cmds,
-		&replays{api: api, commands: cmds},
-		&contention{api: api},
-	}
+// order and, within a level, the measurements side by side. beforeURL, when set, is the service
+// built at BENCH_BEFORE.
+func runMeasurements(ctx context.Context, cfg config, databaseURL, serviceURL, beforeURL string) ([]cell, error) {
+	measurements := throughputMeasurements(cfg, databaseURL, serviceURL, beforeURL)
 	for i, m := range measurements {
 		logf("setting up %s", m.name())
 		if err := m.setup(ctx); err != nil {
@@ -84,12 +82,15 @@ func runMeasurements(ctx context.Context, cfg config, databaseURL, serviceURL st
 				runWorkers(ctx, c, cfg.Warmup, op)
 			}
 			res := runWorkers(ctx, c, cfg.Duration, op)
+			if e, ok := m.(cellEnder); ok {
+				e.endCell()
+			}
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("interrupted: %w", err)
 			}
 			res.Measurement = m.name()
 			cells = append(cells, res)
-			logf("%-10s c=%-3d %9.1f ops/s  p50 %-9s p99 %-9s errors %d", res.Measurement, c,
+			logf("%-19s c=%-3d %9.1f ops/s  p50 %-9s p99 %-9s errors %d", res.Measurement, c,
 				res.Throughput(), res.P50.Round(10*time.Microsecond), res.P99.Round(10*time.Microsecond), res.Errors)
 			if res.Ops == 0 {
 				return cells, fmt.Errorf("%s at concurrency %d: no operation succeeded: %s", m.name(), c, res.FirstError)
@@ -97,6 +98,30 @@ func runMeasurements(ctx context.Context, cfg config, databaseURL, serviceURL st
 		}
 	}
 	return cells, nil
+}
+
+// throughputMeasurements are the measurements in the order they run at each level: the limits
+// first, then the service's, each of the before service's right after its counterpart.
+func throughputMeasurements(cfg config, databaseURL, serviceURL, beforeURL string) []measurement {
+	conns := maxOf(cfg.Concurrency)
+	api := newAPIClient(serviceURL, conns)
+	cmds := &commands{api: api, accounts: cfg.Accounts}
+	ms := []measurement{
+		&baseline{cellPool: cellPool{databaseURL: databaseURL}, streams: cfg.Accounts},
+		&appendLimit{cellPool: cellPool{databaseURL: databaseURL, simple: true}, streams: cfg.Accounts},
+		&appendLimit{cellPool: cellPool{databaseURL: databaseURL}, streams: cfg.Accounts},
+		cmds,
+	}
+	var beforeAPI *apiClient
+	if beforeURL != "" {
+		beforeAPI = newAPIClient(beforeURL, conns)
+		ms = append(ms, before{&commands{api: beforeAPI, accounts: cfg.Accounts}})
+	}
+	ms = append(ms, &replays{api: api, commands: cmds}, &contention{api: api})
+	if beforeURL != "" {
+		ms = append(ms, before{&contention{api: beforeAPI}})
+	}
+	return ms
 }
 
 // runWorkers runs op in `concurrency` workers until d has passed, and measures it.

@@ -14,6 +14,8 @@ type report struct {
 	Config  config
 	Env     environment
 	Results []cell
+	// BeforeCommit is the short hash of BENCH_BEFORE's revision; empty without it.
+	BeforeCommit string
 
 	Outbox   outboxResult
 	Relay    relayResult
@@ -24,20 +26,25 @@ type report struct {
 }
 
 // rows are the results as table rows: label, concurrency, ops/s, p50, p99, errors, ratio to
-// the baseline at the same concurrency.
+// the baseline and ratio to append (simple) at the same concurrency.
 func (r report) rows() [][]string {
-	base := map[int]float64{}
+	base, limit := map[int]float64{}, map[int]float64{}
 	for _, c := range r.Results {
-		if c.Measurement == "baseline" {
+		switch c.Measurement {
+		case "baseline":
 			base[c.Concurrency] = c.Throughput()
+		case appendSimple:
+			limit[c.Concurrency] = c.Throughput()
 		}
+	}
+	ratio := func(c cell, to map[int]float64, applies bool) string {
+		if d := to[c.Concurrency]; d > 0 && applies {
+			return fmt.Sprintf("%.2f", c.Throughput()/d)
+		}
+		return "—"
 	}
 	var rows [][]string
 	for _, c := range r.Results {
-		ratio := "—"
-		if b := base[c.Concurrency]; b > 0 && c.Measurement != "baseline" {
-			ratio = fmt.Sprintf("%.2f", c.Throughput()/b)
-		}
 		rows = append(rows, []string{
 			c.Measurement,
 			fmt.Sprint(c.Concurrency),
@@ -45,14 +52,25 @@ func (r report) rows() [][]string {
 			formatLatency(c.P50),
 			formatLatency(c.P99),
 			fmt.Sprint(c.Errors),
-			ratio,
+			ratio(c, base, c.Measurement != "baseline"),
+			ratio(c, limit, appends(c.Measurement)),
 		})
 	}
 	return rows
 }
 
+// appends reports whether the measurement's operations append to a stream as a command does,
+// so that its throughput compares with the append limit's.
+func appends(measurement string) bool {
+	switch strings.TrimSuffix(measurement, beforeSuffix) {
+	case "baseline", "commands", "contention":
+		return true
+	}
+	return false
+}
+
 func tableHeader() []string {
-	return []string{"measurement", "concurrency", "ops/s", "p50", "p99", "errors", "vs baseline"}
+	return []string{"measurement", "concurrency", "ops/s", "p50", "p99", "errors", "vs baseline", "vs append limit"}
 }
 
 // table is the results as aligned text, for the terminal.
@@ -78,36 +96,9 @@ func (r report) table() string {
 func (r report) markdown() string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
-	p("# Benchmarks")
-	p("")
-	p("Written by `go run ./cmd/librarybench` (%s per cell after a %s warm-up, %d accounts); run it",
-		r.Config.Duration, r.Config.Warmup, r.Config.Accounts)
-	p("again to replace this file. Settings: `BENCH_DURATION`, `BENCH_WARMUP`, `BENCH_CONCURRENCY`,")
-	p("`BENCH_ACCOUNTS`, `BENCH_LENDERS`, `BENCH_IDLE_LOANS`, `BENCH_GROWTH_PAYMENTS`, `BENCH_OUTPUT`")
-	p("(`-` for none) and `BENCH_DATABASE_URL` (a server where the run may create and drop databases;")
-	p("unset, it starts a throwaway cluster with `scripts/postgres.sh`). The throughput table comes")
-	p("first, then the targets, each met or not, and the outbox, slow relay and backlog, takeover,")
-	p("stream length, memory and catalog measurements they come from.")
-	p("")
-	p("- **baseline**: PostgreSQL's own limit, with straight pgx and no HTTP or service code: in one")
-	p("  transaction, read an account's stream and append one event, over %d streams, each worker", r.Config.Accounts)
-	p("  on its own, with one connection per worker.")
-	p("- **commands**: `POST /accounts/{id}/payments` of 1 cent with a fresh `Idempotency-Key`, over")
-	p("  HTTP on keep-alive connections to the service's binary, spread over %d accounts that each", r.Config.Accounts)
-	p("  owe %d cents.", startingFine)
-	p("- **replays**: the same requests again with their keys; an answer that is not `201` with")
-	p("  `Idempotent-Replayed: true` and the first answer's body counts as an error.")
-	p("- **contention**: every worker pays into one account, a fresh one for each concurrency. In")
-	p("  one process, commands on one stream take turns, so this measures one stream's pace: one")
-	p("  append at a time. (The baseline spreads its work; contention has no baseline of its own.)")
-	p("")
-	p("Latencies are of the operations that succeeded; *vs baseline* is the throughput over the")
-	p("baseline's at the same concurrency. The service runs with its default settings (its pool")
-	p("included: pgx's default of at most max(4, cores) connections) and with `LOG_LEVEL=warn`; the")
-	p("benchmark, the service and PostgreSQL share the machine, so check the load average below.")
-	p("")
+	b.WriteString(r.intro())
 	p("| %s |", strings.Join(tableHeader(), " | "))
-	p("|---|--:|--:|--:|--:|--:|--:|")
+	p("|---|--:|--:|--:|--:|--:|--:|--:|")
 	for _, row := range r.rows() {
 		p("| %s |", strings.Join(row, " | "))
 	}
@@ -131,6 +122,9 @@ func (r report) markdown() string {
 	p("|---|---|")
 	p("| date | %s |", r.Env.Date.Format(time.RFC3339))
 	p("| commit | `%s` |", r.Env.Commit)
+	if r.BeforeCommit != "" {
+		p("| before (`BENCH_BEFORE`) | `%s` (%s) |", r.BeforeCommit, r.Config.Before)
+	}
 	p("| CPU | %s, %d cores |", r.Env.CPU, r.Env.Cores)
 	p("| memory | %s |", r.Env.Memory)
 	p("| load average (1, 5, 15 min) | %s before, %s after |", r.Env.LoadBefore, r.Env.LoadAfter)
@@ -138,6 +132,42 @@ func (r report) markdown() string {
 	p("| PostgreSQL | %s |", r.Env.PostgreSQL)
 	for _, s := range r.Env.Settings {
 		p("| `%s` | %s |", s.Name, s.Value)
+	}
+	return b.String()
+}
+
+// intro is the Markdown above the throughput table: the settings, what each row measures and
+// what its ratios are over.
+func (r report) intro() string {
+	n := r.Config.Accounts
+	paragraphs := []string{
+		"# Benchmarks",
+		fmt.Sprintf("Written by `go run ./cmd/librarybench` (%s per cell after a %s warm-up, %d accounts); run it again to replace this file. Settings: `BENCH_DURATION`, `BENCH_WARMUP`, `BENCH_CONCURRENCY`, `BENCH_ACCOUNTS`, `BENCH_LENDERS`, `BENCH_IDLE_LOANS`, `BENCH_GROWTH_PAYMENTS`, `BENCH_OUTPUT` (`-` for none), `BENCH_BEFORE` (a git revision: the service is built at it too, and its commands and contention measured in the same run) and `BENCH_DATABASE_URL` (a server where the run may create and drop databases; unset, it starts a throwaway cluster with `scripts/postgres.sh`). The throughput table comes first, then the targets, each met or not, and the outbox, slow relay and backlog, takeover, stream length, memory and catalog measurements they come from.",
+			r.Config.Duration, r.Config.Warmup, n),
+	}
+	items := []string{
+		fmt.Sprintf("**baseline**: PostgreSQL's own limit for what a command does, with straight pgx and no HTTP or service code: in one transaction, read an account's stream and append one event, over %d streams, each worker on its own, with one connection per worker.", n),
+		fmt.Sprintf("**%s**: PostgreSQL's durable limit for one single-row insert per transaction: each operation is one autocommit `INSERT INTO events (stream_id, version, type, data, metadata) VALUES (...)` of a payment's event (`PaymentReceived`, `{\"amount\":1}`, the baseline's metadata), with nothing read, each worker appending to streams of its own (%d streams in all) at increasing versions, so nothing conflicts, with one connection per worker. The statement goes in the simple query protocol, its values in its text (pgx's `QueryExecModeSimpleProtocol`), as pgbench does by default.", appendSimple, n),
+		fmt.Sprintf("**%s**: the same with pgx's default: the statement prepared once per connection and cached, and only the values sent.", appendPrepared),
+		fmt.Sprintf("**commands**: `POST /accounts/{id}/payments` of 1 cent with a fresh `Idempotency-Key`, over HTTP on keep-alive connections to the service's binary, spread over %d accounts that each owe %d cents.", n, startingFine),
+		"**replays**: the same requests again with their keys; an answer that is not `201` with `Idempotent-Replayed: true` and the first answer's body counts as an error.",
+		"**contention**: every worker pays into one account, a fresh one for each concurrency: one stream's pace, how many commands on one stream the service commits per second. (The baseline and the appends spread their work over streams; contention has no limit of its own.)",
+	}
+	if r.BeforeCommit != "" {
+		items = append(items, fmt.Sprintf("**commands%[1]s**, **contention%[1]s**: the same against the service built at `BENCH_BEFORE` (`%[2]s`), a process of its own at its default settings on a database of its own; each cell runs right after the current service's at the same concurrency, so that both meet the machine in the same state.", beforeSuffix, r.BeforeCommit))
+	}
+	var list []string
+	for _, it := range items {
+		list = append(list, "- "+strings.ReplaceAll(wrap(it, 94), "\n", "\n  "))
+	}
+	paragraphs = append(paragraphs, strings.Join(list, "\n"),
+		fmt.Sprintf("Latencies are of the operations that succeeded; *vs baseline* is the throughput over the baseline's at the same concurrency, and *vs append limit* over %s's, for the rows that append as a command does. The service runs with its default settings (its pool included: pgx's default of at most max(4, cores) connections) and with `LOG_LEVEL=warn`; the benchmark, the service and PostgreSQL share the machine, so check the load average below.", appendSimple))
+	var b strings.Builder
+	for _, para := range paragraphs {
+		if !strings.HasPrefix(para, "- ") {
+			para = wrap(para, 96)
+		}
+		b.WriteString(para + "\n\n")
 	}
 	return b.String()
 }

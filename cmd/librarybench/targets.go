@@ -47,22 +47,7 @@ func (r report) targets() section {
 	}
 	missing := func(target, as string) { s.rows = append(s.rows, []string{target, as, "—", "not measured"}) }
 
-	base, okB := r.cellAt("baseline", 8)
-	cmds, okC := r.cellAt("commands", 8)
-	if okB && okC && base.Throughput() > 0 {
-		ratio := cmds.Throughput() / base.Throughput()
-		add("commands ≥ 0.7 × baseline", "ops/s at concurrency 8", fmt.Sprintf("%.2f ×", ratio), ratio >= 0.7)
-	} else {
-		missing("commands ≥ 0.7 × baseline", "ops/s at concurrency 8 (not in BENCH_CONCURRENCY)")
-	}
-	for _, c := range r.Config.Concurrency {
-		cmds, okC := r.cellAt("commands", c)
-		reps, okR := r.cellAt("replays", c)
-		if okC && okR && cmds.Throughput() > 0 {
-			ratio := reps.Throughput() / cmds.Throughput()
-			add("replays ≥ 2 × commands", fmt.Sprintf("ops/s at concurrency %d", c), fmt.Sprintf("%.2f ×", ratio), ratio >= 2)
-		}
-	}
+	r.throughputTargets(add, missing)
 	o := r.Outbox
 	add("outbox commit to SMTP < 100 ms at idle", fmt.Sprintf("p99 of %d loans, one at a time", o.IdleLoans), formatLatency(o.IdleP99), o.IdleP99 < 100*time.Millisecond)
 	add("outbox ≥ 500 emails/s", fmt.Sprintf("loans through to SMTP per second, first loan to last email, %d lenders", o.Lenders), fmt.Sprintf("%.0f /s", o.EmailsPerSecond), o.EmailsPerSecond >= 500)
@@ -91,6 +76,55 @@ func (r report) targets() section {
 		fmt.Sprintf("%s, %s", formatLatency(c.FirstPage.P99), formatLatency(c.Search.P99)),
 		c.FirstPage.P99 < 50*time.Millisecond && c.Search.P99 < 50*time.Millisecond)
 	return s
+}
+
+// throughputTargets adds the targets on the throughput table: commands against the append
+// limit, the current service against the one at BENCH_BEFORE, replays against commands.
+func (r report) throughputTargets(add func(target, as, result string, met bool), missing func(target, as string)) {
+	for _, c := range []int{8, 32} {
+		target, as := "commands ≥ 1.0 × "+appendSimple, fmt.Sprintf("ops/s at concurrency %d", c)
+		limit, okL := r.cellAt(appendSimple, c)
+		cmds, okC := r.cellAt("commands", c)
+		if !okL || !okC || limit.Throughput() <= 0 {
+			missing(target, as+" (not in BENCH_CONCURRENCY)")
+			continue
+		}
+		ratio := cmds.Throughput() / limit.Throughput()
+		add(target, as, fmt.Sprintf("%.2f ×", ratio), ratio >= 1)
+	}
+
+	unmeasured := " (not in BENCH_CONCURRENCY)"
+	if r.BeforeCommit == "" {
+		unmeasured = " (needs BENCH_BEFORE)"
+	}
+	target, as := "one hot stream (contention) ≥ 2 × before", "ops/s at concurrency 8"
+	hot, okH := r.cellAt("contention", 8)
+	was, okW := r.cellAt("contention"+beforeSuffix, 8)
+	if okH && okW && was.Throughput() > 0 {
+		ratio := hot.Throughput() / was.Throughput()
+		add(target, as, fmt.Sprintf("%.2f × (%.0f, before %.0f)", ratio, hot.Throughput(), was.Throughput()), ratio >= 2)
+	} else {
+		missing(target, as+unmeasured)
+	}
+
+	target, as = "commands p50 within 10% of before (≤ 1.10 ×)", "p50 of commands at concurrency 1"
+	cmds, okC := r.cellAt("commands", 1)
+	was, okW = r.cellAt("commands"+beforeSuffix, 1)
+	if okC && okW && was.P50 > 0 {
+		ratio := float64(cmds.P50) / float64(was.P50)
+		add(target, as, fmt.Sprintf("%.2f × (%s, before %s)", ratio, formatLatency(cmds.P50), formatLatency(was.P50)), ratio <= 1.10)
+	} else {
+		missing(target, as+unmeasured)
+	}
+
+	for _, c := range r.Config.Concurrency {
+		cmds, okC := r.cellAt("commands", c)
+		reps, okR := r.cellAt("replays", c)
+		if okC && okR && cmds.Throughput() > 0 {
+			ratio := reps.Throughput() / cmds.Throughput()
+			add("replays ≥ 2 × commands", fmt.Sprintf("ops/s at concurrency %d", c), fmt.Sprintf("%.2f ×", ratio), ratio >= 2)
+		}
+	}
 }
 
 // signalName turns Go's description of a signal back into its name.
