@@ -53,8 +53,17 @@ func (c *committer) append(ctx context.Context, req *appendRequest) ([]Event, er
 	defer req.span.End()
 	c.mu.Lock()
 	c.queue = append(c.queue, req)
-	c.startLocked()
+	var own []*appendRequest
+	if c.writing < c.batches {
+		// A batch to spare: this caller writes the next batch itself (its own append among
+		// those queued), which costs a lone append no hand-over to another goroutine.
+		own = c.takeLocked()
+		c.writing++
+	}
 	c.mu.Unlock()
+	if own != nil {
+		c.write(own)
+	}
 	select {
 	case res := <-req.done:
 		return res.events, res.err
