@@ -166,6 +166,11 @@ func (a *App) Run(ctx context.Context) error {
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- a.server.Serve(a.listener) }()
 	a.logger.Info("serving", "addr", a.Addr())
+	if a.cfg.PprofAddr != "" {
+		if err := a.servePprof(ctx, a.cfg.PprofAddr); err != nil {
+			a.logger.Warn("PPROF_ADDR: not serving Go profiles", "error", err)
+		}
+	}
 	a.processors.Start(context.WithoutCancel(ctx))
 
 	select {

@@ -71,6 +71,8 @@ type Config struct {
 	// CatalogWait is how long GET /books waits for minPosition (default 5s). Not read from the
 	// environment.
 	CatalogWait time.Duration
+	// PprofAddr, when set, serves Go's runtime profiles there (PPROF_ADDR), apart from the API.
+	PprofAddr string
 	// LogLevel is debug, info, warn or error; LogFormat is json or text.
 	LogLevel  string
 	LogFormat string
@@ -142,6 +144,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		SMTPURL:     getenv("SMTP_URL"),
 		MailFrom:    getenv("MAIL_FROM"),
 		AdminToken:  getenv("ADMIN_TOKEN"),
+		PprofAddr:   getenv("PPROF_ADDR"),
 		LogLevel:    or(getenv("LOG_LEVEL"), "info"),
 		LogFormat:   or(getenv("LOG_FORMAT"), "json"),
 	}
