@@ -3,7 +3,8 @@
 // single-row autocommit appends (append.go), then the service's commands, replays and a
 // contended stream over HTTP, each at several concurrency levels; with BENCH_BEFORE, the
 // commands and the contended stream of the service built at another revision too (before.go).
-// Then, against the targets: the loan emails' delay from commit to an SMTP server in
+// Then where the service's CPU goes while it runs commands, from a profile (profile.go); and,
+// against the targets: the loan emails' delay from commit to an SMTP server in
 // this program, at idle and under load (outbox.go); the outbox against a relay 100 ms away and
 // draining a backlog after a relay outage, with a service process and database of their own
 // (relay.go); how fast a standby process takes over after SIGKILL and SIGTERM of the holder
@@ -80,7 +81,12 @@ func run(ctx context.Context) error {
 	}
 	defer sink.close()
 
-	svc, err := startService(ctx, bin, db.URL, "SMTP_URL="+sink.URL())
+	pprofPort, err := freePort()
+	if err != nil {
+		return err
+	}
+	pprofAddr := fmt.Sprintf("127.0.0.1:%d", pprofPort)
+	svc, err := startService(ctx, bin, db.URL, "SMTP_URL="+sink.URL(), "PPROF_ADDR="+pprofAddr)
 	if err != nil {
 		return err
 	}
@@ -101,6 +107,13 @@ func run(ctx context.Context) error {
 		return err
 	}
 	rep := report{Config: cfg, Env: env, Results: results, BeforeCommit: beforeCommit}
+
+	top := maxOf(cfg.Concurrency)
+	logf("profile: the service's CPU while %d workers pay for %s", top, cfg.Duration)
+	profiled := &commands{api: newAPIClient(svc.BaseURL, top), accounts: cfg.Accounts, keys: "profile-"}
+	if rep.Profile, err = measureProfile(ctx, profiled, top, cfg.Duration, "http://"+pprofAddr, bin, tmp); err != nil {
+		return fmt.Errorf("profile: %w", err)
+	}
 
 	api := newAPIClient(svc.BaseURL, cfg.Lenders)
 	logf("outbox: %d loans one at a time, then %d lenders for %s", cfg.IdleLoans, cfg.Lenders, cfg.Duration)

@@ -23,6 +23,7 @@ type report struct {
 	Growth   []growthPoint
 	Memory   memoryResult
 	Catalog  catalogResult
+	Profile  profileResult
 }
 
 // rows are the results as table rows: label, concurrency, ops/s, p50, p99, errors, ratio to

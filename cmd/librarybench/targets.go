@@ -205,7 +205,7 @@ func (r report) sections() []section {
 			{"VmHWM (peak) at the end", formatMB(r.Memory.Peak)},
 		},
 	}
-	return []section{r.targets(), outbox, r.relaySection(), takeover, growth, memory, r.catalogSection()}
+	return []section{r.targets(), r.profileSection(), outbox, r.relaySection(), takeover, growth, memory, r.catalogSection()}
 }
 
 // relaySection is the slow relay's and the backlog's figures.

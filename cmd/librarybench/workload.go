@@ -118,6 +118,7 @@ type payment struct {
 type commands struct {
 	api      *apiClient
 	accounts int
+	keys     string // begins each Idempotency-Key, so that another run's keys are fresh too
 
 	concurrency int
 	sent        [][]payment // per worker, in the order sent
@@ -144,7 +145,7 @@ func (m *commands) prepare(_ context.Context, concurrency int) (operation, error
 		n := counts[worker]
 		counts[worker]++
 		account := accountName(worker + (n%owned(worker))*concurrency)
-		key := fmt.Sprintf("cmd-c%d-w%d-%d", concurrency, worker, n)
+		key := fmt.Sprintf("%scmd-c%d-w%d-%d", m.keys, concurrency, worker, n)
 		a, err := m.api.pay(ctx, account, key)
 		if err != nil {
 			return err

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// profileResult is where the service's CPU went while it ran commands: a CPU profile taken
+// from its PPROF_ADDR during a cell of payments, and the share of the sampled CPU under each of
+// a few parts of the code, from `go tool pprof -focus`.
+type profileResult struct {
+	Concurrency int
+	Commands    int           // payments that succeeded while profiled
+	Wall        time.Duration // how long the profile ran
+	CPU         time.Duration // the service's CPU in the profile's samples
+	Parts       []profilePart
+}
+
+// profilePart is the share of the profile's samples whose stack holds a function that focus
+// matches. Parts overlap: a JSON encoder called by a handler counts in both.
+type profilePart struct {
+	Name  string
+	Focus string
+	Share float64 // 0 to 1
+}
+
+// profileParts are the parts of the code the report shows, in that order.
+var profileParts = []profilePart{
+	{Name: "HTTP server: a request from its first byte to its answer, handlers included", Focus: `^net/http\.\(\*conn\)\.serve$`},
+	{Name: "commands: queue, state, decision (internal/aggregate)", Focus: `^library/internal/aggregate\.`},
+	{Name: "event store: reads, appends, group commit (internal/eventstore)", Focus: `^library/internal/eventstore\.`},
+	{Name: "pgx: the PostgreSQL protocol", Focus: `^github\.com/jackc/pgx/v5`},
+	{Name: "processors: view models, outbox, sagas (internal/processor)", Focus: `^library/internal/processor\.`},
+	{Name: "JSON (encoding/json)", Focus: `^encoding/json\.`},
+	{Name: "system calls (sockets, futexes)", Focus: `^(syscall|internal/runtime/syscall)\.`},
+	{Name: "memory allocation (runtime.mallocgc)", Focus: `^runtime\.mallocgc$`},
+	{Name: "garbage collection, in the background (runtime.gcBgMarkWorker)", Focus: `^runtime\.gcBgMarkWorker$`},
+}
+
+// measureProfile runs payments at concurrency for d against the service at serviceURL while
+// taking a CPU profile from its pprof server at pprofURL, then breaks the profile down with
+// `go tool pprof` against bin, the service's binary.
+func measureProfile(ctx context.Context, cmds *commands, concurrency int, d time.Duration, pprofURL, bin, dir string) (profileResult, error) {
+	op, err := cmds.prepare(ctx, concurrency)
+	if err != nil {
+		return profileResult{}, err
+	}
+	path := filepath.Join(dir, "cpu.pprof")
+	fetched := make(chan error, 1)
+	go func() { fetched <- fetchProfile(ctx, pprofURL, d, path) }()
+	res := runWorkers(ctx, concurrency, d, op)
+	if err := <-fetched; err != nil {
+		return profileResult{}, err
+	}
+	out := profileResult{Concurrency: concurrency, Commands: res.Ops, Wall: res.Elapsed}
+	if out.CPU, _, err = pprofTotal(ctx, bin, path, ""); err != nil {
+		return profileResult{}, err
+	}
+	for _, p := range profileParts {
+		if _, p.Share, err = pprofTotal(ctx, bin, path, p.Focus); err != nil {
+			return profileResult{}, err
+		}
+		out.Parts = append(out.Parts, p)
+	}
+	return out, nil
+}
+
+// fetchProfile saves a CPU profile of d from the pprof server at base to path.
+func fetchProfile(ctx context.Context, base string, d time.Duration, path string) error {
+	url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", base, int(d.Round(time.Second)/time.Second))
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("the service's CPU profile: %w", err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("the service's CPU profile: %s", resp.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("the service's CPU profile: %w", err)
+	}
+	return f.Close()
+}
+
+// pprofHeader is the line of `go tool pprof -top` that sums up the nodes shown:
+// "Showing nodes accounting for 1.20s, 24.00% of 5s total".
+var pprofHeader = regexp.MustCompile(`Showing nodes accounting for (\S+), ([0-9.]+)% of (\S+) total`)
+
+// pprofTotal is the profile's total CPU and the share of it whose stacks match focus (all of it
+// when focus is empty).
+func pprofTotal(ctx context.Context, bin, path, focus string) (time.Duration, float64, error) {
+	// Every node (no -nodecount, no -nodefraction cut), so that the summary line sums them all.
+	args := []string{"tool", "pprof", "-top", "-nodefraction=0"}
+	if focus != "" {
+		args = append(args, "-focus="+focus)
+	}
+	cmd := exec.CommandContext(ctx, "go", append(args, bin, path)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return 0, 0, fmt.Errorf("go tool pprof: %w: %s", err, strings.TrimSpace(string(out)))
+	}
+	m := pprofHeader.FindStringSubmatch(string(out))
+	if m == nil {
+		if focus != "" && strings.Contains(string(out), "no matches") {
+			return 0, 0, nil
+		}
+		return 0, 0, fmt.Errorf("go tool pprof: no summary in %q", strings.TrimSpace(string(out)))
+	}
+	total, err := time.ParseDuration(m[3])
+	if err != nil {
+		return 0, 0, fmt.Errorf("go tool pprof: total %q: %w", m[3], err)
+	}
+	share, err := strconv.ParseFloat(m[2], 64)
+	if err != nil {
+		return 0, 0, fmt.Errorf("go tool pprof: share %q: %w", m[2], err)
+	}
+	return total, share / 100, nil
+}
+
+// profileSection is the profile's figures.
+func (r report) profileSection() section {
+	p := r.Profile
+	perCommand := time.Duration(0)
+	if p.Commands > 0 {
+		perCommand = p.CPU / time.Duration(p.Commands)
+	}
+	s := section{
+		title: "Where the service's time goes",
+		notes: []string{
+			fmt.Sprintf("A CPU profile of the service (`PPROF_ADDR`) while %d workers pay as *commands* do, for %s: %d payments, %.2f of the machine's %d cores busy in the service, %s of its CPU per payment. Each row is the share of the profile's samples whose stack holds that part of the code, so the rows overlap (a handler's JSON counts in the HTTP server's row and in JSON's). PostgreSQL and this program run on the same cores, apart from these figures.",
+				p.Concurrency, formatLatency(p.Wall), p.Commands, p.CPU.Seconds()/p.Wall.Seconds(), r.Env.Cores, formatLatency(perCommand)),
+		},
+		align:  "|---|--:|",
+		header: []string{"part of the service", "share of its CPU"},
+	}
+	for _, part := range p.Parts {
+		s.rows = append(s.rows, []string{part.Name, fmt.Sprintf("%.0f%%", part.Share*100)})
+	}
+	return s
+}
