@@ -28,7 +28,7 @@ type commandRoute struct {
 	bodyID bool
 }
 
-// commandRoutes are the command endpoints of the README, in the order a fuzz input picks them.
+// commandRoutes are the command endpoints of the API (docs/api.md), in the order a fuzz input picks them.
 var commandRoutes = []commandRoute{
 	{http.MethodPut, "/accounts/", "", "account", false},
 	{http.MethodPost, "/accounts/", "/fines", "account", false},
@@ -246,7 +246,7 @@ func requireFuzzProblem(t *testing.T, what string, rec *httptest.ResponseRecorde
 	return p
 }
 
-// fuzzResult is a command result as the README shows it.
+// fuzzResult is a command result as docs/api.md describes it.
 type fuzzResult struct {
 	StreamID string            `json:"streamId"`
 	Version  int64             `json:"version"`

@@ -1,7 +1,7 @@
 package httpapi_test
 
 // Fuzz targets for what the HTTP edge reads from a request before any command runs: the
-// Idempotency-Key header, JSON bodies and identifiers in paths. Each checks the rule the README
+// Idempotency-Key header, JSON bodies and identifiers in paths. Each checks the rule docs/api.md
 // states, not only that nothing panics. The seeds below and those in testdata/fuzz run with every
 // `go test`; `go test -fuzz` explores from them.
 
@@ -47,7 +47,7 @@ func isPrintableASCII(s string) bool {
 	return true
 }
 
-// FuzzParseIdempotencyKey checks the README's rule for Idempotency-Key: 1 to 255 printable ASCII
+// FuzzParseIdempotencyKey checks the API's rule (docs/api.md) for Idempotency-Key: 1 to 255 printable ASCII
 // characters, or such a string in double quotes. An accepted value gives a key that follows the
 // rule and is the value itself, or the value unquoted; every printable key is accepted both
 // bare and quoted; a refusal is an InvalidRequest; and the header may be sent only once.
@@ -109,7 +109,7 @@ func FuzzParseIdempotencyKey(f *testing.F) {
 }
 
 // payload is one of the request bodies the handlers decode: a fresh value to decode into and
-// the field names the README gives it.
+// the field names docs/api.md gives it.
 type payload struct {
 	name   string
 	new    func() any
@@ -140,7 +140,7 @@ type contactBody struct {
 	Email *string `json:"email"`
 }
 
-// isJSONMediaType is the README's rule for Content-Type: exactly one, naming JSON
+// isJSONMediaType is the API's rule (docs/api.md) for Content-Type: exactly one, naming JSON
 // (application/json or application/...+json), in UTF-8 if it names a charset.
 func isJSONMediaType(values []string) bool {
 	if len(values) != 1 {
@@ -307,7 +307,7 @@ func FuzzDecodeJSON(f *testing.F) {
 	})
 }
 
-// idPattern is the README's identifier rule, written independently of validate.IsID.
+// idPattern is the API's identifier rule (docs/api.md), written independently of validate.IsID.
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@+-]{0,127}$`)
 
 // idModule answers GET /ids/{id} with the id PathID gives.

@@ -1,7 +1,7 @@
 package validate_test
 
 // Fuzz targets for the checks on values that come from outside: identifiers, email addresses
-// and amounts. Each compares the check with the README's rule, written here independently, and
+// and amounts. Each compares the check with the API's rule (docs/api.md), written here independently, and
 // checks that a refusal never depends on (so never echoes) the value refused.
 
 import (
@@ -21,7 +21,7 @@ import (
 	"library/internal/validate"
 )
 
-// idPattern is the README's identifier rule.
+// idPattern is the API's identifier rule (docs/api.md).
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@+-]{0,127}$`)
 
 // detailOf returns the detail of err, which must be an InvalidRequest *errs.Error.
