@@ -1,14 +1,15 @@
 # The commands a newcomer needs. `make test` is the one command that runs every test.
-.PHONY: run test faults fuzz lint build demo smoke screenshots fmt clean
+.PHONY: run test faults fuzz lint bench build demo smoke screenshots fmt clean
 
 run: ## serve the API on :8080, in memory
 	go run ./cmd/library
 
-test: ## every test, PostgreSQL included (a throwaway cluster starts by itself), with the race detector, then the deployment's, then the fault suite
+test: ## every test, PostgreSQL included (a throwaway cluster starts by itself), with the race detector, then the deployment's and the benchmark's modules, then the fault suite
 	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	go vet ./...
 	go test -race -count=1 -timeout 20m ./...
 	cd deploy && go vet ./... && go test -count=1 -timeout 20m ./...
+	cd bench && go vet ./... && go build -o /dev/null .
 	$(MAKE) faults
 
 faults: ## the fault suite alone: two processes of the binary, PostgreSQL and SMTP, broken on purpose (about 2 minutes; full output in faults.log)
@@ -19,8 +20,14 @@ faults: ## the fault suite alone: two processes of the binary, PostgreSQL and SM
 fuzz: ## each fuzz target for FUZZTIME (default 1m); their seed corpora already run in make test
 	scripts/fuzz.sh
 
-lint: ## golangci-lint v2 with .golangci.yml (the first run builds it: a few minutes)
-	go run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0 run --build-tags faults ./...
+GOLANGCI_LINT = go run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
+
+lint: ## golangci-lint v2 with .golangci.yml, on the service and the benchmark (the first run builds it: a few minutes)
+	$(GOLANGCI_LINT) run --build-tags faults ./...
+	cd bench && $(GOLANGCI_LINT) run --config ../.golangci.yml ./...
+
+bench: ## the benchmark, written to docs/benchmarks.md (about ten minutes; see docs/testing.md)
+	cd bench && go run .
 
 demo: ## PostgreSQL, Mailpit and two replicas on loopback; Ctrl-C stops and removes them
 	scripts/demo.sh

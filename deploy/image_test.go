@@ -343,7 +343,7 @@ func buildContext(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{".git", "deploy", "tmp", "bin", "README.md"} {
+	for _, p := range []string{".git", "deploy", "bench", "tmp", "bin", "README.md"} {
 		if _, err := os.Stat(filepath.Join(dir, p)); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf(".dockerignore lets %s into the build context", p)
 		}

@@ -38,12 +38,19 @@ func checkVersion(num int, version string) error {
 	return nil
 }
 
-// driverCause is the driver's error without the part that quotes the connection settings
-// ("failed to connect to `user=… database=…`: ").
+// driverCause is the driver's error on one line, without the part that quotes the connection
+// settings ("failed to connect to `user=… database=…`:"): pgx lists each address it tried on
+// a line of its own, and the first says enough.
 func driverCause(err error) string {
 	msg := err.Error()
-	if i := strings.LastIndex(msg, "`: "); i >= 0 {
-		msg = msg[i+3:]
+	if i := strings.LastIndex(msg, "`:"); i >= 0 {
+		msg = msg[i+2:]
+	}
+	for line := range strings.Lines(msg) {
+		if line = strings.TrimSpace(line); line != "" {
+			msg = line
+			break
+		}
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return "no answer in time: " + msg

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The local demo (make demo): a throwaway PostgreSQL, Mailpit, and two replicas of the service on
-# loopback, sharing both. It prints where everything is and runs until Ctrl-C, which stops
-# everything it started and removes everything it made (Mailpit's binary, built once into
-# $(go env GOPATH)/bin, stays for the next time).
+# loopback, sharing both. It checks its ports first and says which is taken; prints where
+# everything is and how to stop it; and runs until Ctrl-C (or a kill of this script), which
+# stops everything it started and removes everything it made (Mailpit's binary, built once into
+# $(go env GOPATH)/bin, stays for the next time). When a part fails to start or stops on its
+# own, it says which, shows the end of that part's log and keeps the logs.
 #
 # Needs Go, curl and the PostgreSQL server binaries (Debian: apt-get install postgresql).
 # Ports: DEMO_API_PORTS (default "8080 8081"), DEMO_PG_PORT (5434), DEMO_SMTP_PORT (1025),
@@ -15,29 +17,58 @@ pg_port="${DEMO_PG_PORT:-5434}"
 smtp_port="${DEMO_SMTP_PORT:-1025}"
 web_port="${DEMO_MAILPIT_PORT:-8025}"
 
+# Every port must be free before anything starts: a port held by an earlier run would answer
+# for a replica that never came up.
+port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+if [ "${#api_ports[@]}" -ne 2 ]; then
+  echo "DEMO_API_PORTS must name two ports, such as \"9080 9081\"" >&2
+  exit 1
+fi
+for entry in "${api_ports[0]} DEMO_API_PORTS" "${api_ports[1]} DEMO_API_PORTS" "$pg_port DEMO_PG_PORT" \
+  "$smtp_port DEMO_SMTP_PORT" "$web_port DEMO_MAILPIT_PORT"; do
+  read -r port name <<<"$entry"
+  if port_taken "$port"; then
+    echo "port $port ($name) is already in use: stop what holds it, or give the demo another with $name" >&2
+    exit 1
+  fi
+done
+
 work="$(mktemp -d "${TMPDIR:-/tmp}/library-demo.XXXXXX")"
 chmod 755 "$work" # the database server may run as another user (postgres, when this is root)
 pids=()
+failed=false
 cleanup() {
   trap - EXIT INT TERM
   echo
   echo "stopping..."
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  PGDIR="$work/pg" PGPORT="$pg_port" scripts/postgres.sh stop || true
+  PGDIR="$work/pg" PGPORT="$pg_port" scripts/postgres.sh stop >/dev/null 2>&1 || true
+  if $failed; then
+    find "$work" -mindepth 1 -maxdepth 1 ! -name '*.log' -exec rm -rf {} +
+    echo "stopped; the logs are kept in $work" >&2
+    exit 1
+  fi
   rm -rf "$work"
   echo "stopped, and $work removed"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 0' INT TERM
 
-wait_for() { # URL WHAT LOG
+fail() { # MESSAGE LOG
+  failed=true
+  echo "$1; the end of its log ($2):" >&2
+  tail -n 20 "$2" >&2
+  exit 1
+}
+
+wait_for() { # URL WHAT LOG PID
   for _ in $(seq 1 300); do
+    kill -0 "$4" 2>/dev/null || fail "$2 stopped as it started" "$3"
     curl -fsS -o /dev/null "$1" 2>/dev/null && return 0
     sleep 0.1
   done
-  echo "$2 did not come up; its log:" >&2
-  tail -n 20 "$3" >&2
-  exit 1
+  fail "$2 did not come up within 30 seconds" "$3"
 }
 
 echo "building the service..."
@@ -50,12 +81,15 @@ if [ ! -x "$mailpit" ]; then
 fi
 
 echo "starting PostgreSQL on port $pg_port..."
-eval "$(PGDIR="$work/pg" PGPORT="$pg_port" scripts/postgres.sh start)"
+if ! pg_env="$(PGDIR="$work/pg" PGPORT="$pg_port" scripts/postgres.sh start 2>"$work/postgres.log")"; then
+  fail "PostgreSQL did not start" "$work/postgres.log"
+fi
+eval "$pg_env"
 
 "$mailpit" --smtp "127.0.0.1:$smtp_port" --listen "127.0.0.1:$web_port" --database "$work/mailpit.db" \
   >"$work/mailpit.log" 2>&1 &
 pids+=($!)
-wait_for "http://127.0.0.1:$web_port/readyz" Mailpit "$work/mailpit.log"
+wait_for "http://127.0.0.1:$web_port/readyz" Mailpit "$work/mailpit.log" "${pids[-1]}"
 
 export DATABASE_URL SMTP_URL="smtp://127.0.0.1:$smtp_port?tls=none" ADMIN_TOKEN="${ADMIN_TOKEN:-demo}"
 export LOG_FORMAT=text
@@ -64,7 +98,7 @@ for port in "${api_ports[@]}"; do
   HTTP_ADDR="127.0.0.1:$port" REPLICA_ID="$replica" "$work/library" >"$work/$replica.log" 2>&1 &
   pids+=($!)
   # One at a time: the first takes every lease, and the migrations run once.
-  wait_for "http://127.0.0.1:$port/readyz" "replica $replica" "$work/$replica.log"
+  wait_for "http://127.0.0.1:$port/readyz" "replica $replica" "$work/$replica.log" "${pids[-1]}"
   replica=b
 done
 
@@ -79,12 +113,22 @@ The library is running: two replicas on one PostgreSQL and one mail server.
   admin token  $ADMIN_TOKEN
 
 Try it:
-  curl -s -X PUT 127.0.0.1:${api_ports[0]}/accounts/alice -H 'Content-Type: application/json' -d '{"name":"Alice","email":"alice@example.org"}'
-  curl -s -X POST 127.0.0.1:${api_ports[1]}/books -H 'Content-Type: application/json' -d '{"id":"dune","title":"Dune","author":"Frank Herbert"}'
-  curl -s -X POST 127.0.0.1:${api_ports[1]}/books/dune/loans -H 'Content-Type: application/json' -d '{"loanId":"loan-1","memberId":"alice"}'
+  curl -s -w ' %{http_code}\n' -X PUT 127.0.0.1:${api_ports[0]}/accounts/alice -H 'Content-Type: application/json' -d '{"name":"Alice","email":"alice@example.org"}'
+  curl -s -w ' %{http_code}\n' -X POST 127.0.0.1:${api_ports[1]}/books -H 'Content-Type: application/json' -d '{"id":"dune","title":"Dune","author":"Frank Herbert"}'
+  curl -s -w ' %{http_code}\n' -X POST 127.0.0.1:${api_ports[1]}/books/dune/loans -H 'Content-Type: application/json' -d '{"loanId":"loan-1","memberId":"alice"}'
   curl -s 127.0.0.1:${api_ports[0]}/status
   scripts/smoke.sh http://127.0.0.1:${api_ports[0]} http://127.0.0.1:${api_ports[1]}
 
-Ctrl-C stops everything.
+To stop everything and remove what the demo made: Ctrl-C here, or from another shell
+  kill $$
 EOF
-wait "${pids[@]}"
+
+# Until Ctrl-C, or until one of them stops on its own: then say which, and keep the logs.
+names=(Mailpit "replica a" "replica b")
+logs=("$work/mailpit.log" "$work/a.log" "$work/b.log")
+wait -n "${pids[@]}" || true
+for i in "${!pids[@]}"; do
+  if ! kill -0 "${pids[$i]}" 2>/dev/null; then
+    fail "${names[$i]} stopped" "${logs[$i]}"
+  fi
+done

@@ -3,8 +3,10 @@
 //
 //	library [serve]                 serve the HTTP API (the default)
 //	library migrate up|down|status  manage the database schema
+//	library help                    print the usage (also -h, --help)
 //
-// Configuration comes from the environment; see README.md.
+// Configuration comes from the environment; see README.md. A mistake in the command line ends
+// the process with status 2, any other failure with 1.
 package main
 
 import (
@@ -30,41 +32,92 @@ func main() {
 		<-ctx.Done()
 		stop() // a second signal ends the process at once, without waiting for the drain
 	}()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	var usageErr usageError
+	switch {
+	case errors.As(err, &usageErr):
+		fmt.Fprintf(os.Stderr, "library: %s\n\n%s\n", usageErr, usage)
+		os.Exit(2)
+	case err != nil:
 		fmt.Fprintln(os.Stderr, "library:", err)
 		os.Exit(1)
 	}
 }
 
 const usage = `usage:
-  library [serve]                 serve the HTTP API
-  library migrate up|down|status  manage the database schema (needs DATABASE_URL)`
+  library [serve]                 serve the HTTP API (the default)
+  library migrate up|down|status  manage the database schema (needs DATABASE_URL)
+  library help                    print this (also -h, --help)
+
+Configuration comes from the environment: DATABASE_URL, HTTP_ADDR, SMTP_URL and the rest of
+the README's Configuration table.`
+
+// usageError is a mistake in the command line.
+type usageError string
+
+func (e usageError) Error() string { return string(e) }
+
+// command is what the command line asks for: "serve", "help" or "migrate" with its step.
+type command struct {
+	name, migrate string
+}
+
+// parseArgs reads the command line, before anything else is read or opened.
+func parseArgs(args []string) (command, error) {
+	if len(args) == 0 {
+		return command{name: "serve"}, nil
+	}
+	switch name, rest := args[0], args[1:]; name {
+	case "serve", "help", "-h", "-help", "--help":
+		if len(rest) > 0 {
+			return command{}, usageError(fmt.Sprintf("%s takes no arguments, got %q", name, rest[0]))
+		}
+		if name == "serve" {
+			return command{name: "serve"}, nil
+		}
+		return command{name: "help"}, nil
+	case "migrate":
+		if len(rest) != 1 {
+			return command{}, usageError("migrate needs one of up, down or status")
+		}
+		switch rest[0] {
+		case "up", "down", "status":
+			return command{name: "migrate", migrate: rest[0]}, nil
+		}
+		return command{}, usageError(fmt.Sprintf("unknown migrate command %q (want up, down or status)", rest[0]))
+	default:
+		return command{}, usageError(fmt.Sprintf("unknown command %q", name))
+	}
+}
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cmd, err := parseArgs(args)
+	if err != nil {
+		return err
+	}
+	if cmd.name == "help" {
+		_, err := fmt.Fprintln(stdout, usage)
+		return err
+	}
 	cfg, err := app.ConfigFromEnv(getenv)
 	if err != nil {
 		return err
 	}
 	logger := newLogger(stderr, cfg)
-
-	switch {
-	case len(args) == 0 || (len(args) == 1 && args[0] == "serve"):
-		tp, shutdownTracing, err := telemetry.FromEnv(ctx, getenv, cfg.ReplicaID)
-		if err != nil {
-			return err
-		}
-		defer flush(shutdownTracing, logger)
-		cfg.TracerProvider = tp
-		a, err := app.New(ctx, cfg, logger)
-		if err != nil {
-			return err
-		}
-		return a.Run(ctx)
-	case len(args) == 2 && args[0] == "migrate":
-		return app.MigrateDatabase(ctx, cfg, logger, args[1], stdout)
-	default:
-		return errors.New(usage)
+	if cmd.name == "migrate" {
+		return app.MigrateDatabase(ctx, cfg, logger, cmd.migrate, stdout)
 	}
+	tp, shutdownTracing, err := telemetry.FromEnv(ctx, getenv, cfg.ReplicaID)
+	if err != nil {
+		return err
+	}
+	defer flush(shutdownTracing, logger)
+	cfg.TracerProvider = tp
+	a, err := app.New(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	return a.Run(ctx)
 }
 
 func newLogger(w io.Writer, cfg app.Config) *slog.Logger {

@@ -61,6 +61,10 @@ type App struct {
 // New builds the service and opens its listener, so that a bad address fails here, before
 // Run. With a database, pending migrations are applied first unless cfg.MigrateOnStart is false.
 func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
+	cfg, err := cfg.parseURLs()
+	if err != nil {
+		return nil, err
+	}
 	cfg = cfg.withDefaults()
 	a := &App{cfg: cfg, logger: logger, metrics: metrics.New(logger)}
 	if cfg.DatabaseURL == "" {
@@ -117,10 +121,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 }
 
 func (a *App) openPostgres(ctx context.Context) error {
-	poolConfig, err := ParsePoolConfig(a.cfg.DatabaseURL)
-	if err != nil {
-		return err
-	}
+	poolConfig := a.cfg.database.Copy() // the Config's own stays as parsed
 	if a.cfg.TracerProvider != nil {
 		poolConfig.ConnConfig.Tracer = telemetry.QueryTracer(a.cfg.TracerProvider)
 	}
@@ -140,7 +141,7 @@ func (a *App) openPostgres(ctx context.Context) error {
 	if a.cfg.MigrateOnStart {
 		if err := Migrate(ctx, pool, a.logger, "up", io.Discard); err != nil {
 			pool.Close()
-			return err
+			return fmt.Errorf("applying the database's migrations at start (MIGRATE_ON_START): %w", err)
 		}
 	}
 	return nil

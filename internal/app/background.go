@@ -71,10 +71,7 @@ func (a *App) mailer() (notifications.Mailer, error) {
 		a.logger.Info("mail: SMTP_URL is unset; loan emails are written to the log")
 		return notifications.NewLogMailer(a.logger), nil
 	}
-	smtp, err := notifications.ParseSMTPURL(a.cfg.SMTPURL)
-	if err != nil {
-		return nil, err
-	}
+	smtp := *a.cfg.smtp
 	smtp.MaxRate = a.cfg.SMTPMaxRate
 	a.logger.Info("mail: SMTP", "smtp", smtp, "max_in_flight", a.cfg.SMTPMaxInFlight, "max_rate", a.cfg.SMTPMaxRate)
 	return notifications.NewSMTPMailer(smtp, a.logger), nil

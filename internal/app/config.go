@@ -73,6 +73,11 @@ type Config struct {
 	CatalogWait time.Duration
 	// PprofAddr, when set, serves Go's runtime profiles there (PPROF_ADDR), apart from the API.
 	PprofAddr string
+
+	// database and smtp are DatabaseURL and SMTPURL, parsed once, by parseURLs: nil while
+	// unparsed or unset.
+	database *pgxpool.Config
+	smtp     *notifications.SMTPConfig
 	// LogLevel is debug, info, warn or error; LogFormat is json or text.
 	LogLevel  string
 	LogFormat string
@@ -187,11 +192,6 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		return Config{}, err
 	}
 	c.FinePerDay = int64(finePerDay)
-	if c.SMTPURL != "" {
-		if _, err := notifications.ParseSMTPURL(c.SMTPURL); err != nil {
-			return Config{}, err
-		}
-	}
 	if c.MailFrom != "" {
 		if _, err := mail.ParseAddress(c.MailFrom); err != nil {
 			return Config{}, fmt.Errorf("MAIL_FROM must be an email address such as library@example.org")
@@ -207,10 +207,8 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	default:
 		return Config{}, fmt.Errorf("LOG_FORMAT must be json or text")
 	}
-	if c.DatabaseURL != "" {
-		if _, err := ParsePoolConfig(c.DatabaseURL); err != nil {
-			return Config{}, err
-		}
+	if c, err = c.parseURLs(); err != nil {
+		return Config{}, err
 	}
 	return c.withDefaults(), nil
 }
@@ -300,6 +298,27 @@ func boolean(getenv func(string) string, name string, fallback bool) (bool, erro
 		return false, fmt.Errorf("%s must be true or false", name)
 	}
 	return b, nil
+}
+
+// parseURLs parses DatabaseURL and SMTPURL, each unless it is parsed already: ConfigFromEnv
+// parses them, and New and MigrateDatabase find them parsed; a Config made in code (tests) has
+// them parsed by New. This is the one place either URL is read.
+func (c Config) parseURLs() (Config, error) {
+	if c.DatabaseURL != "" && c.database == nil {
+		database, err := ParsePoolConfig(c.DatabaseURL)
+		if err != nil {
+			return Config{}, err
+		}
+		c.database = database
+	}
+	if c.SMTPURL != "" && c.smtp == nil {
+		smtp, err := notifications.ParseSMTPURL(c.SMTPURL)
+		if err != nil {
+			return Config{}, err
+		}
+		c.smtp = &smtp
+	}
+	return c, nil
 }
 
 // ParsePoolConfig reads a PostgreSQL URL. The error never repeats the URL, which may hold a

@@ -19,11 +19,11 @@ func MigrateDatabase(ctx context.Context, cfg Config, logger *slog.Logger, comma
 	if cfg.DatabaseURL == "" {
 		return errors.New("migrate needs DATABASE_URL: in memory there is no schema")
 	}
-	poolConfig, err := ParsePoolConfig(cfg.DatabaseURL)
+	cfg, err := cfg.parseURLs()
 	if err != nil {
 		return err
 	}
-	pool, err := pgxpool.NewWithConfig(ctx, poolConfig)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg.database)
 	if err != nil {
 		return err
 	}

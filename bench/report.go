@@ -143,7 +143,7 @@ func (r report) intro() string {
 	n := r.Config.Accounts
 	paragraphs := []string{
 		"# Benchmarks",
-		fmt.Sprintf("Written by `go run ./cmd/librarybench` (%s per cell after a %s warm-up, %d accounts); run it again to replace this file. Settings: `BENCH_DURATION`, `BENCH_WARMUP`, `BENCH_CONCURRENCY`, `BENCH_ACCOUNTS`, `BENCH_LENDERS`, `BENCH_IDLE_LOANS`, `BENCH_GROWTH_PAYMENTS`, `BENCH_OUTPUT` (`-` for none), `BENCH_BEFORE` (a git revision: the service is built at it too, and its commands and contention measured in the same run) and `BENCH_DATABASE_URL` (a server where the run may create and drop databases; unset, it starts a throwaway cluster with `scripts/postgres.sh`). The throughput table comes first, then the targets, each met or not, and the outbox, slow relay and backlog, takeover, stream length, memory and catalog measurements they come from.",
+		fmt.Sprintf("Written by `make bench` (`cd bench && go run .`; %s per cell after a %s warm-up, %d accounts); run it again to replace this file. Settings: `BENCH_DURATION`, `BENCH_WARMUP`, `BENCH_CONCURRENCY`, `BENCH_ACCOUNTS`, `BENCH_LENDERS`, `BENCH_IDLE_LOANS`, `BENCH_GROWTH_PAYMENTS`, `BENCH_OUTPUT` (`-` for none), `BENCH_BEFORE` (a git revision: the service is built at it too, and its commands and contention measured in the same run) and `BENCH_DATABASE_URL` (a server where the run may create and drop databases; unset, it starts a throwaway cluster with `scripts/postgres.sh`). The throughput table comes first, then the targets, each met or not, and the outbox, slow relay and backlog, takeover, stream length, memory and catalog measurements they come from.",
 			r.Config.Duration, r.Config.Warmup, n),
 	}
 	items := []string{

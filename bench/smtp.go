@@ -8,18 +8,18 @@ import (
 	"log"
 	"net"
 	"net/mail"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/emersion/go-smtp"
-
-	"library/internal/notifications"
 )
 
 // smtpSink is an SMTP server on loopback that accepts every message, without TLS or
 // authentication, and records when it accepted each loan's email, by the loan's position (read
-// from the Message-ID with notifications.PositionOf). The service's SMTP_URL points at it.
+// from the Message-ID with positionOf). The service's SMTP_URL points at it.
 //
 // Two knobs play a real relay, both safe to turn while it serves: setDelay waits before each
 // 250 to DATA, as a provider some way off answers; setDown answers every MAIL FROM with 421,
@@ -82,7 +82,7 @@ func (s *smtpSink) record(messageID string, at time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.count++
-	position, ok := notifications.PositionOf(messageID)
+	position, ok := positionOf(messageID)
 	if _, seen := s.accepted[position]; ok && !seen { // a repeat keeps the first acceptance
 		s.accepted[position] = at
 	}
@@ -213,4 +213,20 @@ func (ss *sinkSession) Data(r io.Reader) error {
 	}
 	ss.s.record(id, time.Now())
 	return nil
+}
+
+// positionOf reads the loan's position from a loan email's Message-ID, which the service makes
+// as <notifications.{position}.{recorded}.{installation}@{domain}> (internal/notifications,
+// message_id.go). The benchmark is a module of its own, so it reads the format itself.
+func positionOf(messageID string) (int64, bool) {
+	rest, ok := strings.CutPrefix(messageID, "<notifications.")
+	if !ok {
+		return 0, false
+	}
+	digits, _, ok := strings.Cut(rest, ".")
+	if !ok {
+		return 0, false
+	}
+	p, err := strconv.ParseInt(digits, 10, 64)
+	return p, err == nil && p > 0
 }

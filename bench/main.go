@@ -1,4 +1,5 @@
-// Command librarybench measures the service against PostgreSQL's own limits, side by side in
+// Command librarybench, a module of its own so that its dependencies stay out of the service's,
+// measures the service against PostgreSQL's own limits, side by side in
 // one run: a baseline of straight pgx transactions (read a stream, append one event) and
 // single-row autocommit appends (append.go), then the service's commands, replays and a
 // contended stream over HTTP, each at several concurrency levels; with BENCH_BEFORE, the
@@ -13,7 +14,7 @@
 // process and database of their own (catalog.go). It prints a table and writes
 // docs/benchmarks.md.
 //
-//	go run ./cmd/librarybench
+//	cd bench && go run .
 //
 // Settings come from the environment (see loadConfig).
 package main

@@ -115,16 +115,41 @@ func loadConfig() (config, error) {
 	return cfg, errors.Join(errs...)
 }
 
-// moduleRoot is the directory of the module's go.mod: the service is built, and the report
-// written, relative to it.
+// moduleRoot is the service's repository, the directory above bench/ whose go.mod declares
+// module library: the service is built, the throwaway cluster started and the report written,
+// relative to it. The benchmark is a module of its own, run from its directory (cd bench &&
+// go run .).
 func moduleRoot(ctx context.Context) (string, error) {
 	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
 	if err != nil {
 		return "", fmt.Errorf("go env GOMOD: %w", err)
 	}
 	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return "", errors.New("not inside the library module: run from its directory (go run ./cmd/librarybench)")
+	if gomod == "" || gomod == os.DevNull || filepath.Base(filepath.Dir(gomod)) != "bench" {
+		return "", errors.New("not inside the benchmark's module: run it from bench/ (cd bench && go run .)")
 	}
-	return filepath.Dir(gomod), nil
+	root := filepath.Dir(filepath.Dir(gomod))
+	if path, err := modulePath(filepath.Join(root, "go.mod")); err != nil {
+		return "", fmt.Errorf("the service's module above bench/: %w", err)
+	} else if path != serviceModule {
+		return "", fmt.Errorf("the module above bench/ is %q, not %q", path, serviceModule)
+	}
+	return root, nil
+}
+
+// serviceModule is the module path of the service the benchmark builds.
+const serviceModule = "library"
+
+// modulePath reads the module path from the module directive of a go.mod file.
+func modulePath(gomod string) (string, error) {
+	data, err := os.ReadFile(gomod)
+	if err != nil {
+		return "", err
+	}
+	for line := range strings.Lines(string(data)) {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "module" {
+			return strings.Trim(f[1], "\"`"), nil
+		}
+	}
+	return "", fmt.Errorf("%s has no module directive", gomod)
 }
