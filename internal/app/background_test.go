@@ -14,97 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/app"
-	"library/internal/processor"
 )
-
-const adminToken = "test-admin-token"
-
-// fastBackground shortens the waits of background work so that tests run quickly.
-func fastBackground(cfg app.Config) app.Config {
-	cfg.AdminToken = adminToken
-	cfg.Processors = processor.Options{
-		PollInterval: 50 * time.Millisecond,
-		Retry:        processor.Backoff{Attempts: 3, First: 10 * time.Millisecond, Max: 40 * time.Millisecond},
-		RetakeDelay:  200 * time.Millisecond,
-	}
-	cfg.LeaseRetryInterval = 50 * time.Millisecond
-	cfg.LeaseTiming = processor.LeaseTiming{CheckInterval: 200 * time.Millisecond, CheckTimeout: 500 * time.Millisecond}
-	return cfg
-}
-
-// eventually polls cond until it holds or timeout passes, then fails the test with msg.
-func eventually(t testing.TB, timeout time.Duration, cond func() bool, msg string, args ...any) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %s: "+msg, append([]any{timeout}, args...)...)
-		}
-		time.Sleep(10 * time.Millisecond) // polling a condition, bounded by the deadline
-	}
-}
-
-type statusView struct {
-	Replica     string                  `json:"replica"`
-	ReadHorizon processor.HorizonStatus `json:"readHorizon"`
-	Processors  []processor.Status      `json:"processors"`
-}
-
-func getStatus(t *testing.T, a *api) statusView {
-	t.Helper()
-	var s statusView
-	requireJSON(t, a.get(t, "/status"), &s)
-	return s
-}
-
-func processorStatus(t *testing.T, a *api, name string) processor.Status {
-	t.Helper()
-	for _, p := range getStatus(t, a).Processors {
-		if p.Name == name {
-			return p
-		}
-	}
-	t.Fatalf("/status has no processor %s", name)
-	return processor.Status{}
-}
-
-// caughtUp waits until the named processor has handled every event in the log.
-func caughtUp(t *testing.T, a *api, name string) processor.Status {
-	t.Helper()
-	var s processor.Status
-	eventually(t, 10*time.Second, func() bool {
-		s = processorStatus(t, a, name)
-		return s.Lag == 0
-	}, "%s to catch up (last status %+v)", name, s)
-	return s
-}
-
-func admin(t *testing.T, a *api, name, action string) response {
-	t.Helper()
-	return a.call(t, http.MethodPost, "/admin/processors/"+name+"/"+action, nil, "Authorization", "Bearer "+adminToken)
-}
-
-// parkedList is GET /admin/processors/{name}/parked.
-type parkedList struct {
-	Processor string `json:"processor"`
-	Parked    []struct {
-		Position int64     `json:"position"`
-		StreamID string    `json:"streamId"`
-		Version  int64     `json:"version"`
-		Type     string    `json:"type"`
-		Reason   string    `json:"reason"`
-		Attempts int       `json:"attempts"`
-		ParkedAt time.Time `json:"parkedAt"`
-	} `json:"parked"`
-}
-
-func listParked(t *testing.T, a *api, name string) parkedList {
-	t.Helper()
-	var l parkedList
-	requireJSON(t, a.call(t, http.MethodGet, "/admin/processors/"+name+"/parked", nil, "Authorization", "Bearer "+adminToken), &l)
-	require.Equal(t, name, l.Processor)
-	return l
-}
 
 type catalogList struct {
 	Books []struct {
@@ -119,13 +29,6 @@ type catalogList struct {
 	Next     *string `json:"next"`
 }
 
-type loan struct {
-	LoanID   string `json:"loanId"`
-	MemberID string `json:"memberId"`
-	LentAt   string `json:"lentAt"`
-	DueAt    string `json:"dueAt"`
-}
-
 // GET /books lists the catalog view model; minPosition waits until it has handled that
 // event; status filters.
 func TestCatalog(t *testing.T) {
@@ -136,7 +39,7 @@ func TestCatalog(t *testing.T) {
 		lent := lend(t, a, "dune", "loan-1", "alice")
 
 		var all catalogList
-		requireJSON(t, a.get(t, fmt.Sprintf("/books?minPosition=%d", lent.Position)), &all)
+		requireJSON(t, a.Get(t, fmt.Sprintf("/books?minPosition=%d", lent.Position)), &all)
 		require.Len(t, all.Books, 2)
 		assert.GreaterOrEqual(t, all.Position, lent.Position)
 		dune, emma := all.Books[0], all.Books[1]
@@ -150,30 +53,30 @@ func TestCatalog(t *testing.T) {
 		assert.Nil(t, emma.Loan)
 
 		var lentOnly, available catalogList
-		requireJSON(t, a.get(t, "/books?status=lent"), &lentOnly)
-		requireJSON(t, a.get(t, "/books?status=available"), &available)
+		requireJSON(t, a.Get(t, "/books?status=lent"), &lentOnly)
+		requireJSON(t, a.Get(t, "/books?status=available"), &available)
 		require.Len(t, lentOnly.Books, 1)
 		require.Len(t, available.Books, 1)
 		assert.Equal(t, "dune", lentOnly.Books[0].ID)
 		assert.Equal(t, "emma", available.Books[0].ID)
 
 		// The book's own view and the catalog agree.
-		r := a.get(t, "/books/dune")
+		r := a.Get(t, "/books/dune")
 		requireJSON(t, r, &struct {
 			ID, Title, Author, Status string
 			Loan                      *loan
 			Version                   int64
 		}{})
 
-		returned := a.call(t, http.MethodPost, "/books/dune/returns", obj{"loanId": "loan-1"})
+		returned := a.Call(t, http.MethodPost, "/books/dune/returns", obj{"loanId": "loan-1"})
 		res := requireResult(t, returned, http.StatusCreated, "book-dune")
-		requireJSON(t, a.get(t, fmt.Sprintf("/books?minPosition=%d&status=lent", res.Position)), &lentOnly)
+		requireJSON(t, a.Get(t, fmt.Sprintf("/books?minPosition=%d&status=lent", res.Position)), &lentOnly)
 		assert.Empty(t, lentOnly.Books)
 
 		for _, bad := range []string{"status=gone", "minPosition=-1", "minPosition=x", "minPosition=1&minPosition=2", "sort=id"} {
-			requireProblem(t, a.get(t, "/books?"+bad), http.StatusBadRequest, "InvalidRequest")
+			requireProblem(t, a.Get(t, "/books?"+bad), http.StatusBadRequest, "InvalidRequest")
 		}
-		r = a.get(t, fmt.Sprintf("/books?minPosition=%d", res.Position+1000))
+		r = a.Get(t, fmt.Sprintf("/books?minPosition=%d", res.Position+1000))
 		requireProblem(t, r, http.StatusServiceUnavailable, "NotCaughtUp")
 		assert.NotEmpty(t, r.Header.Get("Retry-After"))
 
@@ -184,7 +87,7 @@ func TestCatalog(t *testing.T) {
 			return s.Generation == 1 && s.Lag == 0
 		}, "the catalog to be rebuilt")
 		var again catalogList
-		requireJSON(t, a.get(t, "/books"), &again)
+		requireJSON(t, a.Get(t, "/books"), &again)
 		require.Len(t, again.Books, 2)
 		assert.Equal(t, "available", again.Books[0].Status)
 	})
@@ -194,16 +97,16 @@ func TestCatalog(t *testing.T) {
 func TestLateFines(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, fastBackground(app.Config{FinePerDay: 30}), func(t *testing.T, a *api) {
-		requireResult(t, a.call(t, http.MethodPut, "/accounts/alice", obj{"name": "Alice"}), http.StatusCreated, "account-alice")
+		requireResult(t, a.Call(t, http.MethodPut, "/accounts/alice", obj{"name": "Alice"}), http.StatusCreated, "account-alice")
 		addBook(t, a, "dune")
-		due := a.clock.Now().Add(24 * time.Hour).Format(time.RFC3339)
-		requireResult(t, a.call(t, http.MethodPost, "/books/dune/loans", obj{"loanId": "loan-1", "memberId": "alice", "dueAt": due}),
+		due := a.Clock.Now().Add(24 * time.Hour).Format(time.RFC3339)
+		requireResult(t, a.Call(t, http.MethodPost, "/books/dune/loans", obj{"loanId": "loan-1", "memberId": "alice", "dueAt": due}),
 			http.StatusCreated, "book-dune")
 		addBook(t, a, "emma")
 		lend(t, a, "emma", "loan-2", "alice") // returned on time: no fine
-		a.clock.Advance(3*24*time.Hour + time.Hour)
-		requireResult(t, a.call(t, http.MethodPost, "/books/dune/returns", obj{"loanId": "loan-1"}), http.StatusCreated, "book-dune")
-		requireResult(t, a.call(t, http.MethodPost, "/books/emma/returns", obj{"loanId": "loan-2"}), http.StatusCreated, "book-emma")
+		a.Clock.Advance(3*24*time.Hour + time.Hour)
+		requireResult(t, a.Call(t, http.MethodPost, "/books/dune/returns", obj{"loanId": "loan-1"}), http.StatusCreated, "book-dune")
+		requireResult(t, a.Call(t, http.MethodPost, "/books/emma/returns", obj{"loanId": "loan-2"}), http.StatusCreated, "book-emma")
 
 		eventually(t, 10*time.Second, func() bool { return getAccount(t, a, "alice").Balance == 2*30 }, "the fine to be charged")
 		caughtUp(t, a, "late-fines")
@@ -251,7 +154,7 @@ func TestStatusAndAdmin(t *testing.T) {
 		assert.Equal(t, caught.Head, caught.Checkpoint)
 
 		for _, auth := range []string{"", "Bearer wrong", "Basic " + adminToken, adminToken, "Bearer"} {
-			r := a.call(t, http.MethodPost, "/admin/processors/catalog/replay", nil, "Authorization", auth)
+			r := a.Call(t, http.MethodPost, "/admin/processors/catalog/replay", nil, "Authorization", auth)
 			requireProblem(t, r, http.StatusUnauthorized, "Unauthorized")
 			assert.Contains(t, r.Header.Get("WWW-Authenticate"), "Bearer")
 		}
@@ -272,10 +175,10 @@ func TestAdminWithoutToken(t *testing.T) {
 	require.NoError(t, err)
 	cfg := fastBackground(app.Config{})
 	cfg.AdminToken = fromEnv.AdminToken
-	a := &api{base: startService(t, cfg)}
+	a := &api{Base: startService(t, cfg)}
 	for _, auth := range []string{"", "Bearer", "Bearer ", "Bearer  ", "Bearer " + adminToken, "Basic Og=="} {
 		for _, action := range []string{"replay", "retry-parked"} {
-			r := a.call(t, http.MethodPost, "/admin/processors/catalog/"+action, nil, "Authorization", auth)
+			r := a.Call(t, http.MethodPost, "/admin/processors/catalog/"+action, nil, "Authorization", auth)
 			requireProblem(t, r, http.StatusUnauthorized, "Unauthorized")
 		}
 	}

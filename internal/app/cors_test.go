@@ -22,24 +22,24 @@ func TestCORS(t *testing.T) {
 	})
 	require.NoError(t, err)
 	require.Equal(t, []string{"https://library.example.org", "http://localhost:5173"}, cfg.CORSOrigins)
-	a := &api{base: startService(t, app.Config{CORSOrigins: cfg.CORSOrigins})}
+	a := &api{Base: startService(t, app.Config{CORSOrigins: cfg.CORSOrigins})}
 
-	preflight := a.send(t, http.MethodOptions, "/accounts/alice/payments", nil,
+	preflight := a.Send(t, http.MethodOptions, "/accounts/alice/payments", nil,
 		"Origin", "https://library.example.org", "Access-Control-Request-Method", "POST",
 		"Access-Control-Request-Headers", "content-type, idempotency-key")
 	require.Equal(t, http.StatusNoContent, preflight.Status)
 	assert.Equal(t, "https://library.example.org", preflight.Header.Get("Access-Control-Allow-Origin"))
 	assert.Contains(t, preflight.Header.Get("Access-Control-Allow-Headers"), "Idempotency-Key")
 
-	fine := a.call(t, http.MethodPost, "/accounts/alice/fines", obj{"amount": 300, "reason": "late"}, "Origin", "http://localhost:5173")
+	fine := a.Call(t, http.MethodPost, "/accounts/alice/fines", obj{"amount": 300, "reason": "late"}, "Origin", "http://localhost:5173")
 	requireResult(t, fine, http.StatusCreated, "account-alice")
 	assert.Equal(t, "http://localhost:5173", fine.Header.Get("Access-Control-Allow-Origin"))
 	assert.Contains(t, fine.Header.Get("Access-Control-Expose-Headers"), "Idempotent-Replayed")
 	assert.Contains(t, fine.Header.Get("Access-Control-Expose-Headers"), "X-Request-Id")
 
-	other := a.get(t, "/accounts/alice")
+	other := a.Get(t, "/accounts/alice")
 	assert.Empty(t, other.Header.Get("Access-Control-Allow-Origin"), "no Origin, no CORS")
-	evil := a.send(t, http.MethodGet, "/accounts/alice", nil, "Origin", "https://evil.example.com")
+	evil := a.Send(t, http.MethodGet, "/accounts/alice", nil, "Origin", "https://evil.example.com")
 	assert.Empty(t, evil.Header.Get("Access-Control-Allow-Origin"))
 
 	_, err = app.ConfigFromEnv(func(name string) string {

@@ -173,15 +173,15 @@ func TestDashboardSeriesExist(t *testing.T) {
 	smtp := smtptest.Start(t)
 	smtp.RefuseRecipient("bounce@example.org", 550, "no such mailbox")
 	pg := stores[1]
-	cfg := fastBackground(app.Config{SMTPURL: smtp.URL(), DatabaseURL: pg.databaseURL(t)})
-	a := &api{base: startService(t, cfg), store: pg.name}
+	cfg := fastBackground(app.Config{SMTPURL: smtp.URL(), DatabaseURL: pg.DatabaseURL(t)})
+	a := &api{Base: startService(t, cfg), Store: pg.Name}
 
 	setContact(t, a, "dana", "Dana", "dana@example.org")
 	setContact(t, a, "bo", "Bo", "bounce@example.org")
 	book := obj{"id": "dune", "title": "Dune", "author": "Frank Herbert"}
-	first := a.call(t, http.MethodPost, "/books", book, "Idempotency-Key", "add-dune")
+	first := a.Call(t, http.MethodPost, "/books", book, "Idempotency-Key", "add-dune")
 	requireResult(t, first, http.StatusCreated, "book-dune")
-	requireReplay(t, first, a.call(t, http.MethodPost, "/books", book, "Idempotency-Key", "add-dune"))
+	requireReplay(t, first, a.Call(t, http.MethodPost, "/books", book, "Idempotency-Key", "add-dune"))
 	addBook(t, a, "emma")
 	lend(t, a, "dune", "loan-1", "dana")
 	lend(t, a, "emma", "loan-2", "bo")

@@ -28,7 +28,7 @@ func TestUnknownRouteIsNotFound(t *testing.T) {
 			{http.MethodGet, "/accounts/alice/fines/extra"},
 		} {
 			t.Run(c.method+" "+c.path, func(t *testing.T) {
-				requireProblem(t, a.send(t, c.method, c.path, nil), http.StatusNotFound, "NotFound")
+				requireProblem(t, a.Send(t, c.method, c.path, nil), http.StatusNotFound, "NotFound")
 			})
 		}
 	})
@@ -53,7 +53,7 @@ func TestWrongMethodIsMethodNotAllowed(t *testing.T) {
 			{http.MethodPost, "/healthz", []string{"GET"}},
 		} {
 			t.Run(c.method+" "+c.path, func(t *testing.T) {
-				r := a.send(t, c.method, c.path, nil)
+				r := a.Send(t, c.method, c.path, nil)
 				requireProblem(t, r, http.StatusMethodNotAllowed, "MethodNotAllowed")
 				var allow []string
 				for _, v := range r.Header.Values("Allow") {
@@ -73,18 +73,18 @@ func TestRequestID(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, app.Config{}, func(t *testing.T, a *api) {
 		t.Run("kept", func(t *testing.T) {
-			r := a.send(t, http.MethodGet, "/books/dune", nil, "X-Request-Id", "client-req-1")
+			r := a.Send(t, http.MethodGet, "/books/dune", nil, "X-Request-Id", "client-req-1")
 			p := requireProblem(t, r, http.StatusNotFound, "NotFound")
 			assert.Equal(t, "client-req-1", p.Instance)
 		})
 		t.Run("replaced when invalid", func(t *testing.T) {
-			r := a.send(t, http.MethodGet, "/books/dune", nil, "X-Request-Id", "bad id; DROP TABLE events")
+			r := a.Send(t, http.MethodGet, "/books/dune", nil, "X-Request-Id", "bad id; DROP TABLE events")
 			p := requireProblem(t, r, http.StatusNotFound, "NotFound")
 			assert.NotContains(t, p.Instance, " ")
 			assert.NotEqual(t, "bad id; DROP TABLE events", p.Instance)
 		})
 		t.Run("on success too", func(t *testing.T) {
-			r := a.get(t, "/healthz")
+			r := a.Get(t, "/healthz")
 			require.Equal(t, http.StatusOK, r.Status)
 			assert.NotEmpty(t, r.Header.Get("X-Request-Id"))
 		})
@@ -97,9 +97,9 @@ func TestHealthAndReadiness(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, app.Config{}, func(t *testing.T, a *api) {
 		var health, ready struct{ Status string }
-		requireJSON(t, a.get(t, "/healthz"), &health)
+		requireJSON(t, a.Get(t, "/healthz"), &health)
 		assert.Equal(t, "ok", health.Status)
-		requireJSON(t, a.get(t, "/readyz"), &ready)
+		requireJSON(t, a.Get(t, "/readyz"), &ready)
 		assert.Equal(t, "ready", ready.Status)
 	})
 }
@@ -112,7 +112,7 @@ func TestPercentEncodedPathIDs(t *testing.T) {
 	forEachStore(t, app.Config{}, func(t *testing.T, a *api) {
 		const id = "isbn:978-0441013593+alice@example.com"
 		addBook(t, a, id)
-		r := a.call(t, http.MethodPut, "/accounts/"+id, obj{"name": "Alice"})
+		r := a.Call(t, http.MethodPut, "/accounts/"+id, obj{"name": "Alice"})
 		requireResult(t, r, http.StatusCreated, "account-"+id)
 		// requireID checks that r is 200 with the id in its member named member.
 		requireID := func(t *testing.T, r response, member string) {
@@ -123,15 +123,15 @@ func TestPercentEncodedPathIDs(t *testing.T) {
 			assert.Equal(t, id, m[member])
 		}
 		t.Run("as they are", func(t *testing.T) {
-			requireID(t, a.get(t, "/books/"+id), "id")
-			requireID(t, a.get(t, "/accounts/"+id), "memberId")
+			requireID(t, a.Get(t, "/books/"+id), "id")
+			requireID(t, a.Get(t, "/accounts/"+id), "memberId")
 		})
 		t.Run("percent-encoded", func(t *testing.T) {
 			// chi routes on the raw path when Go keeps one, so the parameter arrives encoded
 			// and must be decoded before it is checked.
 			const encoded = "isbn%3A978-0441013593%2Balice%40example.com"
-			requireID(t, a.get(t, "/books/"+encoded), "id")
-			requireID(t, a.get(t, "/accounts/"+encoded), "memberId")
+			requireID(t, a.Get(t, "/books/"+encoded), "id")
+			requireID(t, a.Get(t, "/accounts/"+encoded), "memberId")
 		})
 	})
 }

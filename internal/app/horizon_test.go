@@ -19,9 +19,9 @@ import (
 // 503 NotCaughtUp; once the transaction ends, all is well again.
 func TestStalledHorizonShows(t *testing.T) {
 	t.Parallel()
-	cfg := fastBackground(app.Config{DatabaseURL: stores[1].databaseURL(t)})
+	cfg := fastBackground(app.Config{DatabaseURL: stores[1].DatabaseURL(t)})
 	cfg.CatalogWait = 300 * time.Millisecond
-	a := &api{base: startService(t, cfg), store: "postgres"}
+	a := &api{Base: startService(t, cfg), Store: "postgres"}
 	s := getStatus(t, a)
 	require.False(t, s.ReadHorizon.Stalled)
 	scrapeMetrics(t, a).require(t, 0, "library_read_horizon_stall_seconds")
@@ -46,10 +46,10 @@ func TestStalledHorizonShows(t *testing.T) {
 	stalled, ok := scrapeMetrics(t, a).value("library_read_horizon_stall_seconds")
 	require.True(t, ok)
 	assert.GreaterOrEqual(t, stalled, 1.0)
-	requireProblem(t, a.get(t, fmt.Sprintf("/books?minPosition=%d", added.Position)), http.StatusServiceUnavailable, "NotCaughtUp")
+	requireProblem(t, a.Get(t, fmt.Sprintf("/books?minPosition=%d", added.Position)), http.StatusServiceUnavailable, "NotCaughtUp")
 
 	require.NoError(t, tx.Rollback(ctx))
 	eventually(t, 10*time.Second, func() bool { return !getStatus(t, a).ReadHorizon.Stalled }, "the stall is over")
-	require.Equal(t, http.StatusOK, a.get(t, fmt.Sprintf("/books?minPosition=%d", added.Position)).Status)
+	require.Equal(t, http.StatusOK, a.Get(t, fmt.Sprintf("/books?minPosition=%d", added.Position)).Status)
 	scrapeMetrics(t, a).require(t, 0, "library_read_horizon_stall_seconds")
 }

@@ -27,8 +27,8 @@ func TestIdempotencyKeyBelongsToOneStream(t *testing.T) {
 func TestIdempotencyKeyBelongsToOneStreamAcrossReplicas(t *testing.T) {
 	t.Parallel()
 	databaseURL := pgtest.NewDatabase(t)
-	first := &api{base: startService(t, app.Config{DatabaseURL: databaseURL, ReplicaID: "a"}), store: "postgres"}
-	second := &api{base: startService(t, app.Config{DatabaseURL: databaseURL, ReplicaID: "b"}), store: "postgres"}
+	first := &api{Base: startService(t, app.Config{DatabaseURL: databaseURL, ReplicaID: "a"}), Store: "postgres"}
+	second := &api{Base: startService(t, app.Config{DatabaseURL: databaseURL, ReplicaID: "b"}), Store: "postgres"}
 	testKeyOnTwoStreams(t, first, second)
 }
 

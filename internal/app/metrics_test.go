@@ -28,7 +28,7 @@ type scraped struct {
 
 func scrapeMetrics(t *testing.T, a *api) scraped {
 	t.Helper()
-	r := a.get(t, "/metrics")
+	r := a.Get(t, "/metrics")
 	require.Equal(t, http.StatusOK, r.Status, "body: %s", r.Body)
 	require.True(t, strings.HasPrefix(r.Header.Get("Content-Type"), "text/plain"), r.Header.Get("Content-Type"))
 	parser := expfmt.NewTextParser(model.UTF8Validation)
@@ -79,7 +79,7 @@ func TestMetrics(t *testing.T) {
 	t.Parallel()
 	smtp := smtptest.Start(t)
 	forEachStore(t, fastBackground(app.Config{SMTPURL: smtp.URL()}), func(t *testing.T, a *api) {
-		member := "mia-" + a.store // one SMTP server for both stores: an address each
+		member := "mia-" + a.Store // one SMTP server for both stores: an address each
 		requireProblem(t, pay(t, a, member, 300, "pay-1"), http.StatusConflict, "NothingToPay")
 		setContact(t, a, member, "Mia", member+"@example.org")
 		fine(t, a, member, 1000, "late")
@@ -88,7 +88,7 @@ func TestMetrics(t *testing.T) {
 		requireReplay(t, first, pay(t, a, member, 300, "pay-1"))
 		addBook(t, a, "dune")
 		lent := lend(t, a, "dune", "loan-1", member)
-		again := a.call(t, http.MethodPost, "/books/dune/loans", obj{"loanId": "loan-1", "memberId": member})
+		again := a.Call(t, http.MethodPost, "/books/dune/loans", obj{"loanId": "loan-1", "memberId": member})
 		requireResult(t, again, http.StatusOK, "book-dune")
 		getAccount(t, a, member)
 		const events = 5 // AccountOpened, FineCharged, PaymentReceived, BookAdded, BookLent
@@ -170,7 +170,7 @@ func TestMetricsOfEmailsThatFail(t *testing.T) {
 	t.Parallel()
 	smtp := smtptest.Start(t)
 	smtp.Refuse(451, "try again later")
-	a := &api{base: startService(t, fastBackground(app.Config{SMTPURL: smtp.URL()}))}
+	a := &api{Base: startService(t, fastBackground(app.Config{SMTPURL: smtp.URL()}))}
 	setContact(t, a, "noor", "Noor", "noor@example.org")
 	addBook(t, a, "emma")
 	lend(t, a, "emma", "loan-1", "noor")

@@ -10,10 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/go-chi/chi/v5"
 	"github.com/stretchr/testify/require"
 
 	"library/internal/app"
+	"library/internal/openapi"
 )
 
 // The OpenAPI document and the router agree: every route the service serves is documented, and
@@ -22,11 +24,11 @@ import (
 func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	t.Parallel()
 	routed := servedRoutes(t)
-	c, err := loadContract()
+	doc, err := openapi3.NewLoader().LoadFromData(openapi.Document)
 	require.NoError(t, err)
 
 	documented := make(map[string]bool)
-	for path, item := range c.doc.Paths.Map() {
+	for path, item := range doc.Paths.Map() {
 		for method := range item.Operations() {
 			documented[method+" "+path] = true
 		}

@@ -20,10 +20,10 @@ import (
 func TestDatabaseOutageIsUnavailableNeverInternal(t *testing.T) {
 	t.Parallel()
 	proxy, url := pgtest.NewProxy(t, pgtest.NewDatabase(t))
-	a := &api{base: startService(t, app.Config{DatabaseURL: url, RequestTimeout: 5 * time.Second}), store: "postgres"}
+	a := &api{Base: startService(t, app.Config{DatabaseURL: url, RequestTimeout: 5 * time.Second}), Store: "postgres"}
 
 	fine := obj{"amount": 300, "reason": "Dune, 10 days late"}
-	requireResult(t, a.call(t, "POST", "/accounts/alice/fines", fine), http.StatusCreated, "account-alice")
+	requireResult(t, a.Call(t, "POST", "/accounts/alice/fines", fine), http.StatusCreated, "account-alice")
 
 	proxy.Cut()
 	during := []struct {
@@ -40,21 +40,21 @@ func TestDatabaseOutageIsUnavailableNeverInternal(t *testing.T) {
 		{"GET", "/readyz", nil, nil},
 	}
 	for _, r := range during {
-		resp := a.call(t, r.method, r.path, r.body, r.headers...)
+		resp := a.Call(t, r.method, r.path, r.body, r.headers...)
 		requireProblem(t, resp, http.StatusServiceUnavailable, "Unavailable")
 		require.Equal(t, "1", resp.Header.Get("Retry-After"), "%s %s", r.method, r.path)
 	}
-	require.Equal(t, http.StatusOK, a.get(t, "/healthz").Status, "the process itself is alive")
+	require.Equal(t, http.StatusOK, a.Get(t, "/healthz").Status, "the process itself is alive")
 
 	proxy.Restore()
 	deadline := time.Now().Add(15 * time.Second)
-	for a.get(t, "/readyz").Status != http.StatusOK {
+	for a.Get(t, "/readyz").Status != http.StatusOK {
 		require.True(t, time.Now().Before(deadline), "not ready again within 15s of the database's return")
 		time.Sleep(50 * time.Millisecond) // polling readiness
 	}
 
 	// The payment refused during the outage was never recorded: its retry is a first run.
-	paid := a.call(t, "POST", "/accounts/alice/payments", obj{"amount": 300}, "Idempotency-Key", "pay-during-outage")
+	paid := a.Call(t, "POST", "/accounts/alice/payments", obj{"amount": 300}, "Idempotency-Key", "pay-during-outage")
 	requireResult(t, paid, http.StatusCreated, "account-alice")
 	require.Empty(t, paid.Header.Get("Idempotent-Replayed"))
 
@@ -68,16 +68,16 @@ func TestDatabaseOutageIsUnavailableNeverInternal(t *testing.T) {
 func TestUnmigratedDatabaseIsNotReady(t *testing.T) {
 	t.Parallel()
 	url := pgtest.NewEmptyDatabase(t)
-	a := &api{base: startService(t, app.Config{DatabaseURL: url, MigrateOnStart: false}), store: "postgres"}
+	a := &api{Base: startService(t, app.Config{DatabaseURL: url, MigrateOnStart: false}), Store: "postgres"}
 
-	p := requireProblem(t, a.get(t, "/readyz"), http.StatusServiceUnavailable, "Unavailable")
+	p := requireProblem(t, a.Get(t, "/readyz"), http.StatusServiceUnavailable, "Unavailable")
 	require.Contains(t, p.Detail, "migrate up")
-	requireProblem(t, a.call(t, "POST", "/books", obj{"id": "dune", "title": "Dune", "author": "Frank Herbert"}),
+	requireProblem(t, a.Call(t, "POST", "/books", obj{"id": "dune", "title": "Dune", "author": "Frank Herbert"}),
 		http.StatusServiceUnavailable, "Unavailable")
 
 	pool := pgtest.Connect(t, url)
 	require.NoError(t, app.Migrate(context.Background(), pool, slog.New(slog.NewTextHandler(io.Discard, nil)), "up", io.Discard))
-	require.Equal(t, http.StatusOK, a.get(t, "/readyz").Status)
-	requireResult(t, a.call(t, "POST", "/books", obj{"id": "dune", "title": "Dune", "author": "Frank Herbert"}),
+	require.Equal(t, http.StatusOK, a.Get(t, "/readyz").Status)
+	requireResult(t, a.Call(t, "POST", "/books", obj{"id": "dune", "title": "Dune", "author": "Frank Herbert"}),
 		http.StatusCreated, "book-dune")
 }

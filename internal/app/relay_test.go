@@ -46,8 +46,8 @@ func TestLoanEmailsInFlightAtOnce(t *testing.T) {
 			t.Parallel()
 			smtp := smtptest.Start(t)
 			smtp.SetDelay(100 * time.Millisecond)
-			cfg := fastBackground(app.Config{SMTPURL: smtp.URL(), DatabaseURL: stores[1].databaseURL(t), SMTPMaxInFlight: limit})
-			a := &api{base: startService(t, cfg), store: "postgres"}
+			cfg := fastBackground(app.Config{SMTPURL: smtp.URL(), DatabaseURL: stores[1].DatabaseURL(t), SMTPMaxInFlight: limit})
+			a := &api{Base: startService(t, cfg), Store: "postgres"}
 			var loans []result
 			for i := range 3 * limit {
 				loans = append(loans, lendTo(t, a, i, fmt.Sprintf("reader-%d@example.org", i)))
@@ -65,11 +65,11 @@ func TestLoanEmailsInFlightAtOnce(t *testing.T) {
 func TestLoanEmailsToARelayThatDropsTheConnection(t *testing.T) {
 	t.Parallel()
 	for _, s := range stores {
-		t.Run(s.name, func(t *testing.T) {
+		t.Run(s.Name, func(t *testing.T) {
 			t.Parallel()
 			smtp := smtptest.Start(t)
 			smtp.CloseAfterAccept(true)
-			a := &api{base: startService(t, fastBackground(app.Config{SMTPURL: smtp.URL(), DatabaseURL: s.databaseURL(t)})), store: s.name}
+			a := &api{Base: startService(t, fastBackground(app.Config{SMTPURL: smtp.URL(), DatabaseURL: s.DatabaseURL(t)})), Store: s.Name}
 			var loans []result
 			for i := range 20 {
 				loans = append(loans, lendTo(t, a, i, fmt.Sprintf("reader-%d@example.org", i)))
@@ -90,9 +90,9 @@ func TestOneBadAddressHoldsUpNoOne(t *testing.T) {
 	smtp := smtptest.Start(t)
 	const bad = "nobody@example.org"
 	smtp.RefuseRecipient(bad, 550, "no such user")
-	cfg := fastBackground(app.Config{SMTPURL: smtp.URL(), DatabaseURL: stores[1].databaseURL(t)})
+	cfg := fastBackground(app.Config{SMTPURL: smtp.URL(), DatabaseURL: stores[1].DatabaseURL(t)})
 	cfg.Processors.Retry = processor.Backoff{Attempts: 6, First: time.Hour, Max: time.Hour}
-	a := &api{base: startService(t, cfg), store: "postgres"}
+	a := &api{Base: startService(t, cfg), Store: "postgres"}
 	lendTo(t, a, 0, bad)
 	var loans []result
 	for i := 1; i <= 10; i++ {
@@ -118,9 +118,9 @@ func TestTemporaryRefusalIsDeferredOffTheLine(t *testing.T) {
 	smtp := smtptest.Start(t)
 	const full = "full@example.org"
 	smtp.RefuseRecipient(full, 452, "mailbox full")
-	cfg := fastBackground(app.Config{SMTPURL: smtp.URL(), DatabaseURL: stores[1].databaseURL(t)})
+	cfg := fastBackground(app.Config{SMTPURL: smtp.URL(), DatabaseURL: stores[1].DatabaseURL(t)})
 	cfg.Processors.Retry = processor.Backoff{Attempts: 3, First: 300 * time.Millisecond, Max: 300 * time.Millisecond}
-	a := &api{base: startService(t, cfg), store: "postgres"}
+	a := &api{Base: startService(t, cfg), Store: "postgres"}
 	lendTo(t, a, 0, full)
 	var loans []result
 	for i := 1; i <= 10; i++ {
@@ -157,7 +157,7 @@ func TestRelayDownPausesSending(t *testing.T) {
 	t.Parallel()
 	smtp := smtptest.Start(t)
 	smtp.Refuse(421, "too busy, come back later")
-	a := &api{base: startService(t, fastBackground(app.Config{SMTPURL: smtp.URL(), DatabaseURL: stores[1].databaseURL(t)})), store: "postgres"}
+	a := &api{Base: startService(t, fastBackground(app.Config{SMTPURL: smtp.URL(), DatabaseURL: stores[1].DatabaseURL(t)})), Store: "postgres"}
 	var loans []result
 	for i := range 5 {
 		loans = append(loans, lendTo(t, a, i, fmt.Sprintf("reader-%d@example.org", i)))

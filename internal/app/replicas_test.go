@@ -40,7 +40,7 @@ func startReplicas(t *testing.T, smtp *smtptest.Server) (databaseURL string, rep
 	for _, name := range []string{"a", "b"} {
 		cfg := fastBackground(app.Config{DatabaseURL: databaseURL, SMTPURL: smtp.URL(), ReplicaID: name})
 		base, stop := runService(t, cfg)
-		replicas = append(replicas, &replica{api: &api{base: base, store: "postgres"}, name: name, stop: stop})
+		replicas = append(replicas, &replica{api: &api{Base: base, Store: "postgres"}, name: name, stop: stop})
 	}
 	return databaseURL, replicas
 }
@@ -110,7 +110,7 @@ func TestTwoReplicasSendOneEmailPerLoan(t *testing.T) {
 	// shared checkpoint.
 	for _, r := range replicas {
 		var list catalogList
-		requireJSON(t, r.get(t, fmt.Sprintf("/books?minPosition=%d&status=lent", loans[len(loans)-1].Position)), &list)
+		requireJSON(t, r.Get(t, fmt.Sprintf("/books?minPosition=%d&status=lent", loans[len(loans)-1].Position)), &list)
 		assert.Len(t, list.Books, len(loans), "replica %s", r.name)
 	}
 	for _, name := range []string{catalog, notifications, lateFines} {
@@ -143,14 +143,14 @@ func TestParkedEmailsSurviveARestart(t *testing.T) {
 	smtp := smtptest.Start(t)
 	cfg := fastBackground(app.Config{DatabaseURL: pgtest.NewDatabase(t), SMTPURL: smtp.URL()})
 	base, stop := runService(t, cfg)
-	first := &api{base: base, store: "postgres"}
+	first := &api{Base: base, Store: "postgres"}
 	setContact(t, first, "dora", "Dora", "")
 	addBook(t, first, "emma")
 	lend(t, first, "emma", "loan-1", "dora")
 	eventually(t, 10*time.Second, func() bool { return processorStatus(t, first, notifications).Parked == 1 }, "the email to be parked")
 	stop()
 
-	again := &api{base: startService(t, cfg), store: "postgres"}
+	again := &api{Base: startService(t, cfg), Store: "postgres"}
 	holder(t, []*replica{{api: again, name: "again"}}, notifications)
 	require.Equal(t, 1, processorStatus(t, again, notifications).Parked)
 	setContact(t, again, "dora", "Dora", "dora@example.org")
@@ -166,7 +166,7 @@ func TestParkedEmailsSurviveARestart(t *testing.T) {
 func dumpBackground(t *testing.T, replicas ...*replica) {
 	t.Helper()
 	for _, r := range replicas {
-		if resp, err := r.trySend(http.MethodGet, "/status", nil); err == nil {
+		if resp, err := r.TrySend(http.MethodGet, "/status", nil); err == nil {
 			t.Logf("replica %s: /status %d %s", r.name, resp.Status, resp.Body)
 		}
 	}
@@ -267,7 +267,7 @@ func watchCheckpoint(t *testing.T, a *api, name string) *checkpointWatch {
 	go func() {
 		defer close(w.done)
 		for ctx.Err() == nil {
-			if r, err := a.trySend(http.MethodGet, "/status", nil); err == nil && r.Status == http.StatusOK {
+			if r, err := a.TrySend(http.MethodGet, "/status", nil); err == nil && r.Status == http.StatusOK {
 				var s statusView
 				if decodeErr := json.Unmarshal(r.Body, &s); decodeErr == nil {
 					for _, p := range s.Processors {

@@ -113,14 +113,14 @@ func TestSecretsNeverShow(t *testing.T) {
 	debug := &slog.HandlerOptions{Level: slog.LevelDebug}
 	logger := slog.New(slog.NewMultiHandler(
 		slog.NewTextHandler(&textLogs, debug), slog.NewJSONHandler(&jsonLogs, debug),
-		slog.NewTextHandler(&testLog{t: t}, debug)))
+		slog.NewTextHandler(testLog(t), debug)))
 	base, stop := runServiceLogging(t, cfg, logger)
-	a := &api{base: base, store: "postgres"}
+	a := &api{Base: base, Store: "postgres"}
 
 	var answers []response
 	call := func(method, path string, body any, headers ...string) response {
 		t.Helper()
-		r := a.call(t, method, path, body, headers...)
+		r := a.Call(t, method, path, body, headers...)
 		answers = append(answers, r)
 		return r
 	}
@@ -261,7 +261,7 @@ func TestConfigErrorsNeverShowSecrets(t *testing.T) {
 		DatabaseURL:    "postgres://library:" + escaped + "@127.0.0.1:1/library?connect_timeout=2",
 		HTTPAddr:       "127.0.0.1:0",
 		MigrateOnStart: true,
-	}, slog.New(slog.NewTextHandler(io.MultiWriter(&logs, &testLog{t: t}), &slog.HandlerOptions{Level: slog.LevelDebug})))
+	}, slog.New(slog.NewTextHandler(io.MultiWriter(&logs, testLog(t)), &slog.HandlerOptions{Level: slog.LevelDebug})))
 	require.Error(t, err)
 	requireNoSecret(t, "the error of app.New", fmt.Sprintf("%v %+v", err, err), password)
 	requireNoSecret(t, "the logs of app.New", logs.String(), password)

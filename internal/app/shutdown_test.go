@@ -6,6 +6,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"library/internal/apitest"
 	"library/internal/app"
 	"library/internal/pgtest"
 )
@@ -16,10 +17,10 @@ func TestShutdownLeavesNothingRunning(t *testing.T) {
 	before := goleak.IgnoreCurrent()
 	databaseURL := pgtest.NewDatabase(t)
 	t.Run("serve and stop", func(t *testing.T) {
-		a := &api{base: startService(t, app.Config{DatabaseURL: databaseURL})}
-		requireResult(t, a.call(t, "POST", "/accounts/alice/fines", obj{"amount": 300, "reason": "late"}), http.StatusCreated, "account-alice")
-		requireResult(t, a.call(t, "POST", "/accounts/alice/payments", obj{"amount": 100}, "Idempotency-Key", "k"), http.StatusCreated, "account-alice")
+		a := &api{Base: startService(t, app.Config{DatabaseURL: databaseURL})}
+		requireResult(t, a.Call(t, "POST", "/accounts/alice/fines", obj{"amount": 300, "reason": "late"}), http.StatusCreated, "account-alice")
+		requireResult(t, a.Call(t, "POST", "/accounts/alice/payments", obj{"amount": 100}, "Idempotency-Key", "k"), http.StatusCreated, "account-alice")
 	}) // the subtest's cleanup stops the service and waits for Run to return
-	client.CloseIdleConnections()
+	apitest.CloseIdleConnections()
 	goleak.VerifyNone(t, before)
 }

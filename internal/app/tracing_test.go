@@ -38,7 +38,7 @@ func startTracedReplica(t *testing.T, cfg app.Config, name string) tracedReplica
 	logs := &syncBuffer{}
 	logger := slog.New(tracing.LogHandler(slog.NewJSONHandler(logs, nil)))
 	base, _ := runServiceLogging(t, cfg, logger)
-	return tracedReplica{api: &api{base: base, store: "postgres"}, spans: spans, logs: logs}
+	return tracedReplica{api: &api{Base: base, Store: "postgres"}, spans: spans, logs: logs}
 }
 
 // span waits for a span that matches and returns it.
@@ -88,7 +88,7 @@ func TestTraceFromRequestToEmail(t *testing.T) {
 	setContact(t, a.api, "alice", "Alice", "alice@example.org")
 	addBook(t, a.api, "dune")
 	due := clk.Now().Add(24 * time.Hour).Format(time.RFC3339)
-	requireResult(t, a.call(t, http.MethodPost, "/books/dune/loans", obj{"loanId": "loan-1", "memberId": "alice", "dueAt": due}),
+	requireResult(t, a.Call(t, http.MethodPost, "/books/dune/loans", obj{"loanId": "loan-1", "memberId": "alice", "dueAt": due}),
 		http.StatusCreated, "book-dune")
 	lendSpan := a.span(t, "a's span of the lend", named("POST /books/{bookId}/loans"))
 	lendTrace := lendSpan.SpanContext.TraceID()
@@ -118,7 +118,7 @@ func TestTraceFromRequestToEmail(t *testing.T) {
 	}
 
 	clk.Advance(3*24*time.Hour + time.Hour)
-	requireResult(t, a.call(t, http.MethodPost, "/books/dune/returns", obj{"loanId": "loan-1"}), http.StatusCreated, "book-dune")
+	requireResult(t, a.Call(t, http.MethodPost, "/books/dune/returns", obj{"loanId": "loan-1"}), http.StatusCreated, "book-dune")
 	returnTrace := a.span(t, "a's span of the return", named("POST /books/{bookId}/returns")).SpanContext.TraceID()
 	saga := b.span(t, "b's span of the late fine", named("late-fines BookReturned"))
 	assert.True(t, linksTo(saga, returnTrace), "the saga's span links to the return's trace")

@@ -1,4 +1,4 @@
-package app_test
+package notifications_test
 
 // No field of a loan email can add a header or a recipient: whatever a book's title and author,
 // a member's name and email, or a loan id hold, the email the SMTP server receives has exactly
@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"library/internal/apitest"
 	"log/slog"
 	"net/http"
 	"net/mail"
@@ -52,51 +53,51 @@ var hostile = map[string]string{
 
 // Line breaks are refused in every field the email is made of, at the edge: 400, and nothing
 // recorded.
-func TestLoanEmailFieldsRefuseLineBreaks(t *testing.T) {
+func TestHTTPLoanEmailFieldsRefuseLineBreaks(t *testing.T) {
 	t.Parallel()
 	smtp := smtptest.Start(t)
-	forEachStore(t, fastBackground(app.Config{SMTPURL: smtp.URL(), MailFrom: mailFrom}), func(t *testing.T, a *api) {
-		setContact(t, a, "reader", "Reader", "reader@example.org")
-		addBook(t, a, "dune")
+	apitest.ForEachStore(t, apitest.FastBackground(app.Config{SMTPURL: smtp.URL(), MailFrom: mailFrom}), func(t *testing.T, a *apitest.API) {
+		apitest.SetContact(t, a, "reader", "Reader", "reader@example.org")
+		apitest.AddBook(t, a, "dune")
 		for why, attack := range hostile {
 			refused := []struct {
 				method, path string
-				body         obj
+				body         apitest.Obj
 			}{
-				{http.MethodPost, "/books", obj{"id": "evil", "title": "Dune" + attack, "author": "Frank Herbert"}},
-				{http.MethodPost, "/books", obj{"id": "evil", "title": "Dune", "author": "Frank Herbert" + attack}},
-				{http.MethodPut, "/accounts/evil", obj{"name": "Eve" + attack}},
-				{http.MethodPut, "/accounts/evil", obj{"name": "Eve", "email": "eve@example.org" + attack}},
-				{http.MethodPut, "/accounts/reader", obj{"name": "Reader", "email": "reader@example.org" + attack}},
-				{http.MethodPost, "/books/dune/loans", obj{"loanId": "loan-1" + attack, "memberId": "reader"}},
+				{http.MethodPost, "/books", apitest.Obj{"id": "evil", "title": "Dune" + attack, "author": "Frank Herbert"}},
+				{http.MethodPost, "/books", apitest.Obj{"id": "evil", "title": "Dune", "author": "Frank Herbert" + attack}},
+				{http.MethodPut, "/accounts/evil", apitest.Obj{"name": "Eve" + attack}},
+				{http.MethodPut, "/accounts/evil", apitest.Obj{"name": "Eve", "email": "eve@example.org" + attack}},
+				{http.MethodPut, "/accounts/reader", apitest.Obj{"name": "Reader", "email": "reader@example.org" + attack}},
+				{http.MethodPost, "/books/dune/loans", apitest.Obj{"loanId": "loan-1" + attack, "memberId": "reader"}},
 			}
 			for _, r := range refused {
-				p := requireProblem(t, a.call(t, r.method, r.path, r.body), http.StatusBadRequest, "InvalidRequest")
+				p := apitest.RequireProblem(t, a.Call(t, r.method, r.path, r.body), http.StatusBadRequest, "InvalidRequest")
 				assert.NotContains(t, p.Detail, "attacker", "%s: the detail never echoes the value", why)
 			}
 		}
-		requireProblem(t, a.get(t, "/books/evil"), http.StatusNotFound, "NotFound")
-		requireProblem(t, a.get(t, "/accounts/evil"), http.StatusNotFound, "NotFound")
-		assert.Equal(t, ptr("reader@example.org"), getAccount(t, a, "reader").Email)
+		apitest.RequireProblem(t, a.Get(t, "/books/evil"), http.StatusNotFound, "NotFound")
+		apitest.RequireProblem(t, a.Get(t, "/accounts/evil"), http.StatusNotFound, "NotFound")
+		assert.Equal(t, ptr("reader@example.org"), apitest.GetAccount(t, a, "reader").Email)
 		assert.EqualValues(t, 1, getBookVersion(t, a, "dune"), "the book was never lent")
 	})
 }
 
 // What the edge accepts, however much it looks like a header, and at the longest lengths
 // allowed, arrives as the expected headers and no more, to the member only.
-func TestLoanEmailHeadersWhateverTheFields(t *testing.T) {
+func TestHTTPLoanEmailHeadersWhateverTheFields(t *testing.T) {
 	t.Parallel()
-	for _, store := range stores {
-		t.Run(store.name, func(t *testing.T) {
+	for _, store := range apitest.Stores {
+		t.Run(store.Name, func(t *testing.T) {
 			t.Parallel()
 			smtp := smtptest.Start(t) // each store its own, so that each email is found once
-			cfg := fastBackground(app.Config{SMTPURL: smtp.URL(), MailFrom: mailFrom, DatabaseURL: store.databaseURL(t)})
-			testLoanEmailHeaders(t, &api{base: startService(t, cfg), store: store.name}, smtp)
+			cfg := apitest.FastBackground(app.Config{SMTPURL: smtp.URL(), MailFrom: mailFrom, DatabaseURL: store.DatabaseURL(t)})
+			testLoanEmailHeaders(t, &apitest.API{Base: apitest.StartService(t, cfg), Store: store.Name}, smtp)
 		})
 	}
 }
 
-func testLoanEmailHeaders(t *testing.T, a *api, smtp *smtptest.Server) {
+func testLoanEmailHeaders(t *testing.T, a *apitest.API, smtp *smtptest.Server) {
 	{
 		type loanCase struct {
 			title, author, name, email, loanID string
@@ -131,17 +132,17 @@ func testLoanEmailHeaders(t *testing.T, a *api, smtp *smtptest.Server) {
 		}}
 		require.Len(t, cases[2].email, 254)
 
-		lent := make([]result, len(cases))
+		lent := make([]apitest.Result, len(cases))
 		for i, c := range cases {
 			member := fmt.Sprintf("member-%d", i)
 			book := fmt.Sprintf("book-%d", i)
-			setContact(t, a, member, c.name, c.email)
-			r := a.call(t, http.MethodPost, "/books", obj{"id": book, "title": c.title, "author": c.author})
-			requireResult(t, r, http.StatusCreated, "book-"+book)
-			r = a.call(t, http.MethodPost, "/books/"+book+"/loans", obj{"loanId": c.loanID, "memberId": member})
-			lent[i] = requireResult(t, r, http.StatusCreated, "book-"+book)
+			apitest.SetContact(t, a, member, c.name, c.email)
+			r := a.Call(t, http.MethodPost, "/books", apitest.Obj{"id": book, "title": c.title, "author": c.author})
+			apitest.RequireResult(t, r, http.StatusCreated, "book-"+book)
+			r = a.Call(t, http.MethodPost, "/books/"+book+"/loans", apitest.Obj{"loanId": c.loanID, "memberId": member})
+			lent[i] = apitest.RequireResult(t, r, http.StatusCreated, "book-"+book)
 		}
-		caughtUp(t, a, "notifications")
+		apitest.CaughtUp(t, a, "notifications")
 		for i, c := range cases {
 			got := messageTo(t, smtp, c.email)
 			requireLoanEmail(t, got, c.email, lent[i].Position)
@@ -160,12 +161,12 @@ func testLoanEmailHeaders(t *testing.T, a *api, smtp *smtptest.Server) {
 // mended by hand in the database, are no way in either: a title, author or name with line
 // breaks still makes an email with the expected headers, and an address with one is not sent
 // to at all.
-func TestLoanEmailHeadersFromUncheckedEvents(t *testing.T) {
+func TestHTTPLoanEmailHeadersFromUncheckedEvents(t *testing.T) {
 	t.Parallel()
 	smtp := smtptest.Start(t)
 	databaseURL := pgtest.NewDatabase(t)
-	a := &api{base: startService(t, fastBackground(app.Config{DatabaseURL: databaseURL, SMTPURL: smtp.URL(), MailFrom: mailFrom})),
-		store: "postgres"}
+	a := &apitest.API{Base: apitest.StartService(t, apitest.FastBackground(app.Config{DatabaseURL: databaseURL, SMTPURL: smtp.URL(), MailFrom: mailFrom})),
+		Store: "postgres"}
 	store := eventstore.NewPostgres(pgtest.Connect(t, databaseURL), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(store.Close)
 	write := func(streamID, typ string, data any) {
@@ -189,19 +190,19 @@ func TestLoanEmailHeadersFromUncheckedEvents(t *testing.T) {
 		})
 		i++
 	}
-	lent := make([]result, len(cases))
+	lent := make([]apitest.Result, len(cases))
 	for i, c := range cases {
-		write(fmt.Sprintf("book-unchecked-%d", i), "BookAdded", obj{"id": fmt.Sprintf("unchecked-%d", i), "title": c.title, "author": c.author})
-		write(fmt.Sprintf("account-unchecked-%d", i), "AccountOpened", obj{"name": c.name, "email": c.email})
-		lent[i] = lend(t, a, fmt.Sprintf("unchecked-%d", i), "loan-1", fmt.Sprintf("unchecked-%d", i))
+		write(fmt.Sprintf("book-unchecked-%d", i), "BookAdded", apitest.Obj{"id": fmt.Sprintf("unchecked-%d", i), "title": c.title, "author": c.author})
+		write(fmt.Sprintf("account-unchecked-%d", i), "AccountOpened", apitest.Obj{"name": c.name, "email": c.email})
+		lent[i] = apitest.Lend(t, a, fmt.Sprintf("unchecked-%d", i), "loan-1", fmt.Sprintf("unchecked-%d", i))
 	}
 	// And one member whose address itself carries a header.
-	write("account-unchecked-address", "AccountOpened", obj{"name": "Eve", "email": "eve@example.org\r\nBcc: evil@attacker.example"})
-	write("book-unchecked-address", "BookAdded", obj{"id": "unchecked-address", "title": "Emma", "author": "Jane Austen"})
-	lend(t, a, "unchecked-address", "loan-1", "unchecked-address")
+	write("account-unchecked-address", "AccountOpened", apitest.Obj{"name": "Eve", "email": "eve@example.org\r\nBcc: evil@attacker.example"})
+	write("book-unchecked-address", "BookAdded", apitest.Obj{"id": "unchecked-address", "title": "Emma", "author": "Jane Austen"})
+	apitest.Lend(t, a, "unchecked-address", "loan-1", "unchecked-address")
 
-	eventually(t, 20*time.Second, func() bool {
-		s := processorStatus(t, a, "notifications")
+	apitest.Eventually(t, 20*time.Second, func() bool {
+		s := apitest.ProcessorStatus(t, a, "notifications")
 		return s.Lag == 0 && s.Parked == 1
 	}, "every email sent but the one to the address with a header in it, which is parked")
 	for i, c := range cases {
@@ -212,7 +213,7 @@ func TestLoanEmailHeadersFromUncheckedEvents(t *testing.T) {
 	requireOnlyTo(t, smtp, func(addr string) bool {
 		return strings.HasPrefix(addr, "reader-") && strings.HasSuffix(addr, "@example.org")
 	})
-	parked := listParked(t, a, "notifications")
+	parked := apitest.ListParked(t, a, "notifications")
 	require.Len(t, parked.Parked, 1)
 	assert.Contains(t, parked.Parked[0].Reason, "To address")
 	assert.Equal(t, 1, parked.Parked[0].Attempts, "an address that can't be sent is parked at once")
@@ -225,12 +226,12 @@ func fit(s string, n int) string {
 	return string(out[:n])
 }
 
-func getBookVersion(t *testing.T, a *api, bookID string) int64 {
+func getBookVersion(t *testing.T, a *apitest.API, bookID string) int64 {
 	t.Helper()
 	var book struct {
 		Version int64 `json:"version"`
 	}
-	require.NoError(t, json.Unmarshal(a.get(t, "/books/"+bookID).Body, &book))
+	require.NoError(t, json.Unmarshal(a.Get(t, "/books/"+bookID).Body, &book))
 	return book.Version
 }
 
@@ -238,7 +239,7 @@ func getBookVersion(t *testing.T, a *api, bookID string) int64 {
 func messageTo(t *testing.T, smtp *smtptest.Server, addr string) smtptest.Message {
 	t.Helper()
 	var got []smtptest.Message
-	eventually(t, 20*time.Second, func() bool {
+	apitest.Eventually(t, 20*time.Second, func() bool {
 		got = nil
 		for _, m := range smtp.Messages() {
 			if slices.Contains(m.To, addr) {
@@ -273,7 +274,7 @@ func requireLoanEmail(t *testing.T, got smtptest.Message, addr string, position 
 	require.NoError(t, err)
 	require.Len(t, from, 1)
 	require.Equal(t, mailFrom, from[0].Address)
-	requireMessageID(t, got.MessageID, position, mailFrom[strings.LastIndexByte(mailFrom, '@')+1:])
+	apitest.RequireMessageID(t, got.MessageID, position, mailFrom[strings.LastIndexByte(mailFrom, '@')+1:])
 	// Every line of the header block is a field of its own or the folded rest of one: no line
 	// of the attacker's starts a field.
 	for _, line := range strings.Split(headerBlock(got.Raw), "\r\n") {
@@ -302,3 +303,5 @@ func headerBlock(raw []byte) string {
 	block, _, _ := strings.Cut(string(raw), "\r\n\r\n")
 	return block
 }
+
+func ptr(s string) *string { return &s }

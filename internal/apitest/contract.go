@@ -1,4 +1,4 @@
-package app_test
+package apitest
 
 // Every answer the contract tests get is checked against the OpenAPI document the service
 // serves: its status must be documented for the operation, its documented headers must be there
@@ -79,9 +79,9 @@ var loadContract = sync.OnceValues(func() (*contract, error) {
 	return c, nil
 })
 
-// checkContract returns an error naming what is wrong when an answer to req does not match the
+// CheckContract returns an error naming what is wrong when an answer to req does not match the
 // OpenAPI document.
-func checkContract(req *http.Request, status int, header http.Header, body []byte) error {
+func CheckContract(req *http.Request, status int, header http.Header, body []byte) error {
 	c, err := loadContract()
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package app_test
+package books_test
 
 // GET /books a page at a time, and its search, on both stores: limit, after and next, q, with
 // status and minPosition. Every answer is also checked against the OpenAPI document.
@@ -6,6 +6,7 @@ package app_test
 import (
 	"encoding/base64"
 	"fmt"
+	"library/internal/apitest"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -22,12 +23,12 @@ import (
 // bookPage is the answer of GET /books.
 type bookPage struct {
 	Books []struct {
-		ID      string `json:"id"`
-		Title   string `json:"title"`
-		Author  string `json:"author"`
-		Status  string `json:"status"`
-		Loan    *loan  `json:"loan"`
-		Version int64  `json:"version"`
+		ID      string        `json:"id"`
+		Title   string        `json:"title"`
+		Author  string        `json:"author"`
+		Status  string        `json:"status"`
+		Loan    *apitest.Loan `json:"loan"`
+		Version int64         `json:"version"`
 	} `json:"books"`
 	Position int64   `json:"position"`
 	Next     *string `json:"next"`
@@ -42,18 +43,18 @@ func (p bookPage) ids() []string {
 }
 
 // listBooks asks GET /books with the query and wants a page, whose members it checks.
-func listBooks(t *testing.T, a *api, query url.Values) bookPage {
+func listBooks(t *testing.T, a *apitest.API, query url.Values) bookPage {
 	t.Helper()
-	r := a.get(t, "/books?"+query.Encode())
-	requireKeys(t, r.Body, "books", "position", "next")
+	r := a.Get(t, "/books?"+query.Encode())
+	apitest.RequireKeys(t, r.Body, "books", "position", "next")
 	var p bookPage
-	requireJSON(t, r, &p)
+	apitest.RequireJSON(t, r, &p)
 	return p
 }
 
 // readAllPages reads every page of a query, following next, and returns the ids in the order
 // read. Every page but the last is full and has a next; no page after the first is empty.
-func readAllPages(t *testing.T, a *api, query url.Values, limit int) []string {
+func readAllPages(t *testing.T, a *apitest.API, query url.Values, limit int) []string {
 	t.Helper()
 	query.Set("limit", fmt.Sprint(limit))
 	var ids []string
@@ -74,10 +75,10 @@ func readAllPages(t *testing.T, a *api, query url.Values, limit int) []string {
 }
 
 // addNamedBook adds a book with the given title and author and returns the result.
-func addNamedBook(t *testing.T, a *api, id, title, author string) result {
+func addNamedBook(t *testing.T, a *apitest.API, id, title, author string) apitest.Result {
 	t.Helper()
-	r := a.call(t, http.MethodPost, "/books", obj{"id": id, "title": title, "author": author})
-	return requireResult(t, r, http.StatusCreated, "book-"+id)
+	r := a.Call(t, http.MethodPost, "/books", apitest.Obj{"id": id, "title": title, "author": author})
+	return apitest.RequireResult(t, r, http.StatusCreated, "book-"+id)
 }
 
 // cursor makes a cursor as the service does, for tests that forge one.
@@ -88,15 +89,15 @@ func cursor(version byte, id string) string {
 // Paging: 100 books by default, at most 1000, every book once in id order whatever the page
 // size, next null on the last page (also on one that ends at the last book), and minPosition
 // with every page.
-func TestCatalogPages(t *testing.T) {
+func TestHTTPCatalogPages(t *testing.T) {
 	t.Parallel()
-	forEachStore(t, fastBackground(app.Config{CatalogWait: 2 * time.Second}), func(t *testing.T, a *api) {
+	apitest.ForEachStore(t, apitest.FastBackground(app.Config{CatalogWait: 2 * time.Second}), func(t *testing.T, a *apitest.API) {
 		const n = 123
 		var ids []string
 		for i := range n {
 			ids = append(ids, fmt.Sprintf("p%03d", i))
 		}
-		var last result
+		var last apitest.Result
 		for _, i := range rand.Perm(n) {
 			last = addNamedBook(t, a, ids[i], "Book "+ids[i], "Author")
 		}
@@ -123,7 +124,7 @@ func TestCatalogPages(t *testing.T) {
 			p = listBooks(t, a, url.Values{"after": {cursor(1, ids[n-1])}})
 			assert.Empty(t, p.ids())
 			assert.Nil(t, p.Next)
-			assert.Contains(t, string(a.get(t, "/books?limit=1000").Body), `"next":null`)
+			assert.Contains(t, string(a.Get(t, "/books?limit=1000").Body), `"next":null`)
 		})
 		t.Run("a cursor is a place in the id order", func(t *testing.T) {
 			p := listBooks(t, a, url.Values{"limit": {"2"}, "after": {cursor(1, "p050x")}})
@@ -131,8 +132,8 @@ func TestCatalogPages(t *testing.T) {
 		})
 		t.Run("400 for a limit out of range or not in digits", func(t *testing.T) {
 			for _, limit := range []string{"0", "1001", "-1", "+5", " 5", "5 ", "1.5", "1e3", "0x10", "ten", "99999999999999999999"} {
-				r := a.get(t, "/books?"+url.Values{"limit": {limit}}.Encode())
-				requireProblem(t, r, http.StatusBadRequest, "InvalidRequest")
+				r := a.Get(t, "/books?"+url.Values{"limit": {limit}}.Encode())
+				apitest.RequireProblem(t, r, http.StatusBadRequest, "InvalidRequest")
 			}
 		})
 		t.Run("400 for an after the service did not make", func(t *testing.T) {
@@ -159,31 +160,31 @@ func TestCatalogPages(t *testing.T) {
 				"very long":             strings.Repeat("A", 10_000),
 			} {
 				t.Run(name, func(t *testing.T) {
-					r := a.get(t, "/books?"+url.Values{"after": {after}}.Encode())
-					requireProblem(t, r, http.StatusBadRequest, "InvalidRequest")
+					r := a.Get(t, "/books?"+url.Values{"after": {after}}.Encode())
+					apitest.RequireProblem(t, r, http.StatusBadRequest, "InvalidRequest")
 				})
 			}
 			// Bad input is refused at once, not after waiting for a position.
-			r := a.get(t, fmt.Sprintf("/books?after=%%21&minPosition=%d", last.Position+1000))
-			requireProblem(t, r, http.StatusBadRequest, "InvalidRequest")
+			r := a.Get(t, fmt.Sprintf("/books?after=%%21&minPosition=%d", last.Position+1000))
+			apitest.RequireProblem(t, r, http.StatusBadRequest, "InvalidRequest")
 		})
 		t.Run("400 for a parameter given twice", func(t *testing.T) {
 			for _, q := range []string{"limit=1&limit=2", "limit=1&limit=1", "after=AXAwMDE&after=AXAwMDE", "q=a&q=b", "q=&q="} {
-				requireProblem(t, a.get(t, "/books?"+q), http.StatusBadRequest, "InvalidRequest")
+				apitest.RequireProblem(t, a.Get(t, "/books?"+q), http.StatusBadRequest, "InvalidRequest")
 			}
 		})
 		t.Run("503 when the catalog does not reach minPosition, with a page asked for", func(t *testing.T) {
-			r := a.get(t, fmt.Sprintf("/books?limit=1&after=%s&q=book&minPosition=%d", cursor(1, ids[0]), last.Position+1000))
-			requireProblem(t, r, http.StatusServiceUnavailable, "NotCaughtUp")
+			r := a.Get(t, fmt.Sprintf("/books?limit=1&after=%s&q=book&minPosition=%d", cursor(1, ids[0]), last.Position+1000))
+			apitest.RequireProblem(t, r, http.StatusServiceUnavailable, "NotCaughtUp")
 		})
 	})
 }
 
 // q on both stores: every word, in title or author, any case, literally, with status, over
 // pages and with minPosition; 400 for a q out of the contract.
-func TestCatalogSearchQuery(t *testing.T) {
+func TestHTTPCatalogSearchQuery(t *testing.T) {
 	t.Parallel()
-	forEachStore(t, fastBackground(app.Config{CatalogWait: 3 * time.Second}), func(t *testing.T, a *api) {
+	apitest.ForEachStore(t, apitest.FastBackground(app.Config{CatalogWait: 3 * time.Second}), func(t *testing.T, a *apitest.API) {
 		addNamedBook(t, a, "dune", "Dune", "Frank Herbert")
 		addNamedBook(t, a, "emile", "Émile Zola", "ÉDITIONS DU SEUIL")
 		addNamedBook(t, a, "frankenstein", "Frankenstein", "Mary Shelley")
@@ -192,7 +193,7 @@ func TestCatalogSearchQuery(t *testing.T) {
 		addNamedBook(t, a, "pure-not", "1000 Pure", "Percy")
 		addNamedBook(t, a, "snake", "snake_case", "Underscore")
 		addNamedBook(t, a, "snake-not", "snakeXcase", "Underscore")
-		lent := lend(t, a, "dune", "loan-1", "alice")
+		lent := apitest.Lend(t, a, "dune", "loan-1", "alice")
 		search := func(t *testing.T, query url.Values) []string {
 			t.Helper()
 			query.Set("minPosition", fmt.Sprint(lent.Position))
@@ -242,7 +243,7 @@ func TestCatalogSearchQuery(t *testing.T) {
 				"not UTF-8":      "dune%FF",
 			} {
 				t.Run(name, func(t *testing.T) {
-					requireProblem(t, a.get(t, "/books?q="+raw), http.StatusBadRequest, "InvalidRequest")
+					apitest.RequireProblem(t, a.Get(t, "/books?q="+raw), http.StatusBadRequest, "InvalidRequest")
 				})
 			}
 		})

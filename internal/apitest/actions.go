@@ -1,0 +1,80 @@
+package apitest
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Actions the feature tests and the wiring tests share: each one request, its answer checked.
+
+func AddBook(t *testing.T, a *API, id string) Result {
+	t.Helper()
+	r := a.Call(t, http.MethodPost, "/books", Obj{"id": id, "title": "Dune", "author": "Frank Herbert"})
+	return RequireResult(t, r, http.StatusCreated, "book-"+id)
+}
+
+func Lend(t *testing.T, a *API, bookID, loanID, memberID string) Result {
+	t.Helper()
+	r := a.Call(t, http.MethodPost, "/books/"+bookID+"/loans", Obj{"loanId": loanID, "memberId": memberID})
+	return RequireResult(t, r, http.StatusCreated, "book-"+bookID)
+}
+
+// requireReplay checks that again is the first answer repeated: same status, the same body
+// byte for byte, and Idempotent-Replayed: true, which the first answer did not have.
+func RequireReplay(t *testing.T, first, again Response) {
+	t.Helper()
+	assert.Empty(t, first.Header.Get("Idempotent-Replayed"), "the first answer is not a replay")
+	require.Equal(t, first.Status, again.Status)
+	require.Equal(t, string(first.Body), string(again.Body), "a replay is the first body, byte for byte")
+	require.Equal(t, "true", again.Header.Get("Idempotent-Replayed"))
+}
+
+// account is GET /accounts/{memberId}.
+type Account struct {
+	MemberID string  `json:"memberId"`
+	Name     *string `json:"name"`
+	Email    *string `json:"email"`
+	Balance  int64   `json:"balance"`
+	Version  int64   `json:"version"`
+}
+
+func GetAccount(t *testing.T, a *API, memberID string) Account {
+	t.Helper()
+	r := a.Get(t, "/accounts/"+memberID)
+	RequireKeys(t, r.Body, "memberId", "name", "email", "balance", "version")
+	var acc Account
+	RequireJSON(t, r, &acc)
+	return acc
+}
+
+func Fine(t *testing.T, a *API, memberID string, amount int64, reason string) Result {
+	t.Helper()
+	r := a.Call(t, http.MethodPost, "/accounts/"+memberID+"/fines", Obj{"amount": amount, "reason": reason})
+	return RequireResult(t, r, http.StatusCreated, "account-"+memberID)
+}
+
+func Pay(t *testing.T, a *API, memberID string, amount any, key string) Response {
+	t.Helper()
+	return a.Call(t, http.MethodPost, "/accounts/"+memberID+"/payments", Obj{"amount": amount}, "Idempotency-Key", key)
+}
+
+func SetContact(t *testing.T, a *API, memberID, name, email string) {
+	t.Helper()
+	body := Obj{"name": name}
+	if email != "" {
+		body["email"] = email
+	}
+	r := a.Call(t, http.MethodPut, "/accounts/"+memberID, body)
+	require.Contains(t, []int{http.StatusOK, http.StatusCreated}, r.Status, "body: %s", r.Body)
+}
+
+// Loan is a book's current loan, as GET /books and GET /books/{bookId} show it.
+type Loan struct {
+	LoanID   string `json:"loanId"`
+	MemberID string `json:"memberId"`
+	LentAt   string `json:"lentAt"`
+	DueAt    string `json:"dueAt"`
+}

@@ -1,0 +1,130 @@
+package apitest
+
+import (
+	"context"
+	"io"
+	"library/internal/app"
+	"library/internal/pgtest"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// StartService runs the service with cfg on 127.0.0.1 until the test ends, then stops it and
+// checks that Run returned nil. It returns the service's base URL.
+func StartService(t testing.TB, cfg app.Config) (baseURL string) {
+	t.Helper()
+	baseURL, _ = RunService(t, cfg)
+	return baseURL
+}
+
+// RunService is StartService that can also be stopped before the test ends: stop shuts the
+// service down as SIGTERM would and waits for Run to return. Calling it again does nothing.
+func RunService(t testing.TB, cfg app.Config) (baseURL string, stop func()) {
+	t.Helper()
+	var logs io.Writer = &testLog{t: t}
+	if _, benchmark := t.(*testing.B); benchmark {
+		logs = io.Discard // a line per request would drown the figures
+	}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if cfg.ReplicaID != "" {
+		logger = logger.With("replica", cfg.ReplicaID)
+	}
+	return RunServiceLogging(t, cfg, logger)
+}
+
+// RunServiceLogging is RunService with the service logging to logger.
+func RunServiceLogging(t testing.TB, cfg app.Config, logger *slog.Logger) (baseURL string, stop func()) {
+	t.Helper()
+	cfg.HTTPAddr = "127.0.0.1:0"
+	a, err := app.New(context.Background(), cfg, logger)
+	require.NoError(t, err, "app.New")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				assert.NoError(t, err, "Run must return nil after a clean shutdown")
+			case <-time.After(30 * time.Second):
+				t.Error("Run did not return within 30s of its context ending")
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return "http://" + a.Addr(), stop
+}
+
+// testLog sends the service's log lines to t.Log, shown for failed tests and with -v.
+type testLog struct{ t testing.TB }
+
+func (w *testLog) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// Clock is a settable clock for app.Config.Now, safe for the server's goroutines.
+type Clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// T0 is the time every test clock starts at.
+var T0 = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+
+func NewClock() *Clock { return &Clock{now: T0} }
+
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// A Store is where a service under test keeps its events: Name is "memory" or "postgres", and
+// DatabaseURL gives a test a database of its own ("" in memory).
+type Store struct {
+	Name        string
+	DatabaseURL func(t *testing.T) string
+}
+
+// Stores are both stores, memory first.
+var Stores = []Store{
+	{"memory", func(*testing.T) string { return "" }},
+	{"postgres", func(t *testing.T) string { return pgtest.NewDatabase(t) }},
+}
+
+// ForEachStore runs test, in parallel, once per store, each with its own service started
+// from cfg (DatabaseURL is set per store) and a clock at T0 unless cfg brings one.
+func ForEachStore(t *testing.T, cfg app.Config, test func(t *testing.T, api *API)) {
+	t.Helper()
+	for _, s := range Stores {
+		t.Run(s.Name, func(t *testing.T) {
+			t.Parallel()
+			c := cfg
+			c.DatabaseURL = s.DatabaseURL(t)
+			clk := NewClock()
+			if c.Now == nil {
+				c.Now = clk.Now
+			}
+			test(t, &API{Base: StartService(t, c), Clock: clk, Store: s.Name})
+		})
+	}
+}
+
+// TestLog is a writer that sends each write, a log line, to t.Log.
+func TestLog(t testing.TB) io.Writer { return &testLog{t: t} }
