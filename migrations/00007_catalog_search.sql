@@ -42,7 +42,7 @@ $$;
 -- New entries wait in the index's pending list until it is full, and every search reads the
 -- whole list: at the default 4 MB (some 5,000 books) that cost a search at 100,000 books a few
 -- milliseconds more. 256 kB keeps it to some 250 books, which the catalog's writer merges as it
--- goes, at a small cost to catching up (see cmd/librarybench).
+-- goes, at a small cost to catching up (see bench/).
 CREATE INDEX catalog_books_search ON catalog_books USING gin (search_text gin_trgm_ops)
     WITH (gin_pending_list_limit = 256);
 
