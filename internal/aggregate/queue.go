@@ -55,12 +55,12 @@ func (s *streamQueues[S]) enqueue(streamID string, w *waiter[S]) (lead bool) {
 	return true
 }
 
-// take takes the stream's next group, the oldest first, up to max commands.
-func (s *streamQueues[S]) take(streamID string, max int) []*waiter[S] {
+// take takes the stream's next group, the oldest first, up to limit commands.
+func (s *streamQueues[S]) take(streamID string, limit int) []*waiter[S] {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	q := s.queues[streamID]
-	n := min(max, len(q.waiting))
+	n := min(limit, len(q.waiting))
 	group := q.waiting[:n:n]
 	q.waiting = q.waiting[n:]
 	return group

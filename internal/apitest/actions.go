@@ -10,19 +10,21 @@ import (
 
 // Actions the feature tests and the wiring tests share: each one request, its answer checked.
 
+// AddBook adds the book id (Dune, by Frank Herbert) and checks its 201.
 func AddBook(t *testing.T, a *API, id string) Result {
 	t.Helper()
 	r := a.Call(t, http.MethodPost, "/books", Obj{"id": id, "title": "Dune", "author": "Frank Herbert"})
 	return RequireResult(t, r, http.StatusCreated, "book-"+id)
 }
 
+// Lend lends bookID to memberID under loanID and checks its 201.
 func Lend(t *testing.T, a *API, bookID, loanID, memberID string) Result {
 	t.Helper()
 	r := a.Call(t, http.MethodPost, "/books/"+bookID+"/loans", Obj{"loanId": loanID, "memberId": memberID})
 	return RequireResult(t, r, http.StatusCreated, "book-"+bookID)
 }
 
-// requireReplay checks that again is the first answer repeated: same status, the same body
+// RequireReplay checks that again is the first answer repeated: same status, the same body
 // byte for byte, and Idempotent-Replayed: true, which the first answer did not have.
 func RequireReplay(t *testing.T, first, again Response) {
 	t.Helper()
@@ -32,7 +34,7 @@ func RequireReplay(t *testing.T, first, again Response) {
 	require.Equal(t, "true", again.Header.Get("Idempotent-Replayed"))
 }
 
-// account is GET /accounts/{memberId}.
+// Account is GET /accounts/{memberId}.
 type Account struct {
 	MemberID string  `json:"memberId"`
 	Name     *string `json:"name"`
@@ -41,6 +43,7 @@ type Account struct {
 	Version  int64   `json:"version"`
 }
 
+// GetAccount is GET /accounts/{memberID}, its members checked.
 func GetAccount(t *testing.T, a *API, memberID string) Account {
 	t.Helper()
 	r := a.Get(t, "/accounts/"+memberID)
@@ -50,17 +53,20 @@ func GetAccount(t *testing.T, a *API, memberID string) Account {
 	return acc
 }
 
+// Fine charges memberID a fine and checks its 201.
 func Fine(t *testing.T, a *API, memberID string, amount int64, reason string) Result {
 	t.Helper()
 	r := a.Call(t, http.MethodPost, "/accounts/"+memberID+"/fines", Obj{"amount": amount, "reason": reason})
 	return RequireResult(t, r, http.StatusCreated, "account-"+memberID)
 }
 
+// Pay pays amount (any JSON value, to test bad ones) into memberID's account under key.
 func Pay(t *testing.T, a *API, memberID string, amount any, key string) Response {
 	t.Helper()
 	return a.Call(t, http.MethodPost, "/accounts/"+memberID+"/payments", Obj{"amount": amount}, "Idempotency-Key", key)
 }
 
+// SetContact opens memberID's account, or changes it, with name and email ("" for none).
 func SetContact(t *testing.T, a *API, memberID, name, email string) {
 	t.Helper()
 	body := Obj{"name": name}

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// MustJSON is v as JSON; the test fails if it can't be encoded.
 func MustJSON(t *testing.T, v any) []byte {
 	t.Helper()
 	b, err := json.Marshal(v)
@@ -124,6 +125,7 @@ func RequireJSON(t *testing.T, r Response, v any) {
 	StrictDecode(t, r.Body, v)
 }
 
+// StrictDecode decodes body into v, refusing members v does not have.
 func StrictDecode(t *testing.T, body []byte, v any) {
 	t.Helper()
 	dec := json.NewDecoder(bytes.NewReader(body))

@@ -27,7 +27,7 @@ type Response struct {
 
 var client = &http.Client{Timeout: 30 * time.Second}
 
-// send makes a request. headers are name, value pairs, added to the request (so a name may
+// Send makes a request. headers are name, value pairs, added to the request (so a name may
 // repeat), except that Content-Type replaces the default and an empty value removes the
 // header. A non-nil body is sent as application/json unless headers say otherwise.
 func (a *API) Send(t *testing.T, method, path string, body []byte, headers ...string) Response {
@@ -75,10 +75,10 @@ func (a *API) TrySend(method, path string, body []byte, headers ...string) (Resp
 	}
 	r := Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
 	// Every answer must be one the OpenAPI document allows (see contract.go).
-	return r, CheckContract(req, r.Status, r.Header, r.Body)
+	return r, checkContract(req, r.Status, r.Header, r.Body)
 }
 
-// call sends v encoded as JSON (nil: no body).
+// Call sends v encoded as JSON (nil: no body).
 func (a *API) Call(t *testing.T, method, path string, v any, headers ...string) Response {
 	t.Helper()
 	var body []byte
@@ -88,6 +88,7 @@ func (a *API) Call(t *testing.T, method, path string, v any, headers ...string) 
 	return a.Send(t, method, path, body, headers...)
 }
 
+// Get sends GET path.
 func (a *API) Get(t *testing.T, path string) Response {
 	t.Helper()
 	return a.Send(t, http.MethodGet, path, nil)

@@ -79,9 +79,9 @@ var loadContract = sync.OnceValues(func() (*contract, error) {
 	return c, nil
 })
 
-// CheckContract returns an error naming what is wrong when an answer to req does not match the
+// checkContract returns an error naming what is wrong when an answer to req does not match the
 // OpenAPI document.
-func CheckContract(req *http.Request, status int, header http.Header, body []byte) error {
+func checkContract(req *http.Request, status int, header http.Header, body []byte) error {
 	c, err := loadContract()
 	if err != nil {
 		return err

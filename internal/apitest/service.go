@@ -81,14 +81,17 @@ type Clock struct {
 // T0 is the time every test clock starts at.
 var T0 = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 
+// NewClock is a Clock at T0.
 func NewClock() *Clock { return &Clock{now: T0} }
 
+// Now is the clock's time.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.now
 }
 
+// Advance moves the clock on by d.
 func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

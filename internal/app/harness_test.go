@@ -9,20 +9,14 @@ type (
 	api        = apitest.API
 	response   = apitest.Response
 	result     = apitest.Result
-	event      = apitest.Event
-	problem    = apitest.Problem
 	obj        = apitest.Obj
-	clock      = apitest.Clock
 	loan       = apitest.Loan
-	account    = apitest.Account
 	statusView = apitest.StatusView
-	parkedList = apitest.ParkedList
 )
 
 const adminToken = apitest.AdminToken
 
 var (
-	t0                = apitest.T0
 	stores            = apitest.Stores
 	newClock          = apitest.NewClock
 	startService      = apitest.StartService
@@ -36,16 +30,8 @@ var (
 	requireEvent      = apitest.RequireEvent
 	requireProblem    = apitest.RequireProblem
 	requireJSON       = apitest.RequireJSON
-	strictDecode      = apitest.StrictDecode
 	requireKeys       = apitest.RequireKeys
-	badIDs            = apitest.BadIDs
-	requireBadPathIDs = apitest.RequireBadPathIDs
-	requireBodyErrors = apitest.RequireBodyErrors
-	withInvalidUTF8   = apitest.WithInvalidUTF8
-	bodyOfSize        = apitest.BodyOfSize
-	requireMessageID  = apitest.RequireMessageID
 	emailPosition     = apitest.EmailPosition
-	checkContract     = apitest.CheckContract
 	testLog           = apitest.TestLog
 	addBook           = apitest.AddBook
 	lend              = apitest.Lend
