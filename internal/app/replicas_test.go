@@ -81,7 +81,11 @@ func requireOneEmailPerLoan(t *testing.T, smtp *smtptest.Server, loans []result,
 		}
 		time.Sleep(10 * time.Millisecond) // polling the server, bounded by the deadline
 	}
+	// Exactly once means no more come either: check again once the outbox has nothing left
+	// in hand, on whichever replica holds it.
+	waitOutboxIdle(t, replicas...)
 	got := smtp.Messages()
+	require.Len(t, got, len(loans), "emails once the outbox is idle")
 	seen := map[int64]int{}
 	for _, m := range got {
 		seen[emailPosition(t, m.MessageID)]++
@@ -90,6 +94,30 @@ func requireOneEmailPerLoan(t *testing.T, smtp *smtptest.Server, loans []result,
 		assert.Equal(t, 1, seen[position], "emails for the loan at %d", position)
 	}
 	assert.Len(t, seen, len(want), "no email for anything but the loans")
+}
+
+// waitOutboxIdle waits until a replica holds the outbox's lease with nothing left to read,
+// in flight or deferred.
+func waitOutboxIdle(t *testing.T, replicas ...*replica) {
+	t.Helper()
+	eventually(t, 20*time.Second, func() bool {
+		for _, r := range replicas {
+			resp, err := r.TrySend(http.MethodGet, "/status", nil)
+			if err != nil || resp.Status != http.StatusOK {
+				continue // a replica the test stopped
+			}
+			var s statusView
+			if json.Unmarshal(resp.Body, &s) != nil {
+				continue
+			}
+			for _, p := range s.Processors {
+				if p.Name == notifications && p.HoldsLease && p.Lag == 0 && p.InFlight == 0 && p.Deferred == 0 {
+					return true
+				}
+			}
+		}
+		return false
+	}, "the outbox to be idle")
 }
 
 func TestTwoReplicasSendOneEmailPerLoan(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
@@ -328,24 +329,30 @@ func TestPostgresCheckpointsAreShared(t *testing.T) {
 // A view model moves its checkpoint inside its own transaction: the move is undone with it.
 func TestPostgresCheckpointsSaveTx(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
+	// A deadline, and every transaction rolled back on the way out: a failed assertion ends
+	// the test at once instead of leaving a transaction that holds the database's cleanup.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	pool := pgtest.NewPool(t)
 	c := NewPostgresCheckpoints(pool)
+	begin := func() pgx.Tx {
+		tx, err := pool.Begin(ctx)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = tx.Rollback(context.Background()) }) // a no-op once it has ended
+		return tx
+	}
 
-	tx, err := pool.Begin(ctx)
-	require.NoError(t, err)
+	tx := begin()
 	require.NoError(t, c.SaveTx(ctx, tx, "view", Position{}, pos(0, 1, 1)))
 	require.NoError(t, tx.Rollback(ctx))
 	require.Equal(t, Position{}, loadPosition(t, c, "view"), "rolled back with the rows")
 
-	tx, err = pool.Begin(ctx)
-	require.NoError(t, err)
+	tx = begin()
 	require.NoError(t, c.SaveTx(ctx, tx, "view", Position{}, pos(0, 1, 1)))
 	require.NoError(t, tx.Commit(ctx))
 	require.Equal(t, pos(0, 1, 1), loadPosition(t, c, "view"))
 
-	tx, err = pool.Begin(ctx)
-	require.NoError(t, err)
+	tx = begin()
 	require.ErrorIs(t, c.SaveTx(ctx, tx, "view", Position{}, pos(0, 2, 2)), ErrFenced)
 	require.NoError(t, tx.Rollback(ctx))
 	require.Equal(t, pos(0, 1, 1), loadPosition(t, c, "view"))

@@ -203,6 +203,9 @@ type postgresLease struct {
 	stop     chan struct{}
 	stopOnce sync.Once
 	checked  chan struct{} // closed when the checker has stopped using conn
+	// abandoned is set when Release gave up waiting for a check that did not end: the checker
+	// then closes conn itself when that check returns.
+	abandoned atomic.Bool
 }
 
 func newPostgresLease(conn *pgx.Conn, name string, key int64, timing LeaseTiming, logger *slog.Logger) *postgresLease {
@@ -238,6 +241,11 @@ func (l *postgresLease) lose() { l.loseOnce.Do(func() { close(l.lost) }) }
 // will be: the lease is lost at once.
 func (l *postgresLease) check() {
 	defer close(l.checked)
+	defer func() {
+		if l.abandoned.Load() {
+			closeConn(l.conn)
+		}
+	}()
 	ticker := time.NewTicker(l.timing.CheckInterval)
 	defer ticker.Stop()
 	for {
@@ -263,13 +271,22 @@ func (l *postgresLease) check() {
 }
 
 // Release unlocks, which hands the lock to the first standby in the queue, then closes the
-// connection. If the connection is gone,
-// the server has released the lock already, or will when it notices.
+// connection. If the connection is gone, the server has released the lock already, or will
+// when it notices. It waits for a check in progress for no longer than the check may take (and
+// a second): a check that does not end is left to close the connection itself, and the server
+// ends the silent session within SessionTimeout, so Release never blocks a shutdown.
 func (l *postgresLease) Release() {
 	l.stopOnce.Do(func() {
 		close(l.stop)
-		<-l.checked
 		l.lose()
+		select {
+		case <-l.checked:
+		case <-time.After(l.timing.CheckTimeout + time.Second):
+			l.abandoned.Store(true)
+			l.logger.Warn("lease: a check of the lock connection did not end; leaving the connection to close",
+				"processor", l.name)
+			return
+		}
 		if l.conn.IsClosed() {
 			return
 		}

@@ -44,6 +44,7 @@ func TestStuckQueryFailsAfterStepTimeout(t *testing.T) {
 	defer conn.Release()
 	tx, err := conn.Begin(ctx)
 	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(context.Background()) }() // on a failure below; a no-op after it
 	_, err = tx.Exec(ctx, `LOCK TABLE processor_checkpoints IN SHARE MODE`)
 	require.NoError(t, err)
 	failedBefore := observed.get(observed.failed, "fines")
