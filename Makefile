@@ -1,5 +1,5 @@
 # The commands a newcomer needs. `make test` is the one command that runs every test.
-.PHONY: run test faults fuzz lint bench build demo smoke screenshots fmt clean
+.PHONY: run test faults fuzz lint bench mutate build demo smoke screenshots fmt clean
 
 run: ## serve the API on :8080, in memory
 	go run ./cmd/library
@@ -25,6 +25,9 @@ GOLANGCI_LINT = go run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2
 lint: ## golangci-lint v2 with .golangci.yml, on the service and the benchmark (the first run builds it: a few minutes)
 	$(GOLANGCI_LINT) run --build-tags faults ./...
 	cd bench && $(GOLANGCI_LINT) run --config ../.golangci.yml ./...
+
+mutate: ## small bugs made on purpose in the code that keeps the promises, one at a time: each must fail its package's tests (about five minutes; see docs/testing.md)
+	go run ./scripts/mutate
 
 bench: ## the benchmark, written to docs/benchmarks.md (about ten minutes; see docs/testing.md)
 	cd bench && go run .

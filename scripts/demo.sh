@@ -27,6 +27,10 @@ fi
 for entry in "${api_ports[0]} DEMO_API_PORTS" "${api_ports[1]} DEMO_API_PORTS" "$pg_port DEMO_PG_PORT" \
   "$smtp_port DEMO_SMTP_PORT" "$web_port DEMO_MAILPIT_PORT"; do
   read -r port name <<<"$entry"
+  if ! [[ "$port" =~ ^[0-9]+$ ]] || [ "$port" -lt 1 ] || [ "$port" -gt 65535 ]; then
+    echo "$name must be a port number from 1 to 65535, not \"$port\"" >&2
+    exit 1
+  fi
   if port_taken "$port"; then
     echo "port $port ($name) is already in use: stop what holds it, or give the demo another with $name" >&2
     exit 1
@@ -43,6 +47,9 @@ cleanup() {
   echo "stopping..."
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  if $failed; then # PostgreSQL's own log goes with its directory: keep a copy
+    cp "$work/pg/server.log" "$work/postgres-server.log" 2>/dev/null || true
+  fi
   PGDIR="$work/pg" PGPORT="$pg_port" scripts/postgres.sh stop >/dev/null 2>&1 || true
   if $failed; then
     find "$work" -mindepth 1 -maxdepth 1 ! -name '*.log' -exec rm -rf {} +
@@ -82,6 +89,7 @@ fi
 
 echo "starting PostgreSQL on port $pg_port..."
 if ! pg_env="$(PGDIR="$work/pg" PGPORT="$pg_port" scripts/postgres.sh start 2>"$work/postgres.log")"; then
+  cat "$work/pg/server.log" >>"$work/postgres.log" 2>/dev/null || true
   fail "PostgreSQL did not start" "$work/postgres.log"
 fi
 eval "$pg_env"
@@ -111,6 +119,7 @@ The library is running: two replicas on one PostgreSQL and one mail server.
   emails       http://127.0.0.1:$web_port        (Mailpit)
   database     $DATABASE_URL
   admin token  $ADMIN_TOKEN
+  logs         $work/*.log, and PostgreSQL's in $work/pg/server.log
 
 Try it:
   curl -s -w ' %{http_code}\n' -X PUT 127.0.0.1:${api_ports[0]}/accounts/alice -H 'Content-Type: application/json' -d '{"name":"Alice","email":"alice@example.org"}'

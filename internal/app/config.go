@@ -332,7 +332,7 @@ func ParsePoolConfig(databaseURL string) (*pgxpool.Config, error) {
 		} else {
 			msg = "not a PostgreSQL connection string"
 		}
-		return nil, fmt.Errorf("DATABASE_URL: %s", msg)
+		return nil, fmt.Errorf("DATABASE_URL: %s; want a PostgreSQL URL such as postgres://user:password@host:5432/library", msg)
 	}
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = 5 * time.Second

@@ -1,0 +1,99 @@
+package main
+
+// mutation is one small, deliberate bug in the code that keeps a promise: the text to find
+// (exactly once) in file, what to put instead, and the package whose tests must catch it.
+type mutation struct {
+	name    string // what the bug breaks, in words
+	file    string
+	find    string
+	replace string
+	pkg     string
+}
+
+// mutations are the bugs make mutate makes, one at a time.
+var mutations = []mutation{
+	{
+		name:    "a lease is trusted however old its last good check",
+		file:    "internal/processor/lease_postgres.go",
+		find:    "return time.Since(*l.lastGood.Load()) < l.timing.SessionTimeout-l.timing.CheckTimeout",
+		replace: "return true",
+		pkg:     "./internal/processor/",
+	},
+	{
+		name:    "a lost lease does not stop the work in hand",
+		file:    "internal/processor/runner.go",
+		find:    "case <-lease.Lost():\n\t\t\tcancel()",
+		replace: "case <-lease.Lost():",
+		pkg:     "./internal/processor/",
+	},
+	{
+		name:    "a failed Park is ignored: the checkpoint moves past an event neither handled nor parked",
+		file:    "internal/processor/dispatch_worker.go",
+		find:    "return d.checkpoints.Park(ctx, d.proc.Name, Parked{Event: e, Reason: reason.Error(), Attempts: attempts})",
+		replace: "_ = d.checkpoints.Park(ctx, d.proc.Name, Parked{Event: e, Reason: reason.Error(), Attempts: attempts})\n\t\treturn nil",
+		pkg:     "./internal/processor/",
+	},
+	{
+		name:    "checkpoints are not fenced: two holders both move one (in memory)",
+		file:    "internal/processor/checkpoints_memory.go",
+		find:    "if m.positions[name] != from {\n\t\treturn ErrFenced",
+		replace: "if false {\n\t\treturn ErrFenced",
+		pkg:     "./internal/processor/",
+	},
+	{
+		name:    "checkpoints are not fenced: two holders both move one (PostgreSQL)",
+		file:    "internal/processor/checkpoints_postgres.go",
+		find:    "WHERE name = $1 AND generation = $2 AND transaction_id = $3::xid8 AND position = $4`",
+		replace: "WHERE name = $1 AND $2::bigint IS NOT NULL AND $3::xid8 IS NOT NULL AND $4::bigint IS NOT NULL`",
+		pkg:     "./internal/processor/",
+	},
+	{
+		name:    "an append notifies no other process",
+		file:    "internal/eventstore/postgres.go",
+		find:    `"SELECT pg_notify($1, '')", notifyChannel`,
+		replace: `"SELECT $1::text", notifyChannel`,
+		pkg:     "./internal/eventstore/",
+	},
+	{
+		name:    "reads go past the oldest running transaction, so a late commit is skipped",
+		file:    "internal/eventstore/postgres.go",
+		find:    "WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())",
+		replace: "WHERE transaction_id < pg_snapshot_xmax(pg_current_snapshot())",
+		pkg:     "./internal/eventstore/",
+	},
+	{
+		name:    "a half-written append commits",
+		file:    "internal/eventstore/postgres_append.go",
+		find:    "THEN events_partial_append() ELSE 0 END = 1",
+		replace: "THEN 1 ELSE 0 END = 1",
+		pkg:     "./internal/eventstore/",
+	},
+	{
+		name:    "a repeated Idempotency-Key is decided again instead of replayed",
+		file:    "internal/aggregate/group.go",
+		find:    "if past, ok := loaded.commands.find(key); ok {",
+		replace: "if past, ok := loaded.commands.find(key); ok && key == \"\\x00\" {",
+		pkg:     "./internal/aggregate/",
+	},
+	{
+		name:    "one key twice in one commit group is written twice",
+		file:    "internal/aggregate/group.go",
+		find:    `if first, ok := keys[key]; ok && key != "" {`,
+		replace: `if first, ok := keys[key]; ok && key == "\x00" {`,
+		pkg:     "./internal/aggregate/",
+	},
+	{
+		name:    "a new holder sends an email the relay accepted before the takeover",
+		file:    "internal/notifications/outbox.go",
+		find:    "if done, err := o.alreadyAccepted(ctx, id); done || err != nil {",
+		replace: "if done, err := o.alreadyAccepted(ctx, id); (done && id == \"\") || err != nil {",
+		pkg:     "./internal/notifications/",
+	},
+	{
+		name:    "a standby's lease check never notices its connection failed",
+		file:    "internal/processor/lease_postgres.go",
+		find:    "l.lose()\n\t\t\tcloseConn(l.conn)\n\t\t\treturn",
+		replace: "closeConn(l.conn)\n\t\t\treturn",
+		pkg:     "./internal/processor/",
+	},
+}
