@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -23,77 +22,18 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"library/internal/app"
-	"library/internal/processor"
+	"library/internal/apitest"
 	"library/web"
 )
 
-// adminToken is the ADMIN_TOKEN of every service the tests start.
-const adminToken = "test-admin-token"
+// The services the browser talks to are started as the HTTP tests start theirs
+// (internal/apitest): fast background waits, and the ADMIN_TOKEN adminToken.
+const adminToken = apitest.AdminToken
 
-// fast shortens the service's background waits, so that leases move and processors catch up
-// within milliseconds.
-func fast(cfg app.Config) app.Config {
-	cfg.AdminToken = adminToken
-	cfg.Processors = processor.Options{
-		PollInterval: 50 * time.Millisecond,
-		Retry:        processor.Backoff{Attempts: 3, First: 10 * time.Millisecond, Max: 40 * time.Millisecond},
-		RetakeDelay:  200 * time.Millisecond,
-	}
-	cfg.LeaseRetryInterval = 50 * time.Millisecond
-	cfg.LeaseTiming = processor.LeaseTiming{CheckInterval: 200 * time.Millisecond, CheckTimeout: 500 * time.Millisecond}
-	return cfg
-}
-
-// startService runs the service with cfg on 127.0.0.1 until the test ends, and returns its base
-// URL. Its log is shown when the test fails.
-func startService(t *testing.T, cfg app.Config) string {
-	t.Helper()
-	cfg.HTTPAddr = "127.0.0.1:0"
-	logs := &syncBuffer{}
-	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("service %s log:\n%s", cfg.ReplicaID, logs.String())
-		}
-	})
-	a, err := app.New(context.Background(), cfg, logger)
-	if err != nil {
-		t.Fatalf("app.New: %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Run: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Error("Run did not return within 30s of its context ending")
-		}
-	})
-	return "http://" + a.Addr()
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+var (
+	fast         = apitest.FastBackground
+	startService = apitest.StartService
+)
 
 var client = &http.Client{Timeout: 30 * time.Second}
 
