@@ -1,10 +1,9 @@
 package accounts_test
 
-// Contract tests for the Accounts table of API.md, and the "I clicked twice" story of
-// seeds/002 told over HTTP. Each test runs on both stores.
+// Contract tests for the accounts endpoints of docs/api.md, and the README's "I clicked twice"
+// story told over HTTP. Each test runs on both stores.
 
 import (
-	"library/internal/apitest"
 	"net/http"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"library/internal/apitest"
 	"library/internal/app"
 )
 
@@ -312,7 +312,7 @@ func TestHTTPPay(t *testing.T) {
 	})
 }
 
-// The story of seeds/002 ("I clicked twice"): Alice owes two fines of 300 and pays 300; the
+// The "I clicked twice" story: Alice owes two fines of 300 and pays 300; the
 // answer is lost and the page sends the same request again with the same key. One payment is
 // recorded, the second answer is the first, and she still owes 300. The key can't be reused
 // for a fine.

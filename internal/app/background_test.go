@@ -1,7 +1,7 @@
 package app_test
 
 // Background work through the HTTP API, on both stores: the catalog behind GET /books, the
-// late-fines saga, and /status and the admin endpoints. Loan emails are in emails_test.go, and
+// late-fines saga, and /status and the admin endpoints. Loan emails are in internal/notifications' emails_http_test.go, and
 // two replicas on one database in replicas_test.go.
 
 import (

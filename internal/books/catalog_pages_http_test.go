@@ -6,7 +6,6 @@ package books_test
 import (
 	"encoding/base64"
 	"fmt"
-	"library/internal/apitest"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -17,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"library/internal/apitest"
 	"library/internal/app"
 )
 

@@ -1,13 +1,13 @@
 package books_test
 
-// Contract tests for the Books table of API.md (GET /books, the catalog list, is tested with
-// the background work in background_test.go, and its pages and search in catalog_pages_test.go).
+// Contract tests for the books endpoints of docs/api.md (GET /books, the catalog list, is tested
+// with the background work in internal/app's background_test.go, and its pages and search in
+// catalog_pages_http_test.go).
 // Each test runs on both stores.
 
 import (
 	"encoding/json"
 	"fmt"
-	"library/internal/apitest"
 	"net/http"
 	"strings"
 	"testing"
@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"library/internal/apitest"
 	"library/internal/app"
 )
 

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"library/internal/apitest"
 	"log/slog"
 	"net/http"
 	"net/mail"
@@ -23,6 +22,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"library/internal/apitest"
 	"library/internal/app"
 	"library/internal/eventstore"
 	"library/internal/pgtest"

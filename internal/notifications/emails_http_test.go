@@ -4,7 +4,6 @@ package notifications_test
 
 import (
 	"fmt"
-	"library/internal/apitest"
 	"net/http"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"library/internal/apitest"
 	"library/internal/app"
 	"library/internal/smtptest"
 )

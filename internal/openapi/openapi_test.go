@@ -35,7 +35,7 @@ func TestDocumentIsValid(t *testing.T) {
 	))
 }
 
-// The contract's problem codes, each with its status (see API.md's table, and 405).
+// The contract's problem codes, each with its status (see docs/api.md, and 405).
 var codes = map[string]int{
 	"InvalidRequest": 400, "IdempotencyKeyMissing": 400, "Unauthorized": 401, "NotFound": 404,
 	"MethodNotAllowed": 405, "BookAlreadyExists": 409, "BookAlreadyLent": 409, "LoanMismatch": 409,
