@@ -337,5 +337,20 @@ func ParsePoolConfig(databaseURL string) (*pgxpool.Config, error) {
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = 5 * time.Second
 	}
+	if _, set := cfg.ConnConfig.RuntimeParams[idleInTransaction]; !set {
+		cfg.ConnConfig.RuntimeParams[idleInTransaction] = strconv.FormatInt(DefaultIdleInTransaction.Milliseconds(), 10)
+	}
 	return cfg, nil
 }
+
+// idleInTransaction is the PostgreSQL setting that ends a session left idle inside a
+// transaction.
+const idleInTransaction = "idle_in_transaction_session_timeout"
+
+// DefaultIdleInTransaction is the idle_in_transaction_session_timeout of the service's own
+// sessions, unless DATABASE_URL sets one. None of its transactions waits between statements,
+// so only a session whose client is gone (a replica cut off from the database in the middle of
+// a transaction) reaches it: the server then ends it, releasing its row locks and the log's
+// read horizon, which every processor in the cluster waits on, instead of keeping it until
+// TCP notices.
+const DefaultIdleInTransaction = 10 * time.Second
