@@ -36,6 +36,19 @@ func main() {
 	}
 }
 
+// bench is what a run sets up once and its measurements share.
+type bench struct {
+	cfg          config
+	root, tmp    string
+	bin          string // the service, built from the working tree
+	beforeBin    string // the service at BENCH_BEFORE, or ""
+	beforeCommit string
+	db           *database
+	sink         *smtpSink
+	svc          *service // the service every measurement on the main database talks to
+	pprofAddr    string   // where svc serves its profiles
+}
+
 func run(ctx context.Context) error {
 	cfg, err := loadConfig()
 	if err != nil {
@@ -50,127 +63,37 @@ func run(ctx context.Context) error {
 		return fmt.Errorf("temporary directory: %w", err)
 	}
 	defer func() { _ = os.RemoveAll(tmp) }()
-
-	logf("building the service")
-	bin, err := buildService(ctx, root, tmp)
-	if err != nil {
+	b := &bench{cfg: cfg, root: root, tmp: tmp}
+	if err := b.build(ctx); err != nil {
 		return err
 	}
-	var beforeBin, beforeCommit string
-	if cfg.Before != "" {
-		logf("building the service at BENCH_BEFORE=%s", cfg.Before)
-		if beforeBin, beforeCommit, err = buildAt(ctx, root, tmp, cfg.Before); err != nil {
-			return err
-		}
-		logf("BENCH_BEFORE=%s is %s", cfg.Before, beforeCommit)
-	}
 
-	db, err := openDatabase(ctx, cfg.DatabaseURL, root)
-	if err != nil {
+	if b.db, err = openDatabase(ctx, cfg.DatabaseURL, root); err != nil {
 		return err
 	}
 	defer func() {
 		// The run's context may be cancelled already: clean up regardless.
-		if err := db.Close(context.WithoutCancel(ctx)); err != nil {
+		if err := b.db.Close(context.WithoutCancel(ctx)); err != nil {
 			logf("removing the database: %v", err)
 		}
 	}()
-
-	sink, err := startSMTPSink()
-	if err != nil {
+	if b.sink, err = startSMTPSink(); err != nil {
 		return err
 	}
-	defer sink.close()
-
-	pprofPort, err := freePort()
-	if err != nil {
-		return err
-	}
-	pprofAddr := fmt.Sprintf("127.0.0.1:%d", pprofPort)
-	svc, err := startService(ctx, bin, db.URL, "SMTP_URL="+sink.URL(), "PPROF_ADDR="+pprofAddr)
-	if err != nil {
+	defer b.sink.close()
+	if err := b.startService(ctx); err != nil {
 		return err
 	}
 	defer func() {
-		if err := svc.Stop(context.WithoutCancel(ctx)); err != nil {
+		if err := b.svc.Stop(context.WithoutCancel(ctx)); err != nil {
 			logf("stopping the service: %v", err)
 		}
 	}()
-	logf("service ready at %s, database %s", svc.BaseURL, db.Name)
 
-	env, err := describeEnvironment(ctx, root, db.URL)
+	rep, err := b.measure(ctx)
 	if err != nil {
 		return err
 	}
-
-	results, err := measureThroughput(ctx, cfg, db, svc.BaseURL, beforeBin)
-	if err != nil {
-		return err
-	}
-	rep := report{Config: cfg, Env: env, Results: results, BeforeCommit: beforeCommit}
-
-	top := maxOf(cfg.Concurrency)
-	logf("profile: the service's CPU while %d workers pay for %s", top, cfg.Duration)
-	profiled := &commands{api: newAPIClient(svc.BaseURL, top), accounts: cfg.Accounts, keys: "profile-"}
-	if rep.Profile, err = measureProfile(ctx, profiled, top, cfg.Duration, "http://"+pprofAddr, bin, tmp); err != nil {
-		return fmt.Errorf("profile: %w", err)
-	}
-
-	api := newAPIClient(svc.BaseURL, cfg.Lenders)
-	logf("outbox: %d loans one at a time, then %d lenders for %s", cfg.IdleLoans, cfg.Lenders, cfg.Duration)
-	if rep.Outbox, err = measureOutbox(ctx, api, sink, cfg.IdleLoans, cfg.Lenders, cfg.Duration); err != nil {
-		return fmt.Errorf("outbox: %w", err)
-	}
-	mem, err := procStatus(svc.Pid(), "VmRSS")
-	if err != nil {
-		return err
-	}
-	rep.Memory.RSSAfterLoad = mem["VmRSS"]
-
-	logf("relay: %d loans at %s per message, then a backlog of %d after a 421 outage, on a database of their own",
-		slowRelayLoans, slowRelayDelay, backlogLoans)
-	relayURL, err := db.another(ctx, "relay")
-	if err != nil {
-		return err
-	}
-	if rep.Relay, err = measureRelay(ctx, bin, relayURL); err != nil {
-		return fmt.Errorf("relay: %w", err)
-	}
-
-	logf("growth: %d payments on each of streams of %v events", cfg.GrowthPayments, growthLengths)
-	if rep.Growth, err = measureGrowth(ctx, api, db.URL, cfg.GrowthPayments); err != nil {
-		return fmt.Errorf("growth: %w", err)
-	}
-	if mem, err = procStatus(svc.Pid(), "VmHWM"); err != nil {
-		return err
-	}
-	rep.Memory.Peak = mem["VmHWM"]
-
-	logf("takeover: %d rounds per signal, on a database of their own", takeoverRounds)
-	takeoverURL, err := db.another(ctx, "takeover")
-	if err != nil {
-		return err
-	}
-	// A sink of its own: the sink knows an email by its loan's position, and positions in a
-	// fresh database start again at 1.
-	takeoverSink, err := startSMTPSink()
-	if err != nil {
-		return err
-	}
-	defer takeoverSink.close()
-	if rep.Takeover, err = measureTakeover(ctx, bin, takeoverURL, takeoverSink); err != nil {
-		return fmt.Errorf("takeover: %w", err)
-	}
-
-	logf("catalog: %s books, on a database of their own", thousands(catalogBooks))
-	catalogURL, err := db.another(ctx, "catalog")
-	if err != nil {
-		return err
-	}
-	if rep.Catalog, err = measureCatalog(ctx, bin, catalogURL); err != nil {
-		return fmt.Errorf("catalog: %w", err)
-	}
-
 	rep.Env.LoadAfter = loadAverage()
 	fmt.Println()
 	fmt.Print(rep.table())
@@ -181,6 +104,131 @@ func run(ctx context.Context) error {
 		return err
 	}
 	logf("wrote %s", cfg.Output)
+	return nil
+}
+
+// build builds the service, and the service at BENCH_BEFORE when it is set.
+func (b *bench) build(ctx context.Context) error {
+	logf("building the service")
+	var err error
+	if b.bin, err = buildService(ctx, b.root, b.tmp); err != nil {
+		return err
+	}
+	if b.cfg.Before == "" {
+		return nil
+	}
+	logf("building the service at BENCH_BEFORE=%s", b.cfg.Before)
+	if b.beforeBin, b.beforeCommit, err = buildAt(ctx, b.root, b.tmp, b.cfg.Before); err != nil {
+		return err
+	}
+	logf("BENCH_BEFORE=%s is %s", b.cfg.Before, b.beforeCommit)
+	return nil
+}
+
+// startService starts the service on the main database, sending to the sink, with its
+// profiles served on a port of their own.
+func (b *bench) startService(ctx context.Context) error {
+	pprofPort, err := freePort()
+	if err != nil {
+		return err
+	}
+	b.pprofAddr = fmt.Sprintf("127.0.0.1:%d", pprofPort)
+	if b.svc, err = startService(ctx, b.bin, b.db.URL, "SMTP_URL="+b.sink.URL(), "PPROF_ADDR="+b.pprofAddr); err != nil {
+		return err
+	}
+	logf("service ready at %s, database %s", b.svc.BaseURL, b.db.Name)
+	return nil
+}
+
+// measure runs every measurement, in order: those on the main service first, then those that
+// need a service and a database of their own.
+func (b *bench) measure(ctx context.Context) (report, error) {
+	env, err := describeEnvironment(ctx, b.root, b.db.URL)
+	if err != nil {
+		return report{}, err
+	}
+	results, err := measureThroughput(ctx, b.cfg, b.db, b.svc.BaseURL, b.beforeBin)
+	if err != nil {
+		return report{}, err
+	}
+	rep := report{Config: b.cfg, Env: env, Results: results, BeforeCommit: b.beforeCommit}
+	if err := b.measureMainService(ctx, &rep); err != nil {
+		return rep, err
+	}
+	return rep, b.measureApart(ctx, &rep)
+}
+
+// measureMainService profiles the service, measures its outbox, its memory and a stream's
+// growth, on the main database.
+func (b *bench) measureMainService(ctx context.Context, rep *report) error {
+	cfg := b.cfg
+	top := maxOf(cfg.Concurrency)
+	logf("profile: the service's CPU while %d workers pay for %s", top, cfg.Duration)
+	profiled := &commands{api: newAPIClient(b.svc.BaseURL, top), accounts: cfg.Accounts, keys: "profile-"}
+	var err error
+	if rep.Profile, err = measureProfile(ctx, profiled, top, cfg.Duration, "http://"+b.pprofAddr, b.bin, b.tmp); err != nil {
+		return fmt.Errorf("profile: %w", err)
+	}
+
+	api := newAPIClient(b.svc.BaseURL, cfg.Lenders)
+	logf("outbox: %d loans one at a time, then %d lenders for %s", cfg.IdleLoans, cfg.Lenders, cfg.Duration)
+	if rep.Outbox, err = measureOutbox(ctx, api, b.sink, cfg.IdleLoans, cfg.Lenders, cfg.Duration); err != nil {
+		return fmt.Errorf("outbox: %w", err)
+	}
+	mem, err := procStatus(b.svc.Pid(), "VmRSS")
+	if err != nil {
+		return err
+	}
+	rep.Memory.RSSAfterLoad = mem["VmRSS"]
+
+	logf("growth: %d payments on each of streams of %v events", cfg.GrowthPayments, growthLengths)
+	if rep.Growth, err = measureGrowth(ctx, api, b.db.URL, cfg.GrowthPayments); err != nil {
+		return fmt.Errorf("growth: %w", err)
+	}
+	if mem, err = procStatus(b.svc.Pid(), "VmHWM"); err != nil {
+		return err
+	}
+	rep.Memory.Peak = mem["VmHWM"]
+	return nil
+}
+
+// measureApart runs the measurements that need a database, and service processes, of their
+// own: the slow relay and the backlog, the takeovers and the catalog at 100,000 books.
+func (b *bench) measureApart(ctx context.Context, rep *report) error {
+	logf("relay: %d loans at %s per message, then a backlog of %d after a 421 outage, on a database of their own",
+		slowRelayLoans, slowRelayDelay, backlogLoans)
+	relayURL, err := b.db.another(ctx, "relay")
+	if err != nil {
+		return err
+	}
+	if rep.Relay, err = measureRelay(ctx, b.bin, relayURL); err != nil {
+		return fmt.Errorf("relay: %w", err)
+	}
+
+	logf("takeover: %d rounds per signal, on a database of their own", takeoverRounds)
+	takeoverURL, err := b.db.another(ctx, "takeover")
+	if err != nil {
+		return err
+	}
+	// A sink of its own: the sink knows an email by its loan's position, and positions in a
+	// fresh database start again at 1.
+	takeoverSink, err := startSMTPSink()
+	if err != nil {
+		return err
+	}
+	defer takeoverSink.close()
+	if rep.Takeover, err = measureTakeover(ctx, b.bin, takeoverURL, takeoverSink); err != nil {
+		return fmt.Errorf("takeover: %w", err)
+	}
+
+	logf("catalog: %s books, on a database of their own", thousands(catalogBooks))
+	catalogURL, err := b.db.another(ctx, "catalog")
+	if err != nil {
+		return err
+	}
+	if rep.Catalog, err = measureCatalog(ctx, b.bin, catalogURL); err != nil {
+		return fmt.Errorf("catalog: %w", err)
+	}
 	return nil
 }
 

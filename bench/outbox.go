@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -115,12 +116,32 @@ func measureOutbox(ctx context.Context, api *apiClient, sink *smtpSink, idleLoan
 	if err := api.openMember(ctx, outboxMember); err != nil {
 		return res, err
 	}
-	// Idle means the outbox has read the whole log (the throughput cells wrote a lot of it).
+	if err := waitCaughtUp(ctx, api, &res); err != nil {
+		return res, err
+	}
+	if err := measureIdle(ctx, api, sink, &res); err != nil {
+		return res, err
+	}
+	before := sink.Count()
+	loans, start, end, err := lendUnderLoad(ctx, api, lenders, d, &res)
+	if err != nil {
+		return res, err
+	}
+	if err := measureLoadEmails(ctx, sink, loans, start, end, &res); err != nil {
+		return res, err
+	}
+	res.Duplicates = max(0, sink.Count()-before-(res.LoadLoans-res.Missing))
+	return res, nil
+}
+
+// waitCaughtUp waits until the outbox has read the whole log (the throughput cells wrote a lot
+// of it): idle means that.
+func waitCaughtUp(ctx context.Context, api *apiClient, res *outboxResult) error {
 	caughtUp := time.Now()
 	for {
 		status, err := fetchStatus(ctx, api.baseURL)
 		if err != nil {
-			return res, err
+			return err
 		}
 		if status["notifications"].HoldsLease && status["notifications"].Lag == 0 {
 			break
@@ -129,26 +150,29 @@ func measureOutbox(ctx context.Context, api *apiClient, sink *smtpSink, idleLoan
 			res.InitialLag = status["notifications"].Lag
 		}
 		if time.Since(caughtUp) > 2*time.Minute {
-			return res, fmt.Errorf("the outbox did not catch up with the log within 2 minutes: %+v", status["notifications"])
+			return fmt.Errorf("the outbox did not catch up with the log within 2 minutes: %+v", status["notifications"])
 		}
 		time.Sleep(20 * time.Millisecond) // polling /status, bounded above
 	}
 	res.CatchUp = time.Since(caughtUp)
+	return nil
+}
 
-	// At idle: add a book (not timed), lend it, wait for its email.
+// measureIdle adds a book (not timed), lends it and waits for its email, res.IdleLoans times.
+func measureIdle(ctx context.Context, api *apiClient, sink *smtpSink, res *outboxResult) error {
 	var idle []time.Duration
-	for i := range idleLoans {
+	for i := range res.IdleLoans {
 		book := fmt.Sprintf("outbox-idle-%d", i)
 		if err := api.addBook(ctx, book); err != nil {
-			return res, err
+			return err
 		}
 		position, committed, err := api.lend(ctx, book, outboxMember)
 		if err != nil {
-			return res, err
+			return err
 		}
 		accepted, err := sink.wait(ctx, position, 30*time.Second)
 		if err != nil {
-			return res, err
+			return err
 		}
 		idle = append(idle, accepted.Sub(committed))
 		if accepted.Sub(committed) > 100*time.Millisecond {
@@ -158,56 +182,50 @@ func measureOutbox(ctx context.Context, api *apiClient, sink *smtpSink, idleLoan
 	slices.Sort(idle)
 	res.IdleP50, res.IdleP99 = percentile(idle, 0.50), percentile(idle, 0.99)
 	res.IdleMin, res.IdleMax = idle[0], idle[len(idle)-1]
+	return nil
+}
 
-	// Under load: each lender lends books added beforehand (adding more itself if it runs out),
-	// one after another, for d: the loans come as fast as the service takes commands.
+// loadLoan is a loan made under load, and when its 201 came back.
+type loadLoan struct {
+	position  int64
+	committed time.Time
+}
+
+// lendUnderLoad has each lender lend books added beforehand (adding more itself if it runs
+// out), one after another, for d: the loans come as fast as the service takes commands. It
+// returns every loan made, and when the load started and ended.
+func lendUnderLoad(ctx context.Context, api *apiClient, lenders int, d time.Duration, res *outboxResult) ([]loadLoan, time.Time, time.Time, error) {
 	perLender := int(d.Seconds()*outboxLoansPerLenderSecond) + 1
 	if err := addBooks(ctx, api, outboxLoadBooks, lenders, perLender); err != nil {
-		return res, err
+		return nil, time.Time{}, time.Time{}, err
 	}
 	res.BooksAdded = lenders * perLender
-	type loan struct {
-		position  int64
-		committed time.Time
-	}
-	loans := make([][]loan, lenders)
+	loans := make([][]loadLoan, lenders)
 	errCount := make([]int, lenders)
 	firstErr := make([]error, lenders)
-	before := sink.Count()
 	start := time.Now()
 	deadline := start.Add(d)
 	var wg sync.WaitGroup
 	for w := range lenders {
 		wg.Go(func() {
 			for n := 0; ctx.Err() == nil && time.Now().Before(deadline); n++ {
-				book := loadBook(outboxLoadBooks, w, n)
-				var err error
-				if n >= perLender {
-					err = api.addBook(ctx, book)
-				}
-				var position int64
-				var committed time.Time
-				if err == nil {
-					position, committed, err = api.lend(ctx, book, outboxMember)
-				}
+				l, err := lendOne(ctx, api, loadBook(outboxLoadBooks, w, n), n >= perLender)
 				if err != nil {
 					errCount[w]++
-					if firstErr[w] == nil {
-						firstErr[w] = err
-					}
+					firstErr[w] = cmp.Or(firstErr[w], err)
 					continue
 				}
-				loans[w] = append(loans[w], loan{position, committed})
+				loans[w] = append(loans[w], l)
 			}
 		})
 	}
 	wg.Wait()
 	end := time.Now()
 	if err := ctx.Err(); err != nil {
-		return res, err
+		return nil, start, end, err
 	}
 	res.LoadDuration = end.Sub(start)
-	var all []loan
+	var all []loadLoan
 	for w := range lenders {
 		all = append(all, loans[w]...)
 		res.LoadErrors += errCount[w]
@@ -217,19 +235,33 @@ func measureOutbox(ctx context.Context, api *apiClient, sink *smtpSink, idleLoan
 	}
 	res.LoadLoans = len(all)
 	if len(all) == 0 {
-		return res, fmt.Errorf("no loan was made under load: %s", res.LoadFirstError)
+		return nil, start, end, fmt.Errorf("no loan was made under load: %s", res.LoadFirstError)
 	}
 	res.LoansPerSecond = float64(len(all)) / res.LoadDuration.Seconds()
+	return all, start, end, nil
+}
 
-	// Every loan's email, then the latencies and rates.
+// lendOne lends book to the outbox's member, adding the book first when add is set.
+func lendOne(ctx context.Context, api *apiClient, book string, add bool) (loadLoan, error) {
+	if add {
+		if err := api.addBook(ctx, book); err != nil {
+			return loadLoan{}, err
+		}
+	}
+	position, committed, err := api.lend(ctx, book, outboxMember)
+	return loadLoan{position, committed}, err
+}
+
+// measureLoadEmails waits for every loan's email, then works out the latencies and rates.
+func measureLoadEmails(ctx context.Context, sink *smtpSink, loans []loadLoan, start, end time.Time, res *outboxResult) error {
 	var lat []time.Duration
 	var last time.Time
 	inWindow := 0
-	for _, l := range all {
+	for _, l := range loans {
 		accepted, err := sink.wait(ctx, l.position, 60*time.Second)
 		if err != nil {
 			if ctx.Err() != nil {
-				return res, ctx.Err()
+				return ctx.Err()
 			}
 			res.Missing++
 			continue
@@ -252,8 +284,7 @@ func measureOutbox(ctx context.Context, api *apiClient, sink *smtpSink, idleLoan
 		}
 	}
 	res.EmailsInWindow = float64(inWindow) / res.LoadDuration.Seconds()
-	res.Duplicates = max(0, sink.Count()-before-len(lat))
-	return res, nil
+	return nil
 }
 
 // outboxLoansPerLenderSecond is how many books are added beforehand per lender and second of
