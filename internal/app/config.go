@@ -73,11 +73,6 @@ type Config struct {
 	CatalogWait time.Duration
 	// PprofAddr, when set, serves Go's runtime profiles there (PPROF_ADDR), apart from the API.
 	PprofAddr string
-
-	// database and smtp are DatabaseURL and SMTPURL, parsed once, by parseURLs: nil while
-	// unparsed or unset.
-	database *pgxpool.Config
-	smtp     *notifications.SMTPConfig
 	// LogLevel is debug, info, warn or error; LogFormat is json or text.
 	LogLevel  string
 	LogFormat string
@@ -87,6 +82,11 @@ type Config struct {
 	// saga's commands; nil traces nothing. Not read by ConfigFromEnv: cmd/library makes it from
 	// the OTEL_* variables (package telemetry).
 	TracerProvider trace.TracerProvider
+
+	// database and smtp are DatabaseURL and SMTPURL, parsed once, by parseURLs: nil while
+	// unparsed or unset.
+	database *pgxpool.Config
+	smtp     *notifications.SMTPConfig
 }
 
 // Defaults of the documented configuration.
