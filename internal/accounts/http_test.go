@@ -300,6 +300,11 @@ func TestHTTPPay(t *testing.T) {
 			apitest.Fine(t, a, "bob", 300, "late")
 			apitest.RequireResult(t, apitest.Pay(t, a, "bob", 300, "bad-amount"), http.StatusCreated, "account-bob")
 		})
+		t.Run("409 NothingToPay at a balance of exactly 0", func(t *testing.T) {
+			require.EqualValues(t, 0, apitest.GetAccount(t, a, "bob").Balance)
+			apitest.RequireProblem(t, apitest.Pay(t, a, "bob", 1, "settled"), http.StatusConflict, "NothingToPay")
+			assert.EqualValues(t, 2, apitest.GetAccount(t, a, "bob").Version, "nothing recorded")
+		})
 		t.Run("409 NothingToPay once in credit", func(t *testing.T) {
 			acc := apitest.GetAccount(t, a, "alice")
 			require.EqualValues(t, 1000-300-100-100-100, acc.Balance)

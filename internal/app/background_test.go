@@ -130,7 +130,18 @@ func TestStatusAndAdmin(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, fastBackground(app.Config{ReplicaID: "replica-a"}), func(t *testing.T, a *api) {
 		addBook(t, a, "dune")
-		s := getStatus(t, a)
+		// The processors take their leases in the background: what a holder shows (the outbox's
+		// relay) is there only once it holds them.
+		var s statusView
+		eventually(t, 10*time.Second, func() bool {
+			s = getStatus(t, a)
+			for _, p := range s.Processors {
+				if !p.HoldsLease {
+					return false
+				}
+			}
+			return true
+		}, "a single replica to hold every lease")
 		assert.Equal(t, "replica-a", s.Replica)
 		var names []string
 		for _, p := range s.Processors {
@@ -142,14 +153,6 @@ func TestStatusAndAdmin(t *testing.T) {
 			requireKeys(t, mustJSON(t, p), keys...)
 		}
 		assert.Equal(t, []string{"catalog:viewModel", "notifications:outbox", "late-fines:saga"}, names)
-		eventually(t, 10*time.Second, func() bool {
-			for _, p := range getStatus(t, a).Processors {
-				if !p.HoldsLease {
-					return false
-				}
-			}
-			return true
-		}, "a single replica to hold every lease")
 		caught := caughtUp(t, a, "catalog")
 		assert.Equal(t, caught.Head, caught.Checkpoint)
 

@@ -81,3 +81,21 @@ func TestUnmigratedDatabaseIsNotReady(t *testing.T) {
 	requireResult(t, a.Call(t, "POST", "/books", obj{"id": "dune", "title": "Dune", "author": "Frank Herbert"}),
 		http.StatusCreated, "book-dune")
 }
+
+// Readiness follows the database after the service was ready: 503 within a couple of seconds
+// of the database going away, and ready again once it is back. (Before the first success the
+// schema check answers 503 on its own, so this must start from a ready service.)
+func TestReadinessFollowsTheDatabase(t *testing.T) {
+	t.Parallel()
+	proxy, url := pgtest.NewProxy(t, pgtest.NewDatabase(t))
+	a := &api{Base: startService(t, app.Config{DatabaseURL: url}), Store: "postgres"}
+	isReady := func() bool { return a.Get(t, "/readyz").Status == http.StatusOK }
+	eventually(t, 10*time.Second, isReady, "ready at first")
+
+	proxy.Cut()
+	eventually(t, 2500*time.Millisecond, func() bool { return !isReady() }, "not ready once the database is gone")
+	requireProblem(t, a.Get(t, "/readyz"), http.StatusServiceUnavailable, "Unavailable")
+
+	proxy.Restore()
+	eventually(t, 15*time.Second, isReady, "ready again once the database is back")
+}

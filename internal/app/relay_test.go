@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -186,4 +187,38 @@ func TestRelayDownPausesSending(t *testing.T) {
 		return s.Relay != nil && s.Relay.State == "up" && s.Lag == 0 && s.LastError == nil
 	}, "the relay is up again and the error gone")
 	scrapeMetrics(t, a).require(t, 1, "library_email_relay_up")
+}
+
+// SMTP_MAX_RATE reaches the mailer the service wires: at 10 per second, loan emails that are
+// all ready at once still reach the relay about 100 ms apart. They are made ready together by
+// holding the relay down while the loans are made, so that only the cap can space them (without
+// it, 16 go at once). The cap spaces the starts of the conversations, and a conversation's own
+// length varies, so the gaps are judged by their median and by the time all of them took.
+func TestMaxRateSpacesTheEmails(t *testing.T) {
+	t.Parallel()
+	smtp := smtptest.Start(t)
+	smtp.Refuse(421, "not yet")
+	cfg := fastBackground(app.Config{SMTPURL: smtp.URL(), SMTPMaxRate: 10})
+	a := &api{Base: startService(t, cfg), Store: "memory"}
+	var loans []result
+	for i := range 6 {
+		loans = append(loans, lendTo(t, a, i, fmt.Sprintf("reader-%d@example.org", i)))
+	}
+	eventually(t, 20*time.Second, func() bool {
+		s := processorStatus(t, a, "notifications")
+		return s.Relay != nil && s.Relay.State == "down"
+	}, "sending paused while the relay refuses")
+	smtp.Refuse(0, "")
+	requireEachOnce(t, smtp, loans)
+
+	got := smtp.Messages()
+	slices.SortFunc(got, func(x, y smtptest.Message) int { return x.Received.Compare(y.Received) })
+	var gaps []time.Duration
+	for i := 1; i < len(got); i++ {
+		gaps = append(gaps, got[i].Received.Sub(got[i-1].Received))
+	}
+	slices.Sort(gaps)
+	assert.GreaterOrEqual(t, gaps[len(gaps)/2], 80*time.Millisecond, "the median gap between emails (all: %v)", gaps)
+	span := got[len(got)-1].Received.Sub(got[0].Received)
+	assert.GreaterOrEqual(t, span, 400*time.Millisecond, "six emails at 10 per second take about half a second (gaps %v)", gaps)
 }

@@ -182,6 +182,28 @@ func TestCatalogPagesVisitEveryBookOnce(t *testing.T) {
 	})
 }
 
+// Each page starts right after the last book of the page before: never with that book again,
+// never past the book after it.
+func TestCatalogNextPageStartsAfterTheLastBook(t *testing.T) {
+	t.Parallel()
+	forEachCatalog(t, func(t *testing.T, c books.Catalog) {
+		s := newShelf()
+		for _, id := range []string{"a", "b", "c", "d", "e"} {
+			s.add(t, id, "Title "+id, "Author")
+		}
+		s.applyTo(t, c)
+		var got [][]string
+		for _, page := range pages(t, c, books.CatalogFilter{Limit: 2}) {
+			var ids []string
+			for _, b := range page {
+				ids = append(ids, b.ID)
+			}
+			got = append(got, ids)
+		}
+		require.Equal(t, [][]string{{"a", "b"}, {"c", "d"}, {"e"}}, got)
+	})
+}
+
 // An empty catalog has one empty page.
 func TestCatalogEmpty(t *testing.T) {
 	t.Parallel()

@@ -269,6 +269,22 @@ func TestHTTPReturnBook(t *testing.T) {
 			assert.Equal(t, returned.Version, res.Version)
 			assert.Equal(t, returned.Position, res.Position)
 		})
+		t.Run("409 LoanMismatch for an old loan once the book is lent again", func(t *testing.T) {
+			apitest.AddBook(t, a, "kindred")
+			apitest.Lend(t, a, "kindred", "loan-k1", "alice")
+			apitest.RequireResult(t, returns(t, "kindred", "loan-k1"), http.StatusCreated, "book-kindred")
+			apitest.Lend(t, a, "kindred", "loan-k2", "bob")
+			apitest.RequireProblem(t, returns(t, "kindred", "loan-other"), http.StatusConflict, "LoanMismatch")
+			var book struct {
+				Status string `json:"status"`
+				Loan   struct {
+					LoanID string `json:"loanId"`
+				} `json:"loan"`
+			}
+			apitest.RequireJSON(t, a.Get(t, "/books/kindred"), &book)
+			assert.Equal(t, "lent", book.Status, "still lent")
+			assert.Equal(t, "loan-k2", book.Loan.LoanID, "under its own loan")
+		})
 		t.Run("daysLate counts whole days after an explicit dueAt", func(t *testing.T) {
 			apitest.AddBook(t, a, "neuromancer")
 			due := a.Clock.Now().Add(time.Hour)

@@ -33,6 +33,7 @@ type Module interface {
 
 // Options configure the router.
 type Options struct {
+	// Logger gets one line per request. Nil: no request log.
 	Logger *slog.Logger
 	// Ready reports whether the service can take traffic; /readyz answers 503 while it fails.
 	Ready func(ctx context.Context) error
@@ -54,6 +55,9 @@ type Options struct {
 func New(opts Options, modules ...Module) http.Handler {
 	if opts.RequestTimeout <= 0 {
 		opts.RequestTimeout = 10 * time.Second
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	r := chi.NewRouter()
 	r.Use(observe(opts.Logger, opts.Observe), CORS(opts.CORSOrigins), limitBody(MaxBodyBytes), deadline(opts.RequestTimeout), middleware.GetHead)

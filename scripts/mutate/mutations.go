@@ -96,4 +96,25 @@ var mutations = []mutation{
 		replace: "closeConn(l.conn)\n\t\t\treturn",
 		pkg:     "./internal/processor/",
 	},
+	{
+		name:    "request bodies are not capped: a chunked body of any size is read",
+		file:    "internal/httpapi/router.go",
+		find:    "CORS(opts.CORSOrigins), limitBody(MaxBodyBytes), ",
+		replace: "CORS(opts.CORSOrigins), ",
+		pkg:     "./internal/httpapi/",
+	},
+	{
+		name:    "SMTP_MAX_RATE is parsed but never reaches the mailer",
+		file:    "internal/app/background.go",
+		find:    "smtp.MaxRate = a.cfg.SMTPMaxRate\n",
+		replace: "",
+		pkg:     "./internal/app/",
+	},
+	{
+		name:    "readiness stays up once ready: a failed database ping is only logged",
+		file:    "internal/app/app.go",
+		find:    "if err := a.store.Ping(ctx); err != nil {\n\t\treturn err\n\t}",
+		replace: "if err := a.store.Ping(ctx); err != nil {\n\t\ta.logger.Warn(\"ping failed\", \"err\", err)\n\t}",
+		pkg:     "./internal/app/",
+	},
 }
