@@ -20,7 +20,7 @@ import (
 )
 
 // adminToken is the replicas' ADMIN_TOKEN.
-const adminToken = "faults-admin-token"
+const adminToken = "faults-admin-token-at-least-32-characters"
 
 // system is one database, one SMTP server and the replicas that share them.
 type system struct {
@@ -198,10 +198,14 @@ func (s *system) holdsAll(r *replica) bool {
 	return true
 }
 
-// leaseHeld reads the lease gauge from a replica's /metrics, which answers without the
+// leaseHeld reads the lease gauge from a replica's /metrics (on METRICS_ADDR), which answers without the
 // database: 1 while the replica runs the processor.
 func (s *system) leaseHeld(r *replica, processor string) (bool, error) {
-	a, err := s.call(r, http.MethodGet, "/metrics", "")
+	url := r.current().MetricsURL()
+	if url == "" {
+		return false, fmt.Errorf("replica %s serves no metrics yet", r.name)
+	}
+	a, err := proctest.Call(s.client, http.MethodGet, url, "")
 	if err != nil {
 		return false, err
 	}

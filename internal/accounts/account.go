@@ -18,14 +18,26 @@ type Event = interface{ EventType() string }
 type AccountOpened struct {
 	Name  string `json:"name"`
 	Email string `json:"email,omitempty"`
+	// EmailFrom says where the address came from: EmailFromProvider or EmailFromStaff; empty
+	// when it was typed while sign-in was off.
+	EmailFrom string `json:"emailFrom,omitempty"`
 }
 
 // ContactChanged records that the member's name or email address changed. An empty Email
 // removes the address.
 type ContactChanged struct {
-	Name  string `json:"name"`
-	Email string `json:"email,omitempty"`
+	Name      string `json:"name"`
+	Email     string `json:"email,omitempty"`
+	EmailFrom string `json:"emailFrom,omitempty"`
 }
+
+// Where an email address came from.
+const (
+	// EmailFromProvider: the member's sign-in, whose provider vouched for it (email_verified).
+	EmailFromProvider = "provider"
+	// EmailFromStaff: a librarian, for a member who has never signed in.
+	EmailFromStaff = "staff"
+)
 
 // FineCharged records that the member owes Amount more. LoanID is set when the fine is for a
 // loan.
@@ -58,6 +70,8 @@ type Account struct {
 	Opened bool
 	Name   string
 	Email  string
+	// EmailFrom is where Email came from (EmailFromProvider, EmailFromStaff, or "").
+	EmailFrom string
 	// Balance is what the member owes, in cents; negative is credit.
 	Balance int64
 	// finedLoans holds the loan ids that have been fined.
@@ -77,9 +91,9 @@ func Clone(a Account) Account {
 func Apply(a Account, e Event) Account {
 	switch e := e.(type) {
 	case AccountOpened:
-		a.Opened, a.Name, a.Email = true, e.Name, e.Email
+		a.Opened, a.Name, a.Email, a.EmailFrom = true, e.Name, e.Email, e.EmailFrom
 	case ContactChanged:
-		a.Name, a.Email = e.Name, e.Email
+		a.Name, a.Email, a.EmailFrom = e.Name, e.Email, e.EmailFrom
 	case FineCharged:
 		a.Balance += e.Amount
 		if e.LoanID != "" {

@@ -16,10 +16,23 @@ const (
 // is nothing to do) or the reason to refuse. The service validates before it loads anything,
 // so bad input is refused even while the store is down.
 
-// SetContact asks to record a member's name and email address ("" for none).
+// SetContact asks to record a member's name and email address ("" for none). EmailFrom says
+// who vouches for the address (EmailFromProvider, EmailFromStaff, or "" while sign-in is off).
+// KeepName and KeepEmail keep what the account has instead: a member names themself but their
+// address comes from their sign-in, and their sign-in gives an address but not the name they
+// chose. A name kept on an account not yet opened is Name.
+//
+// Its JSON encoding is fingerprinted for Idempotency-Keys: Name and Email keep the names they
+// have always had there, and the newer fields are left out when unset.
 type SetContact struct {
-	Name  string
-	Email string
+	Name      string
+	Email     string
+	EmailFrom string `json:",omitempty"`
+	KeepName  bool   `json:",omitempty"`
+	KeepEmail bool   `json:",omitempty"`
+	// ByStaff: a librarian asks, who may not replace or remove an address that came from the
+	// member's sign-in (leaving Email empty keeps it).
+	ByStaff bool `json:",omitempty"`
 }
 
 // Validate checks the fields.
@@ -34,15 +47,32 @@ func (c SetContact) Validate() error {
 }
 
 // Decide opens the account the first time, changes the contact details after that, and
-// records nothing when nothing changes.
+// records nothing when nothing changes. An address that came from the member's sign-in is
+// theirs: staff can't replace it.
 func (c SetContact) Decide(a Account) ([]Event, error) {
+	name, email, from := c.Name, c.Email, c.EmailFrom
+	if c.KeepName && a.Opened {
+		name = a.Name
+	}
+	if c.KeepEmail {
+		email, from = a.Email, a.EmailFrom
+	}
+	if email == "" {
+		from = ""
+	}
+	if c.ByStaff && a.EmailFrom == EmailFromProvider {
+		if email != "" && email != a.Email {
+			return nil, errs.E(errs.Forbidden, "this member's email address comes from their sign-in: only they can change it, with their provider")
+		}
+		email, from = a.Email, a.EmailFrom
+	}
 	switch {
 	case !a.Opened:
-		return []Event{AccountOpened(c)}, nil
-	case a.Name == c.Name && a.Email == c.Email:
+		return []Event{AccountOpened{Name: name, Email: email, EmailFrom: from}}, nil
+	case a.Name == name && a.Email == email && a.EmailFrom == from:
 		return nil, nil
 	default:
-		return []Event{ContactChanged(c)}, nil
+		return []Event{ContactChanged{Name: name, Email: email, EmailFrom: from}}, nil
 	}
 }
 
@@ -76,9 +106,11 @@ func (c ChargeFine) Decide(a Account) ([]Event, error) {
 	return []Event{FineCharged(c)}, nil
 }
 
-// Pay asks to pay an amount.
+// Pay asks to pay an amount. AtMostOwed limits it to the balance: a member paying online pays
+// what they owe, while a librarian at the desk may take more and leave credit.
 type Pay struct {
-	Amount int64 `json:"amount"`
+	Amount     int64 `json:"amount"`
+	AtMostOwed bool  `json:"atMostOwed,omitempty"`
 }
 
 // Validate checks the fields.
@@ -90,5 +122,8 @@ func (c Pay) Decide(a Account) ([]Event, error) {
 	if a.Balance <= 0 {
 		return nil, errs.E(errs.NothingToPay, "there is nothing to pay: the balance is %d cents", a.Balance)
 	}
-	return []Event{PaymentReceived(c)}, nil
+	if c.AtMostOwed && c.Amount > a.Balance {
+		return nil, errs.E(errs.Forbidden, "a member pays at most what they owe (%d cents); more can be paid at the desk", a.Balance)
+	}
+	return []Event{PaymentReceived{Amount: c.Amount}}, nil
 }

@@ -68,7 +68,8 @@ func (l LateFines) Handle(ctx context.Context, e eventstore.Event) error {
 		Reason: fmt.Sprintf("returned %d days late", returned.DaysLate),
 		LoanID: returned.LoanID,
 	}
-	origin := aggregate.Origin{CommandID: "late-return:" + returned.LoanID, CorrelationID: e.Metadata.CorrelationID}
+	origin := aggregate.Origin{CommandID: "late-return:" + returned.LoanID, CorrelationID: e.Metadata.CorrelationID,
+		Actor: eventstore.Actor{Subject: LateFinesName, Role: "system"}}
 	_, err = l.Accounts.ChargeFine(ctx, returned.MemberID, fine, origin)
 	if errs.Is(err, errs.IdempotencyKeyReused) {
 		// The command id is taken on this account by another command: a fine of this loan

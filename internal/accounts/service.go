@@ -5,6 +5,7 @@ import (
 
 	"library/internal/aggregate"
 	"library/internal/errs"
+	"library/internal/eventstore"
 )
 
 // Type is the Account aggregate type. Its name prefixes stream ids ("account-<memberId>"):
@@ -27,11 +28,12 @@ func Type() aggregate.Type[Account] {
 // Service runs Account commands and reads accounts.
 type Service struct {
 	repo *aggregate.Repository[Account]
+	log  aggregate.Log
 }
 
 // NewService returns a Service on log.
 func NewService(log aggregate.Log, opts aggregate.Options) *Service {
-	return &Service{repo: aggregate.NewRepository(log, Type(), opts)}
+	return &Service{repo: aggregate.NewRepository(log, Type(), opts), log: log}
 }
 
 // SetContact records a member's name and email address.
@@ -66,4 +68,40 @@ func (s *Service) Get(ctx context.Context, memberID string) (Account, int64, err
 		return Account{}, 0, errs.E(errs.NotFound, "there is no account for member %s", memberID)
 	}
 	return loaded.State, loaded.Version, nil
+}
+
+// History returns the events of a member's account below version before (0: from the last),
+// at most limit of them read, newest first, with what each was recorded with: who did it. next
+// is the before of the page that follows, 0 when there is none. Markers of repeated commands
+// that changed nothing are not listed. An account with no events is errs.NotFound.
+func (s *Service) History(ctx context.Context, memberID string, before int64, limit int) (events []eventstore.Event, next int64, err error) {
+	if before <= 0 {
+		loaded, err := s.repo.Load(ctx, memberID) // kept in memory mostly: no read of the whole stream
+		if err != nil {
+			return nil, 0, err
+		}
+		if loaded.Version == 0 {
+			return nil, 0, errs.E(errs.NotFound, "there is no account for member %s", memberID)
+		}
+		before = loaded.Version + 1
+	}
+	stored, err := s.log.ReadStream(ctx, Type().StreamID(memberID), max(0, before-1-int64(limit)))
+	if err != nil {
+		return nil, 0, err
+	}
+	events = make([]eventstore.Event, 0, len(stored))
+	for i := len(stored) - 1; i >= 0; i-- {
+		e := stored[i]
+		if e.Version >= before {
+			continue
+		}
+		if e.Type != aggregate.NothingChanged {
+			events = append(events, e)
+		}
+		next = e.Version
+	}
+	if next <= 1 {
+		next = 0
+	}
+	return events, next, nil
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"library/internal/eventstore"
 )
 
 // Event is a domain event. EventType names it in the log, so the name must never change.
@@ -132,4 +134,6 @@ func (d decoder) decode(typ string, data []byte) (Event, error) {
 type Origin struct {
 	CommandID     string
 	CorrelationID string
+	// Actor is who runs the command; a command id answers only the actor who first used it.
+	Actor eventstore.Actor
 }

@@ -23,6 +23,7 @@ type pastCommand struct {
 	id          string
 	name        string
 	fingerprint string
+	actor       eventstore.Actor // who ran it: its key answers no one else
 	events      []keptEvent
 }
 
@@ -80,7 +81,7 @@ func (rc recentCommands) with(events []eventstore.Event, types map[string]string
 			continue
 		}
 		list = append(list, &pastCommand{id: id, name: e.Metadata.Command, fingerprint: e.Metadata.Fingerprint,
-			events: []keptEvent{kept}})
+			actor: eventstore.Actor{Subject: e.Metadata.Actor.Subject, Issuer: e.Metadata.Actor.Issuer}, events: []keptEvent{kept}})
 		extendable = true
 	}
 	if over := len(list) - rc.limit; over > 0 {

@@ -119,7 +119,7 @@ func (r *Repository[S]) decideGroup(streamID string, loaded Loaded[S], group []*
 		d.sameAs = -1
 		key := w.cmd.Origin.CommandID
 		if past, ok := loaded.commands.find(key); ok {
-			res, err := r.replay(streamID, w.cmd.Name, w.fp, past)
+			res, err := r.replay(streamID, w.identity(), past)
 			d.replay, d.err = &res, err
 			continue
 		}
@@ -162,6 +162,9 @@ func (r *Repository[S]) decideGroup(streamID string, loaded Loaded[S], group []*
 // the second is then answered as the first, otherwise refused as a reused key.
 func sameCommand[S any](first, again *waiter[S]) error {
 	switch {
+	case !first.meta.Actor.Same(again.meta.Actor):
+		return errs.E(errs.IdempotencyKeyReused,
+			"this Idempotency-Key was first used by someone else on this stream; make a new key for each request")
 	case first.cmd.Name != again.cmd.Name:
 		return errs.E(errs.IdempotencyKeyReused,
 			"this Idempotency-Key was first used for the command %q on this stream, not %q", first.cmd.Name, again.cmd.Name)

@@ -14,6 +14,16 @@ type waiter[S any] struct {
 	done chan outcome        // buffered: the leader never waits for the caller
 }
 
+// waiterIdentity is what decides whether a command is a repeat of a past one.
+type waiterIdentity struct {
+	name, fp string
+	actor    eventstore.Actor
+}
+
+func (w *waiter[S]) identity() waiterIdentity {
+	return waiterIdentity{name: w.cmd.Name, fp: w.fp, actor: w.meta.Actor}
+}
+
 type outcome struct {
 	result Result
 	err    error

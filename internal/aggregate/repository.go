@@ -247,7 +247,7 @@ func (r *Repository[S]) execute(ctx context.Context, id string, cmd Command[S]) 
 	// out of it.
 	w := &waiter[S]{cmd: cmd, fp: fp, done: make(chan outcome, 1), meta: eventstore.Metadata{
 		CommandID: cmd.Origin.CommandID, Command: cmd.Name, Fingerprint: fp,
-		CorrelationID: cmd.Origin.CorrelationID, TraceParent: tracing.TraceParent(ctx)}}
+		CorrelationID: cmd.Origin.CorrelationID, TraceParent: tracing.TraceParent(ctx), Actor: cmd.Origin.Actor}}
 	streamID := r.typ.StreamID(id)
 	if r.queues.enqueue(streamID, w) {
 		r.lead(ctx, streamID)
@@ -308,8 +308,14 @@ func (r *Repository[S]) reload(ctx context.Context, streamID string, loaded Load
 	return r.loadAll(ctx, streamID)
 }
 
-// replay answers a command whose id is already in the stream.
-func (r *Repository[S]) replay(streamID, name, fp string, past *pastCommand) (Result, error) {
+// replay answers a command whose id is already in the stream, for the actor who first used it
+// only: anyone else who sends the same key gets a refusal, never the first person's answer.
+func (r *Repository[S]) replay(streamID string, w waiterIdentity, past *pastCommand) (Result, error) {
+	name, fp := w.name, w.fp
+	if !past.actor.Same(w.actor) {
+		return Result{}, errs.E(errs.IdempotencyKeyReused,
+			"this Idempotency-Key was first used by someone else on this stream; make a new key for each request")
+	}
 	if past.name != name {
 		return Result{}, errs.E(errs.IdempotencyKeyReused,
 			"this Idempotency-Key was first used for the command %q on this stream, not %q", past.name, name)

@@ -39,15 +39,17 @@ type Account struct {
 	MemberID string  `json:"memberId"`
 	Name     *string `json:"name"`
 	Email    *string `json:"email"`
-	Balance  int64   `json:"balance"`
-	Version  int64   `json:"version"`
+	// EmailFrom is where the address came from: "provider", "staff", or null.
+	EmailFrom *string `json:"emailFrom"`
+	Balance   int64   `json:"balance"`
+	Version   int64   `json:"version"`
 }
 
 // GetAccount is GET /accounts/{memberID}, its members checked.
 func GetAccount(t *testing.T, a *API, memberID string) Account {
 	t.Helper()
 	r := a.Get(t, "/accounts/"+memberID)
-	RequireKeys(t, r.Body, "memberId", "name", "email", "balance", "version")
+	RequireKeys(t, r.Body, "memberId", "name", "email", "emailFrom", "balance", "version")
 	var acc Account
 	RequireJSON(t, r, &acc)
 	return acc
@@ -78,9 +80,28 @@ func SetContact(t *testing.T, a *API, memberID, name, email string) {
 }
 
 // Loan is a book's current loan, as GET /books and GET /books/{bookId} show it.
+// MemberID is there for staff (or with sign-in off), Mine for a signed-in member.
 type Loan struct {
 	LoanID   string `json:"loanId"`
-	MemberID string `json:"memberId"`
+	MemberID string `json:"memberId,omitempty"`
+	Mine     *bool  `json:"mine,omitempty"`
 	LentAt   string `json:"lentAt"`
 	DueAt    string `json:"dueAt"`
+}
+
+// Book is a book as GET /books and GET /books/{bookId} show it.
+type Book struct {
+	ID      string `json:"id"`
+	Title   string `json:"title"`
+	Author  string `json:"author"`
+	Status  string `json:"status"`
+	Loan    *Loan  `json:"loan"`
+	Version int64  `json:"version"`
+}
+
+// CatalogList is the answer of GET /books.
+type CatalogList struct {
+	Books    []Book  `json:"books"`
+	Position int64   `json:"position"`
+	Next     *string `json:"next"`
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // AdminToken is the admin token FastBackground gives the service.
-const AdminToken = "test-admin-token"
+const AdminToken = "test-admin-token-at-least-32-characters"
 
 // FastBackground shortens the waits of background work so that tests run quickly.
 func FastBackground(cfg app.Config) app.Config {

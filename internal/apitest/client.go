@@ -13,9 +13,11 @@ import (
 
 // API is a client of one running service.
 type API struct {
-	Base  string
-	Clock *Clock // the service's clock, unless the test gave its own
-	Store string // the store's name: "memory" or "postgres"
+	Base string
+	// Metrics is the base URL of the service's /metrics listener, when the test knows it.
+	Metrics string
+	Clock   *Clock // the service's clock, unless the test gave its own
+	Store   string // the store's name: "memory" or "postgres"
 }
 
 // Response is a whole HTTP answer, its body read.

@@ -6,6 +6,7 @@ import (
 	"library/internal/app"
 	"library/internal/pgtest"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -27,6 +28,11 @@ func StartService(t testing.TB, cfg app.Config) (baseURL string) {
 // service down as SIGTERM would and waits for Run to return. Calling it again does nothing.
 func RunService(t testing.TB, cfg app.Config) (baseURL string, stop func()) {
 	t.Helper()
+	return RunServiceLogging(t, cfg, ServiceLogger(t, cfg))
+}
+
+// ServiceLogger sends the service's log lines to the test's log, and a benchmark's nowhere.
+func ServiceLogger(t testing.TB, cfg app.Config) *slog.Logger {
 	var logs io.Writer = &testLog{t: t}
 	if _, benchmark := t.(*testing.B); benchmark {
 		logs = io.Discard // a line per request would drown the figures
@@ -35,13 +41,39 @@ func RunService(t testing.TB, cfg app.Config) (baseURL string, stop func()) {
 	if cfg.ReplicaID != "" {
 		logger = logger.With("replica", cfg.ReplicaID)
 	}
-	return RunServiceLogging(t, cfg, logger)
+	return logger
 }
 
 // RunServiceLogging is RunService with the service logging to logger.
 func RunServiceLogging(t testing.TB, cfg app.Config, logger *slog.Logger) (baseURL string, stop func()) {
 	t.Helper()
+	s := Launch(t, cfg, logger)
+	return s.Base, s.Stop
+}
+
+// Service is a service that a test started.
+type Service struct {
+	// Base is the API's base URL, and Metrics that of the listener of /metrics.
+	Base, Metrics string
+	// Stop shuts the service down as SIGTERM would and waits for Run to return.
+	Stop func()
+}
+
+// API is a client of the service.
+func (s Service) API(store string) *API { return &API{Base: s.Base, Metrics: s.Metrics, Store: store} }
+
+// Launch runs the service with cfg on 127.0.0.1 until the test ends or Stop is called. Unless
+// cfg names an OpenID provider, the service runs with sign-in off (AUTH=off), as the tests of
+// features other than sign-in expect; /metrics is served on a port of its own.
+func Launch(t testing.TB, cfg app.Config, logger *slog.Logger) Service {
+	t.Helper()
 	cfg.HTTPAddr = "127.0.0.1:0"
+	if cfg.MetricsAddr == "" {
+		cfg.MetricsAddr = "127.0.0.1:0"
+	}
+	if cfg.AuthIssuer == "" && cfg.DatabaseURL != "" {
+		cfg.AuthOff = true
+	}
 	a, err := app.New(context.Background(), cfg, logger)
 	require.NoError(t, err, "app.New")
 
@@ -49,7 +81,7 @@ func RunServiceLogging(t testing.TB, cfg app.Config, logger *slog.Logger) (baseU
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx) }()
 	var once sync.Once
-	stop = func() {
+	stop := func() {
 		once.Do(func() {
 			cancel()
 			select {
@@ -61,7 +93,16 @@ func RunServiceLogging(t testing.TB, cfg app.Config, logger *slog.Logger) (baseU
 		})
 	}
 	t.Cleanup(stop)
-	return "http://" + a.Addr(), stop
+	s := Service{Base: "http://" + a.Addr(), Metrics: "http://" + a.MetricsAddr(), Stop: stop}
+	if cfg.AuthIssuer != "" {
+		// Tokens are checked once the provider's discovery is read, a moment after start.
+		api := s.API("")
+		Eventually(t, 10*time.Second, func() bool {
+			r, err := api.TrySend(http.MethodGet, "/readyz", nil)
+			return err == nil && r.Status == http.StatusOK
+		}, "the service to read its OpenID provider's discovery")
+	}
+	return s
 }
 
 // testLog sends the service's log lines to t.Log, shown for failed tests and with -v.
@@ -124,7 +165,9 @@ func ForEachStore(t *testing.T, cfg app.Config, test func(t *testing.T, api *API
 			if c.Now == nil {
 				c.Now = clk.Now
 			}
-			test(t, &API{Base: StartService(t, c), Clock: clk, Store: s.Name})
+			api := Launch(t, c, ServiceLogger(t, c)).API(s.Name)
+			api.Clock = clk
+			test(t, api)
 		})
 	}
 }

@@ -27,6 +27,7 @@ import (
 
 	"library/internal/accounts"
 	"library/internal/aggregate"
+	"library/internal/auth"
 	"library/internal/books"
 	"library/internal/errs"
 	"library/internal/eventstore"
@@ -51,8 +52,12 @@ type App struct {
 	listener net.Listener
 	// processors run the background work: catalog, outbox, saga.
 	processors *processor.Group
-	// metrics are this App's own, served at /metrics.
-	metrics  *metrics.Metrics
+	// metrics are this App's own, served at /metrics on METRICS_ADDR.
+	metrics *metrics.Metrics
+	// metricsListener is METRICS_ADDR's, nil when it is unset.
+	metricsListener net.Listener
+	// verifier checks sign-in tokens; nil with sign-in off.
+	verifier *auth.Verifier
 	draining atomic.Bool
 	// schemaReady is set once the database schema has been seen at the latest migration.
 	schemaReady atomic.Bool
@@ -66,6 +71,9 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
+	if err := cfg.checkAuth(); err != nil {
+		return nil, err
+	}
 	a := &App{cfg: cfg, logger: logger, metrics: metrics.New(logger)}
 	if cfg.DatabaseURL == "" {
 		a.store = eventstore.NewMemory(cfg.Now)
@@ -86,19 +94,21 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	a.processors = processors
+	guard, verifier := a.signIn()
+	a.verifier = verifier
 	modules := []httpapi.Module{
 		books.Routes{Service: bookService, Catalog: books.CatalogQuery{Catalog: catalog, Log: a.store, Wait: cfg.CatalogWait}},
 		accounts.Routes{Service: accountService},
-		processor.Routes{Group: processors, Replica: cfg.ReplicaID, AdminToken: cfg.AdminToken},
+		processor.Routes{Group: processors, Replica: cfg.ReplicaID},
 		openapi.Routes{},
-		a.metrics,
+		signInRoutes{cfg: cfg},
 	}
 	if cfg.WebUI {
 		modules = append(modules, webRoutes{})
 	}
 	handler := httpapi.New(
 		httpapi.Options{
-			Logger: logger, Ready: a.ready, RequestTimeout: cfg.RequestTimeout,
+			Logger: logger, Ready: a.ready, RequestTimeout: cfg.RequestTimeout, Guard: guard,
 			Observe: a.metrics.ObserveRequest, CORSOrigins: cfg.CORSOrigins, TracerProvider: cfg.TracerProvider,
 		},
 		modules...,
@@ -117,6 +127,11 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		return nil, fmt.Errorf("listen on HTTP_ADDR %s: %w", cfg.HTTPAddr, err)
 	}
 	a.listener = listener
+	if err := a.listenMetrics(ctx); err != nil {
+		_ = listener.Close()
+		a.closeStore()
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -173,6 +188,8 @@ func (a *App) Run(ctx context.Context) error {
 		}
 	}
 	a.processors.Start(context.WithoutCancel(ctx))
+	a.serveMetrics(ctx)
+	a.startSignIn(ctx)
 
 	select {
 	case err := <-serveErr:
@@ -236,6 +253,11 @@ func (a *App) ready(ctx context.Context) error {
 	}
 	if err := a.store.Ping(ctx); err != nil {
 		return err
+	}
+	if a.verifier != nil {
+		if err := a.verifier.Ready(); err != nil {
+			return errs.Wrap(errs.Unavailable, err, "the OpenID provider at AUTH_ISSUER (%s) can't be reached yet", a.cfg.AuthIssuer)
+		}
 	}
 	if a.pool == nil || a.schemaReady.Load() {
 		return nil

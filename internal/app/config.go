@@ -53,8 +53,25 @@ type Config struct {
 	SMTPMaxInFlight int
 	// SMTPMaxRate caps the loan emails sent per second; 0 is no cap.
 	SMTPMaxRate float64
-	// AdminToken is the bearer token of the admin endpoints; empty refuses everyone.
+	// AdminToken is the break-glass bearer token for /status and the admin endpoints, for
+	// scripts; it acts as an operator. Empty: none. At least MinAdminTokenLength characters.
 	AdminToken string
+	// AuthIssuer is the OpenID Connect provider whose access tokens the service trusts
+	// (AUTH_ISSUER); AuthAudience must be among their audiences (AUTH_AUDIENCE).
+	AuthIssuer   string
+	AuthAudience string
+	// AuthRolesClaim is the dotted path of the claim that lists a token's roles
+	// (AUTH_ROLES_CLAIM, default "roles"); AuthMemberClaim the claim that holds the member id
+	// (AUTH_MEMBER_CLAIM, default "sub").
+	AuthRolesClaim  string
+	AuthMemberClaim string
+	// AuthClientID is the web app's client id at the provider (AUTH_CLIENT_ID).
+	AuthClientID string
+	// AuthOff runs without sign-in on purpose (AUTH=off): everyone may do everything but the
+	// admin actions. It is refused together with AuthIssuer, and logged loudly.
+	AuthOff bool
+	// MetricsAddr, when set, serves /metrics there, apart from the API (METRICS_ADDR).
+	MetricsAddr string
 	// CORSOrigins are the browser origins (such as https://library.example.org, or *) whose
 	// pages may call the API; none by default.
 	CORSOrigins []string
@@ -150,6 +167,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		MailFrom:    getenv("MAIL_FROM"),
 		AdminToken:  getenv("ADMIN_TOKEN"),
 		PprofAddr:   getenv("PPROF_ADDR"),
+		MetricsAddr: getenv("METRICS_ADDR"),
 		LogLevel:    or(getenv("LOG_LEVEL"), "info"),
 		LogFormat:   or(getenv("LOG_FORMAT"), "json"),
 	}
@@ -206,6 +224,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	case "json", "text":
 	default:
 		return Config{}, fmt.Errorf("LOG_FORMAT must be json or text")
+	}
+	if c, err = authFromEnv(c, getenv); err != nil {
+		return Config{}, err
 	}
 	if c, err = c.parseURLs(); err != nil {
 		return Config{}, err

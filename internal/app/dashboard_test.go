@@ -174,7 +174,7 @@ func TestDashboardSeriesExist(t *testing.T) {
 	smtp.RefuseRecipient("bounce@example.org", 550, "no such mailbox")
 	pg := stores[1]
 	cfg := fastBackground(app.Config{SMTPURL: smtp.URL(), DatabaseURL: pg.DatabaseURL(t)})
-	a := &api{Base: startService(t, cfg), Store: pg.Name}
+	a := launch(t, cfg).API(pg.Name)
 
 	setContact(t, a, "dana", "Dana", "dana@example.org")
 	setContact(t, a, "bo", "Bo", "bounce@example.org")

@@ -3,7 +3,12 @@ package app_test
 // The wiring's tests share the feature tests' harness, internal/apitest; these names keep them
 // short.
 
-import "library/internal/apitest"
+import (
+	"testing"
+
+	"library/internal/apitest"
+	"library/internal/app"
+)
 
 type (
 	api        = apitest.API
@@ -17,9 +22,12 @@ type (
 const adminToken = apitest.AdminToken
 
 var (
-	stores            = apitest.Stores
-	newClock          = apitest.NewClock
-	startService      = apitest.StartService
+	stores       = apitest.Stores
+	newClock     = apitest.NewClock
+	startService = apitest.StartService
+	launch       = func(t *testing.T, cfg app.Config) apitest.Service {
+		return apitest.Launch(t, cfg, apitest.ServiceLogger(t, cfg))
+	}
 	runService        = apitest.RunService
 	runServiceLogging = apitest.RunServiceLogging
 	forEachStore      = apitest.ForEachStore

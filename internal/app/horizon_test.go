@@ -21,7 +21,7 @@ func TestStalledHorizonShows(t *testing.T) {
 	t.Parallel()
 	cfg := fastBackground(app.Config{DatabaseURL: stores[1].DatabaseURL(t)})
 	cfg.CatalogWait = 300 * time.Millisecond
-	a := &api{Base: startService(t, cfg), Store: "postgres"}
+	a := launch(t, cfg).API("postgres")
 	s := getStatus(t, a)
 	require.False(t, s.ReadHorizon.Stalled)
 	scrapeMetrics(t, a).require(t, 0, "library_read_horizon_stall_seconds")

@@ -5,6 +5,7 @@ package app_test
 
 import (
 	"bytes"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -28,13 +29,18 @@ type scraped struct {
 
 func scrapeMetrics(t *testing.T, a *api) scraped {
 	t.Helper()
-	r := a.Get(t, "/metrics")
-	require.Equal(t, http.StatusOK, r.Status, "body: %s", r.Body)
-	require.True(t, strings.HasPrefix(r.Header.Get("Content-Type"), "text/plain"), r.Header.Get("Content-Type"))
+	require.NotEmpty(t, a.Metrics, "the test knows the service's METRICS_ADDR")
+	resp, err := http.Get(a.Metrics + "/metrics")
+	require.NoError(t, err)
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "body: %s", body)
+	require.True(t, strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain"), resp.Header.Get("Content-Type"))
 	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(bytes.NewReader(r.Body))
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(body))
 	require.NoError(t, err, "the Prometheus text format")
-	return scraped{text: string(r.Body), families: families}
+	return scraped{text: string(body), families: families}
 }
 
 // value is the value of the series of name with exactly the given labels (name, value pairs,
@@ -170,7 +176,7 @@ func TestMetricsOfEmailsThatFail(t *testing.T) {
 	t.Parallel()
 	smtp := smtptest.Start(t)
 	smtp.Refuse(451, "try again later")
-	a := &api{Base: startService(t, fastBackground(app.Config{SMTPURL: smtp.URL()}))}
+	a := launch(t, fastBackground(app.Config{SMTPURL: smtp.URL()})).API("memory")
 	setContact(t, a, "noor", "Noor", "noor@example.org")
 	addBook(t, a, "emma")
 	lend(t, a, "emma", "loan-1", "noor")

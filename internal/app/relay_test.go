@@ -158,7 +158,7 @@ func TestRelayDownPausesSending(t *testing.T) {
 	t.Parallel()
 	smtp := smtptest.Start(t)
 	smtp.Refuse(421, "too busy, come back later")
-	a := &api{Base: startService(t, fastBackground(app.Config{SMTPURL: smtp.URL(), DatabaseURL: stores[1].DatabaseURL(t)})), Store: "postgres"}
+	a := launch(t, fastBackground(app.Config{SMTPURL: smtp.URL(), DatabaseURL: stores[1].DatabaseURL(t)})).API("postgres")
 	var loans []result
 	for i := range 5 {
 		loans = append(loans, lendTo(t, a, i, fmt.Sprintf("reader-%d@example.org", i)))

@@ -24,6 +24,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"library/internal/apitest"
 	"library/internal/app"
 	"library/internal/pgtest"
 	"library/internal/smtptest"
@@ -89,7 +90,7 @@ func TestSecretsNeverShow(t *testing.T) {
 	dbPassword := newSecret("the DATABASE_URL password", "dbPassQ7x1Zk", "/p@ss:w?rd#&%ü 1")
 	smtpUser := newSecret("the SMTP_URL user", "smtpUserK9v4Jd", "@mail.example.org")
 	smtpPassword := newSecret("the SMTP_URL password", "smtpPassR2m8Wq", "/:@ &?#%+")
-	adminToken := newSecret("ADMIN_TOKEN", "adminTokenT5n3Hy", "-~._+/=")
+	adminToken := newSecret("ADMIN_TOKEN", "adminTokenT5n3HyQw8Lk2Zp9Rv4Xm", "-~._+/=")
 	secrets := []secret{dbPassword, smtpUser, smtpPassword, adminToken}
 	authPlain := base64.StdEncoding.EncodeToString([]byte("\x00" + smtpUser.value + "\x00" + smtpPassword.value))
 
@@ -114,8 +115,8 @@ func TestSecretsNeverShow(t *testing.T) {
 	logger := slog.New(slog.NewMultiHandler(
 		slog.NewTextHandler(&textLogs, debug), slog.NewJSONHandler(&jsonLogs, debug),
 		slog.NewTextHandler(testLog(t), debug)))
-	base, stop := runServiceLogging(t, cfg, logger)
-	a := &api{Base: base, Store: "postgres"}
+	service := apitest.Launch(t, cfg, logger)
+	a, stop := service.API("postgres"), service.Stop
 
 	var answers []response
 	call := func(method, path string, body any, headers ...string) response {
@@ -141,6 +142,18 @@ func TestSecretsNeverShow(t *testing.T) {
 		}
 		t.Fatal("/status has no notifications")
 		return "", ""
+	}
+	// /metrics is served apart from the API, on METRICS_ADDR: its answers are checked too.
+	scrape := func() response {
+		t.Helper()
+		resp, err := http.Get(a.Metrics + "/metrics")
+		require.NoError(t, err)
+		defer func() { _ = resp.Body.Close() }()
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		r := response{Status: resp.StatusCode, Header: resp.Header, Body: body}
+		answers = append(answers, r)
+		return r
 	}
 	bearer := "Bearer " + adminToken.value
 	logsSay := func(what string) func() bool {
@@ -188,7 +201,7 @@ func TestSecretsNeverShow(t *testing.T) {
 		http.StatusServiceUnavailable, "Unavailable")
 	requireProblem(t, call(http.MethodGet, "/readyz", nil), http.StatusServiceUnavailable, "Unavailable")
 	call(http.MethodGet, "/status", nil)
-	call(http.MethodGet, "/metrics", nil)
+	scrape()
 	call(http.MethodPost, "/admin/processors/catalog/replay", nil, "Authorization", bearer)
 	eventually(t, 20*time.Second, logsSay("lease lost"), "a lease lost to the outage")
 	eventually(t, 20*time.Second, logsSay("can't reach the database"), "a lease retried during the outage")
@@ -196,7 +209,7 @@ func TestSecretsNeverShow(t *testing.T) {
 	eventually(t, 20*time.Second, func() bool { return call(http.MethodGet, "/readyz", nil).Status == http.StatusOK },
 		"ready again after the outage")
 	call(http.MethodGet, "/status", nil)
-	require.Equal(t, http.StatusOK, call(http.MethodGet, "/metrics", nil).Status)
+	require.Equal(t, http.StatusOK, scrape().Status)
 	stop()
 
 	logs := textLogs.String()

@@ -11,11 +11,13 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"library/internal/aggregate"
+	"library/internal/auth"
 	"library/internal/errs"
 	"library/internal/httpapi"
 )
 
-// Routes are the book endpoints of the HTTP API.
+// Routes are the book endpoints of the HTTP API. Who may call each is the rules table's to say
+// (package auth); the reads show borrowers to staff only.
 type Routes struct {
 	Service *Service
 	Catalog CatalogQuery
@@ -32,7 +34,7 @@ func (h Routes) Routes(r chi.Router) {
 
 // listView is the answer of GET /books.
 type listView struct {
-	Books []CatalogBook `json:"books"`
+	Books []bookView `json:"books"`
 	// Position is the position of the last event the catalog has handled.
 	Position int64 `json:"position"`
 	// Next is the cursor of the next page, null on the last.
@@ -73,7 +75,7 @@ func (h Routes) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	view := listView{Books: page.Books, Position: pos.Checkpoint.Position}
+	view := listView{Books: viewsFor(page.Books, auth.AccessFrom(r.Context())), Position: pos.Checkpoint.Position}
 	if next := page.Next(); next != "" {
 		view.Next = &next
 	}
@@ -90,9 +92,9 @@ func (h Routes) get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, r, http.StatusOK, CatalogBook{
+	httpapi.WriteJSON(w, r, http.StatusOK, viewFor(CatalogBook{
 		ID: book.ID, Title: book.Title, Author: book.Author, Status: book.Status(), Loan: book.Loan, Version: version,
-	})
+	}, auth.AccessFrom(r.Context())))
 	return nil
 }
 

@@ -275,15 +275,10 @@ func TestHTTPReturnBook(t *testing.T) {
 			apitest.RequireResult(t, returns(t, "kindred", "loan-k1"), http.StatusCreated, "book-kindred")
 			apitest.Lend(t, a, "kindred", "loan-k2", "bob")
 			apitest.RequireProblem(t, returns(t, "kindred", "loan-other"), http.StatusConflict, "LoanMismatch")
-			var book struct {
-				Status string `json:"status"`
-				Loan   struct {
-					LoanID string `json:"loanId"`
-				} `json:"loan"`
-			}
+			var book map[string]any
 			apitest.RequireJSON(t, a.Get(t, "/books/kindred"), &book)
-			assert.Equal(t, "lent", book.Status, "still lent")
-			assert.Equal(t, "loan-k2", book.Loan.LoanID, "under its own loan")
+			assert.Equal(t, "lent", book["status"], "still lent")
+			assert.Equal(t, "loan-k2", book["loan"].(map[string]any)["loanId"], "under its own loan")
 		})
 		t.Run("daysLate counts whole days after an explicit dueAt", func(t *testing.T) {
 			apitest.AddBook(t, a, "neuromancer")

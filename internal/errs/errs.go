@@ -36,6 +36,8 @@ const (
 	NotCaughtUp           Code = "NotCaughtUp"
 	Unavailable           Code = "Unavailable"
 	Internal              Code = "Internal"
+	// Forbidden: the caller signed in, but none of their roles may do this.
+	Forbidden Code = "Forbidden"
 )
 
 // Error is a failure with a code. Detail is written for the client; Cause is for the logs.

@@ -81,7 +81,22 @@ type Metadata struct {
 	// TraceParent is the W3C traceparent of the command's span, when tracing is on: work done
 	// later from the event (an email, a saga's command) links to it.
 	TraceParent string `json:"traceparent,omitempty"`
+	// Actor is who ran the command.
+	Actor Actor `json:"actor,omitzero"`
 }
+
+// Actor is who ran a command: a signed-in person (their subject and issuer) in the role they
+// acted in, the service's own background work (role "system"), or anyone while sign-in was off
+// (role "open").
+type Actor struct {
+	Subject string `json:"sub,omitempty"`
+	Role    string `json:"role,omitempty"`
+	Issuer  string `json:"iss,omitempty"`
+}
+
+// Same reports whether two actors are one person (or both nobody in particular): the same
+// subject from the same issuer, whatever role each acted in.
+func (a Actor) Same(b Actor) bool { return a.Subject == b.Subject && a.Issuer == b.Issuer }
 
 // Checkpoint is a place in the log's global order: (transaction, position). The zero Checkpoint
 // is the start of the log.

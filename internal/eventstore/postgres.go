@@ -117,7 +117,8 @@ func (p *Postgres) notify(ctx context.Context) {
 const selectEvent = `SELECT stream_id, version, position, transaction_id, type, data::text,
 	coalesce(metadata->>'commandId', ''), coalesce(metadata->>'command', ''),
 	coalesce(metadata->>'fingerprint', ''), coalesce(metadata->>'correlationId', ''),
-	coalesce(metadata->>'traceparent', ''), recorded_at FROM events`
+	coalesce(metadata->>'traceparent', ''), coalesce(metadata#>>'{actor,sub}', ''),
+	coalesce(metadata#>>'{actor,role}', ''), coalesce(metadata#>>'{actor,iss}', ''), recorded_at FROM events`
 
 // ReadStream implements Store.
 func (p *Postgres) ReadStream(ctx context.Context, streamID string, afterVersion int64) ([]Event, error) {
@@ -155,7 +156,8 @@ func collectEvents(ctx context.Context, rows pgx.Rows) ([]Event, error) {
 		m := &e.Metadata
 		var data []byte
 		err := row.Scan(&e.StreamID, &e.Version, &e.Position, &e.TransactionID, &e.Type, &data,
-			&m.CommandID, &m.Command, &m.Fingerprint, &m.CorrelationID, &m.TraceParent, &e.RecordedAt)
+			&m.CommandID, &m.Command, &m.Fingerprint, &m.CorrelationID, &m.TraceParent,
+			&m.Actor.Subject, &m.Actor.Role, &m.Actor.Issuer, &e.RecordedAt)
 		e.Data, e.RecordedAt = data, e.RecordedAt.UTC()
 		return e, err
 	})

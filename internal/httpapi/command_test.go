@@ -55,7 +55,7 @@ func post(t *testing.T, h http.Handler, path, key string) *httptest.ResponseReco
 // Idempotent-Replayed: true; a first run carries no such header.
 func TestReplayedAnswerIsMarked(t *testing.T) {
 	t.Parallel()
-	h := New(Options{}, replayModule{seen: map[string]bool{}})
+	h := New(Options{Rules: testRoutes}, replayModule{seen: map[string]bool{}})
 
 	first := post(t, h, "/accounts/alice/payments", "pay-1")
 	require.Equal(t, http.StatusCreated, first.Code, first.Body.String())
@@ -76,7 +76,7 @@ func TestReplayedAnswerIsMarked(t *testing.T) {
 // A command that recorded nothing answers 200, not 201, and is no replay.
 func TestNothingRecordedIs200(t *testing.T) {
 	t.Parallel()
-	rec := post(t, New(Options{}, replayModule{}), "/nothing", "")
+	rec := post(t, New(Options{Rules: testRoutes}, replayModule{}), "/nothing", "")
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 	require.Empty(t, rec.Header().Values(ReplayedHeader))
 	require.JSONEq(t, `{"streamId":"book-dune","version":2,"position":5,"events":[]}`, rec.Body.String())

@@ -53,7 +53,7 @@ func newTestAPI(t *testing.T) (http.Handler, *bytes.Buffer) {
 	t.Helper()
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&logs, nil))
-	return New(Options{Logger: logger, Ready: func(context.Context) error { return nil }}, testModule{}), &logs
+	return New(Options{Logger: logger, Ready: func(context.Context) error { return nil }, Rules: testRoutes}, testModule{}), &logs
 }
 
 func decodeProblem(t *testing.T, rec *httptest.ResponseRecorder) Problem {

@@ -27,6 +27,7 @@ func TestObserveGetsTheRoutePattern(t *testing.T) {
 	)
 	api := New(Options{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Rules:  testRoutes,
 		Observe: func(method, route string, status int, elapsed time.Duration) {
 			require.GreaterOrEqual(t, elapsed, time.Duration(0))
 			mu.Lock()

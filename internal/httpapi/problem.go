@@ -33,6 +33,8 @@ func statusOf(code errs.Code) (int, string) {
 		return http.StatusBadRequest, "Idempotency-Key missing"
 	case errs.Unauthorized:
 		return http.StatusUnauthorized, "Unauthorized"
+	case errs.Forbidden:
+		return http.StatusForbidden, "Forbidden"
 	case errs.NotFound:
 		return http.StatusNotFound, "Not found"
 	case errs.MethodNotAllowed:

@@ -15,7 +15,9 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"library/internal/aggregate"
+	"library/internal/auth"
 	"library/internal/errs"
+	"library/internal/eventstore"
 	"library/internal/validate"
 )
 
@@ -287,5 +289,7 @@ func CommandOrigin(r *http.Request) (aggregate.Origin, error) {
 	if err != nil {
 		return aggregate.Origin{}, err
 	}
-	return aggregate.Origin{CommandID: key, CorrelationID: RequestID(r.Context())}, nil
+	actor := auth.AccessFrom(r.Context()).Actor()
+	return aggregate.Origin{CommandID: key, CorrelationID: RequestID(r.Context()),
+		Actor: eventstore.Actor{Subject: actor.Subject, Role: string(actor.Role), Issuer: actor.Issuer}}, nil
 }

@@ -22,6 +22,7 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel/trace"
 
+	"library/internal/auth"
 	"library/internal/errs"
 	"library/internal/tracing"
 )
@@ -45,6 +46,11 @@ type Options struct {
 	Observe func(method, route string, status int, elapsed time.Duration)
 	// CORSOrigins are the browser origins allowed to call the API (see CORS); none by default.
 	CORSOrigins []string
+	// Guard tells who sent each request. Nil: sign-in is off and there is no ADMIN_TOKEN,
+	// so every route but the admin actions is open.
+	Guard *auth.Guard
+	// Rules say who may call each route. Nil: auth.Rules(). A route without a rule is refused.
+	Rules []auth.Rule
 	// TracerProvider, when set, makes a span of every request (named by its route pattern),
 	// the parent of what the request does. A traceparent that a client sends is linked to,
 	// not taken as the parent: the API is public. Nil: no spans, at no cost.
@@ -61,19 +67,46 @@ func New(opts Options, modules ...Module) http.Handler {
 	}
 	r := chi.NewRouter()
 	r.Use(observe(opts.Logger, opts.Observe), CORS(opts.CORSOrigins), limitBody(MaxBodyBytes), deadline(opts.RequestTimeout), middleware.GetHead)
+	if opts.Guard == nil {
+		opts.Guard = auth.NewGuard(nil, "")
+	}
+	if opts.Rules == nil {
+		opts.Rules = auth.Rules()
+	}
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, errs.E(errs.NotFound, "there is nothing at this path"))
 	})
 	r.MethodNotAllowed(methodNotAllowed)
 
+	// Routes run their rules after routing, in this group, so the rules see the route's pattern.
+	r.Group(func(r chi.Router) {
+		r.Use(authorize(opts.Guard, auth.NewTable(opts.Rules)))
+		health(r, opts.Ready)
+		for _, m := range modules {
+			m.Routes(r)
+		}
+	})
+	if opts.TracerProvider == nil {
+		return r
+	}
+	return otelhttp.NewHandler(r, "request",
+		otelhttp.WithTracerProvider(opts.TracerProvider),
+		otelhttp.WithPropagators(tracing.Propagator()),
+		otelhttp.WithPublicEndpointFn(func(*http.Request) bool { return true }),
+		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method }))
+}
+
+// health serves /healthz, which answers while the process serves, and /readyz, which answers
+// 503 while ready fails.
+func health(r chi.Router, ready func(ctx context.Context) error) {
 	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		WriteJSON(w, r, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	r.Get("/readyz", Handle(func(w http.ResponseWriter, r *http.Request) error {
-		if opts.Ready != nil {
+		if ready != nil {
 			ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 			defer cancel()
-			if err := opts.Ready(ctx); err != nil {
+			if err := ready(ctx); err != nil {
 				if errs.Is(err, errs.Unavailable) {
 					return err // its detail says why
 				}
@@ -83,17 +116,6 @@ func New(opts Options, modules ...Module) http.Handler {
 		WriteJSON(w, r, http.StatusOK, map[string]string{"status": "ready"})
 		return nil
 	}))
-	for _, m := range modules {
-		m.Routes(r)
-	}
-	if opts.TracerProvider == nil {
-		return r
-	}
-	return otelhttp.NewHandler(r, "request",
-		otelhttp.WithTracerProvider(opts.TracerProvider),
-		otelhttp.WithPropagators(tracing.Propagator()),
-		otelhttp.WithPublicEndpointFn(func(*http.Request) bool { return true }),
-		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method }))
 }
 
 // methodNotAllowed answers 405 with the Allow header listing the methods the path has.

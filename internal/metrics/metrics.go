@@ -19,7 +19,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -115,10 +114,8 @@ func New(logger *slog.Logger) *Metrics {
 // Gatherer is the registry, for tests that read the metrics without HTTP.
 func (m *Metrics) Gatherer() prometheus.Gatherer { return m.registry }
 
-// Routes implements httpapi.Module: GET /metrics.
-func (m *Metrics) Routes(r chi.Router) {
-	r.Get("/metrics", m.handler.ServeHTTP)
-}
+// Handler serves the metrics in Prometheus' text format.
+func (m *Metrics) Handler() http.Handler { return m.handler }
 
 // ObserveRequest records one HTTP request; it is httpapi.Options.Observe. route is the route
 // pattern, "" when no route matched.

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-chi/chi/v5"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -23,10 +22,8 @@ import (
 // scrape GETs /metrics as Prometheus would and parses the text format.
 func scrape(t *testing.T, m *Metrics) map[string]*dto.MetricFamily {
 	t.Helper()
-	r := chi.NewRouter()
-	m.Routes(r)
 	rec := httptest.NewRecorder()
-	r.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	m.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	require.Equal(t, http.StatusOK, rec.Code, "body: %s", rec.Body)
 	require.True(t, strings.HasPrefix(rec.Header().Get("Content-Type"), "text/plain"), rec.Header().Get("Content-Type"))
 	parser := expfmt.NewTextParser(model.UTF8Validation)

@@ -37,7 +37,7 @@ func TestDocumentIsValid(t *testing.T) {
 
 // The contract's problem codes, each with its status (see docs/api.md, and 405).
 var codes = map[string]int{
-	"InvalidRequest": 400, "IdempotencyKeyMissing": 400, "Unauthorized": 401, "NotFound": 404,
+	"InvalidRequest": 400, "IdempotencyKeyMissing": 400, "Unauthorized": 401, "Forbidden": 403, "NotFound": 404,
 	"MethodNotAllowed": 405, "BookAlreadyExists": 409, "BookAlreadyLent": 409, "LoanMismatch": 409,
 	"NothingToPay": 409, "NotLeaseHolder": 409, "ConcurrencyConflict": 409, "PayloadTooLarge": 413,
 	"UnsupportedMediaType": 415, "IdempotencyKeyReused": 422, "NotReplayable": 422,
@@ -93,9 +93,9 @@ func TestProblemResponses(t *testing.T) {
 				}
 			}
 			assert.NotNil(t, op.Responses.Status(http.StatusInternalServerError), "%s %s can fail", method, path)
-			if op.Security != nil {
-				assert.NotNil(t, op.Responses.Status(http.StatusUnauthorized), "%s %s needs a token", method, path)
-			}
+			assert.NotNil(t, op.Responses.Status(http.StatusMethodNotAllowed), "%s %s: other methods are 405", method, path)
+			assert.Equal(t, readsToken(op), op.Responses.Status(http.StatusUnauthorized) != nil,
+				"%s %s lists 401 exactly when it reads a token", method, path)
 		}
 	}
 }

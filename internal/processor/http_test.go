@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"library/internal/auth"
 	"library/internal/eventstore"
 	"library/internal/httpapi"
 )
@@ -49,9 +50,10 @@ func newHTTPReplicas(t *testing.T) httpReplicas {
 	}, "the holder has handled the log and parked book-3's events")
 	standbyG := startGroup(t, env.config(), saga("fines", newRecorder(nil)), outbox("emails", newRecorder(nil)))
 
-	opts := httpapi.Options{Logger: discardLogger()}
-	r.holder = httpapi.New(opts, Routes{Group: r.holderG, Replica: "replica-a", AdminToken: adminToken})
-	r.standby = httpapi.New(opts, Routes{Group: standbyG, Replica: "replica-b", AdminToken: adminToken})
+	opts := httpapi.Options{Logger: discardLogger(), Guard: auth.NewGuard(nil, adminToken)}
+	r.holder = httpapi.New(opts, Routes{Group: r.holderG, Replica: "replica-a"})
+	r.standby = httpapi.New(opts, Routes{Group: standbyG, Replica: "replica-b"})
+	opts.Guard = auth.NewGuard(nil, "")
 	r.withoutAdminAuth = httpapi.New(opts, Routes{Group: r.holderG, Replica: "replica-a"})
 	return r
 }

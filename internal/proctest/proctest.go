@@ -39,12 +39,14 @@ func Build(dir, pkg string) error {
 
 // Process is one running copy of the binary.
 type Process struct {
-	cmd    *exec.Cmd
-	mu     sync.Mutex
-	addr   string
-	logs   bytes.Buffer
-	exited chan struct{}
-	err    error
+	cmd  *exec.Cmd
+	mu   sync.Mutex
+	addr string
+	// metricsAddr is where it serves /metrics (METRICS_ADDR).
+	metricsAddr string
+	logs        bytes.Buffer
+	exited      chan struct{}
+	err         error
 }
 
 // Start runs the binary's "serve" with env (on top of a minimal environment: PATH, REPLICA_ID
@@ -77,7 +79,10 @@ func Launch(t testing.TB, env []string, args ...string) *Process {
 	}
 	p := &Process{exited: make(chan struct{})}
 	p.cmd = exec.Command(binary, args...)
-	p.cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "REPLICA_ID=" + t.Name(), "HTTP_ADDR=127.0.0.1:0"}, env...)
+	// Sign-in is off unless env says otherwise (AUTH= and AUTH_ISSUER=...): the processes'
+	// tests are of other promises. /metrics is served on a port of its own.
+	p.cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "REPLICA_ID=" + t.Name(), "HTTP_ADDR=127.0.0.1:0",
+		"METRICS_ADDR=127.0.0.1:0", "AUTH=off"}, env...)
 	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -110,8 +115,13 @@ func (p *Process) readLog(stderr io.Reader) {
 		}
 		p.mu.Lock()
 		p.logs.WriteString(line + "\n")
-		if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "serving" {
-			p.addr = entry.Addr
+		if json.Unmarshal([]byte(line), &entry) == nil {
+			switch entry.Msg {
+			case "serving":
+				p.addr = entry.Addr
+			case "serving metrics":
+				p.metricsAddr = entry.Addr
+			}
 		}
 		p.mu.Unlock()
 	}
@@ -133,6 +143,16 @@ func (p *Process) Addr() string {
 
 // URL is the URL of path on the process.
 func (p *Process) URL(path string) string { return "http://" + p.Addr() + path }
+
+// MetricsURL is the URL of /metrics on the process's METRICS_ADDR, "" until it serves there.
+func (p *Process) MetricsURL() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.metricsAddr == "" {
+		return ""
+	}
+	return "http://" + p.metricsAddr + "/metrics"
+}
 
 // Output is the process's log so far.
 func (p *Process) Output() string {

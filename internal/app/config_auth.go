@@ -1,0 +1,76 @@
+package app
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+
+	"library/internal/auth"
+)
+
+// authFromEnv reads who the service trusts to sign people in.
+func authFromEnv(c Config, getenv func(string) string) (Config, error) {
+	c.AuthIssuer = getenv("AUTH_ISSUER")
+	c.AuthAudience = getenv("AUTH_AUDIENCE")
+	c.AuthRolesClaim = or(getenv("AUTH_ROLES_CLAIM"), DefaultAuthRolesClaim)
+	c.AuthMemberClaim = or(getenv("AUTH_MEMBER_CLAIM"), DefaultAuthMemberClaim)
+	c.AuthClientID = getenv("AUTH_CLIENT_ID")
+	switch getenv("AUTH") {
+	case "":
+	case "off":
+		c.AuthOff = true
+	default:
+		return Config{}, fmt.Errorf("AUTH must be unset, or off to run without sign-in on purpose")
+	}
+	return c, nil
+}
+
+// Defaults of the sign-in settings.
+const (
+	DefaultAuthRolesClaim  = "roles"
+	DefaultAuthMemberClaim = "sub"
+)
+
+// checkAuth refuses settings that would leave the service less safe than it looks, naming the
+// variable: an open service on a real database that nobody chose to open, a provider without
+// an audience or over plain http, and an admin token short enough to guess.
+func (c Config) checkAuth() error {
+	switch {
+	case c.AuthOff && c.AuthIssuer != "":
+		return fmt.Errorf("AUTH=off and AUTH_ISSUER are both set: unset one")
+	case c.AuthIssuer == "" && c.DatabaseURL != "" && !c.AuthOff:
+		return fmt.Errorf("AUTH_ISSUER is unset: with DATABASE_URL the service needs an OpenID Connect provider to sign people in " +
+			"(set AUTH_ISSUER and AUTH_AUDIENCE), or AUTH=off to run without sign-in on purpose")
+	case c.AuthIssuer != "" && c.AuthAudience == "":
+		return fmt.Errorf("AUTH_AUDIENCE is unset: set it to the audience the provider puts in access tokens for this service")
+	case c.AdminToken != "" && len(c.AdminToken) < auth.MinAdminTokenLength:
+		return fmt.Errorf("ADMIN_TOKEN must be at least %d characters (try: openssl rand -hex 32)", auth.MinAdminTokenLength)
+	}
+	if c.AuthIssuer != "" {
+		return checkIssuer(c.AuthIssuer)
+	}
+	return nil
+}
+
+// checkIssuer wants an https URL, or http on this machine (a provider for demos and tests).
+func checkIssuer(issuer string) error {
+	u, err := url.Parse(issuer)
+	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("AUTH_ISSUER must be the provider's URL, such as https://login.example.org/realms/library")
+	}
+	switch {
+	case u.Scheme == "https":
+		return nil
+	case u.Scheme == "http" && isLoopback(u.Hostname()):
+		return nil
+	}
+	return fmt.Errorf("AUTH_ISSUER must be an https URL (plain http only on this machine: localhost or 127.0.0.1)")
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,194 @@
+package app_test
+
+import (
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"library/internal/apitest"
+	"library/internal/app"
+)
+
+// A caller of the rules test: who sends the request, and whose account its path names.
+type caller struct {
+	name    string
+	user    string // the provider's username; "" for none
+	bearer  string // a fixed Authorization header instead (a bad token)
+	account string // the {memberId} in paths
+}
+
+var callers = []caller{
+	{name: "anonymous", account: "alice"},
+	{name: "member (own)", user: "alice", account: "alice"},
+	{name: "member (other)", user: "alice", account: "bob"},
+	{name: "librarian", user: "libby", account: "alice"},
+	{name: "operator", user: "oscar", account: "alice"},
+	{name: "bad token", bearer: "Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl", account: "alice"},
+}
+
+// expected is the contract's rules table (docs/api.md), written out here apart from the
+// service's own (package auth), so that a wrong rule there fails: for each route, the status
+// class each caller gets, in the order of callers. 2 is any 2xx.
+var expected = map[string][6]int{
+	"GET /healthz":      {2, 2, 2, 2, 2, 2},
+	"GET /readyz":       {2, 2, 2, 2, 2, 2},
+	"GET /openapi.json": {2, 2, 2, 2, 2, 2},
+	"GET /config.json":  {2, 2, 2, 2, 2, 2},
+	"GET /":             {2, 2, 2, 2, 2, 2},
+	"GET /ui/*":         {2, 2, 2, 2, 2, 2},
+
+	"GET /books":                   {2, 2, 2, 2, 2, 401},
+	"GET /books/{bookId}":          {2, 2, 2, 2, 2, 401},
+	"POST /books":                  {401, 403, 403, 2, 403, 401},
+	"POST /books/{bookId}/loans":   {401, 403, 403, 2, 403, 401},
+	"POST /books/{bookId}/returns": {401, 403, 403, 2, 403, 401},
+
+	"GET /accounts/me":                   {401, 2, 2, 2, 2, 401},
+	"GET /accounts/{memberId}":           {401, 2, 403, 2, 403, 401},
+	"GET /accounts/{memberId}/history":   {401, 2, 403, 2, 403, 401},
+	"PUT /accounts/{memberId}":           {401, 2, 403, 2, 403, 401},
+	"POST /accounts/{memberId}/fines":    {401, 403, 403, 2, 403, 401},
+	"POST /accounts/{memberId}/payments": {401, 2, 403, 2, 403, 401},
+
+	"GET /status":                                {401, 403, 403, 403, 2, 401},
+	"GET /admin/processors/{name}/parked":        {401, 403, 403, 403, 2, 401},
+	"POST /admin/processors/{name}/replay":       {401, 403, 403, 403, 2, 401},
+	"POST /admin/processors/{name}/retry-parked": {401, 403, 403, 403, 2, 401},
+}
+
+// request is what one call sends.
+type request struct {
+	method, path string
+	body         any
+	headers      []string
+}
+
+// world is a service with sign-in and what the calls need: accounts that owe enough to be paid
+// many times, and a book to read. Each call that would change something gets fresh ids.
+type world struct {
+	a         *apitest.API
+	librarian string // an Authorization header
+	n         atomic.Int64
+}
+
+func (w *world) next() int64 { return w.n.Add(1) }
+
+// requests make a valid request for each route, preparing what it needs as the librarian.
+var requests = map[string]func(t *testing.T, w *world, account string) request{
+	"GET /healthz":        get("/healthz"),
+	"GET /readyz":         get("/readyz"),
+	"GET /openapi.json":   get("/openapi.json"),
+	"GET /config.json":    get("/config.json"),
+	"GET /":               get("/"),
+	"GET /ui/*":           get("/ui/app.js"),
+	"GET /books":          get("/books"),
+	"GET /books/{bookId}": get("/books/dune"),
+	"POST /books": func(_ *testing.T, w *world, _ string) request {
+		return request{method: http.MethodPost, path: "/books", body: apitest.Obj{"id": fmt.Sprintf("new-%d", w.next()), "title": "T", "author": "A"}}
+	},
+	"POST /books/{bookId}/loans": func(t *testing.T, w *world, account string) request {
+		book := w.book(t)
+		return request{method: http.MethodPost, path: "/books/" + book + "/loans", body: apitest.Obj{"loanId": "loan-" + book, "memberId": account}}
+	},
+	"POST /books/{bookId}/returns": func(t *testing.T, w *world, account string) request {
+		book := w.book(t)
+		apitest.RequireResult(t, w.a.Call(t, http.MethodPost, "/books/"+book+"/loans", apitest.Obj{"loanId": "loan-" + book, "memberId": account},
+			"Authorization", w.librarian), http.StatusCreated, "book-"+book)
+		return request{method: http.MethodPost, path: "/books/" + book + "/returns", body: apitest.Obj{"loanId": "loan-" + book}}
+	},
+	"GET /accounts/me":         get("/accounts/me"),
+	"GET /accounts/{memberId}": func(_ *testing.T, _ *world, account string) request { return get("/accounts/"+account)(nil, nil, "") },
+	"GET /accounts/{memberId}/history": func(_ *testing.T, _ *world, account string) request {
+		return get("/accounts/"+account+"/history")(nil, nil, "")
+	},
+	"PUT /accounts/{memberId}": func(_ *testing.T, _ *world, account string) request {
+		return request{method: http.MethodPut, path: "/accounts/" + account, body: apitest.Obj{"name": "Name of " + account}}
+	},
+	"POST /accounts/{memberId}/fines": func(_ *testing.T, _ *world, account string) request {
+		return request{method: http.MethodPost, path: "/accounts/" + account + "/fines", body: apitest.Obj{"amount": 100, "reason": "late"}}
+	},
+	"POST /accounts/{memberId}/payments": func(_ *testing.T, w *world, account string) request {
+		return request{method: http.MethodPost, path: "/accounts/" + account + "/payments", body: apitest.Obj{"amount": 100},
+			headers: []string{"Idempotency-Key", fmt.Sprintf("pay-%d", w.next())}}
+	},
+	"GET /status":                                get("/status"),
+	"GET /admin/processors/{name}/parked":        get("/admin/processors/catalog/parked"),
+	"POST /admin/processors/{name}/replay":       postTo("/admin/processors/catalog/replay"),
+	"POST /admin/processors/{name}/retry-parked": postTo("/admin/processors/catalog/retry-parked"),
+}
+
+func get(path string) func(*testing.T, *world, string) request {
+	return func(*testing.T, *world, string) request { return request{method: http.MethodGet, path: path} }
+}
+
+func postTo(path string) func(*testing.T, *world, string) request {
+	return func(*testing.T, *world, string) request { return request{method: http.MethodPost, path: path} }
+}
+
+// book adds a new book, as the librarian, and returns its id.
+func (w *world) book(t *testing.T) string {
+	id := fmt.Sprintf("book-%d", w.next())
+	apitest.RequireResult(t, w.a.Call(t, http.MethodPost, "/books", apitest.Obj{"id": id, "title": "T", "author": "A"},
+		"Authorization", w.librarian), http.StatusCreated, "book-"+id)
+	return id
+}
+
+// Every route of the router has a rule, and each caller gets what the contract's table says:
+// anonymous, a member on their own account and on another's, a librarian, an operator, and a
+// bad token. The routes come from the router itself, so a new route without a rule (here and
+// in package auth) fails.
+func TestEveryRouteKeepsItsRule(t *testing.T) {
+	t.Parallel()
+	idp := apitest.StartProvider(t)
+	a := launch(t, apitest.WithSignIn(fastBackground(app.Config{WebUI: true}), idp)).API("memory")
+	w := &world{a: a, librarian: idp.Bearer(t, "libby")}
+	for _, member := range []string{"alice", "bob"} {
+		apitest.RequireResult(t, a.Call(t, http.MethodPost, "/accounts/"+member+"/fines", apitest.Obj{"amount": 100000, "reason": "lost books"},
+			"Authorization", w.librarian), http.StatusCreated, "account-"+member)
+	}
+	apitest.RequireResult(t, a.Call(t, http.MethodPost, "/books", apitest.Obj{"id": "dune", "title": "Dune", "author": "Frank Herbert"},
+		"Authorization", w.librarian), http.StatusCreated, "book-dune")
+
+	routed := servedRoutes(t)
+	for _, route := range slices.Sorted(maps.Keys(routed)) {
+		if _, ok := expected[route]; !ok {
+			t.Errorf("%s is routed but has no row in this test's table: add its rule to package auth and here", route)
+		}
+	}
+	for _, route := range slices.Sorted(maps.Keys(expected)) {
+		require.True(t, routed[route], "%s is in the table but not routed", route)
+		build, ok := requests[route]
+		require.True(t, ok, "%s has no request in this test", route)
+		for i, c := range callers {
+			req := build(t, w, c.account)
+			headers := req.headers
+			switch {
+			case c.bearer != "":
+				headers = append(headers, "Authorization", c.bearer)
+			case c.user != "":
+				headers = append(headers, "Authorization", idp.Bearer(t, c.user))
+			}
+			var body []byte
+			if req.body != nil {
+				body = apitest.MustJSON(t, req.body)
+			}
+			// The answers' shapes are the contract tests' to check; the web app's aren't in it.
+			r, err := a.TrySend(req.method, req.path, body, headers...)
+			require.NotZero(t, r.Status, "%s as %s: %v", route, c.name, err)
+			want := expected[route][i]
+			if want == 2 {
+				assert.True(t, r.Status >= 200 && r.Status < 300, "%s as %s: %d %s", route, c.name, r.Status, r.Body)
+				continue
+			}
+			if assert.Equal(t, want, r.Status, "%s as %s: %s", route, c.name, r.Body) && want == http.StatusUnauthorized {
+				assert.Contains(t, r.Header.Get("WWW-Authenticate"), "Bearer", "%s as %s", route, c.name)
+			}
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package app
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"library/internal/auth"
+	"library/internal/httpapi"
+)
+
+// signIn says how the service knows who calls: its Guard, and the Verifier behind it (nil with
+// sign-in off).
+func (a *App) signIn() (*auth.Guard, *auth.Verifier) {
+	if a.cfg.AuthIssuer == "" {
+		return auth.NewGuard(nil, a.cfg.AdminToken), nil
+	}
+	v := auth.NewVerifier(auth.VerifierConfig{
+		Issuer: a.cfg.AuthIssuer, Audience: a.cfg.AuthAudience,
+		RolesClaim: a.cfg.AuthRolesClaim, MemberClaim: a.cfg.AuthMemberClaim,
+		Logger: a.logger, // tokens expire by the wall clock, whatever clock the library keeps
+	})
+	return auth.NewGuard(v, a.cfg.AdminToken), v
+}
+
+// openWarningEvery is how often a service that runs without sign-in says so again.
+const openWarningEvery = time.Hour
+
+// startSignIn reads the provider's discovery in the background, or, with sign-in off, says
+// loudly that anyone may do anything: at start and every hour, so that it is in any window of
+// the logs that someone reads.
+func (a *App) startSignIn(ctx context.Context) {
+	if a.verifier != nil {
+		a.verifier.Start(ctx)
+		return
+	}
+	warn := func() {
+		if a.cfg.AuthOff {
+			a.logger.Warn("AUTH=off: no sign-in; anyone who can reach this service may read every account, charge fines and record payments")
+		} else {
+			a.logger.Warn("no sign-in: in memory without AUTH_ISSUER, anyone who can reach this service may do anything; set AUTH_ISSUER and AUTH_AUDIENCE to sign people in")
+		}
+	}
+	warn()
+	go func() {
+		tick := time.NewTicker(openWarningEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				warn()
+			}
+		}
+	}()
+}
+
+// signInRoutes serve GET /config.json: what a web app needs to sign people in.
+type signInRoutes struct{ cfg Config }
+
+// signInConfig is GET /config.json.
+type signInConfig struct {
+	Auth *providerConfig `json:"auth"`
+	// Open is true while sign-in is off: the web app says so on every page.
+	Open bool `json:"open"`
+}
+
+type providerConfig struct {
+	Issuer   string  `json:"issuer"`
+	ClientID *string `json:"clientId"`
+	Audience string  `json:"audience"`
+}
+
+func (s signInRoutes) Routes(r chi.Router) {
+	view := signInConfig{Open: s.cfg.AuthIssuer == ""}
+	if !view.Open {
+		view.Auth = &providerConfig{Issuer: s.cfg.AuthIssuer, Audience: s.cfg.AuthAudience}
+		if s.cfg.AuthClientID != "" {
+			view.Auth.ClientID = &s.cfg.AuthClientID
+		}
+	}
+	r.Get("/config.json", func(w http.ResponseWriter, r *http.Request) {
+		httpapi.WriteJSON(w, r, http.StatusOK, view)
+	})
+}

@@ -1,0 +1,89 @@
+package app_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"library/internal/apitest"
+	"library/internal/app"
+)
+
+// A provider that can't be reached at start keeps the service not ready, saying which one, and
+// a request with a token is a 503 (never let through, never a 401 for a good token); once the
+// provider answers, the service is ready without a restart.
+func TestNotReadyUntilTheProviderAnswers(t *testing.T) {
+	t.Parallel()
+	ln, err := new(net.ListenConfig).Listen(context.Background(), "tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	issuer := "http://" + ln.Addr().String()
+	require.NoError(t, ln.Close())
+
+	cfg := app.Config{HTTPAddr: "127.0.0.1:0", AuthIssuer: issuer, AuthAudience: apitest.Audience}
+	service, err := app.New(context.Background(), cfg, slogTo(t, io.Discard))
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- service.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+	})
+	a := &api{Base: "http://" + service.Addr(), Store: "memory"}
+	p := requireProblem(t, a.Get(t, "/readyz"), http.StatusServiceUnavailable, "Unavailable")
+	assert.Contains(t, p.Detail, issuer)
+	requireProblem(t, a.Call(t, http.MethodGet, "/accounts/me", nil, "Authorization", "Bearer x.y.z"), http.StatusServiceUnavailable, "Unavailable")
+	assert.Equal(t, http.StatusOK, a.Get(t, "/books").Status, "what needs no token is served")
+
+	idp := apitest.StartProviderAt(t, issuer)
+	eventually(t, 20*time.Second, func() bool { return a.Get(t, "/readyz").Status == http.StatusOK }, "ready once the provider answers")
+	require.Equal(t, http.StatusOK, a.Call(t, http.MethodGet, "/accounts/me", nil, "Authorization", idp.Bearer(t, "alice")).Status)
+}
+
+// Tokens never reach the logs, good or bad; nor does the ADMIN_TOKEN used as a break-glass,
+// which acts as an operator.
+func TestTokensNeverLogged(t *testing.T) {
+	t.Parallel()
+	idp := apitest.StartProvider(t)
+	var logs syncBuffer
+	cfg := apitest.WithSignIn(fastBackground(app.Config{}), idp)
+	s := apitest.Launch(t, cfg, slogTo(t, &logs))
+	a := s.API("memory")
+	good := idp.Token(t, "oscar")
+	bad := idp.Token(t, "alice")[:40] + "tampered"
+	require.Equal(t, http.StatusOK, a.Call(t, http.MethodGet, "/status", nil, "Authorization", "Bearer "+good).Status)
+	requireProblem(t, a.Call(t, http.MethodGet, "/status", nil, "Authorization", "Bearer "+bad), http.StatusUnauthorized, "Unauthorized")
+	require.Equal(t, http.StatusOK, a.Call(t, http.MethodGet, "/status", nil, "Authorization", "Bearer "+adminToken).Status, "the break-glass token")
+	requireProblem(t, a.Call(t, http.MethodGet, "/accounts/alice", nil, "Authorization", "Bearer "+adminToken), http.StatusForbidden, "Forbidden")
+	s.Stop()
+	for _, secret := range []string{good, strings.Split(good, ".")[2], bad, adminToken} {
+		assert.NotContains(t, logs.String(), secret)
+	}
+	assert.Contains(t, logs.String(), "status=401", "the refusal is logged, without its token")
+}
+
+// /metrics is not part of the API: it is served on METRICS_ADDR only.
+func TestMetricsOnlyOnTheirOwnListener(t *testing.T) {
+	t.Parallel()
+	s := launch(t, app.Config{})
+	r, _ := s.API("memory").TrySend(http.MethodGet, "/metrics", nil)
+	assert.Equal(t, http.StatusNotFound, r.Status)
+	resp, err := http.Get(s.Metrics + "/metrics")
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+}
+
+// slogTo is a logger that writes every line to w, and to the test's log.
+func slogTo(t *testing.T, w io.Writer) *slog.Logger {
+	debug := &slog.HandlerOptions{Level: slog.LevelDebug}
+	return slog.New(slog.NewMultiHandler(slog.NewTextHandler(w, debug), slog.NewTextHandler(testLog(t), debug)))
+}

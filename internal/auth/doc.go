@@ -1,0 +1,30 @@
+// Package auth decides who sent a request and what they may do.
+//
+// Who: a caller proves who they are with an access token (a JWT) from the one OpenID Connect
+// provider the service trusts (AUTH_ISSUER). A Verifier checks it with go-oidc: the signature
+// against the provider's published keys (fetched through discovery, cached, and fetched again
+// when a token names a key that is not known yet, so that rotation needs no restart), the
+// issuer, the audience (AUTH_AUDIENCE), the expiry and not-before times with at most a minute of
+// clock skew, and the algorithm, which must be asymmetric: "none" and the HMAC algorithms are
+// refused, so that the provider's public key can't be used as a shared secret. A token that
+// passed is remembered until it expires, so a caller's next request costs a hash and a map
+// lookup. Roles come from a claim (AUTH_ROLES_CLAIM, a dotted path such as
+// realm_access.roles), the member id from another (AUTH_MEMBER_CLAIM). The break-glass
+// ADMIN_TOKEN, compared in constant time, acts as an operator.
+//
+// What: one table, Rules, says for every route what an anonymous caller, a member, a librarian
+// and an operator may do: allow, deny, or "own" (only the caller's own member id in the path).
+// A person has the union of their roles' rights; every signed-in person is a member. A route
+// without a rule is refused to everyone, and a test walks the router to make sure none is
+// missing. Where a rule allows a route but the answer depends on the caller (a member's own
+// loans, at most what they owe), the handler narrows it with the Access that the rule granted.
+//
+// With sign-in off (AUTH=off, or in memory with no provider) every caller is an Open one, who
+// may do everything but the admin actions, which still want ADMIN_TOKEN.
+//
+// Failure handling: until the provider's discovery document has been read, a request that
+// carries a token is answered 503 (never let through), and readiness says why; the Verifier
+// keeps trying in the background. Once read, later outages of the provider keep the cached
+// keys. Tokens are never logged, and the reason a token was refused is told to its sender
+// only in words that name no secret.
+package auth

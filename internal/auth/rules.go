@@ -1,0 +1,144 @@
+package auth
+
+import "net/http"
+
+// Permission is what one role may do on one route.
+type Permission uint8
+
+// The permissions, weakest first.
+const (
+	// Deny refuses the route.
+	Deny Permission = iota
+	// Own allows the route only for the caller's own member id (the {memberId} in its path).
+	Own
+	// Allow allows the route.
+	Allow
+)
+
+// String is the permission as the OpenAPI document's x-roles writes it.
+func (p Permission) String() string {
+	return [...]string{"deny", "own", "allow"}[p]
+}
+
+// OwnParam is the route parameter that Own compares with the caller's member id.
+const OwnParam = "memberId"
+
+// Rule is who may call one route: its method and its pattern as the router writes it.
+type Rule struct {
+	Method  string
+	Pattern string
+	// What each role may do. A person has the union of their roles' rights, and every
+	// signed-in person is a member.
+	Anonymous, Member, Librarian, Operator Permission
+	// WhenOpen is what anyone may do while sign-in is off: everything but the admin actions,
+	// which still want ADMIN_TOKEN.
+	WhenOpen Permission
+	// Narrowed says what the handler narrows further by the caller, for the docs.
+	Narrowed string
+}
+
+// Public reports whether anyone may call the route, signed in or not, with the same answer:
+// its requests need no token, and one sent with them is not even read.
+func (r Rule) Public() bool {
+	return r.Anonymous == Allow && r.Member == Allow && r.Librarian == Allow && r.Operator == Allow && r.Narrowed == ""
+}
+
+// Anyone is a rule that lets anyone call a route. It and the functions below make the common
+// rows of the table.
+func Anyone(method, pattern string) Rule {
+	return Rule{Method: method, Pattern: pattern, Anonymous: Allow, Member: Allow, Librarian: Allow, Operator: Allow, WhenOpen: Allow}
+}
+
+func librarians(method, pattern string) Rule {
+	return Rule{Method: method, Pattern: pattern, Librarian: Allow, WhenOpen: Allow}
+}
+
+func operators(method, pattern string, whenOpen Permission) Rule {
+	return Rule{Method: method, Pattern: pattern, Operator: Allow, WhenOpen: whenOpen}
+}
+
+func ownOrLibrarian(method, pattern, narrowed string) Rule {
+	return Rule{Method: method, Pattern: pattern, Member: Own, Librarian: Allow, WhenOpen: Allow, Narrowed: narrowed}
+}
+
+// Rules is the table: every route of the service, and who may call it. docs/api.md and the
+// OpenAPI document's x-roles carry the same table, and tests hold all three and the router
+// to it.
+func Rules() []Rule {
+	catalog := "anonymous callers see loans without borrower ids; a member sees which loans are theirs"
+	return []Rule{
+		Anyone(http.MethodGet, "/healthz"),
+		Anyone(http.MethodGet, "/readyz"),
+		Anyone(http.MethodGet, "/openapi.json"),
+		Anyone(http.MethodGet, "/config.json"),
+		Anyone(http.MethodGet, "/"),
+		Anyone(http.MethodGet, "/ui/*"),
+
+		{Method: http.MethodGet, Pattern: "/books", Anonymous: Allow, Member: Allow, Librarian: Allow, Operator: Allow, WhenOpen: Allow, Narrowed: catalog},
+		{Method: http.MethodGet, Pattern: "/books/{bookId}", Anonymous: Allow, Member: Allow, Librarian: Allow, Operator: Allow, WhenOpen: Allow, Narrowed: catalog},
+		librarians(http.MethodPost, "/books"),
+		librarians(http.MethodPost, "/books/{bookId}/loans"),
+		librarians(http.MethodPost, "/books/{bookId}/returns"),
+
+		{Method: http.MethodGet, Pattern: "/accounts/me", Member: Allow, Librarian: Allow, Operator: Allow, WhenOpen: Allow},
+		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}", ""),
+		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/history", "a member sees staff by role only"),
+		ownOrLibrarian(http.MethodPut, "/accounts/{memberId}", "a member sets their name only: their email comes from their sign-in"),
+		librarians(http.MethodPost, "/accounts/{memberId}/fines"),
+		ownOrLibrarian(http.MethodPost, "/accounts/{memberId}/payments", "a member pays at most what they owe"),
+
+		operators(http.MethodGet, "/status", Allow),
+		operators(http.MethodGet, "/admin/processors/{name}/parked", Deny),
+		operators(http.MethodPost, "/admin/processors/{name}/replay", Deny),
+		operators(http.MethodPost, "/admin/processors/{name}/retry-parked", Deny),
+	}
+}
+
+// Table is the rules by method and pattern, for lookups on every request.
+type Table map[string]Rule
+
+// NewTable indexes rules by method and pattern.
+func NewTable(rules []Rule) Table {
+	t := make(Table, len(rules))
+	for _, r := range rules {
+		t[r.Method+" "+r.Pattern] = r
+	}
+	return t
+}
+
+// Find returns the rule of a route. HEAD is answered as GET is, so it has GET's rule.
+func (t Table) Find(method, pattern string) (Rule, bool) {
+	if method == http.MethodHead {
+		method = http.MethodGet
+	}
+	r, ok := t[method+" "+pattern]
+	return r, ok
+}
+
+// Decide says whether the rule lets the caller in, and in which role. memberID is the route's
+// {memberId}, for Own ("" when the route has none).
+func (r Rule) Decide(c Caller, memberID string) (Access, bool) {
+	switch {
+	case c.breakGlass && r.Operator == Allow:
+		return Access{Caller: c, Role: Operator}, true
+	case c.open:
+		return Access{Caller: c, Role: Open}, r.WhenOpen == Allow
+	case c.breakGlass:
+		return Access{Caller: c, Role: Operator}, false
+	case !c.SignedIn():
+		return Access{Caller: c, Role: Anonymous}, r.Anonymous == Allow
+	}
+	for _, role := range []struct {
+		role Role
+		has  bool
+		may  Permission
+	}{{Librarian, c.librarian, r.Librarian}, {Operator, c.operator, r.Operator}, {Member, true, r.Member}} {
+		if role.has && role.may == Allow {
+			return Access{Caller: c, Role: role.role}, true
+		}
+	}
+	if r.Member == Own && memberID != "" && memberID == c.MemberID {
+		return Access{Caller: c, Role: Member}, true
+	}
+	return Access{Caller: c, Role: Member}, false
+}

@@ -1,0 +1,61 @@
+package auth
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRulesAreOnePerRoute(t *testing.T) {
+	t.Parallel()
+	rules := Rules()
+	require.Len(t, NewTable(rules), len(rules), "no route has two rules")
+	for _, r := range rules {
+		assert.Contains(t, []string{http.MethodGet, http.MethodPost, http.MethodPut}, r.Method, r.Pattern)
+		if r.Member == Own {
+			assert.Contains(t, r.Pattern, "{"+OwnParam+"}", "%s %s: own needs the member id in the path", r.Method, r.Pattern)
+		}
+	}
+}
+
+// Decide grants a person the union of their roles' rights, in the role that granted it.
+func TestDecide(t *testing.T) {
+	t.Parallel()
+	table := NewTable(Rules())
+	rule := func(method, pattern string) Rule {
+		r, ok := table.Find(method, pattern)
+		require.True(t, ok, "%s %s", method, pattern)
+		return r
+	}
+	alice := Caller{Subject: "alice", MemberID: "alice"}
+	libby := Caller{Subject: "libby", MemberID: "libby", librarian: true}
+	oscar := Caller{Subject: "oscar", MemberID: "oscar", operator: true}
+	account := rule(http.MethodGet, "/accounts/{memberId}")
+	for _, tc := range []struct {
+		name    string
+		rule    Rule
+		caller  Caller
+		member  string
+		allowed bool
+		role    Role
+	}{
+		{"a member's own account", account, alice, "alice", true, Member},
+		{"another member's account", account, alice, "bob", false, Member},
+		{"a librarian on anyone's account", account, libby, "alice", true, Librarian},
+		{"an operator on their own account, as a member", account, oscar, "oscar", true, Member},
+		{"an operator on another's account", account, oscar, "alice", false, Member},
+		{"nobody on an account", account, Caller{}, "alice", false, Anonymous},
+		{"a fine by a member", rule(http.MethodPost, "/accounts/{memberId}/fines"), alice, "alice", false, Member},
+		{"ADMIN_TOKEN on /status", rule(http.MethodGet, "/status"), Caller{Subject: AdminSubject, breakGlass: true}, "", true, Operator},
+		{"ADMIN_TOKEN on an account", account, Caller{Subject: AdminSubject, breakGlass: true}, "alice", false, Operator},
+		{"sign-in off: an account", account, OpenCaller(), "alice", true, Open},
+		{"sign-in off: a replay still wants ADMIN_TOKEN", rule(http.MethodPost, "/admin/processors/{name}/replay"), OpenCaller(), "", false, Open},
+		{"anyone on the catalog", rule(http.MethodGet, "/books"), Caller{}, "", true, Anonymous},
+	} {
+		access, allowed := tc.rule.Decide(tc.caller, tc.member)
+		assert.Equal(t, tc.allowed, allowed, tc.name)
+		assert.Equal(t, tc.role, access.Role, tc.name)
+	}
+}
