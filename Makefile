@@ -32,7 +32,7 @@ mutate: ## small bugs made on purpose in the code that keeps the promises, one a
 bench: ## the benchmark, written to docs/benchmarks.md (about ten minutes; see docs/testing.md)
 	cd bench && go run .
 
-demo: ## PostgreSQL, Mailpit and two replicas on loopback; Ctrl-C stops and removes them
+demo: ## PostgreSQL, Mailpit, an OpenID provider and two replicas on loopback; Ctrl-C stops and removes them
 	scripts/demo.sh
 
 smoke: ## the smoke test against a running deployment: make smoke URLS="http://127.0.0.1:8080 http://127.0.0.1:8081"
@@ -41,8 +41,9 @@ smoke: ## the smoke test against a running deployment: make smoke URLS="http://1
 screenshots: ## the web app's pages as PNGs in docs/ (screenshot-*.png), taken by its browser tests
 	SCREENSHOTS=docs go test -count=1 -run 'TestPayDoubleClickRecordsOnePayment|TestLendShowsInTheCatalogAtOnce|TestOperationsShowsTheHolderAndTheTakeover' ./web/
 
-build: ## a static binary in bin/
+build: ## static binaries in bin/: the service, and devidp, an OpenID provider for demos
 	CGO_ENABLED=0 go build -trimpath -o bin/library ./cmd/library
+	CGO_ENABLED=0 go build -trimpath -o bin/devidp ./cmd/devidp
 
 fmt:
 	gofmt -w .

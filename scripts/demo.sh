@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The local demo (make demo): a throwaway PostgreSQL, Mailpit, and two replicas of the service on
-# loopback, sharing both. It checks its ports first and says which is taken; prints where
+# The local demo (make demo): a throwaway PostgreSQL, Mailpit, an OpenID provider (cmd/devidp,
+# with three users: alice, a member; libby, a librarian; oscar, an operator) and two replicas of
+# the service on loopback, sharing them. It checks its ports first and says which is taken; prints where
 # everything is and how to stop it; and runs until Ctrl-C (or a kill of this script), which
 # stops everything it started and removes everything it made (Mailpit's binary, built once into
 # $(go env GOPATH)/bin, stays for the next time). When a part fails to start or stops on its
@@ -8,7 +9,7 @@
 #
 # Needs Go, curl and the PostgreSQL server binaries (Debian: apt-get install postgresql).
 # Ports: DEMO_API_PORTS (default "8080 8081"), DEMO_PG_PORT (5434), DEMO_SMTP_PORT (1025),
-# DEMO_MAILPIT_PORT (8025).
+# DEMO_MAILPIT_PORT (8025), DEMO_IDP_PORT (9096).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +17,7 @@ read -r -a api_ports <<<"${DEMO_API_PORTS:-8080 8081}"
 pg_port="${DEMO_PG_PORT:-5434}"
 smtp_port="${DEMO_SMTP_PORT:-1025}"
 web_port="${DEMO_MAILPIT_PORT:-8025}"
+idp_port="${DEMO_IDP_PORT:-9096}"
 
 # Every port must be free before anything starts: a port held by an earlier run would answer
 # for a replica that never came up.
@@ -25,7 +27,7 @@ if [ "${#api_ports[@]}" -ne 2 ]; then
   exit 1
 fi
 for entry in "${api_ports[0]} DEMO_API_PORTS" "${api_ports[1]} DEMO_API_PORTS" "$pg_port DEMO_PG_PORT" \
-  "$smtp_port DEMO_SMTP_PORT" "$web_port DEMO_MAILPIT_PORT"; do
+  "$smtp_port DEMO_SMTP_PORT" "$web_port DEMO_MAILPIT_PORT" "$idp_port DEMO_IDP_PORT"; do
   read -r port name <<<"$entry"
   if ! [[ "$port" =~ ^[0-9]+$ ]] || [ "$port" -lt 1 ] || [ "$port" -gt 65535 ]; then
     echo "$name must be a port number from 1 to 65535, not \"$port\"" >&2
@@ -78,8 +80,9 @@ wait_for() { # URL WHAT LOG PID
   fail "$2 did not come up within 30 seconds" "$3"
 }
 
-echo "building the service..."
+echo "building the service and the OpenID provider..."
 CGO_ENABLED=0 go build -o "$work/library" ./cmd/library
+CGO_ENABLED=0 go build -o "$work/devidp" ./cmd/devidp
 
 mailpit="$(command -v mailpit || echo "$(go env GOPATH)/bin/mailpit")"
 if [ ! -x "$mailpit" ]; then
@@ -99,7 +102,13 @@ eval "$pg_env"
 pids+=($!)
 wait_for "http://127.0.0.1:$web_port/readyz" Mailpit "$work/mailpit.log" "${pids[-1]}"
 
-export DATABASE_URL SMTP_URL="smtp://127.0.0.1:$smtp_port?tls=none" ADMIN_TOKEN="${ADMIN_TOKEN:-demo}"
+DEVIDP_ADDR="127.0.0.1:$idp_port" "$work/devidp" >"$work/devidp.log" 2>&1 &
+pids+=($!)
+wait_for "http://127.0.0.1:$idp_port/.well-known/openid-configuration" "the OpenID provider" "$work/devidp.log" "${pids[-1]}"
+
+export DATABASE_URL SMTP_URL="smtp://127.0.0.1:$smtp_port?tls=none"
+export ADMIN_TOKEN="${ADMIN_TOKEN:-demo-admin-token-for-this-machine-only}"
+export AUTH_ISSUER="http://127.0.0.1:$idp_port" AUTH_AUDIENCE=library AUTH_CLIENT_ID=library-web
 export LOG_FORMAT=text
 replica=a
 for port in "${api_ports[@]}"; do
@@ -117,24 +126,26 @@ The library is running: two replicas on one PostgreSQL and one mail server.
   replica a    http://127.0.0.1:${api_ports[0]}        (logs: $work/a.log)
   replica b    http://127.0.0.1:${api_ports[1]}        (logs: $work/b.log)
   emails       http://127.0.0.1:$web_port        (Mailpit)
+  sign-in      $AUTH_ISSUER        (alice, libby, oscar; each password is the name + "-password")
   database     $DATABASE_URL
   admin token  $ADMIN_TOKEN
   logs         $work/*.log, and PostgreSQL's in $work/pg/server.log
 
-Try it:
-  curl -s -w ' %{http_code}\n' -X PUT 127.0.0.1:${api_ports[0]}/accounts/alice -H 'Content-Type: application/json' -d '{"name":"Alice","email":"alice@example.org"}'
-  curl -s -w ' %{http_code}\n' -X POST 127.0.0.1:${api_ports[1]}/books -H 'Content-Type: application/json' -d '{"id":"dune","title":"Dune","author":"Frank Herbert"}'
-  curl -s -w ' %{http_code}\n' -X POST 127.0.0.1:${api_ports[1]}/books/dune/loans -H 'Content-Type: application/json' -d '{"loanId":"loan-1","memberId":"alice"}'
-  curl -s 127.0.0.1:${api_ports[0]}/status
-  scripts/smoke.sh http://127.0.0.1:${api_ports[0]} http://127.0.0.1:${api_ports[1]}
+Try it (a token for a script is one curl; the web page signs in on the provider's page):
+  token() { curl -s -u "\$1:\$1-password" -d grant_type=client_credentials $AUTH_ISSUER/oauth/token | sed 's/.*"access_token":"\([^"]*\)".*/\1/'; }
+  LIBBY=\$(token libby)
+  curl -s -w ' %{http_code}\n' -X POST 127.0.0.1:${api_ports[1]}/books -H "Authorization: Bearer \$LIBBY" -H 'Content-Type: application/json' -d '{"id":"dune","title":"Dune","author":"Frank Herbert"}'
+  curl -s -w ' %{http_code}\n' -X POST 127.0.0.1:${api_ports[1]}/books/dune/loans -H "Authorization: Bearer \$LIBBY" -H 'Content-Type: application/json' -d '{"loanId":"loan-1","memberId":"alice"}'
+  curl -s -H "Authorization: Bearer $ADMIN_TOKEN" 127.0.0.1:${api_ports[0]}/status
+  SMOKE_TOKEN=\$LIBBY scripts/smoke.sh http://127.0.0.1:${api_ports[0]} http://127.0.0.1:${api_ports[1]}
 
 To stop everything and remove what the demo made: Ctrl-C here, or from another shell
   kill $$
 EOF
 
 # Until Ctrl-C, or until one of them stops on its own: then say which, and keep the logs.
-names=(Mailpit "replica a" "replica b")
-logs=("$work/mailpit.log" "$work/a.log" "$work/b.log")
+names=(Mailpit "the OpenID provider" "replica a" "replica b")
+logs=("$work/mailpit.log" "$work/devidp.log" "$work/a.log" "$work/b.log")
 wait -n "${pids[@]}" || true
 for i in "${!pids[@]}"; do
   if ! kill -0 "${pids[$i]}" 2>/dev/null; then

@@ -7,6 +7,8 @@
 # With two URLs (two replicas behind no load balancer, such as the local demo), retries go to
 # the second one, and /status of both must show exactly one holder per processor. With
 # MAILPIT_URL set (Mailpit's web address), the loan email must arrive there exactly once.
+# With sign-in on, SMOKE_TOKEN is a librarian's access token for every request, and
+# ADMIN_TOKEN (or an operator's token) reads /status; with sign-in off neither is needed.
 # Every run uses ids of its own, so it can run again and again against one deployment.
 # Needs bash and curl.
 set -euo pipefail
@@ -26,7 +28,12 @@ request() {
   shift 3 || shift $#
   local args=(-sS -X "$method" -D "$tmp/headers" -o "$tmp/body" -w '%{http_code}' --max-time 15)
   [ -n "$data" ] && args+=(-H 'Content-Type: application/json' --data-binary "$data")
-  for h in "$@"; do args+=(-H "$h"); done
+  local authorized=false
+  for h in "$@"; do
+    args+=(-H "$h")
+    case "$h" in Authorization:*) authorized=true ;; esac
+  done
+  if ! $authorized && [ -n "${SMOKE_TOKEN:-}" ]; then args+=(-H "Authorization: Bearer $SMOKE_TOKEN"); fi
   status="$(curl "${args[@]}" "$url")" || fail "$method $url: no answer"
   headers="$(tr -d '\r' <"$tmp/headers")"
   body="$(cat "$tmp/body")"
@@ -79,7 +86,11 @@ if [ "$second" != "$first" ]; then
   for processor in catalog notifications late-fines; do
     holders=0
     for base in "$first" "$second"; do
-      request GET "$base/status"
+      if [ -n "${ADMIN_TOKEN:-}" ]; then
+        request GET "$base/status" "" "Authorization: Bearer $ADMIN_TOKEN"
+      else
+        request GET "$base/status"
+      fi
       expect_status 200 "GET $base/status"
       grep -o "\"name\":\"$processor\"[^}]*" <<<"$body" | grep -q '"holdsLease":true' && holders=$((holders + 1))
     done

@@ -15,9 +15,13 @@ import (
 // smoke runs scripts/smoke.sh against the given base URLs and returns its output and error.
 func smoke(t *testing.T, urls ...string) (string, error) {
 	t.Helper()
-	cmd := exec.Command("bash", append([]string{"../../scripts/smoke.sh"}, urls...)...)
-	out, err := cmd.CombinedOutput()
+	out, err := smokeCommand(urls...).CombinedOutput()
 	return string(out), err
+}
+
+// smokeCommand is the command that runs scripts/smoke.sh against urls.
+func smokeCommand(urls ...string) *exec.Cmd {
+	return exec.Command("bash", append([]string{"../../scripts/smoke.sh"}, urls...)...)
 }
 
 // The smoke test passes against two replicas of the built binary on one database.

@@ -21,9 +21,16 @@ import (
 )
 
 // holds reports whether the process says it holds the named processor's lease; false when it
-// can't be asked.
-func holds(p *process, name string) bool {
-	resp, err := http.Get(p.URL("/status"))
+// can't be asked. An admin token, when given, is sent: /status wants one with sign-in on.
+func holds(p *process, name string, adminToken ...string) bool {
+	req, err := http.NewRequest(http.MethodGet, p.URL("/status"), nil)
+	if err != nil {
+		return false
+	}
+	for _, token := range adminToken {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return false
 	}

@@ -6,6 +6,7 @@ import (
 	"library/internal/aggregate"
 	"library/internal/errs"
 	"library/internal/eventstore"
+	"library/internal/validate"
 )
 
 // Type is the Account aggregate type. Its name prefixes stream ids ("account-<memberId>"):
@@ -38,6 +39,9 @@ func NewService(log aggregate.Log, opts aggregate.Options) *Service {
 
 // SetContact records a member's name and email address.
 func (s *Service) SetContact(ctx context.Context, memberID string, c SetContact, o aggregate.Origin) (aggregate.Result, error) {
+	if err := validate.MemberID("memberId", memberID); err != nil {
+		return aggregate.Result{}, err
+	}
 	return s.repo.Execute(ctx, memberID, aggregate.Command[Account]{
 		Name: "setContact", Origin: o, Payload: c, Validate: c.Validate, Decide: c.Decide,
 	})
@@ -45,6 +49,9 @@ func (s *Service) SetContact(ctx context.Context, memberID string, c SetContact,
 
 // ChargeFine charges a fine.
 func (s *Service) ChargeFine(ctx context.Context, memberID string, c ChargeFine, o aggregate.Origin) (aggregate.Result, error) {
+	if err := validate.MemberID("memberId", memberID); err != nil {
+		return aggregate.Result{}, err
+	}
 	return s.repo.Execute(ctx, memberID, aggregate.Command[Account]{
 		Name: "chargeFine", Origin: o, Payload: c, Validate: c.Validate, Decide: c.Decide,
 	})
@@ -52,6 +59,9 @@ func (s *Service) ChargeFine(ctx context.Context, memberID string, c ChargeFine,
 
 // Pay takes a payment.
 func (s *Service) Pay(ctx context.Context, memberID string, c Pay, o aggregate.Origin) (aggregate.Result, error) {
+	if err := validate.MemberID("memberId", memberID); err != nil {
+		return aggregate.Result{}, err
+	}
 	return s.repo.Execute(ctx, memberID, aggregate.Command[Account]{
 		Name: "pay", Origin: o, Payload: c, Validate: c.Validate, Decide: c.Decide,
 	})

@@ -156,3 +156,24 @@ func getAs(t *testing.T, a *apitest.API, member, bearer string) apitest.Account 
 	apitest.RequireJSON(t, a.Call(t, http.MethodGet, "/accounts/"+member, nil, "Authorization", bearer), &acc)
 	return acc
 }
+
+// "me" is no member's id: /accounts/me is the caller's own account, so no account, fine or
+// loan may be made under it.
+func TestHTTPMeIsNoMembersID(t *testing.T) {
+	t.Parallel()
+	apitest.ForEachStore(t, app.Config{}, func(t *testing.T, a *apitest.API) {
+		// The document has GET /accounts/me alone, so this answer can't be checked against it.
+		put, _ := a.TrySend(http.MethodPut, "/accounts/me", []byte(`{"name":"Me"}`))
+		for _, r := range []apitest.Response{
+			put,
+			a.Call(t, http.MethodPost, "/accounts/me/fines", apitest.Obj{"amount": 100, "reason": "late"}),
+			a.Call(t, http.MethodPost, "/accounts/me/payments", apitest.Obj{"amount": 100}, "Idempotency-Key", "k"),
+		} {
+			p := apitest.RequireProblem(t, r, http.StatusBadRequest, "InvalidRequest")
+			assert.Contains(t, p.Detail, `"me"`)
+		}
+		apitest.AddBook(t, a, "dune")
+		r := a.Call(t, http.MethodPost, "/books/dune/loans", apitest.Obj{"loanId": "loan-1", "memberId": "me"})
+		apitest.RequireProblem(t, r, http.StatusBadRequest, "InvalidRequest")
+	})
+}

@@ -47,12 +47,21 @@ func TestLoanEmailsInFlightAtOnce(t *testing.T) {
 			t.Parallel()
 			smtp := smtptest.Start(t)
 			smtp.SetDelay(100 * time.Millisecond)
+			// The loans wait while the relay takes no mail, so that they are all ready at once
+			// however slowly they were made: on a busy machine one loan can take longer than
+			// a conversation, and emails sent as their loans come would never overlap.
+			smtp.Refuse(421, "not yet")
 			cfg := fastBackground(app.Config{SMTPURL: smtp.URL(), DatabaseURL: stores[1].DatabaseURL(t), SMTPMaxInFlight: limit})
 			a := &api{Base: startService(t, cfg), Store: "postgres"}
 			var loans []result
 			for i := range 3 * limit {
 				loans = append(loans, lendTo(t, a, i, fmt.Sprintf("reader-%d@example.org", i)))
 			}
+			eventually(t, 20*time.Second, func() bool {
+				s := processorStatus(t, a, "notifications")
+				return s.Relay != nil && s.Relay.State == "down"
+			}, "sending paused while the relay refuses")
+			smtp.Refuse(0, "")
 			requireEachOnce(t, smtp, loans)
 			assert.LessOrEqual(t, smtp.MaxConversations(), limit, "never more than SMTP_MAX_IN_FLIGHT at once")
 			assert.GreaterOrEqual(t, smtp.MaxConversations(), min(limit, 4), "many at once")

@@ -52,7 +52,7 @@ type LendBook struct {
 
 // Validate checks the fields.
 func (c LendBook) Validate() error {
-	return validate.All(validate.ID("loanId", c.LoanID), validate.ID("memberId", c.MemberID))
+	return validate.All(validate.ID("loanId", c.LoanID), validate.MemberID("memberId", c.MemberID))
 }
 
 // Decide lends the book at time now. Lending under a loan id the book has already had records

@@ -53,6 +53,21 @@ func ID(field, s string) error {
 	return nil
 }
 
+// MeID is the member id that means "the caller": no member may have it.
+const MeID = "me"
+
+// MemberID checks a member id: an identifier, and not MeID, which GET /accounts/me keeps for
+// the caller's own account.
+func MemberID(field, s string) error {
+	if err := ID(field, s); err != nil {
+		return err
+	}
+	if s == MeID {
+		return errs.E(errs.InvalidRequest, "%s can't be %q: /accounts/%s is the caller's own account", field, MeID, MeID)
+	}
+	return nil
+}
+
 // Amount checks an amount in cents.
 func Amount(field string, cents int64) error {
 	if cents < MinAmount || cents > MaxAmount {

@@ -117,4 +117,25 @@ var mutations = []mutation{
 		replace: "if err := a.store.Ping(ctx); err != nil {\n\t\ta.logger.Warn(\"ping failed\", \"err\", err)\n\t}",
 		pkg:     "./internal/app/",
 	},
+	{
+		name:    "a member reads another member's account: own is any member id",
+		file:    "internal/auth/rules.go",
+		find:    "if r.Member == Own && memberID != \"\" && memberID == c.MemberID {",
+		replace: "if r.Member == Own && memberID != \"\" {",
+		pkg:     "./internal/auth/",
+	},
+	{
+		name:    "anyone, signed in or not, may charge a fine",
+		file:    "internal/auth/rules.go",
+		find:    "librarians(http.MethodPost, \"/accounts/{memberId}/fines\"),",
+		replace: "Anyone(http.MethodPost, \"/accounts/{memberId}/fines\"),",
+		pkg:     "./internal/app/",
+	},
+	{
+		name:    "an Idempotency-Key replays its answer to someone else who sends it",
+		file:    "internal/aggregate/repository.go",
+		find:    "if !past.actor.Same(w.actor) {",
+		replace: "if false && !past.actor.Same(w.actor) {",
+		pkg:     "./internal/aggregate/",
+	},
 }
