@@ -66,28 +66,16 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// measureThroughput runs the throughput cells against the service at serviceURL and, when
-// beforeBin is set, against a process of that binary on a database of its own. That process
-// is stopped once the cells are done, so that it weighs on none of the measurements after
-// them.
-func measureThroughput(ctx context.Context, cfg config, db *database, serviceURL, beforeBin string) ([]cell, error) {
-	var beforeURL string
-	if beforeBin != "" {
-		databaseURL, err := db.another(ctx, "before")
-		if err != nil {
-			return nil, err
-		}
-		svc, err := startService(ctx, beforeBin, databaseURL, "REPLICA_ID=bench-before")
-		if err != nil {
-			return nil, fmt.Errorf("the service at BENCH_BEFORE: %w", err)
-		}
-		defer func() {
-			if err := svc.Stop(context.WithoutCancel(ctx)); err != nil {
-				logf("stopping the service at BENCH_BEFORE: %v", err)
-			}
-		}()
-		logf("the service at BENCH_BEFORE ready at %s", svc.BaseURL)
-		beforeURL = svc.BaseURL
+// startBefore starts the service built at BENCH_BEFORE on a database of its own.
+func startBefore(ctx context.Context, beforeBin string, db *database) (*service, error) {
+	databaseURL, err := db.another(ctx, "before")
+	if err != nil {
+		return nil, err
 	}
-	return runMeasurements(ctx, cfg, db.URL, serviceURL, beforeURL)
+	svc, err := startService(ctx, beforeBin, databaseURL, "REPLICA_ID=bench-before")
+	if err != nil {
+		return nil, fmt.Errorf("the service at BENCH_BEFORE: %w", err)
+	}
+	logf("the service at BENCH_BEFORE ready at %s", svc.BaseURL)
+	return svc, nil
 }

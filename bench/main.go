@@ -2,8 +2,11 @@
 // measures the service against PostgreSQL's own limits, side by side in
 // one run: a baseline of straight pgx transactions (read a stream, append one event) and
 // single-row autocommit appends (append.go), then the service's commands, replays and a
-// contended stream over HTTP, each at several concurrency levels; with BENCH_BEFORE, the
-// commands and the contended stream of the service built at another revision too (before.go).
+// contended stream over HTTP, each at several concurrency levels; the commands again with a
+// librarian's access token, against a service process that trusts a devidp process this
+// program starts (signin.go); with BENCH_BEFORE, the commands and the contended stream of the
+// service built at another revision too (before.go). Every service process runs with AUTH=off
+// but that one, and with an ADMIN_TOKEN of the run's (server.go).
 // Then where the service's CPU goes while it runs commands, from a profile (profile.go); and,
 // against the targets: the loan emails' delay from commit to an SMTP server in
 // this program, at idle and under load (outbox.go); the outbox against a relay 100 ms away and
@@ -41,6 +44,7 @@ type bench struct {
 	cfg          config
 	root, tmp    string
 	bin          string // the service, built from the working tree
+	idpBin       string // cmd/devidp, the provider the service with sign-in trusts
 	beforeBin    string // the service at BENCH_BEFORE, or ""
 	beforeCommit string
 	db           *database
@@ -109,9 +113,12 @@ func run(ctx context.Context) error {
 
 // build builds the service, and the service at BENCH_BEFORE when it is set.
 func (b *bench) build(ctx context.Context) error {
-	logf("building the service")
+	logf("building the service and devidp")
 	var err error
 	if b.bin, err = buildService(ctx, b.root, b.tmp); err != nil {
+		return err
+	}
+	if b.idpBin, err = buildCommand(ctx, b.root, b.tmp, "devidp"); err != nil {
 		return err
 	}
 	if b.cfg.Before == "" {
@@ -147,7 +154,7 @@ func (b *bench) measure(ctx context.Context) (report, error) {
 	if err != nil {
 		return report{}, err
 	}
-	results, err := measureThroughput(ctx, b.cfg, b.db, b.svc.BaseURL, b.beforeBin)
+	results, err := b.measureThroughput(ctx)
 	if err != nil {
 		return report{}, err
 	}

@@ -51,11 +51,42 @@ func (c cell) Throughput() float64 {
 	return float64(c.Ops) / c.Elapsed.Seconds()
 }
 
+// peers are the service processes the throughput cells measure besides the main one.
+type peers struct {
+	beforeURL string           // the service built at BENCH_BEFORE; "" without it
+	signedIn  *signedInService // the service with sign-in on, and its tokens
+}
+
+// measureThroughput runs the throughput cells against the main service and its peers: the
+// service with sign-in on and, with BENCH_BEFORE, the service built at it, each a process of
+// its own on a database of its own. The peers are stopped once the cells are done, so that
+// they weigh on none of the measurements after them.
+func (b *bench) measureThroughput(ctx context.Context) ([]cell, error) {
+	var p peers
+	if b.beforeBin != "" {
+		svc, err := startBefore(ctx, b.beforeBin, b.db)
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err := svc.Stop(context.WithoutCancel(ctx)); err != nil {
+				logf("stopping the service at BENCH_BEFORE: %v", err)
+			}
+		}()
+		p.beforeURL = svc.BaseURL
+	}
+	var err error
+	if p.signedIn, err = startSignedIn(ctx, b.idpBin, b.bin, b.db, maxOf(b.cfg.Concurrency)); err != nil {
+		return nil, err
+	}
+	defer p.signedIn.stop(ctx)
+	return runMeasurements(ctx, b.cfg, b.db.URL, b.svc.BaseURL, p)
+}
+
 // runMeasurements measures every measurement at every concurrency level, the levels in
-// order and, within a level, the measurements side by side. beforeURL, when set, is the service
-// built at BENCH_BEFORE.
-func runMeasurements(ctx context.Context, cfg config, databaseURL, serviceURL, beforeURL string) ([]cell, error) {
-	measurements := throughputMeasurements(cfg, databaseURL, serviceURL, beforeURL)
+// order and, within a level, the measurements side by side.
+func runMeasurements(ctx context.Context, cfg config, databaseURL, serviceURL string, p peers) ([]cell, error) {
+	measurements := throughputMeasurements(cfg, databaseURL, serviceURL, p)
 	for i, m := range measurements {
 		logf("setting up %s", m.name())
 		if err := m.setup(ctx); err != nil {
@@ -90,7 +121,7 @@ func runMeasurements(ctx context.Context, cfg config, databaseURL, serviceURL, b
 			}
 			res.Measurement = m.name()
 			cells = append(cells, res)
-			logf("%-19s c=%-3d %9.1f ops/s  p50 %-9s p99 %-9s errors %d", res.Measurement, c,
+			logf("%-21s c=%-3d %9.1f ops/s  p50 %-9s p99 %-9s errors %d", res.Measurement, c,
 				res.Throughput(), res.P50.Round(10*time.Microsecond), res.P99.Round(10*time.Microsecond), res.Errors)
 			if res.Ops == 0 {
 				return cells, fmt.Errorf("%s at concurrency %d: no operation succeeded: %s", m.name(), c, res.FirstError)
@@ -101,8 +132,9 @@ func runMeasurements(ctx context.Context, cfg config, databaseURL, serviceURL, b
 }
 
 // throughputMeasurements are the measurements in the order they run at each level: the limits
-// first, then the service's, each of the before service's right after its counterpart.
-func throughputMeasurements(cfg config, databaseURL, serviceURL, beforeURL string) []measurement {
+// first, then the service's, commands with a token and each of the before service's right
+// after its counterpart.
+func throughputMeasurements(cfg config, databaseURL, serviceURL string, p peers) []measurement {
 	conns := maxOf(cfg.Concurrency)
 	api := newAPIClient(serviceURL, conns)
 	cmds := &commands{api: api, accounts: cfg.Accounts}
@@ -111,8 +143,10 @@ func throughputMeasurements(cfg config, databaseURL, serviceURL, beforeURL strin
 		&appendLimit{cellPool: cellPool{databaseURL: databaseURL, simple: true}, streams: cfg.Accounts},
 		&appendLimit{cellPool: cellPool{databaseURL: databaseURL}, streams: cfg.Accounts},
 		cmds,
+		p.signedIn.measurement(cfg.Accounts, conns),
 	}
 	var beforeAPI *apiClient
+	beforeURL := p.beforeURL
 	if beforeURL != "" {
 		beforeAPI = newAPIClient(beforeURL, conns)
 		ms = append(ms, before{&commands{api: beforeAPI, accounts: cfg.Accounts}})

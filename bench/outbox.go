@@ -52,6 +52,7 @@ func (c *apiClient) request(ctx context.Context, method, path, body string) (ans
 		return answer{}, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	c.authorize(req)
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return answer{}, err

@@ -27,15 +27,18 @@ type report struct {
 }
 
 // rows are the results as table rows: label, concurrency, ops/s, p50, p99, errors, ratio to
-// the baseline and ratio to append (simple) at the same concurrency.
+// the baseline, to append (simple) and, for commands with a token, to commands, at the same
+// concurrency.
 func (r report) rows() [][]string {
-	base, limit := map[int]float64{}, map[int]float64{}
+	base, limit, cmds := map[int]float64{}, map[int]float64{}, map[int]float64{}
 	for _, c := range r.Results {
 		switch c.Measurement {
 		case "baseline":
 			base[c.Concurrency] = c.Throughput()
 		case appendSimple:
 			limit[c.Concurrency] = c.Throughput()
+		case "commands":
+			cmds[c.Concurrency] = c.Throughput()
 		}
 	}
 	ratio := func(c cell, to map[int]float64, applies bool) string {
@@ -55,6 +58,7 @@ func (r report) rows() [][]string {
 			fmt.Sprint(c.Errors),
 			ratio(c, base, c.Measurement != "baseline"),
 			ratio(c, limit, appends(c.Measurement)),
+			ratio(c, cmds, c.Measurement == signedInLabel),
 		})
 	}
 	return rows
@@ -64,14 +68,14 @@ func (r report) rows() [][]string {
 // so that its throughput compares with the append limit's.
 func appends(measurement string) bool {
 	switch strings.TrimSuffix(measurement, beforeSuffix) {
-	case "baseline", "commands", "contention":
+	case "baseline", "commands", signedInLabel, "contention":
 		return true
 	}
 	return false
 }
 
 func tableHeader() []string {
-	return []string{"measurement", "concurrency", "ops/s", "p50", "p99", "errors", "vs baseline", "vs append limit"}
+	return []string{"measurement", "concurrency", "ops/s", "p50", "p99", "errors", "vs baseline", "vs append limit", "vs commands"}
 }
 
 // table is the results as aligned text, for the terminal.
@@ -99,7 +103,7 @@ func (r report) markdown() string {
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	b.WriteString(r.intro())
 	p("| %s |", strings.Join(tableHeader(), " | "))
-	p("|---|--:|--:|--:|--:|--:|--:|--:|")
+	p("|---|--:|--:|--:|--:|--:|--:|--:|--:|")
 	for _, row := range r.rows() {
 		p("| %s |", strings.Join(row, " | "))
 	}
@@ -151,18 +155,19 @@ func (r report) intro() string {
 		fmt.Sprintf("**%s**: PostgreSQL's durable limit for one single-row insert per transaction: each operation is one autocommit `INSERT INTO events (stream_id, version, type, data, metadata) VALUES (...)` of a payment's event (`PaymentReceived`, `{\"amount\":1}`, the baseline's metadata), with nothing read, each worker appending to streams of its own (%d streams in all) at increasing versions, so nothing conflicts, with one connection per worker. The statement goes in the simple query protocol, its values in its text (pgx's `QueryExecModeSimpleProtocol`), as pgbench does by default.", appendSimple, n),
 		fmt.Sprintf("**%s**: the same with pgx's default: the statement prepared once per connection and cached, and only the values sent.", appendPrepared),
 		fmt.Sprintf("**commands**: `POST /accounts/{id}/payments` of 1 cent with a fresh `Idempotency-Key`, over HTTP on keep-alive connections to the service's binary, spread over %d accounts that each owe %d cents.", n, startingFine),
+		fmt.Sprintf("**%s**: the same payments against a service process of its own, on a database of its own, with sign-in on: `AUTH_ISSUER` is a devidp process (`cmd/devidp`) that this program starts on a free loopback port, `AUTH_AUDIENCE=%s`, and every request carries `Authorization: Bearer` with a librarian's access token, each worker's its own, fetched once before the cells (client credentials) and then reused, as a client reuses its token until it expires. The service checks a token's signature the first time it sees it and then remembers it, so the warm-up pays for the checks and the cells measure a known token's cost. Each cell runs right after the commands' at the same concurrency; *vs commands* is its throughput over theirs, which is the same work with `AUTH=off`.", signedInLabel, tokenAudience),
 		"**replays**: the same requests again with their keys; an answer that is not `201` with `Idempotent-Replayed: true` and the first answer's body counts as an error.",
 		"**contention**: every worker pays into one account, a fresh one for each concurrency: one stream's pace, how many commands on one stream the service commits per second. (The baseline and the appends spread their work over streams; contention has no limit of its own.)",
 	}
 	if r.BeforeCommit != "" {
-		items = append(items, fmt.Sprintf("**commands%[1]s**, **contention%[1]s**: the same against the service built at `BENCH_BEFORE` (`%[2]s`), a process of its own at its default settings on a database of its own; each cell runs right after the current service's at the same concurrency, so that both meet the machine in the same state.", beforeSuffix, r.BeforeCommit))
+		items = append(items, fmt.Sprintf("**commands%[1]s**, **contention%[1]s**: the same against the service built at `BENCH_BEFORE` (`%[2]s`), a process of its own at its default settings on a database of its own; each cell runs right after the current service's at the same concurrency (commands' after %[3]s), so that both meet the machine in the same state.", beforeSuffix, r.BeforeCommit, signedInLabel))
 	}
 	var list []string
 	for _, it := range items {
 		list = append(list, "- "+strings.ReplaceAll(wrap(it, 94), "\n", "\n  "))
 	}
 	paragraphs = append(paragraphs, strings.Join(list, "\n"),
-		fmt.Sprintf("Latencies are of the operations that succeeded; *vs baseline* is the throughput over the baseline's at the same concurrency, and *vs append limit* over %s's, for the rows that append as a command does. The service runs with its default settings (its pool included: pgx's default of at most max(4, cores) connections) and with `LOG_LEVEL=warn`; the benchmark, the service and PostgreSQL share the machine, so check the load average below.", appendSimple))
+		fmt.Sprintf("Latencies are of the operations that succeeded; *vs baseline* is the throughput over the baseline's at the same concurrency, and *vs append limit* over %s's, for the rows that append as a command does. The service runs with its default settings (its pool included: pgx's default of at most max(4, cores) connections), with `LOG_LEVEL=warn`, and, but for commands with a token, without sign-in (`AUTH=off`, with an `ADMIN_TOKEN` that the benchmark sends to read `/status`); the benchmark, the service and PostgreSQL share the machine, so check the load average below.", appendSimple))
 	var b strings.Builder
 	for _, para := range paragraphs {
 		if !strings.HasPrefix(para, "- ") {

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -18,18 +20,35 @@ import (
 
 // buildService builds cmd/library into dir and returns the binary's path.
 func buildService(ctx context.Context, root, dir string) (string, error) {
-	bin := filepath.Join(dir, "library")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/library")
+	return buildCommand(ctx, root, dir, "library")
+}
+
+// buildCommand builds ./cmd/<name> of the module at root into dir and returns the binary's
+// path.
+func buildCommand(ctx context.Context, root, dir, name string) (string, error) {
+	bin := filepath.Join(dir, name)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/"+name)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/library: %w: %s", err, strings.TrimSpace(string(out)))
+		return "", fmt.Errorf("go build ./cmd/%s: %w: %s", name, err, strings.TrimSpace(string(out)))
 	}
 	return bin, nil
 }
 
-// service is one process of the service binary.
+// adminToken is the ADMIN_TOKEN of every service process the run starts (at least 32
+// characters, as the service wants), new each run. It goes as Authorization: Bearer on
+// /status, which takes it with sign-in on or off, and which a binary from before sign-in
+// serves to anyone.
+var adminToken = func() string {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b) // crypto/rand.Read does not fail
+	return hex.EncodeToString(b)
+}()
+
+// service is one process of the service binary, or of another that serves HTTP (devidp).
 type service struct {
 	BaseURL string
+	ready   string // the path that answers 200 once the process is ready
 	cmd     *exec.Cmd
 	stderr  *lockedBuffer
 	done    chan struct{} // closed when the process has exited
@@ -37,7 +56,9 @@ type service struct {
 }
 
 // startService runs the binary on a free loopback port against databaseURL and waits until
-// /readyz answers 200. env adds to, or overrides, its environment (REPLICA_ID=..., SMTP_URL=...).
+// /readyz answers 200. Sign-in is off (AUTH=off), with adminToken as ADMIN_TOKEN, and the rest
+// of its environment is the run's. env adds to, or overrides, its environment (REPLICA_ID=...,
+// SMTP_URL=..., AUTH_ISSUER=...).
 func startService(ctx context.Context, bin, databaseURL string, env ...string) (*service, error) {
 	port, err := freePort()
 	if err != nil {
@@ -51,9 +72,20 @@ func startService(ctx context.Context, bin, databaseURL string, env ...string) (
 		"DATABASE_URL="+databaseURL,
 		"LOG_LEVEL=warn",
 		"REPLICA_ID=bench",
+		// With DATABASE_URL the service wants a provider or AUTH=off; none inherited from the
+		// shell, and no METRICS_ADDR that two processes would both listen on.
+		"AUTH=off", "AUTH_ISSUER=", "AUTH_AUDIENCE=",
+		"ADMIN_TOKEN="+adminToken,
+		"METRICS_ADDR=",
 	)
 	cmd.Env = append(cmd.Env, env...) // the last of a repeated name wins
-	s := &service{BaseURL: "http://" + addr, cmd: cmd, stderr: &lockedBuffer{}, done: make(chan struct{})}
+	return startProcess(ctx, cmd, "http://"+addr, "/readyz")
+}
+
+// startProcess starts cmd, which serves HTTP at baseURL, and waits until its ready path answers
+// 200.
+func startProcess(ctx context.Context, cmd *exec.Cmd, baseURL, ready string) (*service, error) {
+	s := &service{BaseURL: baseURL, ready: ready, cmd: cmd, stderr: &lockedBuffer{}, done: make(chan struct{})}
 	cmd.Stdout = s.stderr
 	cmd.Stderr = s.stderr
 	if err := cmd.Start(); err != nil {
@@ -75,7 +107,7 @@ func (s *service) waitReady(ctx context.Context, timeout time.Duration) error {
 	defer cancel()
 	client := &http.Client{Timeout: time.Second}
 	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.BaseURL+"/readyz", nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.BaseURL+s.ready, nil)
 		if err != nil {
 			return err
 		}

@@ -42,6 +42,7 @@ func fetchStatus(ctx context.Context, baseURL string) (map[string]processorStatu
 	if err != nil {
 		return nil, err
 	}
+	req.Header.Set("Authorization", "Bearer "+adminToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil, err

@@ -92,6 +92,7 @@ func (r report) throughputTargets(add func(target, as, result string, met bool),
 		ratio := cmds.Throughput() / limit.Throughput()
 		add(target, as, fmt.Sprintf("%.2f ×", ratio), ratio >= 1)
 	}
+	r.signInTarget(add, missing)
 
 	unmeasured := " (not in BENCH_CONCURRENCY)"
 	if r.BeforeCommit == "" {
@@ -125,6 +126,21 @@ func (r report) throughputTargets(add func(target, as, result string, met bool),
 			add("replays ≥ 2 × commands", fmt.Sprintf("ops/s at concurrency %d", c), fmt.Sprintf("%.2f ×", ratio), ratio >= 2)
 		}
 	}
+}
+
+// signInTarget adds the cost of sign-in: commands with a token against commands, which run
+// with AUTH=off.
+func (r report) signInTarget(add func(target, as, result string, met bool), missing func(target, as string)) {
+	target := signedInLabel + " ≥ 0.90 × commands (cost at most 10% more)"
+	as := "ops/s at concurrency 8, commands with AUTH=off"
+	signed, okS := r.cellAt(signedInLabel, 8)
+	open, okO := r.cellAt("commands", 8)
+	if !okS || !okO || open.Throughput() <= 0 {
+		missing(target, as+" (not in BENCH_CONCURRENCY)")
+		return
+	}
+	ratio := signed.Throughput() / open.Throughput()
+	add(target, as, fmt.Sprintf("%.2f × (%.0f, without %.0f)", ratio, signed.Throughput(), open.Throughput()), ratio >= 0.90)
 }
 
 // signalName turns Go's description of a signal back into its name.

@@ -24,6 +24,7 @@ const (
 type apiClient struct {
 	baseURL string
 	http    *http.Client
+	bearer  string // an access token, sent as Authorization: Bearer when set
 }
 
 func newAPIClient(baseURL string, conns int) *apiClient {
@@ -33,6 +34,20 @@ func newAPIClient(baseURL string, conns int) *apiClient {
 		IdleConnTimeout:     time.Minute,
 	}
 	return &apiClient{baseURL: baseURL, http: &http.Client{Transport: transport, Timeout: 30 * time.Second}}
+}
+
+// as is the client sending token as Authorization: Bearer, on the same connections.
+func (c *apiClient) as(token string) *apiClient {
+	signed := *c
+	signed.bearer = token
+	return &signed
+}
+
+// authorize adds the client's token, if it has one, to req.
+func (c *apiClient) authorize(req *http.Request) {
+	if c.bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+c.bearer)
+	}
 }
 
 // answer is what a POST got back.
@@ -48,6 +63,7 @@ func (c *apiClient) post(ctx context.Context, path, key, body string) (answer, e
 		return answer{}, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	c.authorize(req)
 	if key != "" {
 		req.Header.Set("Idempotency-Key", key)
 	}
@@ -117,6 +133,7 @@ type payment struct {
 // own accounts (account i belongs to worker i mod concurrency), and remembers what it sent.
 type commands struct {
 	api      *apiClient
+	callers  []*apiClient // per worker, each with a token of its own (signin.go); nil: api for all
 	accounts int
 	keys     string // begins each Idempotency-Key, so that another run's keys are fresh too
 
@@ -137,6 +154,9 @@ func (m *commands) setup(ctx context.Context) error {
 func (m *commands) close() {}
 
 func (m *commands) prepare(_ context.Context, concurrency int) (operation, error) {
+	if m.callers != nil && len(m.callers) < concurrency {
+		return nil, fmt.Errorf("%d workers, but tokens for %d", concurrency, len(m.callers))
+	}
 	m.concurrency = concurrency
 	m.sent = make([][]payment, concurrency)
 	counts := make([]int, concurrency)
@@ -146,13 +166,21 @@ func (m *commands) prepare(_ context.Context, concurrency int) (operation, error
 		counts[worker]++
 		account := accountName(worker + (n%owned(worker))*concurrency)
 		key := fmt.Sprintf("%scmd-c%d-w%d-%d", m.keys, concurrency, worker, n)
-		a, err := m.api.pay(ctx, account, key)
+		a, err := m.client(worker).pay(ctx, account, key)
 		if err != nil {
 			return err
 		}
 		m.sent[worker] = append(m.sent[worker], payment{account: account, key: key, body: a.body})
 		return nil
 	}, nil
+}
+
+// client is the worker's: its own when the workers have tokens, api otherwise.
+func (m *commands) client(worker int) *apiClient {
+	if m.callers != nil {
+		return m.callers[worker]
+	}
+	return m.api
 }
 
 // replays sends the payments of commands, at the same concurrency, again with their keys: each
