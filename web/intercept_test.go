@@ -3,7 +3,9 @@ package web_test
 // The DevTools Fetch domain pauses chosen requests of a tab at the response stage: the service
 // has answered, and the browser has not yet handed the answer to the page. A test then lets the
 // answer through, holds it, or fails the request, so that the page sees a network error for a
-// request the service did carry out, as when a connection drops on the way back.
+// request the service did carry out, as when a connection drops on the way back. At the request
+// stage (interceptRequests) a test may instead change the request's Authorization before it
+// leaves, so that the service itself refuses the token, as it refuses an expired one.
 
 import (
 	"fmt"
@@ -22,21 +24,26 @@ type intercepted struct {
 	Method         string
 	URL            string
 	IdempotencyKey string
-	Status         int64       // the service's answer
+	Authorization  string      // as the page sent it
+	Status         int64       // the service's answer (0 at the request stage)
 	Header         http.Header // the service's answer's headers
 }
 
 // verdict says what to do with a paused answer: let it through (the zero value), fail it as a
-// lost connection, or hold it until the channel is closed and then let it through.
+// lost connection, or hold it until the channel is closed and then let it through. At the
+// request stage, authorization (when not "") replaces the request's Authorization header.
 type verdict struct {
-	fail bool
-	hold <-chan struct{}
+	fail          bool
+	hold          <-chan struct{}
+	authorization string
 }
 
-// interceptor pauses a tab's requests whose URL matches a pattern, at the response stage.
+// interceptor pauses a tab's requests whose URL matches a pattern, at the response stage, or
+// at the request stage when atRequest.
 type interceptor struct {
-	tb     *tab
-	decide func(n int, r intercepted) verdict
+	tb        *tab
+	decide    func(n int, r intercepted) verdict
+	atRequest bool
 
 	mu   sync.Mutex
 	seen []intercepted
@@ -47,10 +54,24 @@ type interceptor struct {
 // sends them.
 func intercept(tb *tab, pattern string, decide func(n int, r intercepted) verdict) *interceptor {
 	tb.t.Helper()
-	in := &interceptor{tb: tb, decide: decide}
+	return startIntercepting(tb, &interceptor{tb: tb, decide: decide}, pattern)
+}
+
+// interceptRequests is intercept at the request stage: before the request leaves the browser.
+func interceptRequests(tb *tab, pattern string, decide func(n int, r intercepted) verdict) *interceptor {
+	tb.t.Helper()
+	return startIntercepting(tb, &interceptor{tb: tb, decide: decide, atRequest: true}, pattern)
+}
+
+func startIntercepting(tb *tab, in *interceptor, pattern string) *interceptor {
+	tb.t.Helper()
+	stage := fetch.RequestStageResponse
+	if in.atRequest {
+		stage = fetch.RequestStageRequest
+	}
 	events := chromedp.Events(tb.ctx, fetch.RequestPaused)
 	_, err := chromedp.Call(tb.ctx, fetch.Enable, fetch.EnableParams{
-		Patterns: []*fetch.RequestPattern{{URLPattern: pattern, RequestStage: fetch.RequestStageResponse}},
+		Patterns: []*fetch.RequestPattern{{URLPattern: pattern, RequestStage: stage}},
 	})
 	if err != nil {
 		tb.t.Fatalf("intercept %s: %v", pattern, err)
@@ -71,6 +92,7 @@ func (in *interceptor) handle(ev fetch.EventRequestPaused) {
 	if ev.Request != nil {
 		r.Method, r.URL = ev.Request.Method, ev.Request.URL
 		r.IdempotencyKey = header(ev.Request.Headers, "Idempotency-Key")
+		r.Authorization = header(ev.Request.Headers, "Authorization")
 	}
 	for _, h := range ev.ResponseHeaders {
 		r.Header.Add(h.Name, h.Value)
@@ -81,6 +103,10 @@ func (in *interceptor) handle(ev fetch.EventRequestPaused) {
 	in.mu.Unlock()
 
 	v := in.decide(n, r)
+	if in.atRequest {
+		in.continueRequest(ev, v.authorization)
+		return
+	}
 	if v.fail {
 		_, _ = chromedp.Call(in.tb.ctx, fetch.FailRequest, fetch.FailRequestParams{
 			RequestID: ev.RequestID, ErrorReason: network.ErrorReasonConnectionReset,
@@ -102,6 +128,21 @@ func (in *interceptor) handle(ev fetch.EventRequestPaused) {
 
 func (in *interceptor) let(id fetch.RequestID) {
 	_, _ = chromedp.Call(in.tb.ctx, fetch.ContinueResponse, fetch.ContinueResponseParams{RequestID: id})
+}
+
+// continueRequest sends a request paused at the request stage on, with its Authorization
+// replaced when authorization is not "".
+func (in *interceptor) continueRequest(ev fetch.EventRequestPaused, authorization string) {
+	params := fetch.ContinueRequestParams{RequestID: ev.RequestID}
+	if authorization != "" && ev.Request != nil {
+		for name, value := range ev.Request.Headers {
+			if !strings.EqualFold(name, "Authorization") {
+				params.Headers = append(params.Headers, &fetch.HeaderEntry{Name: name, Value: fmt.Sprint(value)})
+			}
+		}
+		params.Headers = append(params.Headers, &fetch.HeaderEntry{Name: "Authorization", Value: authorization})
+	}
+	_, _ = chromedp.Call(in.tb.ctx, fetch.ContinueRequest, params)
 }
 
 // requests returns the paused requests so far, in order.

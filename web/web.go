@@ -5,8 +5,12 @@
 // that no API route uses; the app routes with the URL's fragment (/#/books/dune), so none of
 // its pages can shadow an API path. It talks to the API as any third-party client would: to
 // the origin that served it unless static/ui/config.js names another (a host that serves these
-// files elsewhere replaces that file), over CORS when that origin differs. Payments are sent
-// with one Idempotency-Key per payment intent, kept across every retry of it. Files are
+// files elsewhere replaces that file), over CORS when that origin differs. It reads the API's
+// /config.json: without sign-in it says so on every page; with it, people sign in through the
+// OpenID provider named there (authorization code flow with PKCE, a top-level redirect), the
+// access token is kept in the page's memory only and sent as Authorization: Bearer, and each
+// person sees only what their roles allow. Every command is sent with one Idempotency-Key per
+// intent, kept across every retry of it and across a sign-in that a 401 asked for. Files are
 // revalidated on every load (ETag, no-cache), so a new binary's app is never mixed with an old
 // one's modules.
 package web
@@ -30,7 +34,9 @@ const Prefix = "/ui/"
 var static embed.FS
 
 // contentSecurityPolicy lets the page load only its own files. It may call any http(s) origin,
-// because the API and the replicas the operations page watches may live elsewhere.
+// because the API, the replicas the operations page watches and the OpenID provider (discovery
+// and its token endpoint) may live elsewhere. Signing in leaves the page by a top-level
+// navigation, never a form, so form-action stays 'none'.
 const contentSecurityPolicy = "default-src 'self'; connect-src 'self' http: https:; img-src 'self' data:; " +
 	"object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 

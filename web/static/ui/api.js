@@ -1,8 +1,10 @@
-// Requests to the library's API: fetch with a timeout, problem+json read into an ApiError that
-// says what went wrong in a sentence, retries with backoff for what is safe to send again, and
-// the log position this page has written up to, so that its reads see its own writes.
+// Requests to the library's API: fetch with a timeout, the signed-in person's access token as
+// Authorization: Bearer, problem+json read into an ApiError that says what went wrong in a
+// sentence, retries with backoff for what is safe to send again, and the log position this page
+// has written up to, so that its reads see its own writes.
 
 import { apiBase } from "./config.js";
+import { accessToken, refused } from "./token.js";
 
 /** baseURL is value as an absolute URL without a trailing slash; empty is this page's origin. */
 export function baseURL(value) {
@@ -46,6 +48,15 @@ export class ApiError extends Error {
     return this.status >= 400 && this.status < 500;
   }
 
+  /**
+   * signInNeeded: the service wants the person to sign in (again): 401, no token or one it
+   * refused (expired, or not its provider's). Nothing was recorded, but the intent is not over:
+   * it is sent again, under the same key, once they have signed in.
+   */
+  get signInNeeded() {
+    return this.status === 401;
+  }
+
   /** requestId is the id to quote when reporting a failure of the service itself (5xx). */
   get requestId() {
     return this.status >= 500 && this.problem ? String(this.problem.instance ?? "") : "";
@@ -57,11 +68,15 @@ export const DEFAULT_TIMEOUT_MS = 15000;
 
 /**
  * request sends one request and returns {status, data, replayed, requestId}, or throws an
- * ApiError. body, when given, is sent as JSON. signal ends the request when the page no longer
- * needs it: that is thrown as the signal's reason, not as an ApiError.
+ * ApiError. body, when given, is sent as JSON. The access token of the person signed in goes
+ * with it, unless headers bring an Authorization of their own; a 401 to it forgets the token.
+ * signal ends the request when the page no longer needs it: that is thrown as the signal's
+ * reason, not as an ApiError.
  */
 export async function request(method, path, { base = defaultBase, body, headers = {}, timeoutMs = DEFAULT_TIMEOUT_MS, signal } = {}) {
   const init = { method, headers: { Accept: "application/json", ...headers }, cache: "no-store" };
+  const token = "Authorization" in headers ? "" : accessToken();
+  if (token !== "") init.headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) {
     init.body = JSON.stringify(body);
     init.headers["Content-Type"] = "application/json";
@@ -82,7 +97,12 @@ export async function request(method, path, { base = defaultBase, body, headers 
     } catch (err) {
       throw await failure(err, { base, signal, timeout, timeoutMs });
     }
-    return answer(response, text, base);
+    try {
+      return answer(response, text, base);
+    } catch (err) {
+      if (err.status === 401) refused(token);
+      throw err;
+    }
   } finally {
     clearTimeout(timer);
   }

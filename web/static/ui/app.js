@@ -1,12 +1,18 @@
-// The app's entry point: the pages by route, the masthead's member finder, and a last line of
-// defence so that an unexpected failure shows a message instead of a blank page.
+// The app's entry point: sign-in first (session.js: /config.json, and the provider's way back),
+// then the masthead for whoever is signed in, the pages by route, the masthead's member finder,
+// and a last line of defence so that an unexpected failure shows a message instead of a blank
+// page.
 
 import { defaultBase } from "./api.js";
+import { drawMasthead } from "./masthead.js";
+import * as account from "./pages/account.js";
 import * as book from "./pages/book.js";
 import * as catalog from "./pages/catalog.js";
 import * as member from "./pages/member.js";
 import * as operations from "./pages/operations.js";
 import { go, start } from "./router.js";
+import { retryConfig, startSession } from "./session.js";
+import { onTokensChange } from "./token.js";
 import { errorAlert } from "./ui.js";
 
 function showUnexpected(reason) {
@@ -34,9 +40,16 @@ document.getElementById("member-finder").addEventListener("submit", (event) => {
   input.value = "";
 });
 
+await startSession();
+drawMasthead();
+onTokensChange(drawMasthead);
+// /config.json unread (the service was down): it is read again at the next page.
+window.addEventListener("hashchange", () => retryConfig().then((changed) => changed && drawMasthead()));
+
 start([
   [/^\/books$/, catalog.render],
   [/^\/books\/([^/]+)$/, book.render],
+  [/^\/account$/, account.render],
   [/^\/members\/([^/]+)$/, member.render],
   [/^\/operations$/, operations.render],
 ]);

@@ -69,7 +69,8 @@ function notFound(main, path) {
     h("p", {}, `There is no page at #${path}. `, h("a", { href: "#/books" }, "Go to the catalog"), "."));
 }
 
-function markCurrentLink(path) {
+/** markCurrentLink marks the main link of the page on screen (aria-current), after the links change too. */
+export function markCurrentLink(path = fragment().path) {
   for (const a of document.querySelectorAll('nav[aria-label="Main"] a')) {
     const target = a.getAttribute("href").slice(1);
     if (path === target || path.startsWith(`${target}/`)) {

@@ -1,11 +1,13 @@
-// The catalog: every book, a page at a time, whether it is on the shelf or lent (to whom, until
-// when), a search by title or author, and a form to add a book.
+// The catalog: every book, a page at a time, whether it is on the shelf or lent (until when, and
+// to whom for librarians; a member sees which loans are theirs), a search by title or author,
+// and, for librarians, a form to add a book.
 
-import { call, writtenUpTo, wrote } from "../api.js";
-import { Intent } from "../intent.js";
+import { call, writtenUpTo } from "../api.js";
+import { commandForm } from "../command.js";
 import { go } from "../router.js";
+import { can } from "../session.js";
 import {
-  clearError, field, formatDay, h, ID_HINT, ID_PATTERN, outcomeRegion, refocus, setOutcome, showError,
+  clearError, field, formatDay, h, ID_HINT, ID_PATTERN, outcomeRegion, setOutcome, showError,
 } from "../ui.js";
 
 /** PAGE_SIZE is how many books a page shows. */
@@ -24,7 +26,7 @@ export async function render(main, { query, signal }) {
     h("p", { class: "lede" }, "Every book in the library, whether it is on the shelf, and who has it."),
     searchForm(filter),
     h("section", { class: "panel", "aria-labelledby": "books-caption" }, listState, listError, list, pager),
-    addBookForm(reload, signal),
+    can("desk") ? addBookForm(reload, signal) : "",
   );
   await reload();
 }
@@ -97,7 +99,7 @@ function booksTable(books, filter) {
     h("td", {}, b.author),
     h("td", {}, loanCell(b))));
   if (rows.length === 0) {
-    const text = filter.q || filter.status ? "No book matches." : "No books yet: add the first one below.";
+    const text = filter.q || filter.status ? "No book matches." : can("desk") ? "No books yet: add the first one below." : "No books yet.";
     rows.push(h("tr", {}, h("td", { colspan: 3, class: "empty" }, text)));
   }
   return h("table", {},
@@ -107,15 +109,12 @@ function booksTable(books, filter) {
     h("tbody", {}, rows));
 }
 
-/** loanCell says whether a book is on the shelf, or to whom it is lent and until when. */
+/** loanCell says whether a book is on the shelf, or until when it is lent, and to whom when that may be shown. */
 function loanCell(book) {
   if (book.status !== "lent" || !book.loan) return h("span", { class: "tag available" }, "On the shelf");
-  const { memberId, dueAt } = book.loan;
-  return [
-    h("span", { class: "tag lent" }, "Lent"), " to ",
-    h("a", { href: `#/members/${encodeURIComponent(memberId)}` }, memberId),
-    `, due ${formatDay(dueAt)}`,
-  ];
+  const { memberId, mine, dueAt } = book.loan;
+  const to = memberId ? [" to ", h("a", { href: `#/members/${encodeURIComponent(memberId)}` }, memberId)] : mine ? " to you" : "";
+  return [h("span", { class: "tag lent" }, "Lent"), ...[to].flat(), `, due ${formatDay(dueAt)}`];
 }
 
 /** pagerLinks are "First page" (when not on it) and "Next page" (when the service gave a cursor). */
@@ -130,44 +129,29 @@ function pagerLinks(data, filter) {
 }
 
 function addBookForm(onAdded, signal) {
-  const intent = new Intent();
   const outcome = outcomeRegion();
   const errors = h("div", { class: "alert-slot" });
   const button = h("button", { type: "submit" }, "Add book");
-  const form = h("form", {
-    oninput: () => intent.reset(),
-    onsubmit: async (event) => {
-      event.preventDefault();
-      if (intent.busy) return;
-      const book = {
-        id: form.elements.id.value.trim(), title: form.elements.title.value.trim(), author: form.elements.author.value.trim(),
-      };
-      button.disabled = true;
-      clearError(errors);
-      setOutcome(outcome, `Adding “${book.title}”…`, { pending: true });
-      try {
-        const result = await intent.run((key) => call("POST", "/books", {
-          body: book, headers: { "Idempotency-Key": key }, signal,
-        }));
-        wrote(result.data);
-        setOutcome(outcome, `Added “${book.title}” by ${book.author}.`);
-        form.reset();
-        onAdded();
-      } catch (err) {
-        if (signal.aborted) return;
-        setOutcome(outcome, "");
-        showError(errors, err);
-      } finally {
-        button.disabled = false;
-        refocus(button);
-      }
+  const form = h("form", {},
+    h("div", { class: "fields" },
+      field({ id: "new-book-id", name: "id", label: "Id", required: true, pattern: ID_PATTERN, hint: ID_HINT, autocomplete: "off", spellcheck: "false" }),
+      field({ id: "new-book-title", name: "title", label: "Title", required: true, wide: true }),
+      field({ id: "new-book-author", name: "author", label: "Author", required: true, wide: true }),
+      button),
+    outcome, errors);
+  commandForm(form, {
+    name: "add-book", button, outcome, errors, signal,
+    read: () => {
+      const book = { id: form.elements.id.value.trim(), title: form.elements.title.value.trim(), author: form.elements.author.value.trim() };
+      return { book, pending: `Adding “${book.title}”…` };
     },
-  },
-  h("div", { class: "fields" },
-    field({ id: "new-book-id", name: "id", label: "Id", required: true, pattern: ID_PATTERN, hint: ID_HINT, autocomplete: "off", spellcheck: "false" }),
-    field({ id: "new-book-title", name: "title", label: "Title", required: true, wide: true }),
-    field({ id: "new-book-author", name: "author", label: "Author", required: true, wide: true }),
-    button),
-  outcome, errors);
+    send: ({ book }, key) => call("POST", "/books", { body: book, headers: { "Idempotency-Key": key }, signal }),
+    done: (_, { book }) => `Added “${book.title}” by ${book.author}.`,
+    after: () => {
+      form.reset();
+      onAdded();
+    },
+    again: "Press Add book to add it: it carries the same key as before, so it is added once.",
+  });
   return h("section", { class: "panel", "aria-labelledby": "add-book" }, h("h2", { id: "add-book" }, "Add a book"), form);
 }

@@ -1,14 +1,24 @@
-// A member: their account (open it, or change its name and email), the balance, a fine to
-// charge, and a payment (see pay.js).
+// A member, as a librarian sees them: their account (open it, or change its name and email), the
+// balance, a fine to charge, a payment (see pay.js) and the account's history. Anyone else is
+// sent to their own account (account.js), or told that the page is for librarians.
 
-import { call, path, wrote } from "../api.js";
-import { Intent } from "../intent.js";
+import { call, path } from "../api.js";
+import { commandForm } from "../command.js";
+import { accountFacts, historyPanel } from "../ledger.js";
+import { offLimits } from "../masthead.js";
 import { paymentForm } from "../pay.js";
-import {
-  balanceText, clearError, field, formatCents, h, outcomeRegion, parseAmount, refocus, setOutcome, showError,
-} from "../ui.js";
+import { can, me } from "../session.js";
+import { clearError, field, formatCents, h, outcomeRegion, parseAmount, showError } from "../ui.js";
 
 export async function render(main, { params: [memberId], signal }) {
+  if (!can("desk")) {
+    if (memberId === me()?.memberId) {
+      location.replace("#/account");
+      return;
+    }
+    offLimits(main, { title: "Members", text: "Members' pages are for librarians. Your own account is under My account." });
+    return;
+  }
   document.title = `Member ${memberId} · Library`;
   const page = {
     memberId, signal,
@@ -16,6 +26,7 @@ export async function render(main, { params: [memberId], signal }) {
     summary: h("section", { class: "panel", "aria-labelledby": "account-heading" }),
     errors: h("div", { class: "alert-slot" }),
     account: null,
+    history: historyPanel(memberId, { signal }),
   };
   page.contact = contactForm(page);
   main.append(
@@ -26,7 +37,8 @@ export async function render(main, { params: [memberId], signal }) {
     h("div", { class: "columns" },
       paymentForm(memberId, { signal, onPaid: () => refresh(page) }),
       fineForm(page),
-      page.contact.section));
+      page.contact.section),
+    page.history.section);
   await refresh(page);
 }
 
@@ -48,6 +60,7 @@ async function refresh(page) {
   }
   showSummary(page);
   page.contact.fill(page.account);
+  await page.history.refresh();
 }
 
 function showSummary({ summary, heading, account, memberId }) {
@@ -60,12 +73,7 @@ function showSummary({ summary, heading, account, memberId }) {
     heading.textContent = account.name;
     document.title = `${account.name} · Library`;
   }
-  summary.replaceChildren(title,
-    h("dl", { class: "facts" },
-      h("dt", {}, "Member id"), h("dd", {}, account.memberId),
-      h("dt", {}, "Name"), h("dd", {}, account.name ?? "not given yet"),
-      h("dt", {}, "Email"), h("dd", {}, account.email ?? "none")),
-    h("p", { class: "balance", id: "balance" }, `Balance: ${balanceText(account.balance)}`));
+  summary.replaceChildren(title, ...accountFacts(account));
 }
 
 /** contactForm opens the account or changes its name and email. */
@@ -73,36 +81,24 @@ function contactForm(page) {
   const outcome = outcomeRegion();
   const errors = h("div", { class: "alert-slot" });
   const button = h("button", { type: "submit" }, "Save account");
-  const form = h("form", {
-    onsubmit: async (event) => {
-      event.preventDefault();
-      if (button.disabled) return;
+  const form = h("form", {},
+    h("div", { class: "fields" },
+      field({ id: "account-name", name: "name", label: "Name", required: true, wide: true, autocomplete: "off" }),
+      field({ id: "account-email", name: "email", label: "Email", type: "email", wide: true, autocomplete: "off", hint: "For loan emails; may be left empty." }),
+      button),
+    outcome, errors);
+  commandForm(form, {
+    name: `contact:${page.memberId}`, button, outcome, errors, signal: page.signal,
+    read: () => {
       const email = form.elements.email.value.trim();
-      const body = { name: form.elements.name.value.trim(), email: email === "" ? null : email };
-      button.disabled = true;
-      clearError(errors);
-      setOutcome(outcome, "Saving…", { pending: true });
-      try {
-        // PUT sets the account to this name and email: sending it again changes nothing more.
-        const result = await call("PUT", path("accounts", page.memberId), { body, signal: page.signal });
-        wrote(result.data);
-        setOutcome(outcome, result.status === 201 ? "Account saved." : "Nothing to change: the account already says that.");
-        await refresh(page);
-      } catch (err) {
-        if (page.signal.aborted) return;
-        setOutcome(outcome, "");
-        showError(errors, err);
-      } finally {
-        button.disabled = false;
-        refocus(button);
-      }
+      return { body: { name: form.elements.name.value.trim(), email: email === "" ? null : email }, pending: "Saving…" };
     },
-  },
-  h("div", { class: "fields" },
-    field({ id: "account-name", name: "name", label: "Name", required: true, wide: true, autocomplete: "off" }),
-    field({ id: "account-email", name: "email", label: "Email", type: "email", wide: true, autocomplete: "off", hint: "For loan emails; may be left empty." }),
-    button),
-  outcome, errors);
+    // PUT sets the account to this name and email: sending it again changes nothing more.
+    send: ({ body }, key) => call("PUT", path("accounts", page.memberId), { body, headers: { "Idempotency-Key": key }, signal: page.signal }),
+    done: (result) => result.status === 201 ? "Account saved." : "Nothing to change: the account already says that.",
+    after: () => refresh(page),
+    again: "Press Save account to save it.",
+  });
   const heading = h("h2", { id: "contact-heading" }, "Open the account");
   return {
     section: h("section", { class: "panel", "aria-labelledby": "contact-heading" }, heading, form),
@@ -116,46 +112,32 @@ function contactForm(page) {
 
 /** fineForm charges a fine: one intent, one key, so that a retry can't charge it twice. */
 function fineForm(page) {
-  const intent = new Intent();
   const outcome = outcomeRegion();
   const errors = h("div", { class: "alert-slot" });
   const button = h("button", { type: "submit" }, "Charge fine");
-  const form = h("form", {
-    oninput: () => intent.reset(),
-    onsubmit: async (event) => {
-      event.preventDefault();
-      if (intent.busy) return;
+  const form = h("form", {},
+    h("div", { class: "fields" },
+      field({ id: "fine-amount", name: "amount", label: "Fine amount", inputmode: "decimal", required: true, autocomplete: "off", placeholder: "2.00" }),
+      field({ id: "fine-reason", name: "reason", label: "Reason", required: true, wide: true, autocomplete: "off" }),
+      button),
+    outcome, errors);
+  commandForm(form, {
+    name: `fine:${page.memberId}`, button, outcome, errors, signal: page.signal,
+    read: () => {
       const amount = parseAmount(form.elements.amount.value);
-      if (amount.error) {
-        showError(errors, { message: amount.error });
-        return;
-      }
-      const reason = form.elements.reason.value.trim();
-      button.disabled = true;
-      clearError(errors);
-      setOutcome(outcome, `Charging ${formatCents(amount.cents)}…`, { pending: true });
-      try {
-        const result = await intent.run((key) => call("POST", path("accounts", page.memberId, "fines"), {
-          body: { amount: amount.cents, reason }, headers: { "Idempotency-Key": key }, signal: page.signal,
-        }));
-        wrote(result.data);
-        setOutcome(outcome, `Fine of ${formatCents(amount.cents)} charged (${reason}).`);
-        form.reset();
-        await refresh(page);
-      } catch (err) {
-        if (page.signal.aborted) return;
-        setOutcome(outcome, "");
-        showError(errors, err);
-      } finally {
-        button.disabled = false;
-        refocus(button);
-      }
+      if (amount.error) return amount;
+      return { cents: amount.cents, reason: form.elements.reason.value.trim(), pending: `Charging ${formatCents(amount.cents)}…` };
     },
-  },
-  h("div", { class: "fields" },
-    field({ id: "fine-amount", name: "amount", label: "Fine amount", inputmode: "decimal", required: true, autocomplete: "off", placeholder: "2.00" }),
-    field({ id: "fine-reason", name: "reason", label: "Reason", required: true, wide: true, autocomplete: "off" }),
-    button),
-  outcome, errors);
+    send: ({ cents, reason }, key) => call("POST", path("accounts", page.memberId, "fines"), {
+      body: { amount: cents, reason }, headers: { "Idempotency-Key": key }, signal: page.signal,
+    }),
+    done: (_, { cents, reason }) => `Fine of ${formatCents(cents)} charged (${reason}).`,
+    after: () => {
+      form.reset();
+      return refresh(page);
+    },
+    unsure: "The fine may or may not have been charged. Press Charge fine again to find out: it is sent with the same key, so it can't be charged twice.",
+    again: "Press Charge fine to charge it: it carries the same key as before, so it can't be charged twice.",
+  });
   return h("section", { class: "panel", "aria-labelledby": "fine-heading" }, h("h2", { id: "fine-heading" }, "Charge a fine"), form);
 }

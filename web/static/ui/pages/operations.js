@@ -1,10 +1,13 @@
 // Operations: for the replicas the operator lists, which one holds each background processor's
 // lease, how far behind each processor is, what it parked or deferred, and its last error, read
-// from every replica's GET /status every few seconds. Replay and retry-parked go to the holder,
-// with the admin token typed into a password field: the token is read from that field when a
-// button is pressed, and is never stored (not in storage, cookies or the URL).
+// from every replica's GET /status every few seconds. Replay and retry-parked go to the holder:
+// with the signed-in operator's token, or, without sign-in, with the admin token typed into a
+// password field, read from that field when a button is pressed and never stored (not in
+// storage, cookies or the URL).
 
 import { ApiError, baseURL, defaultBase, path, request } from "../api.js";
+import { offLimits } from "../masthead.js";
+import { can, signedIn } from "../session.js";
 import { clearError, field, formatTime, h, outcomeRegion, setOutcome, showError } from "../ui.js";
 
 /** POLL_MS is how often the page asks every replica for its status. */
@@ -16,6 +19,10 @@ const REPLICAS_KEY = "library.replicas";
 const COLUMNS = ["Processor", "Kind", "Lease held by", "Checkpoint", "Lag", "Parked", "Deferred", "In flight", "Last error", "Actions"];
 
 export async function render(main, { signal }) {
+  if (!can("operations")) {
+    offLimits(main, { title: "Operations", text: "Operations is for the library's operators." });
+    return;
+  }
   document.title = "Operations · Library";
   const ops = {
     signal,
@@ -45,7 +52,7 @@ export async function render(main, { signal }) {
         h("caption", { id: "replicas-caption" }, "Replicas"),
         h("thead", {}, h("tr", {}, ["Address", "Replica", "State", "Leases held"].map((c) => h("th", { scope: "col" }, c)))),
         ops.replicaRows))),
-    h("div", { class: "columns" }, replicasForm(ops), tokenForm(ops)));
+    h("div", { class: "columns" }, replicasForm(ops), signedIn() ? null : tokenForm(ops)));
   await poll(ops);
   keepPolling(ops);
 }
@@ -219,9 +226,9 @@ function addRow(ops, name, kind) {
 /** admin sends replay or retry-parked to the replica that holds the processor's lease. */
 async function admin(ops, name, action, button) {
   clearError(ops.actionErrors);
-  const token = ops.token.value;
+  const token = ops.token?.value ?? ""; // signed in, the operator's own token goes instead
   const row = ops.rows.get(name);
-  if (token === "") {
+  if (token === "" && !signedIn()) {
     showError(ops.actionErrors, { message: "Type the admin token first: replay and retry-parked need it." });
     ops.token.focus();
     return;
@@ -235,7 +242,7 @@ async function admin(ops, name, action, button) {
   setOutcome(ops.actionOutcome, `${what} on ${row.holderName}…`, { pending: true });
   try {
     const { data } = await request("POST", path("admin", "processors", name, action), {
-      base: row.holderBase, headers: { Authorization: `Bearer ${token}` }, signal: ops.signal,
+      base: row.holderBase, headers: token ? { Authorization: `Bearer ${token}` } : {}, signal: ops.signal,
     });
     setOutcome(ops.actionOutcome, action === "replay"
       ? `Replay of ${name} started on ${row.holderName}.`

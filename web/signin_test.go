@@ -1,0 +1,258 @@
+package web_test
+
+// Signing in as people do: the page's Sign in button, the provider's own sign-in page (a real
+// OpenID Connect provider on loopback, internal/devidp), and back, with the authorization code
+// flow and PKCE. Each person then sees what they may do, and nothing else; and a service that
+// runs without sign-in says so on every page.
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp/kb"
+
+	"library/internal/apitest"
+	"library/internal/app"
+)
+
+// openNote is the banner of every page of a service that runs without sign-in.
+const openNote = "This library runs without sign-in: anyone who can reach it can do anything."
+
+// signedInService starts an OpenID provider and the service, in memory, with sign-in through
+// it; it returns the service's base URL and the provider.
+func signedInService(t *testing.T) (string, *apitest.Provider) {
+	t.Helper()
+	p := apitest.StartProvider(t)
+	return startService(t, apitest.WithSignIn(app.Config{WebUI: true}, p)), p
+}
+
+// mustCallAs is mustCall with Authorization: bearer.
+func mustCallAs(t *testing.T, bearer, method, url string, body any, want int) []byte {
+	t.Helper()
+	status, b := callAPI(t, method, url, body, "Authorization", bearer)
+	if status != want {
+		t.Fatalf("%s %s: %d %s, want %d", method, url, status, b, want)
+	}
+	return b
+}
+
+// paymentsRecorded counts the payments in the member's history, read as the librarian.
+func paymentsRecorded(t *testing.T, base, librarian, memberID string) int {
+	t.Helper()
+	var history struct {
+		Entries []struct{ Type string } `json:"entries"`
+	}
+	b := mustCallAs(t, librarian, http.MethodGet, base+"/accounts/"+memberID+"/history?limit=1000", nil, http.StatusOK)
+	if err := json.Unmarshal(b, &history); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range history.Entries {
+		if e.Type == "PaymentReceived" {
+			n++
+		}
+	}
+	return n
+}
+
+// signIn presses the masthead's Sign in and signs in on the provider's page as username.
+func signIn(tb *tab, username string) {
+	tb.t.Helper()
+	tb.get("banner", "").get("button", "Sign in").click()
+	signInAtProvider(tb, username)
+}
+
+// signInAtProvider fills the provider's sign-in page (password: the username + "-password"),
+// and waits until the library's page is back with the person signed in.
+func signInAtProvider(tb *tab, username string) {
+	tb.t.Helper()
+	tb.get("heading", "Sign in to the library")
+	tb.get("textbox", "Username").fill(username)
+	tb.get("textbox", "Password").fill(username + "-password")
+	tb.get("button", "Sign in").click()
+	tb.waitText("banner", "", "Signed in as")
+}
+
+// goTo shows the page at hash without loading the page again, which would sign the person out:
+// the token lives in the page's memory only.
+func (tb *tab) goTo(hash string) {
+	tb.t.Helper()
+	if _, err := tb.eval(fmt.Sprintf("(location.hash = %q, '')", hash)); err != nil {
+		tb.t.Fatalf("go to %s: %v", hash, err)
+	}
+}
+
+// requireAbsent fails unless the page has no element of each role and name (pairs of them).
+func requireAbsent(tb *tab, roleNames ...string) {
+	tb.t.Helper()
+	for i := 0; i+1 < len(roleNames); i += 2 {
+		found, err := tb.queryAX(0, roleNames[i], roleNames[i+1])
+		if err != nil || len(found) != 0 {
+			tb.t.Fatalf("the page shows %s %q (%v); it should not:\n%s", roleNames[i], roleNames[i+1], err, tb.pageText())
+		}
+	}
+}
+
+// staffControls are the librarian's controls and the operator's link, which a member never sees.
+var staffControls = []string{
+	"button", "Charge fine", "button", "Lend", "button", "Take back", "button", "Add book",
+	"region", "Charge a fine", "region", "Add a book", "textbox", "Find a member", "link", "Operations",
+}
+
+// A member signs in on the provider's page and sees their own account: the loan a librarian
+// made them, the fine a librarian charged, and its history. A double click on Pay records one
+// payment (the first answer is held back until the second click has landed), as the librarian
+// reads in the account's history. No page shows the member a fine, lend, return or add-book
+// control. Before signing in, the catalog shows the loan without its borrower.
+func TestMemberSignsInAndPaysOnce(t *testing.T) {
+	t.Parallel()
+	base, p := signedInService(t)
+	libby := p.Bearer(t, "libby")
+	mustCallAs(t, libby, http.MethodPut, base+"/accounts/alice", map[string]any{"name": "Alice Liddell"}, http.StatusCreated)
+	mustCallAs(t, libby, http.MethodPost, base+"/accounts/alice/fines", map[string]any{"amount": 500, "reason": "Dune, 20 days late"}, http.StatusCreated)
+	for _, b := range []string{"dune|Dune|Frank Herbert", "emma|Emma|Jane Austen"} {
+		f := strings.Split(b, "|")
+		mustCallAs(t, libby, http.MethodPost, base+"/books", map[string]string{"id": f[0], "title": f[1], "author": f[2]}, http.StatusCreated)
+	}
+	mustCallAs(t, libby, http.MethodPost, base+"/books/dune/loans", map[string]string{"loanId": "loan-dune", "memberId": "alice"}, http.StatusCreated)
+
+	tb := newTab(t)
+	tb.open(base + "/#/books")
+	if row := tb.row("Books", "Dune", "Status", "Lent, due"); strings.Contains(row["Status"], "alice") {
+		t.Fatalf("the catalog names the borrower to someone signed out: %q", row["Status"])
+	}
+	requireAbsent(tb, slices.Concat(staffControls, []string{"note", "", "link", "My account"})...)
+
+	signIn(tb, "alice")
+	tb.row("Books", "Dune", "Status", "Lent to you")
+	tb.get("navigation", "Main").get("link", "My account").click()
+	tb.get("heading", "My account")
+	tb.row("My loans", "Dune", "Author", "Frank Herbert")
+	tb.waitText("region", "Account", "Balance: 5.00 owed")
+	tb.row("History", "Fine of 5.00: Dune, 20 days late", "By", "a librarian")
+
+	release := make(chan struct{})
+	payments := intercept(tb, "*/accounts/alice/payments", func(n int, _ intercepted) verdict {
+		if n == 0 {
+			return verdict{hold: release}
+		}
+		return verdict{}
+	})
+	pay := tb.get("region", "Pay")
+	pay.get("textbox", "Amount to pay").fill("3.00")
+	button := pay.get("button", "Pay")
+	button.doubleClick()
+	payments.waitRequests(1) // the service has answered; the page has not seen it yet
+	if !button.disabled() {
+		t.Fatal("the Pay button is enabled while the payment is in flight")
+	}
+	close(release)
+	pay.get("status", "").waitText("Payment of 3.00 received.")
+	tb.waitText("region", "Account", "Balance: 2.00 owed")
+	tb.row("History", "Payment of 3.00", "By", "alice (member)")
+	requireOneKey(t, payments.requests())
+	if n := paymentsRecorded(t, base, libby, "alice"); n != 1 {
+		t.Fatalf("%d payments recorded after a double click, want 1", n)
+	}
+	requireAbsent(tb, staffControls...)
+	screenshot(tb, "account")
+
+	tb.goTo("#/books/dune")
+	tb.waitText("region", "This book", "Lent to\nyou")
+	requireAbsent(tb, staffControls...)
+	tb.goTo("#/books/emma")
+	tb.waitText("region", "This book", "On the shelf")
+	requireAbsent(tb, staffControls...)
+	tb.goTo("#/books")
+	tb.row("Books", "Emma", "Status", "On the shelf")
+	requireAbsent(tb, staffControls...)
+	tb.goTo("#/members/bob")
+	tb.get("heading", "Members")
+	requireAbsent(tb, "region", "Pay", "region", "Account")
+}
+
+// A librarian signs in, finds a member from the masthead, and charges a fine on the member's
+// page: the fine is in the account, as the API says, and in its history under the librarian's
+// name. The librarian is no operator: no Operations link. Sign out ends the session at the
+// provider and comes back signed out.
+func TestLibrarianChargesAFine(t *testing.T) {
+	t.Parallel()
+	base, p := signedInService(t)
+	libby := p.Bearer(t, "libby")
+	mustCallAs(t, libby, http.MethodPut, base+"/accounts/bob", map[string]any{"name": "Bob Member"}, http.StatusCreated)
+
+	tb := newTab(t)
+	tb.open(base + "/#/books")
+	signIn(tb, "libby")
+	tb.get("region", "Add a book")
+	requireAbsent(tb, "link", "Operations", "note", "")
+	tb.get("textbox", "Find a member").fill("bob")
+	tb.press(kb.Enter)
+	tb.get("heading", "Bob Member")
+	fine := tb.get("region", "Charge a fine")
+	fine.get("textbox", "Fine amount").fill("2.50")
+	fine.get("textbox", "Reason").fill("Lost bookmark")
+	fine.get("button", "Charge fine").click()
+	fine.get("status", "").waitText("Fine of 2.50 charged (Lost bookmark).")
+	tb.waitText("region", "Account", "Balance: 2.50 owed")
+	tb.row("History", "Fine of 2.50: Lost bookmark", "By", "libby (librarian)")
+
+	var account struct{ Balance int }
+	if err := json.Unmarshal(mustCallAs(t, libby, http.MethodGet, base+"/accounts/bob", nil, http.StatusOK), &account); err != nil {
+		t.Fatal(err)
+	}
+	if account.Balance != 250 {
+		t.Fatalf("bob's balance is %d after a fine of 2.50, want 250", account.Balance)
+	}
+
+	tb.get("banner", "").get("button", "Sign out").click()
+	tb.waitText("table", "Books", "No books yet.") // the page, loaded again from the provider's way back
+	tb.get("banner", "").get("button", "Sign in")
+	requireAbsent(tb, "textbox", "Find a member", "region", "Add a book")
+}
+
+// A service without sign-in says so on every page, and shows everything as it allows: the
+// member finder, Operations, adding books; there is nothing to sign in to.
+func TestOpenServiceSaysSoOnEveryPage(t *testing.T) {
+	t.Parallel()
+	base := startService(t, app.Config{WebUI: true})
+
+	tb := newTab(t)
+	tb.open(base + "/#/books")
+	tb.waitText("note", "", openNote)
+	tb.get("region", "Add a book")
+	tb.get("textbox", "Find a member")
+	requireAbsent(tb, "button", "Sign in", "link", "My account")
+	tb.get("navigation", "Main").get("link", "Operations").click()
+	tb.get("heading", "Operations")
+	tb.waitText("note", "", openNote)
+	tb.get("textbox", "Find a member").fill("carol")
+	tb.press(kb.Enter)
+	tb.get("heading", "Member carol")
+	tb.waitText("note", "", openNote)
+}
+
+// An operator signs in and watches the background work: the page asks /status with the
+// operator's own token, and sends Retry parked with it, so there is no admin token to type.
+func TestOperatorSeesOperations(t *testing.T) {
+	t.Parallel()
+	base, p := signedInService(t)
+	libby := p.Bearer(t, "libby")
+	mustCallAs(t, libby, http.MethodPost, base+"/books", map[string]string{"id": "dune", "title": "Dune", "author": "Frank Herbert"}, http.StatusCreated)
+	mustCallAs(t, libby, http.MethodPost, base+"/books/dune/loans", map[string]string{"loanId": "loan-1", "memberId": "nobody"}, http.StatusCreated)
+
+	tb := newTab(t)
+	tb.open(base + "/#/operations")
+	tb.get("heading", "Operations")
+	requireAbsent(tb, "table", "Background work")
+	signIn(tb, "oscar")
+	tb.row("Replicas", base, "State", "up")
+	tb.row("Background work", "notifications", "Parked", "1")
+	requireAbsent(tb, "textbox", "Admin token", "textbox", "Find a member")
+	tb.get("button", "Retry parked notifications").click()
+	tb.get("status", "Admin action").waitText("1 parked event of notifications sent back to be handled")
+}

@@ -1,0 +1,86 @@
+// The parts of an account that both a librarian's page of a member and a member's own page show:
+// its facts and balance, and its history, newest first.
+
+import { call, path } from "./api.js";
+import { balanceText, clearError, formatCents, formatTime, h, showError } from "./ui.js";
+
+/** HISTORY_PAGE is how many entries of the history a page shows at a time. */
+const HISTORY_PAGE = 20;
+
+/** accountFacts are an account's id, name, email and balance. */
+export function accountFacts(account) {
+  return [
+    h("dl", { class: "facts" },
+      h("dt", {}, "Member id"), h("dd", {}, account.memberId),
+      h("dt", {}, "Name"), h("dd", {}, account.name ?? "not given yet"),
+      h("dt", {}, "Email"), h("dd", {}, account.email ?? "none")),
+    h("p", { class: "balance", id: "balance" }, `Balance: ${balanceText(account.balance)}`),
+  ];
+}
+
+/**
+ * historyPanel is the account's history, newest first, a page at a time: {section, refresh}.
+ * refresh reads the newest page again (after the page changed the account).
+ */
+export function historyPanel(memberId, { signal }) {
+  const body = h("tbody");
+  const errors = h("div", { class: "alert-slot" });
+  const more = h("p");
+  const section = h("section", { class: "panel", "aria-labelledby": "history-caption" },
+    h("div", { class: "table-wrap" }, h("table", {},
+      h("caption", { id: "history-caption" }, "History"),
+      h("thead", {}, h("tr", {}, ["What", "When", "By"].map((c) => h("th", { scope: "col" }, c)))),
+      body)),
+    more, errors);
+
+  async function load(before) {
+    const query = new URLSearchParams({ limit: String(HISTORY_PAGE) });
+    if (before) query.set("before", String(before));
+    try {
+      const { data } = await call("GET", `${path("accounts", memberId, "history")}?${query}`, { signal });
+      clearError(errors);
+      const rows = (data.entries ?? []).map(entryRow);
+      if (before) body.append(...rows);
+      else body.replaceChildren(...(rows.length ? rows : [h("tr", {}, h("td", { colspan: 3, class: "empty" }, "Nothing yet."))]));
+      more.replaceChildren(typeof data.next === "number"
+        ? h("button", { type: "button", class: "secondary", onclick: () => load(data.next) }, "Show older entries")
+        : "");
+    } catch (err) {
+      if (signal.aborted) return;
+      if (err.code === "NotFound") {
+        body.replaceChildren(h("tr", {}, h("td", { colspan: 3, class: "empty" }, "No account yet.")));
+        return;
+      }
+      showError(errors, err, { retry: () => load(before) });
+    }
+  }
+
+  return { section, refresh: () => load(0) };
+}
+
+function entryRow(entry) {
+  return h("tr", {},
+    h("th", { scope: "row" }, what(entry)),
+    h("td", {}, formatTime(entry.recordedAt)),
+    h("td", {}, who(entry.by)));
+}
+
+/** what says an event of the account in words. */
+function what({ type, data }) {
+  const d = data ?? {};
+  switch (type) {
+    case "AccountOpened": return `Account opened for ${d.name ?? "the member"}`;
+    case "ContactChanged": return `Name or email set: ${[d.name, d.email].filter(Boolean).join(", ")}`;
+    case "FineCharged": return `Fine of ${formatCents(d.amount)}${d.reason ? `: ${d.reason}` : ""}`;
+    case "PaymentReceived": return `Payment of ${formatCents(d.amount)}`;
+    default: return type;
+  }
+}
+
+/** who says who did it, as much as the viewer may see. */
+function who(by) {
+  if (!by) return "not recorded";
+  if (by.role === "system") return "the library";
+  if (by.role === "open") return "someone (no sign-in)";
+  return by.subject ? `${by.subject} (${by.role})` : `a ${by.role}`;
+}
