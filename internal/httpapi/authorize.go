@@ -78,11 +78,11 @@ func refuseToken(w http.ResponseWriter, r *http.Request, err error) {
 // deny answers a request the rules refused: 401 when the caller did not say who they are (so
 // signing in may help), 403 when they did and none of their roles may.
 func deny(w http.ResponseWriter, r *http.Request, a auth.Access) {
-	switch {
-	case a.Role == auth.Open:
+	switch a.Role {
+	case auth.Open:
 		w.Header().Set("WWW-Authenticate", challenge)
 		WriteError(w, r, errs.E(errs.Unauthorized, "this needs Authorization: Bearer with the service's ADMIN_TOKEN"))
-	case a.Role == auth.Anonymous:
+	case auth.Anonymous:
 		w.Header().Set("WWW-Authenticate", challenge)
 		WriteError(w, r, errs.E(errs.Unauthorized, "sign in: this needs Authorization: Bearer with an access token"))
 	default:
