@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// signInVariables are the sign-in settings (README, Configuration), which the library container
+// signInVariables are the sign-in settings (docs/configuration.md), which the library container
 // reads, and only them, from the ConfigMap authConfigMap, each by a key of its own name; true
 // for those it requires (not optional: a pod doesn't start without them), false for those an
 // environment may leave to the service's default.
@@ -111,7 +111,7 @@ func checkAuthData(t *testing.T, where string, data map[string]string, vars map[
 			t.Errorf("%s has key %s, which is not a sign-in setting the library container reads (%v)", where, k, keys(signInVariables))
 		}
 		if _, ok := vars[k]; !ok {
-			t.Errorf("%s sets %s, which the service doesn't read (README, Configuration)", where, k)
+			t.Errorf("%s sets %s, which the service doesn't read (docs/configuration.md)", where, k)
 		}
 	}
 	for name, required := range signInVariables {

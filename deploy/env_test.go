@@ -136,7 +136,7 @@ func (e envMap) fromSecret(name, secret string) bool {
 	return v.from == "Secret "+secret
 }
 
-// valueOr is a variable's value, or the README's default when the manifests don't set it.
+// valueOr is a variable's value, or the default in docs/configuration.md when the manifests don't set it.
 func (e envMap) valueOr(name string, vars map[string]string) string {
 	if v, ok := e[name]; ok && v.known {
 		return v.value

@@ -142,7 +142,7 @@ func checkLibraryEnv(t *testing.T, m *manifests, vars map[string]string, c, ic *
 			}
 			reported[v.from+" "+name] = true
 			if _, ok := vars[name]; !ok {
-				t.Errorf("%s sets %s, which the service doesn't read (README, Configuration)", v.from, name)
+				t.Errorf("%s sets %s, which the service doesn't read (docs/configuration.md)", v.from, name)
 			}
 			if slices.Contains(secretVariables, name) && !strings.HasPrefix(v.from, "Secret ") {
 				t.Errorf("%s sets %s, which may hold a password: it belongs in the Secret", v.from, name)

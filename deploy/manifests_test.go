@@ -17,7 +17,7 @@ const (
 	devDir        = "k8s/dev"
 	secretExample = "k8s/secret.example.yaml"
 	authExample   = "k8s/auth.example.yaml"
-	readmePath    = "../README.md"
+	readmePath    = "../docs/configuration.md" // the configuration table
 
 	// The names the manifests give the service's objects.
 	appName       = "library"      // Deployment, Service, PodDisruptionBudget, main container
@@ -170,7 +170,7 @@ func TestSecretExample(t *testing.T) {
 	for k := range s.StringData {
 		got = append(got, k)
 		if _, ok := vars[k]; !ok {
-			t.Errorf("%s sets %s, which the service doesn't read (README, Configuration)", secretExample, k)
+			t.Errorf("%s sets %s, which the service doesn't read (docs/configuration.md)", secretExample, k)
 		}
 	}
 	for k := range s.Data {

@@ -8,12 +8,12 @@ import (
 	"testing"
 )
 
-// --- the README's configuration table ---
+// --- the configuration table, docs/configuration.md ---
 
-// configRow is a row of the README's configuration table: | `NAME` | default | meaning |.
+// configRow is a row of the configuration table (docs/configuration.md): | `NAME` | default | meaning |.
 var configRow = regexp.MustCompile("^\\|\\s*`([A-Z][A-Z0-9_]*)`\\s*\\|\\s*([^|]*?)\\s*\\|")
 
-// readmeVariables reads the README's configuration table: every variable the service reads
+// readmeVariables reads the configuration table (docs/configuration.md): every variable the service reads
 // (internal/app/config_env_test.go checks the table against ConfigFromEnv), with its default
 // when the table gives one as a literal (`...`), or "".
 func readmeVariables(t *testing.T) map[string]string {
@@ -29,7 +29,7 @@ func readmeVariables(t *testing.T) map[string]string {
 	for sc.Scan() {
 		line := sc.Text()
 		if strings.HasPrefix(line, "## ") {
-			inSection = strings.TrimSpace(line) == "## Configuration"
+			inSection = strings.TrimSpace(line) == "## Variables"
 			continue
 		}
 		if !inSection {
@@ -37,7 +37,7 @@ func readmeVariables(t *testing.T) map[string]string {
 		}
 		if row := configRow.FindStringSubmatch(line); row != nil {
 			if _, dup := vars[row[1]]; dup {
-				t.Fatalf("README: %s is in the configuration table twice", row[1])
+				t.Fatalf("docs/configuration.md: %s is in the configuration table twice", row[1])
 			}
 			def := row[2]
 			if len(def) >= 2 && strings.HasPrefix(def, "`") && strings.HasSuffix(def, "`") && strings.Count(def, "`") == 2 {
@@ -51,7 +51,7 @@ func readmeVariables(t *testing.T) map[string]string {
 		t.Fatal(err)
 	}
 	if len(vars) == 0 {
-		t.Fatalf("README: no configuration table (rows | `NAME` | default | meaning | under ## Configuration)")
+		t.Fatalf("docs/configuration.md: no configuration table (rows | `NAME` | default | meaning | under ## Variables)")
 	}
 	return vars
 }

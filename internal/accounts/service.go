@@ -13,10 +13,12 @@ import (
 // never rename it.
 func Type() aggregate.Type[Account] {
 	return aggregate.Type[Account]{
-		Name:  "account",
-		New:   NewAccount,
-		Apply: Apply,
-		Clone: Clone,
+		Name:     "account",
+		New:      NewAccount,
+		Apply:    Apply,
+		Clone:    Clone,
+		Weigh:    weigh,
+		Snapshot: snapshotCodec(),
 		Events: []aggregate.Codec{
 			aggregate.EventCodec[AccountOpened](),
 			aggregate.EventCodec[ContactChanged](),

@@ -58,7 +58,16 @@ type Type[S any] struct {
 	// recent aggregates in memory between commands; without it, every command reads its stream
 	// whole.
 	Clone func(S) S
+	// Weigh estimates the bytes a state takes in memory, for the cache's bound. Default
+	// defaultStateBytes.
+	Weigh func(S) int
+	// Snapshot, when set, keeps a snapshot of a stream every Options.SnapshotEvery events, so
+	// that a load reads the snapshot and the events after it. Nil: streams are read whole.
+	Snapshot *SnapshotCodec[S]
 }
+
+// defaultStateBytes is a state's weight when its type gives no Weigh.
+const defaultStateBytes = 256
 
 // StreamID is the id of the stream that holds the aggregate with the given id.
 func (t Type[S]) StreamID(id string) string { return t.Name + "-" + id }

@@ -34,7 +34,7 @@ func benchCounterStream(b *testing.B, n int) *eventstore.Memory {
 	ctx := context.Background()
 	store := eventstore.NewMemory(nil)
 	for i := range n {
-		fp, err := fingerprint(map[string]int{"n": i})
+		fp, err := fingerprintPayload(map[string]int{"n": i})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -42,7 +42,7 @@ func benchCounterStream(b *testing.B, n int) *eventstore.Memory {
 		if err != nil {
 			b.Fatal(err)
 		}
-		meta := eventstore.Metadata{CommandID: fmt.Sprintf("command-%d", i), Command: "count", Fingerprint: fp, CorrelationID: fmt.Sprintf("request-%d", i)}
+		meta := eventstore.Metadata{CommandID: fmt.Sprintf("command-%d", i), Command: "count", Fingerprint: fp.String(), CorrelationID: fmt.Sprintf("request-%d", i)}
 		if _, err := store.Append(ctx, "counter-c", int64(i), []eventstore.NewEvent{{Type: "Counted", Data: data, Metadata: meta}}); err != nil {
 			b.Fatal(err)
 		}
@@ -85,7 +85,7 @@ func BenchmarkRecentCommandsFind(b *testing.B) {
 			Metadata: eventstore.Metadata{CommandID: fmt.Sprintf("command-%d", i), Command: "count"},
 		}
 	}
-	rc := newRecentCommands(defaultCommandIDsPerStream).with(events, nil)
+	rc := newRecentCommands(defaultCommandIDsPerStream).with(events)
 	for _, tc := range []struct {
 		name, id string
 		found    bool

@@ -14,11 +14,13 @@ import (
 // log or returned by a successful append. How the repository stays correct with entries that
 // are behind is in the package comment.
 //
-// The cache is bounded by the events it keeps (each entry's command window, plus one for its
-// state) and drops the least recently used entries first. A missing entry is rebuilt from the
-// log.
+// The cache is bounded by an estimate of the bytes it keeps (each entry's state, as its type
+// weighs it, and its command window) and drops the least recently used entries first. A missing
+// entry is rebuilt from the log.
 type cache[S any] struct {
-	limit int
+	limit int // bytes
+	// weigh estimates an entry's bytes.
+	weigh func(Loaded[S]) int
 
 	mu      sync.Mutex
 	weight  int
@@ -32,8 +34,23 @@ type cached[S any] struct {
 	weight   int
 }
 
-func newCache[S any](limit int) *cache[S] {
-	return &cache[S]{limit: limit, entries: make(map[string]*list.Element)}
+func newCache[S any](limit int, weighState func(S) int) *cache[S] {
+	weigh := func(l Loaded[S]) int { return entryBytes + weighState(l.State) + l.commands.bytes() }
+	return &cache[S]{limit: limit, weigh: weigh, entries: make(map[string]*list.Element)}
+}
+
+// entryBytes is what an entry takes besides its state and window: the list element, the map
+// slot and the stream id.
+const entryBytes = 192
+
+// bytes is the cache's estimate of what it holds.
+func (c *cache[S]) bytes() int {
+	if c == nil {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.weight
 }
 
 // get returns the entry for a stream, if there is one.
@@ -56,7 +73,7 @@ func (c *cache[S]) put(streamID string, loaded Loaded[S]) {
 	if c == nil || loaded.Version == 0 {
 		return
 	}
-	weight := 1 + loaded.commands.events()
+	weight := c.weigh(loaded) + len(streamID)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.entries[streamID]; ok {

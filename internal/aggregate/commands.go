@@ -5,14 +5,20 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"time"
+	"strings"
+	"unique"
 
 	"library/internal/eventstore"
 )
 
-// recentCommands is the last few commands of a stream, oldest first, with the events each one
-// wrote. It is built from the events' metadata and never changed once built: adding returns a
-// new value, so a window kept in the cache can be shared by concurrent commands.
+// recentCommands is the last few commands of a stream, oldest first. It is built from the
+// events' metadata and never changed once built: adding returns a new value, so a window kept in
+// the cache can be shared by concurrent commands.
+//
+// A window is kept for every stream in the cache, so its entries are small: a command's key,
+// the fingerprint of its payload as 16 bytes, its name and who ran it as unique handles, and the
+// versions of the events it wrote. The events themselves stay in the log: a replay reads them
+// back by version (they are its answer), so no event is held twice.
 type recentCommands struct {
 	limit int
 	list  []*pastCommand
@@ -21,26 +27,23 @@ type recentCommands struct {
 // pastCommand is a command found in a stream's events.
 type pastCommand struct {
 	id          string
-	name        string
-	fingerprint string
-	actor       eventstore.Actor // who ran it: its key answers no one else
-	events      []keptEvent
+	name        unique.Handle[string]
+	fingerprint fingerprint
+	actor       unique.Handle[person] // who ran it: its key answers no one else
+	first       int64                 // the version of its first event
+	count       int64                 // how many events it wrote (a NothingChanged marker included)
 }
 
-// keptEvent is what a replayed answer needs of an event, kept small since a window holds many:
-// the metadata is in its command, and the time is in UTC.
-type keptEvent struct {
-	Version    int64
-	Position   int64
-	RecordedAt int64 // Unix nanoseconds
-	Type       string
-	Data       json.RawMessage
+// person is who ran a command, as far as its key is concerned: the role they acted in doesn't
+// matter, only who they are.
+type person struct{ subject, issuer string }
+
+func personOf(a eventstore.Actor) unique.Handle[person] {
+	return unique.Make(person{subject: a.Subject, issuer: a.Issuer})
 }
 
-func (k keptEvent) event(streamID string) eventstore.Event {
-	return eventstore.Event{StreamID: streamID, Version: k.Version, Position: k.Position,
-		RecordedAt: time.Unix(0, k.RecordedAt).UTC(), Type: k.Type, Data: k.Data}
-}
+// last is the version of the command's last event.
+func (p *pastCommand) last() int64 { return p.first + p.count - 1 }
 
 func newRecentCommands(limit int) recentCommands {
 	return recentCommands{limit: limit}
@@ -49,10 +52,7 @@ func newRecentCommands(limit int) recentCommands {
 // with returns the window after the given events, which follow the window's last event in
 // version order. A command's events are appended together, so consecutive events with one
 // command id belong to one command.
-//
-// Event types are stored as the strings in types when they are there, so that a window does not
-// keep a copy of the type's name per event.
-func (rc recentCommands) with(events []eventstore.Event, types map[string]string) recentCommands {
+func (rc recentCommands) with(events []eventstore.Event) recentCommands {
 	if rc.limit <= 0 || len(events) == 0 {
 		return rc
 	}
@@ -65,23 +65,16 @@ func (rc recentCommands) with(events []eventstore.Event, types map[string]string
 			extendable = false
 			continue
 		}
-		typ, known := types[e.Type]
-		if !known {
-			typ = e.Type
-		}
-		kept := keptEvent{Version: e.Version, Position: e.Position, RecordedAt: e.RecordedAt.UnixNano(), Type: typ, Data: e.Data}
-		if n := len(list); n > 0 && list[n-1].id == id {
-			last := list[n-1]
+		if n := len(list); n > 0 && list[n-1].id == id && list[n-1].last()+1 == e.Version {
 			if !extendable {
-				copied := *last
-				copied.events = append([]keptEvent(nil), last.events...)
-				last, list[n-1], extendable = &copied, &copied, true
+				copied := *list[n-1]
+				list[n-1], extendable = &copied, true
 			}
-			last.events = append(last.events, kept)
+			list[n-1].count++
 			continue
 		}
-		list = append(list, &pastCommand{id: id, name: e.Metadata.Command, fingerprint: e.Metadata.Fingerprint,
-			actor: eventstore.Actor{Subject: e.Metadata.Actor.Subject, Issuer: e.Metadata.Actor.Issuer}, events: []keptEvent{kept}})
+		list = append(list, &pastCommand{id: id, name: unique.Make(e.Metadata.Command), fingerprint: fingerprintOf(e.Metadata.Fingerprint),
+			actor: personOf(e.Metadata.Actor), first: e.Version, count: 1})
 		extendable = true
 	}
 	if over := len(list) - rc.limit; over > 0 {
@@ -103,22 +96,51 @@ func (rc recentCommands) find(id string) (*pastCommand, bool) {
 	return nil, false
 }
 
-// events counts the events the window holds: what it costs to keep.
-func (rc recentCommands) events() int {
-	n := 0
+// bytes estimates what the window takes in memory: what the cache counts.
+func (rc recentCommands) bytes() int {
+	n := 8 * cap(rc.list)
 	for _, c := range rc.list {
-		n += len(c.events)
+		n += pastCommandBytes + len(c.id)
 	}
 	return n
 }
 
-// fingerprint is a short hash of a payload's JSON encoding. Go encodes struct fields in a fixed
+// pastCommandBytes is what a pastCommand takes, its id's bytes aside: the struct (80 bytes)
+// and its allocation's rounding.
+const pastCommandBytes = 96
+
+// fingerprint is a short hash of a command's payload.
+type fingerprint [16]byte
+
+// fingerprintPrefix begins every fingerprint as the metadata writes it.
+const fingerprintPrefix = "sha256:"
+
+// String is the fingerprint as the metadata writes it.
+func (f fingerprint) String() string { return fingerprintPrefix + hex.EncodeToString(f[:]) }
+
+// fingerprintOf reads a fingerprint from the metadata. One this package did not write is
+// hashed, so that it still compares equal to itself and to nothing else.
+func fingerprintOf(s string) fingerprint {
+	var f fingerprint
+	if hexed, ok := strings.CutPrefix(s, fingerprintPrefix); ok && len(hexed) == 2*len(f) {
+		if _, err := hex.Decode(f[:], []byte(hexed)); err == nil {
+			return f
+		}
+	}
+	sum := sha256.Sum256([]byte(s))
+	copy(f[:], sum[:])
+	return f
+}
+
+// fingerprintPayload hashes a payload's JSON encoding. Go encodes struct fields in a fixed
 // order, so one payload always has one fingerprint.
-func fingerprint(payload any) (string, error) {
+func fingerprintPayload(payload any) (fingerprint, error) {
 	b, err := json.Marshal(payload)
 	if err != nil {
-		return "", fmt.Errorf("aggregate: fingerprint payload: %w", err)
+		return fingerprint{}, fmt.Errorf("aggregate: fingerprint payload: %w", err)
 	}
 	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:16]), nil
+	var f fingerprint
+	copy(f[:], sum[:])
+	return f, nil
 }

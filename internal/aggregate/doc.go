@@ -49,7 +49,7 @@
 // # Kept aggregates
 //
 // For types with a Clone function, the repository keeps recently used aggregates in memory,
-// folded to a version, with their command window: a bounded cache (Options.CacheEvents), least
+// folded to a version, with their command window: a bounded cache (Options.CacheBytes, an estimate of the bytes each takes), least
 // recently used out first, rebuilt from the log when missing. Every event in it came from the
 // log or from a successful append, and a kept state is cloned before anything is folded onto
 // it, so a kept aggregate can be behind the log, never wrong about what it holds.

@@ -36,26 +36,28 @@ type plan struct {
 // events together: one append, at the version that was loaded, for what each would have
 // appended on its own in turn. When the append fails on the version (another process wrote),
 // the stream is read again and the whole group decided again, as one command would be.
-func (r *Repository[S]) runGroup(ctx context.Context, streamID string, group []*waiter[S]) {
+//
+// It returns the stream as the group left it when a snapshot of it is due, nil otherwise.
+func (r *Repository[S]) runGroup(ctx context.Context, streamID string, group []*waiter[S]) *Loaded[S] {
 	// A kept aggregate is decided on without reading the log first. It may be behind: then the
 	// append at its version fails, and the group is decided again on what the log says. Only an
 	// append proves the state current, so a refusal or a "nothing to do" decided on a kept
 	// aggregate is decided again after reading the log.
-	loaded, kept := r.cache.get(streamID)
+	loaded, kept := r.kept(streamID)
 	var err error
 	if !kept {
 		if loaded, err = r.loadAll(ctx, streamID); err != nil {
 			failAll(group, err)
-			return
+			return nil
 		}
 	}
 	current := !kept
 	for attempt := 1; ; attempt++ {
-		p, err := r.decideGroup(streamID, loaded, group)
+		p, err := r.decideGroup(ctx, streamID, loaded, group)
 		if err == nil && p.stale && !current {
 			if loaded, err = r.catchUp(ctx, streamID, loaded); err != nil {
 				failAll(group, err)
-				return
+				return nil
 			}
 			current = true
 			attempt--
@@ -63,11 +65,11 @@ func (r *Repository[S]) runGroup(ctx context.Context, streamID string, group []*
 		}
 		if err != nil {
 			failAll(group, err)
-			return
+			return nil
 		}
 		if len(p.toAppend) == 0 {
 			deliver(streamID, group, p, loaded, nil, nil)
-			return
+			return nil
 		}
 		recorded, err := r.log.Append(ctx, streamID, loaded.Version, p.toAppend)
 		var conflict *eventstore.ConflictError
@@ -75,41 +77,45 @@ func (r *Repository[S]) runGroup(ctx context.Context, streamID string, group []*
 			if attempt >= r.opts.MaxAttempts {
 				failAll(group, errs.E(errs.ConcurrencyConflict,
 					"%s changed %d times while this command was being decided; try again", streamID, attempt))
-				return
+				return nil
 			}
 			if current {
 				// Another writer got there first: let the writers spread out. A kept
 				// aggregate that was merely behind is read again at once.
 				if err := backoff(ctx, attempt); err != nil {
 					failAll(group, err)
-					return
+					return nil
 				}
 			}
 			if loaded, err = r.reload(ctx, streamID, loaded); err != nil {
 				failAll(group, err)
-				return
+				return nil
 			}
 			current = true
 			continue
 		}
 		if err != nil {
 			deliver(streamID, group, p, loaded, nil, err)
-			return
+			return nil
 		}
-		if r.cache != nil {
-			if _, err := r.fold(streamID, loaded, recorded, true); err != nil {
+		var after Loaded[S]
+		if r.cache != nil || r.snapshots() {
+			if after, err = r.fold(streamID, loaded, recorded, true); err != nil {
 				failAll(group, err)
-				return
+				return nil
 			}
 		}
 		deliver(streamID, group, p, loaded, recorded, nil)
-		return
+		if r.due(loaded.Version, after.Version) {
+			return &after
+		}
+		return nil
 	}
 }
 
 // decideGroup decides each command of the group in turn, on the state the ones before it
 // left, and gathers the events to append.
-func (r *Repository[S]) decideGroup(streamID string, loaded Loaded[S], group []*waiter[S]) (plan, error) {
+func (r *Repository[S]) decideGroup(ctx context.Context, streamID string, loaded Loaded[S], group []*waiter[S]) (plan, error) {
 	p := plan{decisions: make([]decision, len(group))}
 	state := loaded.State
 	cloned := false
@@ -119,7 +125,7 @@ func (r *Repository[S]) decideGroup(streamID string, loaded Loaded[S], group []*
 		d.sameAs = -1
 		key := w.cmd.Origin.CommandID
 		if past, ok := loaded.commands.find(key); ok {
-			res, err := r.replay(streamID, w.identity(), past)
+			res, err := r.replay(ctx, streamID, w.identity(), past)
 			d.replay, d.err = &res, err
 			continue
 		}
@@ -162,7 +168,7 @@ func (r *Repository[S]) decideGroup(streamID string, loaded Loaded[S], group []*
 // the second is then answered as the first, otherwise refused as a reused key.
 func sameCommand[S any](first, again *waiter[S]) error {
 	switch {
-	case !first.meta.Actor.Same(again.meta.Actor):
+	case personOf(first.meta.Actor) != personOf(again.meta.Actor):
 		return errs.E(errs.IdempotencyKeyReused,
 			"this Idempotency-Key was first used by someone else on this stream; make a new key for each request")
 	case first.cmd.Name != again.cmd.Name:

@@ -209,7 +209,7 @@ func TestGroupsProperty(t *testing.T) {
 	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		log := eventstore.NewMemory(nil)
-		repos := []*Repository[tally]{NewRepository(log, tallyType(), Options{}), NewRepository(log, tallyType(), Options{CacheEvents: -1})}
+		repos := []*Repository[tally]{NewRepository(log, tallyType(), Options{}), NewRepository(log, tallyType(), Options{CacheBytes: -1})}
 		n := rapid.IntRange(1, 40).Draw(t, "commands")
 		keys := rapid.SampledFrom([]string{"", "k1", "k2", "k3"})
 		amounts := rapid.SampledFrom([]int{-1, 0, 1, 2, 5})

@@ -17,6 +17,8 @@ type outcomes struct {
 	seen []string
 }
 
+func (o *outcomes) CacheLookup(string, bool, int) {}
+
 func (o *outcomes) CommandDone(command string, outcome Outcome) {
 	o.mu.Lock()
 	defer o.mu.Unlock()

@@ -1,6 +1,8 @@
 package aggregate
 
 import (
+	"unique"
+
 	"sync"
 
 	"library/internal/eventstore"
@@ -9,19 +11,20 @@ import (
 // waiter is a command waiting for its turn on a stream.
 type waiter[S any] struct {
 	cmd  Command[S]
-	fp   string              // the payload's fingerprint
+	fp   fingerprint         // the payload's
 	meta eventstore.Metadata // what its events carry
 	done chan outcome        // buffered: the leader never waits for the caller
 }
 
 // waiterIdentity is what decides whether a command is a repeat of a past one.
 type waiterIdentity struct {
-	name, fp string
-	actor    eventstore.Actor
+	name  string
+	fp    fingerprint
+	actor unique.Handle[person]
 }
 
 func (w *waiter[S]) identity() waiterIdentity {
-	return waiterIdentity{name: w.cmd.Name, fp: w.fp, actor: w.meta.Actor}
+	return waiterIdentity{name: w.cmd.Name, fp: w.fp, actor: personOf(w.meta.Actor)}
 }
 
 type outcome struct {

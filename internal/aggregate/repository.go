@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"time"
 
@@ -20,7 +21,14 @@ import (
 // Log is the part of the event store that commands need.
 type Log interface {
 	ReadStream(ctx context.Context, streamID string, afterVersion int64) ([]eventstore.Event, error)
+	// ReadVersions returns the stream's events from version from to version to, both included.
+	ReadVersions(ctx context.Context, streamID string, from, to int64) ([]eventstore.Event, error)
 	Append(ctx context.Context, streamID string, expectedVersion int64, events []eventstore.NewEvent) ([]eventstore.Event, error)
+	// LoadStream returns the stream's snapshot of the given schema version, if it has one that
+	// matches the log, and the events after it: in one round trip.
+	LoadStream(ctx context.Context, streamID string, schemaVersion int) (*eventstore.Snapshot, []eventstore.Event, error)
+	// SaveSnapshot keeps a snapshot of a stream, unless a newer one is kept.
+	SaveSnapshot(ctx context.Context, s eventstore.Snapshot) error
 }
 
 // Options tune a Repository. The zero value gives the defaults.
@@ -35,16 +43,24 @@ type Options struct {
 	Observer Observer
 	// Tracer makes a span of every command. Default: one that records nothing.
 	Tracer trace.Tracer
-	// CacheEvents bounds the aggregates kept in memory between commands, counted in the events
-	// of their command windows plus one per aggregate. Default 20000; negative keeps none. Only
-	// types with a Clone function are kept.
-	CacheEvents int
+	// CacheBytes bounds the aggregates kept in memory between commands, by an estimate of the
+	// bytes each takes: its state (Type.Weigh) and its command window. Default
+	// DefaultCacheBytes; negative keeps none. Only types with a Clone function are kept.
+	CacheBytes int
+	// SnapshotEvery is how many events of a stream come between two of its snapshots, for
+	// types with a SnapshotCodec. Default DefaultSnapshotEvery; negative keeps none.
+	SnapshotEvery int
+	// Logger hears of snapshots that could not be written or read. Default: nowhere.
+	Logger *slog.Logger
 }
 
 // Observer is told how each command ended. It is called on the request's goroutine, so it
 // must be quick and safe for concurrent use.
 type Observer interface {
 	CommandDone(command string, outcome Outcome)
+	// CacheLookup is told whether an aggregate was found among those kept in memory, and what
+	// the kept ones take (an estimate, in bytes).
+	CacheLookup(aggregateType string, hit bool, bytes int)
 }
 
 // Outcome is how a command ended, by what it did rather than by error code, so that a
@@ -87,13 +103,16 @@ func outcomeOf(result Result, err error) Outcome {
 
 type noObserver struct{}
 
-func (noObserver) CommandDone(string, Outcome) {}
+func (noObserver) CommandDone(string, Outcome)   {}
+func (noObserver) CacheLookup(string, bool, int) {}
 
 const (
 	defaultCommandIDsPerStream = 100
 	defaultMaxAttempts         = 30
-	defaultCacheEvents         = 20_000
 )
+
+// DefaultCacheBytes is the default bound of the aggregates each repository keeps in memory.
+const DefaultCacheBytes = 16 << 20
 
 // Repository loads and changes the aggregates of one type.
 type Repository[S any] struct {
@@ -102,7 +121,6 @@ type Repository[S any] struct {
 	decoder decoder
 	opts    Options
 	cache   *cache[S] // nil: nothing is kept
-	types   map[string]string
 	queues  *streamQueues[S]
 }
 
@@ -120,16 +138,22 @@ func NewRepository[S any](log Log, t Type[S], opts Options) *Repository[S] {
 	if opts.Tracer == nil {
 		opts.Tracer = tracing.Tracer(nil, "library/internal/aggregate")
 	}
-	if opts.CacheEvents == 0 {
-		opts.CacheEvents = defaultCacheEvents
+	if opts.CacheBytes == 0 {
+		opts.CacheBytes = DefaultCacheBytes
 	}
-	r := &Repository[S]{log: log, typ: t, decoder: newDecoder(t.Events), opts: opts,
-		types: map[string]string{NothingChanged: NothingChanged}, queues: newStreamQueues[S]()}
-	for typ := range r.decoder {
-		r.types[typ] = typ
+	if opts.SnapshotEvery == 0 {
+		opts.SnapshotEvery = DefaultSnapshotEvery
 	}
-	if t.Clone != nil && opts.CacheEvents > 0 {
-		r.cache = newCache[S](opts.CacheEvents)
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	r := &Repository[S]{log: log, typ: t, decoder: newDecoder(t.Events), opts: opts, queues: newStreamQueues[S]()}
+	if t.Clone != nil && opts.CacheBytes > 0 {
+		weigh := t.Weigh
+		if weigh == nil {
+			weigh = func(S) int { return defaultStateBytes }
+		}
+		r.cache = newCache[S](opts.CacheBytes, weigh)
 	}
 	return r
 }
@@ -148,10 +172,20 @@ type Loaded[S any] struct {
 // Load folds an aggregate's events into its state, up to the stream's current version.
 func (r *Repository[S]) Load(ctx context.Context, id string) (Loaded[S], error) {
 	streamID := r.typ.StreamID(id)
-	if kept, ok := r.cache.get(streamID); ok {
+	if kept, ok := r.kept(streamID); ok {
 		return r.catchUp(ctx, streamID, kept)
 	}
 	return r.loadAll(ctx, streamID)
+}
+
+// kept is the cache's entry for a stream, its lookup told to the observer.
+func (r *Repository[S]) kept(streamID string) (Loaded[S], bool) {
+	if r.cache == nil {
+		return Loaded[S]{}, false
+	}
+	loaded, ok := r.cache.get(streamID)
+	r.opts.Observer.CacheLookup(r.typ.Name, ok, r.cache.bytes())
+	return loaded, ok
 }
 
 // LoadAtLeast returns an aggregate folded at least to version: a kept one without reading the
@@ -164,14 +198,34 @@ func (r *Repository[S]) LoadAtLeast(ctx context.Context, id string, version int6
 	return r.Load(ctx, id)
 }
 
-// loadAll reads a whole stream.
+// loadAll reads a stream from its snapshot, if it has one, or from its start; a long read is
+// followed by a snapshot, so that the next cold load is short.
 func (r *Repository[S]) loadAll(ctx context.Context, streamID string) (Loaded[S], error) {
 	empty := Loaded[S]{State: r.typ.New(), commands: newRecentCommands(r.opts.CommandIDsPerStream)}
-	stored, err := r.log.ReadStream(ctx, streamID, 0)
+	if !r.snapshots() {
+		stored, err := r.log.ReadStream(ctx, streamID, 0)
+		if err != nil {
+			return Loaded[S]{}, err
+		}
+		return r.fold(streamID, empty, stored, false)
+	}
+	snap, stored, err := r.log.LoadStream(ctx, streamID, r.typ.Snapshot.Version)
 	if err != nil {
 		return Loaded[S]{}, err
 	}
-	return r.fold(streamID, empty, stored, false)
+	from := empty
+	if snap != nil {
+		if kept, ok := r.fromSnapshot(snap); ok {
+			from = kept
+		} else if stored, err = r.log.ReadStream(ctx, streamID, 0); err != nil {
+			return Loaded[S]{}, err
+		}
+	}
+	loaded, err := r.fold(streamID, from, stored, false)
+	if err == nil && r.due(from.Version, loaded.Version) {
+		r.snapshot(ctx, streamID, loaded)
+	}
+	return loaded, err
 }
 
 // catchUp reads the events that came after from and folds them onto it.
@@ -205,7 +259,7 @@ func (r *Repository[S]) fold(streamID string, from Loaded[S], stored []eventstor
 		}
 		next.State = r.typ.Apply(next.State, event)
 	}
-	next.commands = from.commands.with(stored, r.types)
+	next.commands = from.commands.with(stored)
 	r.cache.put(streamID, next)
 	return next, nil
 }
@@ -235,7 +289,7 @@ func (r *Repository[S]) execute(ctx context.Context, id string, cmd Command[S]) 
 			return Result{}, err
 		}
 	}
-	fp, err := fingerprint(cmd.Payload)
+	fp, err := fingerprintPayload(cmd.Payload)
 	if err != nil {
 		return Result{}, err
 	}
@@ -246,7 +300,7 @@ func (r *Repository[S]) execute(ctx context.Context, id string, cmd Command[S]) 
 	// takes no place in the window of remembered keys, so keyless commands never push a key
 	// out of it.
 	w := &waiter[S]{cmd: cmd, fp: fp, done: make(chan outcome, 1), meta: eventstore.Metadata{
-		CommandID: cmd.Origin.CommandID, Command: cmd.Name, Fingerprint: fp,
+		CommandID: cmd.Origin.CommandID, Command: cmd.Name, Fingerprint: fp.String(),
 		CorrelationID: cmd.Origin.CorrelationID, TraceParent: tracing.TraceParent(ctx), Actor: cmd.Origin.Actor}}
 	streamID := r.typ.StreamID(id)
 	if r.queues.enqueue(streamID, w) {
@@ -274,10 +328,15 @@ const groupTimeout = 10 * time.Second
 // wait, so that the caller that led returns with its own answer.
 func (r *Repository[S]) lead(ctx context.Context, streamID string) {
 	groupCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), groupTimeout)
-	r.runGroup(groupCtx, streamID, r.queues.take(streamID, maxGroup))
+	due := r.runGroup(groupCtx, streamID, r.queues.take(streamID, maxGroup))
 	cancel()
 	if r.queues.finish(streamID) {
 		go r.lead(context.WithoutCancel(ctx), streamID)
+	}
+	if due != nil {
+		// After the commit and the answers, and while the next group runs: the leader's own
+		// request pays for it, once every SnapshotEvery events.
+		r.snapshot(ctx, streamID, *due)
 	}
 }
 
@@ -309,29 +368,35 @@ func (r *Repository[S]) reload(ctx context.Context, streamID string, loaded Load
 }
 
 // replay answers a command whose id is already in the stream, for the actor who first used it
-// only: anyone else who sends the same key gets a refusal, never the first person's answer.
-func (r *Repository[S]) replay(streamID string, w waiterIdentity, past *pastCommand) (Result, error) {
-	name, fp := w.name, w.fp
-	if !past.actor.Same(w.actor) {
+// only: anyone else who sends the same key gets a refusal, never the first person's answer. The
+// answer is rebuilt from the events the command wrote, read back from the log.
+func (r *Repository[S]) replay(ctx context.Context, streamID string, w waiterIdentity, past *pastCommand) (Result, error) {
+	name := past.name.Value()
+	switch {
+	case past.actor != w.actor:
 		return Result{}, errs.E(errs.IdempotencyKeyReused,
 			"this Idempotency-Key was first used by someone else on this stream; make a new key for each request")
-	}
-	if past.name != name {
+	case name != w.name:
 		return Result{}, errs.E(errs.IdempotencyKeyReused,
-			"this Idempotency-Key was first used for the command %q on this stream, not %q", past.name, name)
-	}
-	if past.fingerprint != fp {
+			"this Idempotency-Key was first used for the command %q on this stream, not %q", name, w.name)
+	case past.fingerprint != w.fp:
 		return Result{}, errs.E(errs.IdempotencyKeyReused,
-			"this Idempotency-Key was first used for the command %q on this stream with another payload", past.name)
+			"this Idempotency-Key was first used for the command %q on this stream with another payload", name)
 	}
-	recorded := make([]eventstore.Event, len(past.events))
-	decoded := make([]Event, 0, len(past.events))
-	for i, k := range past.events {
-		recorded[i] = k.event(streamID)
-		if k.Type == NothingChanged {
+	recorded, err := r.log.ReadVersions(ctx, streamID, past.first, past.last())
+	if err != nil {
+		return Result{}, err
+	}
+	if int64(len(recorded)) != past.count {
+		r.cache.drop(streamID) // the log no longer holds what was kept: read it again next time
+		return Result{}, errs.E(errs.Unavailable, "the first answer to this command can't be read back yet; try again")
+	}
+	decoded := make([]Event, 0, len(recorded))
+	for _, e := range recorded {
+		if e.Type == NothingChanged {
 			continue
 		}
-		event, err := r.decoder.decode(k.Type, k.Data)
+		event, err := r.decoder.decode(e.Type, e.Data)
 		if err != nil {
 			return Result{}, errs.Wrap(errs.Internal, err, "stream %s cannot be read", streamID)
 		}

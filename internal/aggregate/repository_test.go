@@ -106,7 +106,7 @@ func TestKeylessCommandsDoNotPushKeysOutOfTheWindow(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	for _, cached := range []int{0, -1} {
-		repo, _ := newTallies(t, Options{CommandIDsPerStream: 3, CacheEvents: cached})
+		repo, _ := newTallies(t, Options{CommandIDsPerStream: 3, CacheBytes: cached})
 		first, err := repo.Execute(ctx, "a", add(5, "pay-1"))
 		require.NoError(t, err)
 		for range 50 {

@@ -48,6 +48,7 @@ type App struct {
 	pool     *pgxpool.Pool // nil in memory
 	pgStore  *eventstore.Postgres
 	store    eventstore.Store
+	log      aggregate.Log // the store, as commands use it: with snapshots
 	server   *http.Server
 	listener net.Listener
 	// processors run the background work: catalog, outbox, saga.
@@ -76,7 +77,8 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 	}
 	a := &App{cfg: cfg, logger: logger, metrics: metrics.New(logger)}
 	if cfg.DatabaseURL == "" {
-		a.store = eventstore.NewMemory(cfg.Now)
+		memory := eventstore.NewMemory(cfg.Now)
+		a.store, a.log = memory, memory
 		logger.Info("store: in memory; nothing is kept when the process stops")
 	} else {
 		if err := a.openPostgres(ctx); err != nil {
@@ -85,9 +87,10 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 	}
 
 	repoOpts := aggregate.Options{CommandIDsPerStream: cfg.CommandIDsPerStream, Observer: a.metrics.Commands(),
-		Tracer: tracing.Tracer(cfg.TracerProvider, "library/internal/aggregate")}
-	bookService := books.NewService(a.store, repoOpts, cfg.Now, cfg.LoanPeriod)
-	accountService := accounts.NewService(a.store, repoOpts)
+		Tracer:     tracing.Tracer(cfg.TracerProvider, "library/internal/aggregate"),
+		CacheBytes: cfg.AggregateCacheBytes, SnapshotEvery: cfg.SnapshotEvery, Logger: logger}
+	bookService := books.NewService(a.log, repoOpts, cfg.Now, cfg.LoanPeriod)
+	accountService := accounts.NewService(a.log, repoOpts)
 	processors, catalog, err := a.background(bookService, accountService)
 	if err != nil {
 		a.closeStore()
@@ -150,7 +153,7 @@ func (a *App) openPostgres(ctx context.Context) error {
 	}
 	a.pool = pool
 	a.pgStore = eventstore.NewPostgres(pool, a.logger)
-	a.store = a.pgStore
+	a.store, a.log = a.pgStore, a.pgStore
 	host := poolConfig.ConnConfig.Host
 	a.logger.Info("store: PostgreSQL", "host", host, "database", poolConfig.ConnConfig.Database)
 	if a.cfg.MigrateOnStart {

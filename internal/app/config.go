@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"library/internal/accounts"
+	"library/internal/aggregate"
 	"library/internal/notifications"
 	"library/internal/processor"
 )
@@ -29,6 +30,12 @@ type Config struct {
 	ReplicaID string
 	// CommandIDsPerStream is how many recent command ids each stream remembers.
 	CommandIDsPerStream int
+	// AggregateCacheBytes bounds the aggregates each replica keeps in memory, per aggregate
+	// type, by an estimate of their bytes (AGGREGATE_CACHE_BYTES). Negative keeps none.
+	AggregateCacheBytes int
+	// SnapshotEvery is how many events of a stream come between two of its snapshots
+	// (SNAPSHOT_EVERY). Negative keeps none.
+	SnapshotEvery int
 	// LoanPeriod is the default loan length.
 	LoanPeriod time.Duration
 	// MigrateOnStart applies pending migrations when the service starts.
@@ -110,6 +117,8 @@ type Config struct {
 const (
 	DefaultHTTPAddr            = ":8080"
 	DefaultCommandIDsPerStream = 100
+	DefaultAggregateCacheBytes = aggregate.DefaultCacheBytes
+	DefaultSnapshotEvery       = aggregate.DefaultSnapshotEvery
 	DefaultLoanPeriod          = 14 * 24 * time.Hour
 	DefaultRequestTimeout      = 10 * time.Second
 	DefaultShutdownTimeout     = 20 * time.Second
@@ -173,6 +182,12 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	}
 	var err error
 	if c.CommandIDsPerStream, err = positiveInt(getenv, "COMMAND_IDS_PER_STREAM", DefaultCommandIDsPerStream); err != nil {
+		return Config{}, err
+	}
+	if c.AggregateCacheBytes, err = positiveInt(getenv, "AGGREGATE_CACHE_BYTES", DefaultAggregateCacheBytes); err != nil {
+		return Config{}, err
+	}
+	if c.SnapshotEvery, err = positiveInt(getenv, "SNAPSHOT_EVERY", DefaultSnapshotEvery); err != nil {
 		return Config{}, err
 	}
 	if c.LoanPeriod, err = positiveDuration(getenv, "LOAN_PERIOD", DefaultLoanPeriod); err != nil {

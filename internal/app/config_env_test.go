@@ -12,19 +12,19 @@ import (
 	"library/internal/app"
 )
 
-// The README's configuration table is the list of the service's environment variables that
+// The configuration table (docs/configuration.md) is the list of the service's environment variables that
 // operators read, and that deploy/manifests_test.go checks the Kubernetes manifests against.
-// These tests keep it equal to what ConfigFromEnv reads, so that the chain manifests → README
+// These tests keep it equal to what ConfigFromEnv reads, so that the chain manifests → docs/configuration.md
 // → code holds.
 
-// configRow is a row of the README's configuration table: | `NAME` | default | meaning |.
+// configRow is a row of the configuration table (docs/configuration.md): | `NAME` | default | meaning |.
 var configRow = regexp.MustCompile("^\\|\\s*`([A-Z][A-Z0-9_]*)`\\s*\\|\\s*([^|]*?)\\s*\\|")
 
-// readmeConfigTable returns the variables of the README's configuration table, each with its
+// readmeConfigTable returns the variables of the configuration table (docs/configuration.md), each with its
 // default when the table gives a literal one (`...`), else "".
 func readmeConfigTable(t *testing.T) map[string]string {
 	t.Helper()
-	f, err := os.Open("../../README.md")
+	f, err := os.Open("../../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func readmeConfigTable(t *testing.T) map[string]string {
 	for sc.Scan() {
 		line := sc.Text()
 		if strings.HasPrefix(line, "## ") {
-			inSection = strings.TrimSpace(line) == "## Configuration"
+			inSection = strings.TrimSpace(line) == "## Variables"
 			continue
 		}
 		row := configRow.FindStringSubmatch(line)
@@ -43,7 +43,7 @@ func readmeConfigTable(t *testing.T) map[string]string {
 			continue
 		}
 		if _, dup := vars[row[1]]; dup {
-			t.Errorf("README: %s is in the configuration table twice", row[1])
+			t.Errorf("docs/configuration.md: %s is in the configuration table twice", row[1])
 		}
 		def := row[2]
 		if len(def) >= 2 && strings.Count(def, "`") == 2 && strings.HasPrefix(def, "`") && strings.HasSuffix(def, "`") {
@@ -56,7 +56,7 @@ func readmeConfigTable(t *testing.T) map[string]string {
 		t.Fatal(err)
 	}
 	if len(vars) == 0 {
-		t.Fatal("README: no configuration table (rows | `NAME` | default | meaning | under ## Configuration)")
+		t.Fatal("docs/configuration.md: no configuration table (rows | `NAME` | default | meaning | under ## Variables)")
 	}
 	return vars
 }
@@ -83,12 +83,12 @@ func TestConfigEnvMatchesREADME(t *testing.T) {
 	asked, _ := readVariables(t, nil)
 	for _, name := range asked {
 		if _, ok := table[name]; !ok {
-			t.Errorf("ConfigFromEnv reads %s, which the README's configuration table doesn't list", name)
+			t.Errorf("ConfigFromEnv reads %s, which the configuration table (docs/configuration.md) doesn't list", name)
 		}
 	}
 	for name := range table {
 		if !slices.Contains(asked, name) {
-			t.Errorf("the README's configuration table lists %s, which ConfigFromEnv doesn't read", name)
+			t.Errorf("the configuration table (docs/configuration.md) lists %s, which ConfigFromEnv doesn't read", name)
 		}
 	}
 	// With every variable set (to its documented default), no other variable comes into play.
@@ -115,7 +115,7 @@ func TestConfigEnvREADMEDefaults(t *testing.T) {
 		}
 	}
 	if len(set) == 0 {
-		t.Fatal("the README's configuration table gives no literal default")
+		t.Fatal("the configuration table (docs/configuration.md) gives no literal default")
 	}
 	_, unset := readVariables(t, nil)
 	for name, value := range set {

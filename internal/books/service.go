@@ -12,10 +12,12 @@ import (
 // Type is the Book aggregate type. Its name prefixes stream ids ("book-<id>"): never rename it.
 func Type() aggregate.Type[Book] {
 	return aggregate.Type[Book]{
-		Name:  "book",
-		New:   NewBook,
-		Apply: Apply,
-		Clone: Clone,
+		Name:     "book",
+		New:      NewBook,
+		Apply:    Apply,
+		Clone:    Clone,
+		Weigh:    weigh,
+		Snapshot: snapshotCodec(),
 		Events: []aggregate.Codec{
 			aggregate.EventCodec[BookAdded](),
 			aggregate.EventCodec[BookLent](),

@@ -55,6 +55,24 @@
 // read: readers also poll. After the listener reconnects, every subscriber is woken, since
 // appends may have been missed.
 //
+// # Snapshots
+//
+// Both stores also keep Snapshots: one per stream, a stream folded up to a version (the
+// aggregate's state and its window of recent command ids, in encodings of the aggregate's own,
+// tagged with its schema version), so that loading a long stream reads the snapshot and only
+// the events after it. LoadStream does both in one statement, so one round trip and one
+// consistent read: a CTE finds the snapshot, joined to the event at its version and position,
+// and UNION ALL adds the events after it.
+//
+// Snapshots are a cache of the log, never the truth. They are written after the command's
+// commit, never inside it, and truncating the snapshots table loses nothing. SaveSnapshot
+// refuses a snapshot whose event is not in the log at its version and position (ahead of the
+// log, or of another history), and never replaces a snapshot by a lower one of the same schema
+// version. A stored snapshot that no longer matches the log, its event missing or at another
+// position (as after a restore of the log from an older backup), is ignored by LoadStream,
+// which then reads the whole stream, and is replaced by the next snapshot saved: it is never
+// misread. A snapshot of another schema version is ignored the same way.
+//
 // # Failures
 //
 // Errors from the PostgreSQL driver never leave this package. A server that cannot be reached,

@@ -20,6 +20,7 @@ type Memory struct {
 	mu          sync.RWMutex
 	all         []Event
 	streams     map[string][]int // indexes into all, in version order
+	snapshots   map[string]Snapshot
 	lastAppend  uint64
 	subscribers wakeups
 }
@@ -31,7 +32,7 @@ func NewMemory(now func() time.Time) *Memory {
 	if now == nil {
 		now = time.Now
 	}
-	return &Memory{now: now, streams: make(map[string][]int), installation: rand.Text()}
+	return &Memory{now: now, streams: make(map[string][]int), snapshots: make(map[string]Snapshot), installation: rand.Text()}
 }
 
 // Installation implements Store: a log in memory is a new installation every time.
@@ -82,18 +83,26 @@ func (m *Memory) ReadStream(ctx context.Context, streamID string, afterVersion i
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	indexes := m.streams[streamID]
-	if afterVersion < 0 {
-		afterVersion = 0
-	}
-	if afterVersion >= int64(len(indexes)) {
+	head := int64(len(m.streams[streamID]))
+	if afterVersion >= head {
 		return []Event{}, nil
 	}
-	out := make([]Event, 0, int64(len(indexes))-afterVersion)
-	for _, i := range indexes[afterVersion:] {
+	return m.versions(streamID, afterVersion+1, head), nil
+}
+
+// versions returns the stream's events with from <= version <= to, in version order. The
+// caller holds m.mu.
+func (m *Memory) versions(streamID string, from, to int64) []Event {
+	indexes := m.streams[streamID]
+	from, to = max(from, 1), min(to, int64(len(indexes)))
+	if from > to {
+		return []Event{}
+	}
+	out := make([]Event, 0, to-from+1)
+	for _, i := range indexes[from-1 : to] {
 		out = append(out, clone(m.all[i]))
 	}
-	return out, nil
+	return out
 }
 
 // ReadAll implements Store.

@@ -114,11 +114,15 @@ func (p *Postgres) notify(ctx context.Context) {
 // for less than it costs to decode the JSON here, on every read of every reader. The data comes
 // as text too, taken as it is: jsonb is valid JSON, and checking it again on every read of a
 // stream costs more than the read.
-const selectEvent = `SELECT stream_id, version, position, transaction_id, type, data::text,
+const selectEvent = `SELECT ` + eventColumns + ` FROM events`
+
+// eventColumns are the columns of an event that selectEvent reads, in the order of
+// eventTargets.
+const eventColumns = `stream_id, version, position, transaction_id, type, data::text,
 	coalesce(metadata->>'commandId', ''), coalesce(metadata->>'command', ''),
 	coalesce(metadata->>'fingerprint', ''), coalesce(metadata->>'correlationId', ''),
 	coalesce(metadata->>'traceparent', ''), coalesce(metadata#>>'{actor,sub}', ''),
-	coalesce(metadata#>>'{actor,role}', ''), coalesce(metadata#>>'{actor,iss}', ''), recorded_at FROM events`
+	coalesce(metadata#>>'{actor,role}', ''), coalesce(metadata#>>'{actor,iss}', ''), recorded_at`
 
 // ReadStream implements Store.
 func (p *Postgres) ReadStream(ctx context.Context, streamID string, afterVersion int64) ([]Event, error) {
@@ -153,11 +157,8 @@ func (p *Postgres) ReadAll(ctx context.Context, after Checkpoint, limit int) ([]
 func collectEvents(ctx context.Context, rows pgx.Rows) ([]Event, error) {
 	events, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Event, error) {
 		var e Event
-		m := &e.Metadata
 		var data []byte
-		err := row.Scan(&e.StreamID, &e.Version, &e.Position, &e.TransactionID, &e.Type, &data,
-			&m.CommandID, &m.Command, &m.Fingerprint, &m.CorrelationID, &m.TraceParent,
-			&m.Actor.Subject, &m.Actor.Role, &m.Actor.Issuer, &e.RecordedAt)
+		err := row.Scan(eventTargets(&e, &data)...)
 		e.Data, e.RecordedAt = data, e.RecordedAt.UTC()
 		return e, err
 	})
@@ -168,6 +169,15 @@ func collectEvents(ctx context.Context, rows pgx.Rows) ([]Event, error) {
 		events = []Event{}
 	}
 	return events, nil
+}
+
+// eventTargets returns where a row's columns scan to: those of lead, then eventColumns into e,
+// but for the data, which goes into data.
+func eventTargets(e *Event, data *[]byte, lead ...any) []any {
+	m := &e.Metadata
+	return append(lead, &e.StreamID, &e.Version, &e.Position, &e.TransactionID, &e.Type, data,
+		&m.CommandID, &m.Command, &m.Fingerprint, &m.CorrelationID, &m.TraceParent,
+		&m.Actor.Subject, &m.Actor.Role, &m.Actor.Issuer, &e.RecordedAt)
 }
 
 // Ping implements Store: the server answers and takes writes (it is not a standby or

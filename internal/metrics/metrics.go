@@ -31,8 +31,10 @@ type Metrics struct {
 
 	requests *prometheus.HistogramVec
 
-	commands *prometheus.CounterVec
-	replays  *prometheus.CounterVec
+	commands     *prometheus.CounterVec
+	replays      *prometheus.CounterVec
+	cacheLookups *prometheus.CounterVec
+	cacheBytes   *prometheus.GaugeVec
 
 	leaseHeld     *prometheus.GaugeVec
 	leaseAcquired *prometheus.CounterVec
@@ -69,6 +71,13 @@ func New(logger *slog.Logger) *Metrics {
 			"command", "outcome"),
 		replays: f.counterVec("library_idempotent_replays_total",
 			"Commands answered from the log because their Idempotency-Key had run before.", "command"),
+		cacheLookups: f.counterVec("library_aggregate_cache_lookups_total",
+			"Aggregates looked for among those this replica keeps in memory, by aggregate type and result: "+
+				"hit (no read of the stream before deciding), miss (read from its snapshot and the events after it).",
+			"aggregate", "result"),
+		cacheBytes: f.gaugeVec("library_aggregate_cache_bytes",
+			"An estimate of the bytes the aggregates this replica keeps in memory take (AGGREGATE_CACHE_BYTES bounds it).",
+			"aggregate"),
 		leaseHeld: f.gaugeVec("library_processor_lease_held",
 			"1 while this replica holds the processor's lease and runs it, else 0.", "processor"),
 		leaseAcquired: f.counterVec("library_processor_lease_acquired_total",

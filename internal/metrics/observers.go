@@ -14,6 +14,15 @@ func (m *Metrics) Commands() aggregate.Observer { return commandObserver{m} }
 
 type commandObserver struct{ m *Metrics }
 
+func (o commandObserver) CacheLookup(aggregateType string, hit bool, bytes int) {
+	result := "miss"
+	if hit {
+		result = "hit"
+	}
+	o.m.cacheLookups.WithLabelValues(aggregateType, result).Inc()
+	o.m.cacheBytes.WithLabelValues(aggregateType).Set(float64(bytes))
+}
+
 func (o commandObserver) CommandDone(command string, outcome aggregate.Outcome) {
 	o.m.commands.WithLabelValues(command, string(outcome)).Inc()
 	if outcome == aggregate.OutcomeReplayed {

@@ -1,0 +1,58 @@
+package accounts
+
+import (
+	"encoding/json"
+	"slices"
+
+	"library/internal/aggregate"
+)
+
+// snapshotVersion names the encoding of an Account in snapshots: bump it whenever snapshotState
+// or what it means changes, so that older snapshots are ignored rather than misread.
+const snapshotVersion = 1
+
+// snapshotState is an Account as a snapshot keeps it.
+type snapshotState struct {
+	Opened     bool     `json:"opened"`
+	Name       string   `json:"name,omitempty"`
+	Email      string   `json:"email,omitempty"`
+	EmailFrom  string   `json:"emailFrom,omitempty"`
+	Balance    int64    `json:"balance"`
+	FinedLoans []string `json:"finedLoans,omitempty"`
+}
+
+func snapshotCodec() *aggregate.SnapshotCodec[Account] {
+	return &aggregate.SnapshotCodec[Account]{Version: snapshotVersion, Encode: encodeSnapshot, Decode: decodeSnapshot}
+}
+
+func encodeSnapshot(a Account) ([]byte, error) {
+	loans := make([]string, 0, len(a.finedLoans))
+	for id := range a.finedLoans {
+		loans = append(loans, id)
+	}
+	slices.Sort(loans)
+	return json.Marshal(snapshotState{Opened: a.Opened, Name: a.Name, Email: a.Email, EmailFrom: a.EmailFrom,
+		Balance: a.Balance, FinedLoans: loans})
+}
+
+func decodeSnapshot(b []byte) (Account, error) {
+	var s snapshotState
+	if err := json.Unmarshal(b, &s); err != nil {
+		return Account{}, err
+	}
+	a := NewAccount()
+	a.Opened, a.Name, a.Email, a.EmailFrom, a.Balance = s.Opened, s.Name, s.Email, s.EmailFrom, s.Balance
+	for _, id := range s.FinedLoans {
+		a.finedLoans[id] = true
+	}
+	return a, nil
+}
+
+// weigh estimates the bytes an Account takes in memory, for the aggregate cache.
+func weigh(a Account) int {
+	n := 128 + len(a.Name) + len(a.Email) + len(a.EmailFrom)
+	for id := range a.finedLoans {
+		n += 48 + len(id) // a map slot and its key
+	}
+	return n
+}

@@ -1,0 +1,60 @@
+package books
+
+import (
+	"encoding/json"
+	"slices"
+
+	"library/internal/aggregate"
+)
+
+// snapshotVersion names the encoding of a Book in snapshots: bump it whenever snapshotState or
+// what it means changes, so that older snapshots are ignored rather than misread.
+const snapshotVersion = 1
+
+// snapshotState is a Book as a snapshot keeps it.
+type snapshotState struct {
+	Added  bool     `json:"added"`
+	ID     string   `json:"id,omitempty"`
+	Title  string   `json:"title,omitempty"`
+	Author string   `json:"author,omitempty"`
+	Loan   *Loan    `json:"loan,omitempty"`
+	Loans  []string `json:"loans,omitempty"`
+}
+
+func snapshotCodec() *aggregate.SnapshotCodec[Book] {
+	return &aggregate.SnapshotCodec[Book]{Version: snapshotVersion, Encode: encodeSnapshot, Decode: decodeSnapshot}
+}
+
+func encodeSnapshot(b Book) ([]byte, error) {
+	loans := make([]string, 0, len(b.loans))
+	for id := range b.loans {
+		loans = append(loans, id)
+	}
+	slices.Sort(loans)
+	return json.Marshal(snapshotState{Added: b.Added, ID: b.ID, Title: b.Title, Author: b.Author, Loan: b.Loan, Loans: loans})
+}
+
+func decodeSnapshot(data []byte) (Book, error) {
+	var s snapshotState
+	if err := json.Unmarshal(data, &s); err != nil {
+		return Book{}, err
+	}
+	b := NewBook()
+	b.Added, b.ID, b.Title, b.Author, b.Loan = s.Added, s.ID, s.Title, s.Author, s.Loan
+	for _, id := range s.Loans {
+		b.loans[id] = true
+	}
+	return b, nil
+}
+
+// weigh estimates the bytes a Book takes in memory, for the aggregate cache.
+func weigh(b Book) int {
+	n := 160 + len(b.ID) + len(b.Title) + len(b.Author)
+	if b.Loan != nil {
+		n += 96 + len(b.Loan.LoanID) + len(b.Loan.MemberID)
+	}
+	for id := range b.loans {
+		n += 48 + len(id)
+	}
+	return n
+}

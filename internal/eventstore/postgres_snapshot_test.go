@@ -1,0 +1,95 @@
+package eventstore
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"library/internal/errs"
+	"library/internal/pgtest"
+)
+
+func TestPostgresSnapshots(t *testing.T) {
+	t.Parallel()
+	testSnapshots(t, func(t *testing.T) snapshotStore { return newPostgres(t, pgtest.NewPool(t)) }, forgetPostgres)
+}
+
+// forgetPostgres is a forgetFunc: it deletes the events from the test's own database, which
+// nothing but a restore of an older backup would do to the log.
+func forgetPostgres(t *testing.T, s snapshotStore, streamID string, keep int64) snapshotStore {
+	t.Helper()
+	_, err := s.(*Postgres).pool.Exec(context.Background(), `DELETE FROM events WHERE stream_id = $1 AND version > $2`, streamID, keep)
+	require.NoError(t, err)
+	return s
+}
+
+// statementCounter is a pgx tracer that records the statements its connections send.
+type statementCounter struct {
+	mu  sync.Mutex
+	sql []string
+}
+
+func (c *statementCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sql = append(c.sql, data.SQL)
+	return ctx
+}
+
+func (c *statementCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+func (c *statementCounter) take() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.sql
+	c.sql = nil
+	return out
+}
+
+// LoadStream reads the snapshot and the events after it in one statement: one round trip, one
+// consistent read.
+func TestPostgresLoadStreamIsOneStatement(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	config, err := pgxpool.ParseConfig(pgtest.NewDatabase(t))
+	require.NoError(t, err)
+	counter := &statementCounter{}
+	config.ConnConfig.Tracer = counter
+	pool, err := pgxpool.NewWithConfig(ctx, config)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	s := newPostgres(t, pool)
+
+	written := appendStream(t, s, "loan-1", 4)
+	require.NoError(t, s.SaveSnapshot(ctx, snapshotAt(written[1], 1)))
+	require.NoError(t, pool.Ping(ctx)) // the pool has a connection: none is made during the load
+	counter.take()
+
+	got, tail, err := s.LoadStream(ctx, "loan-1", 1)
+	require.NoError(t, err)
+	require.NotNil(t, got)
+	require.Equal(t, []int64{3, 4}, versionsOf(tail))
+	require.Equal(t, []string{loadStreamSQL}, counter.take())
+}
+
+func TestPostgresSnapshotsUnreachableIsUnavailable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, "postgres://library:secret-password@127.0.0.1:1/library?connect_timeout=2")
+	require.NoError(t, err)
+	defer pool.Close()
+	s := newPostgres(t, pool)
+
+	_, _, err = s.LoadStream(ctx, "s", 1)
+	require.True(t, errs.Is(err, errs.Unavailable), "got %v", err)
+	err = s.SaveSnapshot(ctx, Snapshot{StreamID: "s", Version: 1, Position: 1})
+	require.True(t, errs.Is(err, errs.Unavailable), "got %v", err)
+	require.True(t, errs.Is(s.DeleteSnapshot(ctx, "s"), errs.Unavailable))
+	_, err = s.ReadVersions(ctx, "s", 1, 2)
+	require.True(t, errs.Is(err, errs.Unavailable), "got %v", err)
+	require.NotContains(t, err.Error(), "secret-password")
+}
