@@ -123,7 +123,9 @@ func tally2Type(version int) Type[tally2] {
 		Events: []Codec{EventCodec[added]()},
 		Clone:  func(s tally2) tally2 { return s },
 		Snapshot: &SnapshotCodec[tally2]{Version: version,
-			Encode: func(s tally2) ([]byte, error) { return json.Marshal(map[string]int{"total": s.total, "count": s.count}) },
+			Encode: func(s tally2) ([]byte, error) {
+				return json.Marshal(map[string]int{"total": s.total, "count": s.count})
+			},
 			Decode: func(b []byte) (tally2, error) {
 				var v map[string]int
 				err := json.Unmarshal(b, &v)
