@@ -49,8 +49,9 @@
 // # Kept aggregates
 //
 // For types with a Clone function, the repository keeps recently used aggregates in memory,
-// folded to a version, with their command window: a bounded cache (Options.CacheBytes, an estimate of the bytes each takes), least
-// recently used out first, rebuilt from the log when missing. Every event in it came from the
+// folded to a version, with their command window: a cache bounded by an estimate of the bytes
+// it holds (Options.CacheBytes; Type.Weigh weighs a state), least recently used out first,
+// rebuilt from the log when missing. Every event in it came from the
 // log or from a successful append, and a kept state is cloned before anything is folded onto
 // it, so a kept aggregate can be behind the log, never wrong about what it holds.
 //
@@ -65,6 +66,25 @@
 // A log restored to an earlier version is noticed (an append fails and nothing follows the kept
 // version) and read whole; a log replaced by a different history of the same length or longer
 // is not, so restart the service after restoring its database.
+//
+// # Snapshots
+//
+// For types with a SnapshotCodec, a stream gets a snapshot every Options.SnapshotEvery events:
+// its state, in the type's own encoding, and its window of command ids, kept by the log beside
+// its events (eventstore.Snapshots). A stream that is not kept is loaded from its snapshot and
+// the events after it, in one round trip, so that a cold load costs the same on any history. A
+// snapshot is written after the commit that passed the mark, by the command that led the group,
+// once its callers have their answers; and after a load that read a tail that long (a stream
+// from before snapshots, or whose snapshot was dropped). A snapshot that can't be written is
+// only logged: it is a cache of the log, and the next will do. The log gives back only a
+// snapshot that matches it (the event at its version is there, at its position), and only one
+// of the type's current codec version: a state that changes shape bumps the version, and its old
+// snapshots are ignored and written again, never misread. One that can't be decoded is ignored
+// too, and the stream read whole.
+//
+// The window keeps, per command, its key, the fingerprint of its payload, its name, who ran it
+// and the versions of the events it wrote, but not the events: a replay reads them back from the
+// log, where they are the first answer, byte for byte.
 //
 // Domain idempotency comes first where the domain has an id of its own (lending a book again
 // under the same loan id decides nothing); command ids cover what the domain cannot recognise,
