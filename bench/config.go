@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -33,6 +34,13 @@ type config struct {
 	// GrowthPayments is how many payments are timed on each stream length (BENCH_GROWTH_PAYMENTS,
 	// default 50).
 	GrowthPayments int
+	// ColdEvents are the lengths of the account streams a cold load is timed on
+	// (BENCH_COLD_EVENTS, default "2,1000,20000,100000"), in ascending order: each is judged
+	// against the first.
+	ColdEvents []int
+	// ColdRounds is how many restarts time each cold read, and each cold payment
+	// (BENCH_COLD_ROUNDS, default 7).
+	ColdRounds int
 	// Before is a git revision (BENCH_BEFORE, default none): the service is built at it too,
 	// and its commands and contention measured beside the current service's.
 	Before string
@@ -54,6 +62,8 @@ func loadConfig() (config, error) {
 		Lenders:        8,
 		IdleLoans:      50,
 		GrowthPayments: 50,
+		ColdEvents:     []int{2, 1000, 20_000, 100_000},
+		ColdRounds:     7,
 	}
 	var errs []error
 	if s := os.Getenv("BENCH_DURATION"); s != "" {
@@ -71,15 +81,18 @@ func loadConfig() (config, error) {
 		cfg.Warmup = d
 	}
 	if s := os.Getenv("BENCH_CONCURRENCY"); s != "" {
-		cfg.Concurrency = nil
-		for _, f := range strings.Split(s, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n < 1 {
-				errs = append(errs, fmt.Errorf("BENCH_CONCURRENCY must be positive integers separated by commas, not %q", s))
-				break
-			}
-			cfg.Concurrency = append(cfg.Concurrency, n)
+		var err error
+		if cfg.Concurrency, err = positiveInts("BENCH_CONCURRENCY", s); err != nil {
+			errs = append(errs, err)
 		}
+	}
+	if s := os.Getenv("BENCH_COLD_EVENTS"); s != "" {
+		var err error
+		if cfg.ColdEvents, err = positiveInts("BENCH_COLD_EVENTS", s); err != nil {
+			errs = append(errs, err)
+		}
+		slices.Sort(cfg.ColdEvents)
+		cfg.ColdEvents = slices.Compact(cfg.ColdEvents)
 	}
 	if s := os.Getenv("BENCH_ACCOUNTS"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -91,7 +104,8 @@ func loadConfig() (config, error) {
 	for _, v := range []struct {
 		name string
 		to   *int
-	}{{"BENCH_LENDERS", &cfg.Lenders}, {"BENCH_IDLE_LOANS", &cfg.IdleLoans}, {"BENCH_GROWTH_PAYMENTS", &cfg.GrowthPayments}} {
+	}{{"BENCH_LENDERS", &cfg.Lenders}, {"BENCH_IDLE_LOANS", &cfg.IdleLoans}, {"BENCH_GROWTH_PAYMENTS", &cfg.GrowthPayments},
+		{"BENCH_COLD_ROUNDS", &cfg.ColdRounds}} {
 		if s := os.Getenv(v.name); s != "" {
 			n, err := strconv.Atoi(s)
 			if err != nil || n < 1 {
@@ -113,6 +127,19 @@ func loadConfig() (config, error) {
 		}
 	}
 	return cfg, errors.Join(errs...)
+}
+
+// positiveInts reads the setting name's value s: positive integers separated by commas.
+func positiveInts(name, s string) ([]int, error) {
+	var out []int
+	for f := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%s must be positive integers separated by commas, not %q", name, s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // moduleRoot is the service's repository, the directory above bench/ whose go.mod declares

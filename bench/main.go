@@ -13,8 +13,11 @@
 // draining a backlog after a relay outage, with a service process and database of their own
 // (relay.go); how fast a standby process takes over after SIGKILL and SIGTERM of the holder
 // (takeover.go); a command's latency as its stream grows (growth.go); the service's memory
-// (memory.go); and GET /books's first page and a search at 100,000 books, with a service
-// process and database of their own (catalog.go). It prints a table and writes
+// (memory.go); GET /books's first page and a search at 100,000 books, with a service
+// process and database of their own (catalog.go); and an account's first read and first
+// payment after a restart on streams of up to 100,000 events, with a service process and
+// database of their own (coldload.go). The main service's aggregate cache hits and misses
+// during the commands cells come from its /metrics (cache.go). It prints a table and writes
 // docs/benchmarks.md.
 //
 //	cd bench && go run .
@@ -51,6 +54,7 @@ type bench struct {
 	sink         *smtpSink
 	svc          *service // the service every measurement on the main database talks to
 	pprofAddr    string   // where svc serves its profiles
+	metricsURL   string   // svc's /metrics, on its METRICS_ADDR
 }
 
 func run(ctx context.Context) error {
@@ -133,14 +137,21 @@ func (b *bench) build(ctx context.Context) error {
 }
 
 // startService starts the service on the main database, sending to the sink, with its
-// profiles served on a port of their own.
+// profiles and its metrics served on ports of their own.
 func (b *bench) startService(ctx context.Context) error {
 	pprofPort, err := freePort()
 	if err != nil {
 		return err
 	}
+	metricsPort, err := freePort()
+	if err != nil {
+		return err
+	}
 	b.pprofAddr = fmt.Sprintf("127.0.0.1:%d", pprofPort)
-	if b.svc, err = startService(ctx, b.bin, b.db.URL, "SMTP_URL="+b.sink.URL(), "PPROF_ADDR="+b.pprofAddr); err != nil {
+	metricsAddr := fmt.Sprintf("127.0.0.1:%d", metricsPort)
+	b.metricsURL = "http://" + metricsAddr + "/metrics"
+	if b.svc, err = startService(ctx, b.bin, b.db.URL, "SMTP_URL="+b.sink.URL(), "PPROF_ADDR="+b.pprofAddr,
+		"METRICS_ADDR="+metricsAddr); err != nil {
 		return err
 	}
 	logf("service ready at %s, database %s", b.svc.BaseURL, b.db.Name)
@@ -154,11 +165,11 @@ func (b *bench) measure(ctx context.Context) (report, error) {
 	if err != nil {
 		return report{}, err
 	}
-	results, err := b.measureThroughput(ctx)
+	results, cache, err := b.measureThroughput(ctx)
 	if err != nil {
 		return report{}, err
 	}
-	rep := report{Config: b.cfg, Env: env, Results: results, BeforeCommit: b.beforeCommit}
+	rep := report{Config: b.cfg, Env: env, Results: results, BeforeCommit: b.beforeCommit, Cache: cache}
 	if err := b.measureMainService(ctx, &rep); err != nil {
 		return rep, err
 	}
@@ -171,9 +182,10 @@ func (b *bench) measureMainService(ctx context.Context, rep *report) error {
 	cfg := b.cfg
 	top := maxOf(cfg.Concurrency)
 	logf("profile: the service's CPU while %d workers pay for %s", top, cfg.Duration)
-	profiled := &commands{api: newAPIClient(b.svc.BaseURL, top), accounts: cfg.Accounts, keys: "profile-"}
+	payments := &commands{api: newAPIClient(b.svc.BaseURL, top), accounts: cfg.Accounts, keys: "profile-"}
+	svc := profiled{pid: b.svc.Pid(), pprofURL: "http://" + b.pprofAddr, bin: b.bin}
 	var err error
-	if rep.Profile, err = measureProfile(ctx, profiled, top, cfg.Duration, "http://"+b.pprofAddr, b.bin, b.tmp); err != nil {
+	if rep.Profile, err = measureProfile(ctx, payments, top, cfg.Duration, svc, b.tmp); err != nil {
 		return fmt.Errorf("profile: %w", err)
 	}
 
@@ -200,7 +212,8 @@ func (b *bench) measureMainService(ctx context.Context, rep *report) error {
 }
 
 // measureApart runs the measurements that need a database, and service processes, of their
-// own: the slow relay and the backlog, the takeovers and the catalog at 100,000 books.
+// own: the slow relay and the backlog, the takeovers, the catalog at 100,000 books and the
+// cold loads of long streams.
 func (b *bench) measureApart(ctx context.Context, rep *report) error {
 	logf("relay: %d loans at %s per message, then a backlog of %d after a 421 outage, on a database of their own",
 		slowRelayLoans, slowRelayDelay, backlogLoans)
@@ -235,6 +248,16 @@ func (b *bench) measureApart(ctx context.Context, rep *report) error {
 	}
 	if rep.Catalog, err = measureCatalog(ctx, b.bin, catalogURL); err != nil {
 		return fmt.Errorf("catalog: %w", err)
+	}
+
+	logf("cold: the first read and the first payment after a restart, on streams of %v events, %d rounds, on a database of their own",
+		b.cfg.ColdEvents, b.cfg.ColdRounds)
+	coldURL, err := b.db.another(ctx, "cold")
+	if err != nil {
+		return err
+	}
+	if rep.Cold, err = measureCold(ctx, b.bin, coldURL, b.cfg.ColdEvents, b.cfg.ColdRounds); err != nil {
+		return fmt.Errorf("cold: %w", err)
 	}
 	return nil
 }

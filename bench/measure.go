@@ -59,14 +59,15 @@ type peers struct {
 
 // measureThroughput runs the throughput cells against the main service and its peers: the
 // service with sign-in on and, with BENCH_BEFORE, the service built at it, each a process of
-// its own on a database of its own. The peers are stopped once the cells are done, so that
+// its own on a database of its own; and the main service's aggregate cache hits and misses
+// during the commands cells. The peers are stopped once the cells are done, so that
 // they weigh on none of the measurements after them.
-func (b *bench) measureThroughput(ctx context.Context) ([]cell, error) {
+func (b *bench) measureThroughput(ctx context.Context) ([]cell, cacheResult, error) {
 	var p peers
 	if b.beforeBin != "" {
 		svc, err := startBefore(ctx, b.beforeBin, b.db)
 		if err != nil {
-			return nil, err
+			return nil, cacheResult{}, err
 		}
 		defer func() {
 			if err := svc.Stop(context.WithoutCancel(ctx)); err != nil {
@@ -77,16 +78,19 @@ func (b *bench) measureThroughput(ctx context.Context) ([]cell, error) {
 	}
 	var err error
 	if p.signedIn, err = startSignedIn(ctx, b.idpBin, b.bin, b.db, maxOf(b.cfg.Concurrency)); err != nil {
-		return nil, err
+		return nil, cacheResult{}, err
 	}
 	defer p.signedIn.stop(ctx)
-	return runMeasurements(ctx, b.cfg, b.db.URL, b.svc.BaseURL, p)
+	watch := &cacheWatch{metricsURL: b.metricsURL}
+	cells, err := runMeasurements(ctx, b.cfg, b.db.URL, b.svc.BaseURL, p, watch)
+	return cells, watch.result, err
 }
 
 // runMeasurements measures every measurement at every concurrency level, the levels in
-// order and, within a level, the measurements side by side.
-func runMeasurements(ctx context.Context, cfg config, databaseURL, serviceURL string, p peers) ([]cell, error) {
-	measurements := throughputMeasurements(cfg, databaseURL, serviceURL, p)
+// order and, within a level, the measurements side by side. watch, when not nil, reads the
+// main service's cache counters around each commands cell.
+func runMeasurements(ctx context.Context, cfg config, databaseURL, serviceURL string, p peers, watch *cacheWatch) ([]cell, error) {
+	measurements := throughputMeasurements(cfg, databaseURL, serviceURL, p, watch)
 	for i, m := range measurements {
 		logf("setting up %s", m.name())
 		if err := m.setup(ctx); err != nil {
@@ -105,21 +109,10 @@ func runMeasurements(ctx context.Context, cfg config, databaseURL, serviceURL st
 	var cells []cell
 	for _, c := range cfg.Concurrency {
 		for _, m := range measurements {
-			op, err := m.prepare(ctx, c)
+			res, err := runCell(ctx, cfg, m, c)
 			if err != nil {
-				return nil, fmt.Errorf("%s at concurrency %d: %w", m.name(), c, err)
+				return cells, err
 			}
-			if cfg.Warmup > 0 {
-				runWorkers(ctx, c, cfg.Warmup, op)
-			}
-			res := runWorkers(ctx, c, cfg.Duration, op)
-			if e, ok := m.(cellEnder); ok {
-				e.endCell()
-			}
-			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("interrupted: %w", err)
-			}
-			res.Measurement = m.name()
 			cells = append(cells, res)
 			logf("%-21s c=%-3d %9.1f ops/s  p50 %-9s p99 %-9s errors %d", res.Measurement, c,
 				res.Throughput(), res.P50.Round(10*time.Microsecond), res.P99.Round(10*time.Microsecond), res.Errors)
@@ -131,10 +124,48 @@ func runMeasurements(ctx context.Context, cfg config, databaseURL, serviceURL st
 	return cells, nil
 }
 
+// A cellWatcher is a measurement told when its measured run starts and ends, the warm-up
+// before it left out: see cacheWatch.
+type cellWatcher interface {
+	startCell(ctx context.Context) error
+	stopCell(ctx context.Context, concurrency int) error
+}
+
+// runCell prepares m at concurrency c, warms it up and measures it.
+func runCell(ctx context.Context, cfg config, m measurement, c int) (cell, error) {
+	op, err := m.prepare(ctx, c)
+	if err != nil {
+		return cell{}, fmt.Errorf("%s at concurrency %d: %w", m.name(), c, err)
+	}
+	if cfg.Warmup > 0 {
+		runWorkers(ctx, c, cfg.Warmup, op)
+	}
+	w, watched := m.(cellWatcher)
+	if watched {
+		if err := w.startCell(ctx); err != nil {
+			return cell{}, fmt.Errorf("%s at concurrency %d: %w", m.name(), c, err)
+		}
+	}
+	res := runWorkers(ctx, c, cfg.Duration, op)
+	if e, ok := m.(cellEnder); ok {
+		e.endCell()
+	}
+	if err := ctx.Err(); err != nil {
+		return cell{}, fmt.Errorf("interrupted: %w", err)
+	}
+	if watched {
+		if err := w.stopCell(ctx, c); err != nil {
+			return cell{}, fmt.Errorf("%s at concurrency %d: %w", m.name(), c, err)
+		}
+	}
+	res.Measurement = m.name()
+	return res, nil
+}
+
 // throughputMeasurements are the measurements in the order they run at each level: the limits
 // first, then the service's, commands with a token and each of the before service's right
 // after its counterpart.
-func throughputMeasurements(cfg config, databaseURL, serviceURL string, p peers) []measurement {
+func throughputMeasurements(cfg config, databaseURL, serviceURL string, p peers, watch *cacheWatch) []measurement {
 	conns := maxOf(cfg.Concurrency)
 	api := newAPIClient(serviceURL, conns)
 	cmds := &commands{api: api, accounts: cfg.Accounts}
@@ -142,7 +173,7 @@ func throughputMeasurements(cfg config, databaseURL, serviceURL string, p peers)
 		&baseline{cellPool: cellPool{databaseURL: databaseURL}, streams: cfg.Accounts},
 		&appendLimit{cellPool: cellPool{databaseURL: databaseURL, simple: true}, streams: cfg.Accounts},
 		&appendLimit{cellPool: cellPool{databaseURL: databaseURL}, streams: cfg.Accounts},
-		cmds,
+		watch.watched(cmds),
 		p.signedIn.measurement(cfg.Accounts, conns),
 	}
 	var beforeAPI *apiClient

@@ -49,4 +49,24 @@ func procStatus(pid int, names ...string) (map[string]int64, error) {
 	return out, nil
 }
 
+// memorySection is the main service's memory, and what its aggregate cache took.
+func (r report) memorySection() section {
+	s := section{
+		title:  "Memory",
+		notes:  []string{fmt.Sprintf("Of the main service process, which served the throughput cells, the profile, the outbox and the stream lengths: its resident set from `/proc/<pid>/status`, and the service's own estimate of what the aggregates it keeps in memory take (`%s`, from its `/metrics`), read right after the last commands cell; `AGGREGATE_CACHE_BYTES` bounds each type's at 16 MiB by default.", cacheBytesSeries)},
+		align:  "|---|--:|",
+		header: []string{"memory", "size"},
+		rows: [][]string{
+			{"VmRSS after the throughput cells and the outbox's load", formatMB(r.Memory.RSSAfterLoad)},
+			{"VmHWM (peak) at the end", formatMB(r.Memory.Peak)},
+		},
+	}
+	for _, a := range cacheAggregates {
+		if b, ok := r.Cache.Bytes[a]; ok {
+			s.rows = append(s.rows, []string{fmt.Sprintf("aggregate cache, %ss, after the commands cells", a), formatMB(int64(b))})
+		}
+	}
+	return s
+}
+
 func formatMB(bytes int64) string { return fmt.Sprintf("%.1f MB", float64(bytes)/1e6) }

@@ -22,7 +22,17 @@ type profileResult struct {
 	Commands    int           // payments that succeeded while profiled
 	Wall        time.Duration // how long the profile ran
 	CPU         time.Duration // the service's CPU in the profile's samples
-	Parts       []profilePart
+	// ProcCPU is the service's user and system time over the payments, from /proc/<pid>/stat.
+	ProcCPU time.Duration
+	Parts   []profilePart
+}
+
+// perCommand is the service's CPU, from /proc, per payment made while profiled.
+func (p profileResult) perCommand() time.Duration {
+	if p.Commands == 0 {
+		return 0
+	}
+	return p.ProcCPU / time.Duration(p.Commands)
 }
 
 // profilePart is the share of the profile's samples whose stack holds a function that focus
@@ -46,22 +56,39 @@ var profileParts = []profilePart{
 	{Name: "garbage collection, in the background (runtime.gcBgMarkWorker)", Focus: `^runtime\.gcBgMarkWorker$`},
 }
 
-// measureProfile runs payments at concurrency for d against the service at serviceURL while
-// taking a CPU profile from its pprof server at pprofURL, then breaks the profile down with
-// `go tool pprof` against bin, the service's binary.
-func measureProfile(ctx context.Context, cmds *commands, concurrency int, d time.Duration, pprofURL, bin, dir string) (profileResult, error) {
+// profiled is the service measureProfile profiles: its process, its pprof server and its
+// binary.
+type profiled struct {
+	pid      int
+	pprofURL string
+	bin      string
+}
+
+// measureProfile runs payments at concurrency for d against the service while taking a CPU
+// profile from its pprof server, and reading its CPU time from /proc before and after, then
+// breaks the profile down with `go tool pprof` against its binary. dir holds the profile.
+func measureProfile(ctx context.Context, cmds *commands, concurrency int, d time.Duration, svc profiled, dir string) (profileResult, error) {
 	op, err := cmds.prepare(ctx, concurrency)
 	if err != nil {
 		return profileResult{}, err
 	}
 	path := filepath.Join(dir, "cpu.pprof")
 	fetched := make(chan error, 1)
-	go func() { fetched <- fetchProfile(ctx, pprofURL, d, path) }()
+	go func() { fetched <- fetchProfile(ctx, svc.pprofURL, d, path) }()
+	cpuBefore, err := processCPU(svc.pid)
+	if err != nil {
+		return profileResult{}, err
+	}
 	res := runWorkers(ctx, concurrency, d, op)
+	cpuAfter, err := processCPU(svc.pid)
+	if err != nil {
+		return profileResult{}, err
+	}
 	if err := <-fetched; err != nil {
 		return profileResult{}, err
 	}
-	out := profileResult{Concurrency: concurrency, Commands: res.Ops, Wall: res.Elapsed}
+	out := profileResult{Concurrency: concurrency, Commands: res.Ops, Wall: res.Elapsed, ProcCPU: cpuAfter - cpuBefore}
+	bin := svc.bin
 	if out.CPU, _, err = pprofTotal(ctx, bin, path, ""); err != nil {
 		return profileResult{}, err
 	}
@@ -72,6 +99,34 @@ func measureProfile(ctx context.Context, cmds *commands, concurrency int, d time
 		out.Parts = append(out.Parts, p)
 	}
 	return out, nil
+}
+
+// clockTicks is USER_HZ, the unit of the times in /proc/<pid>/stat: 100 on every
+// architecture Go runs Linux on.
+const clockTicks = 100
+
+// processCPU is the user and system time the process has used, from /proc/<pid>/stat.
+func processCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("the service's CPU time: %w", err)
+	}
+	// The fields after the command's name, which is in parentheses and may hold spaces: the
+	// state is the first of them (field 3), utime the 12th (field 14), stime the 13th.
+	_, rest, ok := strings.Cut(string(b), ") ")
+	f := strings.Fields(rest)
+	if !ok || len(f) < 13 {
+		return 0, fmt.Errorf("the service's CPU time: unexpected /proc/%d/stat %q", pid, b)
+	}
+	var ticks int64
+	for _, s := range f[11:13] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("the service's CPU time: /proc/%d/stat: %w", pid, err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / clockTicks, nil
 }
 
 // fetchProfile saves a CPU profile of d from the pprof server at base to path.
@@ -138,15 +193,16 @@ func pprofTotal(ctx context.Context, bin, path, focus string) (time.Duration, fl
 // profileSection is the profile's figures.
 func (r report) profileSection() section {
 	p := r.Profile
-	perCommand := time.Duration(0)
+	sampled := time.Duration(0)
 	if p.Commands > 0 {
-		perCommand = p.CPU / time.Duration(p.Commands)
+		sampled = p.CPU / time.Duration(p.Commands)
 	}
 	s := section{
 		title: "Where the service's time goes",
 		notes: []string{
-			fmt.Sprintf("A CPU profile of the service (`PPROF_ADDR`) while %d workers pay as *commands* do, for %s: %d payments, %.2f of the machine's %d cores busy in the service, %s of its CPU per payment. Each row is the share of the profile's samples whose stack holds that part of the code, so the rows overlap (a handler's JSON counts in the HTTP server's row and in JSON's). PostgreSQL and this program run on the same cores, apart from these figures.",
-				p.Concurrency, formatLatency(p.Wall), p.Commands, p.CPU.Seconds()/p.Wall.Seconds(), r.Env.Cores, formatLatency(perCommand)),
+			fmt.Sprintf("A CPU profile of the service (`PPROF_ADDR`) while %d workers pay as *commands* do, for %s: %d payments, %.2f of the machine's %d cores busy in the service. Its CPU per payment is %s: its user and system time from `/proc/<pid>/stat` (in ticks of 10 ms) read right before and right after the payments, over the payments made, the profiler's own cost and the background processors' work included; the profile's samples make it %s. Each row is the share of the profile's samples whose stack holds that part of the code, so the rows overlap (a handler's JSON counts in the HTTP server's row and in JSON's). PostgreSQL and this program run on the same cores, apart from these figures.",
+				p.Concurrency, formatLatency(p.Wall), p.Commands, p.ProcCPU.Seconds()/p.Wall.Seconds(), r.Env.Cores,
+				formatLatency(p.perCommand()), formatLatency(sampled)),
 		},
 		align:  "|---|--:|",
 		header: []string{"part of the service", "share of its CPU"},

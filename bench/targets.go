@@ -35,64 +35,87 @@ func (r report) cellAt(measurement string, concurrency int) (cell, bool) {
 	return cell{}, false
 }
 
+// targetRows are the targets table's rows.
+type targetRows struct{ rows [][]string }
+
+// row is a target, what was measured against it, the result and the verdict.
+func (t *targetRows) row(target, as, result, verdict string) {
+	t.rows = append(t.rows, []string{target, as, result, verdict})
+}
+
+// add is a target, what was measured against it, the result and whether it was met.
+func (t *targetRows) add(target, as, result string, met bool) {
+	t.row(target, as, result, verdict(met))
+}
+
+// missing is a target that this run did not measure.
+func (t *targetRows) missing(target, as string) { t.row(target, as, "—", "not measured") }
+
+// info is a figure shown beside the targets, with none of its own.
+func (t *targetRows) info(what, as, result string) { t.row(what, as, result, "no target") }
+
 // targets is each target, what was measured against it, and whether it was met.
 func (r report) targets() section {
-	s := section{
-		title:  "Targets",
-		align:  "|---|---|--:|---|",
-		header: []string{"target", "measured as", "result", "verdict"},
-	}
-	add := func(target, as, result string, met bool) {
-		s.rows = append(s.rows, []string{target, as, result, verdict(met)})
-	}
-	missing := func(target, as string) { s.rows = append(s.rows, []string{target, as, "—", "not measured"}) }
-
-	r.throughputTargets(add, missing)
+	t := &targetRows{}
+	r.throughputTargets(t)
+	r.cpuTarget(t)
 	o := r.Outbox
-	add("outbox commit to SMTP < 100 ms at idle", fmt.Sprintf("p99 of %d loans, one at a time", o.IdleLoans), formatLatency(o.IdleP99), o.IdleP99 < 100*time.Millisecond)
-	add("outbox ≥ 500 emails/s", fmt.Sprintf("loans through to SMTP per second, first loan to last email, %d lenders", o.Lenders), fmt.Sprintf("%.0f /s", o.EmailsPerSecond), o.EmailsPerSecond >= 500)
+	t.add("outbox commit to SMTP < 100 ms at idle", fmt.Sprintf("p99 of %d loans, one at a time", o.IdleLoans), formatLatency(o.IdleP99), o.IdleP99 < 100*time.Millisecond)
+	t.add("outbox ≥ 500 emails/s", fmt.Sprintf("loans through to SMTP per second, first loan to last email, %d lenders", o.Lenders), fmt.Sprintf("%.0f /s", o.EmailsPerSecond), o.EmailsPerSecond >= 500)
 	slow, drain := r.Relay.Slow, r.Relay.Drain
-	add(fmt.Sprintf("outbox ≥ 100 emails/s at %s per message", formatLatency(slowRelayDelay)),
+	t.add(fmt.Sprintf("outbox ≥ 100 emails/s at %s per message", formatLatency(slowRelayDelay)),
 		fmt.Sprintf("%d loans, %d lenders, first loan to last email", slow.Loans, relayLenders), fmt.Sprintf("%.0f /s", slow.EmailsPerSecond), slow.EmailsPerSecond >= 100)
-	add("outbox drains a backlog ≥ 1000 emails/s at 0 ms", fmt.Sprintf("%d emails after a 421 outage, first email to last", drain.Loans),
+	t.add("outbox drains a backlog ≥ 1000 emails/s at 0 ms", fmt.Sprintf("%d emails after a 421 outage, first email to last", drain.Loans),
 		fmt.Sprintf("%.0f /s", drain.EmailsPerSecond), drain.EmailsPerSecond >= 1000)
-	for _, t := range r.Takeover {
+	for _, to := range r.Takeover {
 		limit, label := time.Second, "1 s"
-		if t.Signal == "terminated" {
+		if to.Signal == "terminated" {
 			limit, label = 200*time.Millisecond, "200 ms"
 		}
-		add(fmt.Sprintf("takeover after %s < %s", signalName(t.Signal), label),
-			fmt.Sprintf("slowest of %d rounds", len(t.Times)), formatLatency(t.Max), t.Max < limit)
+		t.add(fmt.Sprintf("takeover after %s < %s", signalName(to.Signal), label),
+			fmt.Sprintf("slowest of %d rounds", len(to.Times)), formatLatency(to.Max), to.Max < limit)
 	}
 	if n := len(r.Growth); n > 1 {
 		last := r.Growth[n-1]
-		add(fmt.Sprintf("command at %d events ≤ 2 × at %d", last.Events, r.Growth[0].Events), "p50 of payments, concurrency 1",
+		t.add(fmt.Sprintf("command at %d events ≤ 2 × at %d", last.Events, r.Growth[0].Events), "p50 of payments, concurrency 1",
 			fmt.Sprintf("%.2f ×", last.Ratio), last.Ratio <= 2)
 	}
-	add("RSS under load < 60 MB", "VmRSS after the load", formatMB(r.Memory.RSSAfterLoad), r.Memory.RSSAfterLoad < 60e6)
+	r.coldTargets(t)
+	t.add("RSS under load < 60 MB", "VmRSS after the load", formatMB(r.Memory.RSSAfterLoad), r.Memory.RSSAfterLoad < 60e6)
 	c := r.Catalog
-	add(fmt.Sprintf("catalog first page and a search at %s books, p99 < 50 ms", thousands(c.Books)),
+	t.add(fmt.Sprintf("catalog first page and a search at %s books, p99 < 50 ms", thousands(c.Books)),
 		fmt.Sprintf("p99 of %d requests each, one at a time", catalogRequests),
 		fmt.Sprintf("%s, %s", formatLatency(c.FirstPage.P99), formatLatency(c.Search.P99)),
 		c.FirstPage.P99 < 50*time.Millisecond && c.Search.P99 < 50*time.Millisecond)
-	return s
+	return section{
+		title:  "Targets",
+		align:  "|---|---|--:|---|",
+		header: []string{"target", "measured as", "result", "verdict"},
+		rows:   t.rows,
+	}
 }
 
 // throughputTargets adds the targets on the throughput table: commands against the append
-// limit, the current service against the one at BENCH_BEFORE, replays against commands.
-func (r report) throughputTargets(add func(target, as, result string, met bool), missing func(target, as string)) {
-	for _, c := range []int{8, 32} {
+// limit (at concurrency 1 for information only), the current service against the one at
+// BENCH_BEFORE, replays against commands.
+func (r report) throughputTargets(t *targetRows) {
+	for _, c := range []int{1, 8, 32} {
 		target, as := "commands ≥ 1.0 × "+appendSimple, fmt.Sprintf("ops/s at concurrency %d", c)
+		if c == 1 {
+			target = "commands against " + appendSimple
+		}
 		limit, okL := r.cellAt(appendSimple, c)
 		cmds, okC := r.cellAt("commands", c)
-		if !okL || !okC || limit.Throughput() <= 0 {
-			missing(target, as+" (not in BENCH_CONCURRENCY)")
-			continue
+		switch ratio := cmds.Throughput() / limit.Throughput(); {
+		case !okL || !okC || limit.Throughput() <= 0:
+			t.missing(target, as+" (not in BENCH_CONCURRENCY)")
+		case c == 1:
+			t.info(target, as, fmt.Sprintf("%.2f × (%.0f, limit %.0f)", ratio, cmds.Throughput(), limit.Throughput()))
+		default:
+			t.add(target, as, fmt.Sprintf("%.2f × (%.0f, limit %.0f)", ratio, cmds.Throughput(), limit.Throughput()), ratio >= 1)
 		}
-		ratio := cmds.Throughput() / limit.Throughput()
-		add(target, as, fmt.Sprintf("%.2f ×", ratio), ratio >= 1)
 	}
-	r.signInTarget(add, missing)
+	r.signInTarget(t)
 
 	unmeasured := " (not in BENCH_CONCURRENCY)"
 	if r.BeforeCommit == "" {
@@ -103,9 +126,9 @@ func (r report) throughputTargets(add func(target, as, result string, met bool),
 	was, okW := r.cellAt("contention"+beforeSuffix, 8)
 	if okH && okW && was.Throughput() > 0 {
 		ratio := hot.Throughput() / was.Throughput()
-		add(target, as, fmt.Sprintf("%.2f × (%.0f, before %.0f)", ratio, hot.Throughput(), was.Throughput()), ratio >= 2)
+		t.add(target, as, fmt.Sprintf("%.2f × (%.0f, before %.0f)", ratio, hot.Throughput(), was.Throughput()), ratio >= 2)
 	} else {
-		missing(target, as+unmeasured)
+		t.missing(target, as+unmeasured)
 	}
 
 	target, as = "commands p50 within 10% of before (≤ 1.10 ×)", "p50 of commands at concurrency 1"
@@ -113,9 +136,9 @@ func (r report) throughputTargets(add func(target, as, result string, met bool),
 	was, okW = r.cellAt("commands"+beforeSuffix, 1)
 	if okC && okW && was.P50 > 0 {
 		ratio := float64(cmds.P50) / float64(was.P50)
-		add(target, as, fmt.Sprintf("%.2f × (%s, before %s)", ratio, formatLatency(cmds.P50), formatLatency(was.P50)), ratio <= 1.10)
+		t.add(target, as, fmt.Sprintf("%.2f × (%s, before %s)", ratio, formatLatency(cmds.P50), formatLatency(was.P50)), ratio <= 1.10)
 	} else {
-		missing(target, as+unmeasured)
+		t.missing(target, as+unmeasured)
 	}
 
 	for _, c := range r.Config.Concurrency {
@@ -123,24 +146,39 @@ func (r report) throughputTargets(add func(target, as, result string, met bool),
 		reps, okR := r.cellAt("replays", c)
 		if okC && okR && cmds.Throughput() > 0 {
 			ratio := reps.Throughput() / cmds.Throughput()
-			add("replays ≥ 2 × commands", fmt.Sprintf("ops/s at concurrency %d", c), fmt.Sprintf("%.2f ×", ratio), ratio >= 2)
+			t.add("replays ≥ 2 × commands", fmt.Sprintf("ops/s at concurrency %d", c), fmt.Sprintf("%.2f ×", ratio), ratio >= 2)
 		}
 	}
 }
 
 // signInTarget adds the cost of sign-in: commands with a token against commands, which run
 // with AUTH=off.
-func (r report) signInTarget(add func(target, as, result string, met bool), missing func(target, as string)) {
+func (r report) signInTarget(t *targetRows) {
 	target := signedInLabel + " ≥ 0.90 × commands (cost at most 10% more)"
 	as := "ops/s at concurrency 8, commands with AUTH=off"
 	signed, okS := r.cellAt(signedInLabel, 8)
 	open, okO := r.cellAt("commands", 8)
 	if !okS || !okO || open.Throughput() <= 0 {
-		missing(target, as+" (not in BENCH_CONCURRENCY)")
+		t.missing(target, as+" (not in BENCH_CONCURRENCY)")
 		return
 	}
 	ratio := signed.Throughput() / open.Throughput()
-	add(target, as, fmt.Sprintf("%.2f × (%.0f, without %.0f)", ratio, signed.Throughput(), open.Throughput()), ratio >= 0.90)
+	t.add(target, as, fmt.Sprintf("%.2f × (%.0f, without %.0f)", ratio, signed.Throughput(), open.Throughput()), ratio >= 0.90)
+}
+
+// cpuTarget adds the service's CPU per payment, from the profile's run.
+func (r report) cpuTarget(t *targetRows) {
+	p := r.Profile
+	target := "service CPU per payment ≤ 150 µs at concurrency 32"
+	as := fmt.Sprintf("user+sys from /proc/<pid>/stat over the profile's %d payments at concurrency %d", p.Commands, p.Concurrency)
+	switch {
+	case p.Commands == 0:
+		t.missing(target, as)
+	case p.Concurrency != 32:
+		t.row(target, as, formatLatency(p.perCommand()), "not measured at 32 (BENCH_CONCURRENCY)")
+	default:
+		t.add(target, as, formatLatency(p.perCommand()), p.perCommand() <= 150*time.Microsecond)
+	}
 }
 
 // signalName turns Go's description of a signal back into its name.
@@ -211,48 +249,8 @@ func (r report) sections() []section {
 		growth.rows = append(growth.rows, []string{fmt.Sprint(g.Events), formatLatency(g.P50), formatLatency(g.P99), fmt.Sprintf("%.2f ×", g.Ratio)})
 	}
 
-	memory := section{
-		title:  "Memory",
-		notes:  []string{"Of the service process that served every measurement above, from `/proc/<pid>/status`."},
-		align:  "|---|--:|",
-		header: []string{"memory", "size"},
-		rows: [][]string{
-			{"VmRSS after the throughput cells and the outbox's load", formatMB(r.Memory.RSSAfterLoad)},
-			{"VmHWM (peak) at the end", formatMB(r.Memory.Peak)},
-		},
-	}
-	return []section{r.targets(), r.profileSection(), outbox, r.relaySection(), takeover, growth, memory, r.catalogSection()}
-}
-
-// relaySection is the slow relay's and the backlog's figures.
-func (r report) relaySection() section {
-	slow, drain := r.Relay.Slow, r.Relay.Drain
-	s := section{
-		title: "Slow relay and backlog",
-		notes: []string{
-			fmt.Sprintf("A service process of its own, at its default settings (up to 16 emails in flight), on a database of its own, sending to an SMTP server of its own. *Slow relay*: the server waits %s before each `250` to DATA, as a provider some way off answers; %d lenders make %d loans of books added beforehand, as fast as the service takes them, and the time is from the first loan's `201` to the last email. *Backlog*: the server answers every MAIL FROM with `421 4.3.2` while %d loans are made, so the outbox pauses and they pile up; then it accepts again, without delay. *first email to last* is the pace of sending the backlog; *relay back to last email* adds the wait for the outbox's next probe (its backoff doubles from 100 ms to at most 5 s): here the first email came %s after the relay was back. *most conversations at once* is the most mail transactions (MAIL FROM to the end of DATA) the server had open at once.",
-				formatLatency(slowRelayDelay), relayLenders, slowRelayLoans, backlogLoans, formatLatency(r.Relay.Resumed)),
-		},
-		align:  "|---|--:|--:|--:|--:|--:|--:|",
-		header: []string{"run", "loans", "seconds", "emails/s", "most conversations at once", "duplicates", "missing"},
-	}
-	row := func(run string, x relayRun, span time.Duration, rate float64) {
-		loans := fmt.Sprint(x.Loans)
-		if x.Errors > 0 {
-			loans += fmt.Sprintf(" (%d errors)", x.Errors)
-		}
-		s.rows = append(s.rows, []string{run, loans, fmt.Sprintf("%.2f", span.Seconds()), fmt.Sprintf("%.0f", rate),
-			fmt.Sprint(x.MostConversations), fmt.Sprint(x.Duplicates), fmt.Sprint(x.Missing)})
-	}
-	row(fmt.Sprintf("slow relay, %s per message: first loan to last email", formatLatency(slowRelayDelay)), slow, slow.Span, slow.EmailsPerSecond)
-	row("backlog, 0 ms: first email to last", drain, drain.Span, drain.EmailsPerSecond)
-	row("backlog, 0 ms: relay back to last email", drain, r.Relay.FromSwitch, r.Relay.FromSwitchPerSecond)
-	for _, x := range []relayRun{slow, drain} {
-		if x.FirstError != "" {
-			s.notes = append(s.notes, "First error: `"+x.FirstError+"`")
-		}
-	}
-	return s
+	return []section{r.targets(), r.cacheSection(), r.profileSection(), outbox, r.relaySection(), takeover, growth,
+		r.memorySection(), r.coldSection(), r.catalogSection()}
 }
 
 // text is the sections as aligned text, for the terminal.

@@ -95,13 +95,15 @@ func Rules() []Rule {
 }
 
 // Table is the rules by method and pattern, for lookups on every request.
-type Table map[string]Rule
+type Table map[route]Rule
+
+type route struct{ method, pattern string }
 
 // NewTable indexes rules by method and pattern.
 func NewTable(rules []Rule) Table {
 	t := make(Table, len(rules))
 	for _, r := range rules {
-		t[r.Method+" "+r.Pattern] = r
+		t[route{r.Method, r.Pattern}] = r
 	}
 	return t
 }
@@ -111,7 +113,7 @@ func (t Table) Find(method, pattern string) (Rule, bool) {
 	if method == http.MethodHead {
 		method = http.MethodGet
 	}
-	r, ok := t[method+" "+pattern]
+	r, ok := t[route{method, pattern}]
 	return r, ok
 }
 

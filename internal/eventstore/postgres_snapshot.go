@@ -42,6 +42,11 @@ func (p *Postgres) SaveSnapshot(ctx context.Context, s Snapshot) error {
 // consistent read. The snapshot is read only if the log holds its event at its version and
 // position; its row carries that event's columns, with is_snapshot true and its state and
 // window. The events follow, from the snapshot's version (0 without one), in version order.
+//
+// The tail is bounded on both sides on purpose. With one bound only, the planner can't know the
+// snapshot's version and guesses that a third of the stream follows it: on a long stream that
+// is a scan of the whole table. Between two bounds it can't know it guesses a short range, and
+// reads the stream's index from the snapshot on, whatever the stream's length.
 const loadStreamSQL = `
 WITH snapshot AS (
 	SELECT s.state, s."window", e.stream_id, e.version, e.position, e.transaction_id, e.type, e.data,
@@ -54,6 +59,7 @@ SELECT true AS is_snapshot, state, "window", ` + eventColumns + ` FROM snapshot
 UNION ALL
 SELECT false, NULL, NULL, ` + eventColumns + ` FROM events
 WHERE stream_id = $1 AND version > coalesce((SELECT version FROM snapshot), 0)
+	AND version <= coalesce((SELECT version FROM snapshot), 0) + 4611686018427387904
 ORDER BY version`
 
 // LoadStream implements Snapshots.

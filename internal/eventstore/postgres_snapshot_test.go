@@ -2,6 +2,7 @@ package eventstore
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 
@@ -92,4 +93,38 @@ func TestPostgresSnapshotsUnreachableIsUnavailable(t *testing.T) {
 	_, err = s.ReadVersions(ctx, "s", 1, 2)
 	require.True(t, errs.Is(err, errs.Unavailable), "got %v", err)
 	require.NotContains(t, err.Error(), "secret-password")
+}
+
+// A cold load of a long stream reads its index from the snapshot on: the planner must never
+// choose to scan the whole events table for the tail, whatever it guesses of the snapshot's
+// version. (Bitmap scans are turned off, so that the only other way to read the tail is the
+// table scan that a one-sided bound would choose once the stream is most of the table.)
+func TestPostgresLoadStreamReadsTheIndex(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.NewPool(t)
+	ctx := context.Background()
+	_, err := pool.Exec(ctx, `INSERT INTO events (stream_id, version, type, data, metadata)
+		SELECT 'account-long', g, 'FineCharged', '{"amount":1}', '{}' FROM generate_series(1, 30000) g`)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `INSERT INTO snapshots (stream_id, version, position, schema_version, state, "window")
+		SELECT stream_id, version, position, 1, '', '' FROM events WHERE stream_id = 'account-long' AND version = 29990`)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `ANALYZE events`)
+	require.NoError(t, err)
+
+	tx, err := pool.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(ctx) }()
+	_, err = tx.Exec(ctx, `SET LOCAL enable_bitmapscan = off`)
+	require.NoError(t, err)
+	rows, err := tx.Query(ctx, `EXPLAIN `+loadStreamSQL, "account-long", 1)
+	require.NoError(t, err)
+	var lines []string
+	for rows.Next() {
+		var line string
+		require.NoError(t, rows.Scan(&line))
+		lines = append(lines, line)
+	}
+	require.NoError(t, rows.Err())
+	require.NotContains(t, strings.Join(lines, "\n"), "Seq Scan on events", "the tail is read from the index")
 }
