@@ -19,10 +19,18 @@ import (
 // the fingerprint of its payload as 16 bytes, its name and who ran it as unique handles, and the
 // versions of the events it wrote. The events themselves stay in the log: a replay reads them
 // back by version (they are its answer), so no event is held twice.
+//
+// The window is two slices, never written once shared: older, and recent, the last few. A
+// command copies recent only (at most recentMax pointers), and every recentMax commands the two
+// are joined, so a command does not copy the whole window. Only the last limit commands count.
 type recentCommands struct {
-	limit int
-	list  []*pastCommand
+	limit  int
+	older  []*pastCommand
+	recent []*pastCommand
 }
+
+// recentMax is how long recent grows before it is joined to older.
+const recentMax = 16
 
 // pastCommand is a command found in a stream's events.
 type pastCommand struct {
@@ -56,41 +64,73 @@ func (rc recentCommands) with(events []eventstore.Event) recentCommands {
 	if rc.limit <= 0 || len(events) == 0 {
 		return rc
 	}
-	list := make([]*pastCommand, len(rc.list), len(rc.list)+len(events))
-	copy(list, rc.list)
-	extendable := false // whether the last command in list is ours to extend
+	older := rc.older
+	recent := make([]*pastCommand, len(rc.recent), len(rc.recent)+len(events))
+	copy(recent, rc.recent)
+	extendable := false // whether the last command in recent is ours to extend
 	for _, e := range events {
 		id := e.Metadata.CommandID
 		if id == "" {
 			extendable = false
 			continue
 		}
-		if n := len(list); n > 0 && list[n-1].id == id && list[n-1].last()+1 == e.Version {
+		if last := lastOf(older, recent); last != nil && last.id == id && last.last()+1 == e.Version {
 			if !extendable {
-				copied := *list[n-1]
-				list[n-1], extendable = &copied, true
+				copied := *last
+				if len(recent) == 0 {
+					older, recent = older[:len(older)-1], append(recent, &copied)
+				} else {
+					recent[len(recent)-1] = &copied
+				}
+				extendable = true
 			}
-			list[n-1].count++
+			recent[len(recent)-1].count++
 			continue
 		}
-		list = append(list, &pastCommand{id: id, name: unique.Make(e.Metadata.Command), fingerprint: fingerprintOf(e.Metadata.Fingerprint),
+		recent = append(recent, &pastCommand{id: id, name: unique.Make(e.Metadata.Command), fingerprint: fingerprintOf(e.Metadata.Fingerprint),
 			actor: personOf(e.Metadata.Actor), first: e.Version, count: 1})
 		extendable = true
 	}
+	next := recentCommands{limit: rc.limit, older: older, recent: recent}
+	if len(recent) > recentMax {
+		next = recentCommands{limit: rc.limit, older: next.all()}
+	}
+	return next
+}
+
+func lastOf(older, recent []*pastCommand) *pastCommand {
+	if len(recent) > 0 {
+		return recent[len(recent)-1]
+	}
+	if len(older) > 0 {
+		return older[len(older)-1]
+	}
+	return nil
+}
+
+// all returns the window's commands that count, the last limit, oldest first, in a new slice.
+func (rc recentCommands) all() []*pastCommand {
+	list := make([]*pastCommand, 0, len(rc.older)+len(rc.recent))
+	list = append(append(list, rc.older...), rc.recent...)
 	if over := len(list) - rc.limit; over > 0 {
 		list = list[over:]
 	}
-	return recentCommands{limit: rc.limit, list: list}
+	return list
 }
 
-// find returns the command with the given id, the newest first; "" is never found.
+// find returns the command with the given id among the last limit, the newest first; "" is
+// never found.
 func (rc recentCommands) find(id string) (*pastCommand, bool) {
 	if id == "" {
 		return nil, false
 	}
-	for i := len(rc.list) - 1; i >= 0; i-- {
-		if rc.list[i].id == id {
-			return rc.list[i], true
+	seen := 0
+	for _, part := range [][]*pastCommand{rc.recent, rc.older} {
+		for i := len(part) - 1; i >= 0 && seen < rc.limit; i-- {
+			if part[i].id == id {
+				return part[i], true
+			}
+			seen++
 		}
 	}
 	return nil, false
@@ -98,9 +138,11 @@ func (rc recentCommands) find(id string) (*pastCommand, bool) {
 
 // bytes estimates what the window takes in memory: what the cache counts.
 func (rc recentCommands) bytes() int {
-	n := 8 * cap(rc.list)
-	for _, c := range rc.list {
-		n += pastCommandBytes + len(c.id)
+	n := 8 * (cap(rc.older) + cap(rc.recent))
+	for _, part := range [][]*pastCommand{rc.older, rc.recent} {
+		for _, c := range part {
+			n += pastCommandBytes + len(c.id)
+		}
 	}
 	return n
 }

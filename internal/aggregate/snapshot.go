@@ -39,8 +39,9 @@ type windowEntry struct {
 }
 
 func encodeWindow(rc recentCommands) ([]byte, error) {
-	entries := make([]windowEntry, len(rc.list))
-	for i, c := range rc.list {
+	list := rc.all()
+	entries := make([]windowEntry, len(list))
+	for i, c := range list {
 		who := c.actor.Value()
 		entries[i] = windowEntry{ID: c.id, Name: c.name.Value(), Fingerprint: c.fingerprint.String(),
 			Subject: who.subject, Issuer: who.issuer, First: c.first, Count: c.count}
@@ -53,17 +54,15 @@ func decodeWindow(b []byte, limit int) (recentCommands, error) {
 	if err := json.Unmarshal(b, &entries); err != nil {
 		return recentCommands{}, err
 	}
-	rc := recentCommands{limit: limit, list: make([]*pastCommand, 0, len(entries))}
+	rc := recentCommands{limit: limit, older: make([]*pastCommand, 0, len(entries))}
 	for _, e := range entries {
 		if e.ID == "" || e.First < 1 || e.Count < 1 {
 			return recentCommands{}, fmt.Errorf("a window entry without an id or events")
 		}
-		rc.list = append(rc.list, &pastCommand{id: e.ID, name: unique.Make(e.Name), fingerprint: fingerprintOf(e.Fingerprint),
+		rc.older = append(rc.older, &pastCommand{id: e.ID, name: unique.Make(e.Name), fingerprint: fingerprintOf(e.Fingerprint),
 			actor: unique.Make(person{subject: e.Subject, issuer: e.Issuer}), first: e.First, count: e.Count})
 	}
-	if over := len(rc.list) - limit; over > 0 {
-		rc.list = rc.list[over:]
-	}
+	rc.older = rc.all()
 	return rc, nil
 }
 

@@ -1,0 +1,60 @@
+package aggregate
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"library/internal/eventstore"
+)
+
+// The window, however its batches come, holds what a plain list of every command would end
+// with: the last limit keyed commands, each with the versions of all its events, and finds
+// exactly those.
+func TestWindowIsTheLastCommands(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		limit := rapid.IntRange(1, 40).Draw(t, "limit")
+		rc := newRecentCommands(limit)
+		type model struct {
+			id           string
+			first, count int64
+		}
+		var all []model
+		version := int64(0)
+		for b := range rapid.IntRange(1, 30).Draw(t, "batches") {
+			var batch []eventstore.Event
+			for c := range rapid.IntRange(1, 6).Draw(t, fmt.Sprint("commands", b)) {
+				id := ""
+				if rapid.Bool().Draw(t, fmt.Sprint("keyed", b, c)) {
+					id = fmt.Sprintf("k%d-%d", b, c)
+				}
+				n := rapid.IntRange(1, 3).Draw(t, fmt.Sprint("events", b, c))
+				if id != "" {
+					all = append(all, model{id: id, first: version + 1, count: int64(n)})
+				}
+				for range n {
+					version++
+					batch = append(batch, eventstore.Event{Version: version, Metadata: eventstore.Metadata{CommandID: id, Command: "c"}})
+				}
+			}
+			rc = rc.with(batch)
+		}
+		want := all[max(0, len(all)-limit):]
+		got := rc.all()
+		require.Len(t, got, len(want))
+		for i, w := range want {
+			require.Equal(t, w.id, got[i].id)
+			require.Equal(t, w.first, got[i].first)
+			require.Equal(t, w.count, got[i].count)
+			found, ok := rc.find(w.id)
+			require.True(t, ok)
+			require.Same(t, got[i], found)
+		}
+		for _, gone := range all[:len(all)-len(want)] {
+			_, ok := rc.find(gone.id)
+			require.False(t, ok, "%s is out of the window", gone.id)
+		}
+	})
+}
