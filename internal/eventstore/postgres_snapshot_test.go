@@ -74,7 +74,13 @@ func TestPostgresLoadStreamIsOneStatement(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, got)
 	require.Equal(t, []int64{3, 4}, versionsOf(tail))
-	require.Equal(t, []string{loadStreamSQL}, counter.take())
+	var statements []string
+	for _, sql := range counter.take() {
+		if sql != "SELECT pg_notify($1, '')" { // the appends' notification goes out on its own, whenever it does
+			statements = append(statements, sql)
+		}
+	}
+	require.Equal(t, []string{loadStreamSQL}, statements)
 }
 
 func TestPostgresSnapshotsUnreachableIsUnavailable(t *testing.T) {
