@@ -217,8 +217,11 @@ func awaitProcessors(ctx context.Context, svc *service) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("cold: the processors did not catch up within %s (last status %+v, %v): %s",
-				coldCatchUp, status, err, svc.output())
+			if err != nil {
+				return fmt.Errorf("cold: the processors did not catch up within %s: %w: %s", coldCatchUp, err, svc.output())
+			}
+			return fmt.Errorf("cold: the processors did not catch up within %s (last status %+v): %s",
+				coldCatchUp, status, svc.output())
 		}
 		time.Sleep(50 * time.Millisecond) // polling /status, bounded by the deadline
 	}
