@@ -77,10 +77,15 @@ func startService(ctx context.Context, bin, databaseURL string, env ...string) (
 		"AUTH=off", "AUTH_ISSUER=", "AUTH_AUDIENCE=",
 		"ADMIN_TOKEN="+adminToken,
 		"METRICS_ADDR=",
+		// Members' data keys are wrapped by it (a benchmark's own, for this run's databases).
+		"PII_KEY="+benchPIIKey,
 	)
 	cmd.Env = append(cmd.Env, env...) // the last of a repeated name wins
 	return startProcess(ctx, cmd, "http://"+addr, "/readyz")
 }
+
+// benchPIIKey is the key-encryption key of the services the benchmark starts.
+const benchPIIKey = "YmVuY2htYXJrIGtleS1lbmNyeXB0aW9uIGtleSAhISE=" // "benchmark key-encryption key !!!"
 
 // startProcess starts cmd, which serves HTTP at baseURL, and waits until its ready path answers
 // 200.

@@ -34,7 +34,7 @@ const (
 
 // secretVariables may hold passwords or tokens: they belong in a Secret, never in a ConfigMap
 // or a literal env value.
-var secretVariables = []string{"DATABASE_URL", "SMTP_URL", "ADMIN_TOKEN"}
+var secretVariables = []string{"DATABASE_URL", "SMTP_URL", "ADMIN_TOKEN", "PII_KEY"}
 
 // baseExternal are the objects the base refers to without rendering them, keyed "Kind name":
 // each environment provides its own (secret.example.yaml, auth.example.yaml).

@@ -108,6 +108,8 @@ wait_for "http://127.0.0.1:$idp_port/.well-known/openid-configuration" "the Open
 
 export DATABASE_URL SMTP_URL="smtp://127.0.0.1:$smtp_port?tls=none"
 export ADMIN_TOKEN="${ADMIN_TOKEN:-demo-admin-token-for-this-machine-only}"
+# Members' names and emails are sealed with data keys that this key wraps: the demo's own.
+export PII_KEY="${PII_KEY:-$(head -c 32 /dev/urandom | base64)}"
 export AUTH_ISSUER="http://127.0.0.1:$idp_port" AUTH_AUDIENCE=library AUTH_CLIENT_ID=library-web
 export LOG_FORMAT=text
 replica=a

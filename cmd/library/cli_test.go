@@ -71,7 +71,7 @@ func TestCommandLineMistakesAreNamed(t *testing.T) {
 // never its password, by serve and by migrate alike.
 func TestUnreachableDatabaseIsSaidInPlainWords(t *testing.T) {
 	t.Parallel()
-	env := []string{"DATABASE_URL=postgres://library:s3cret-pw@127.0.0.1:1/library?connect_timeout=2", "AUTH=off"}
+	env := []string{"DATABASE_URL=postgres://library:s3cret-pw@127.0.0.1:1/library?connect_timeout=2", "AUTH=off", "PII_KEY=" + base64Key('k')}
 	for _, args := range [][]string{{"serve"}, {"migrate", "up"}, {"migrate", "status"}} {
 		_, stderr, status := cli(t, env, args...)
 		require.Equal(t, 1, status, args)

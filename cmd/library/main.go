@@ -3,6 +3,8 @@
 //
 //	library [serve]                 serve the HTTP API (the default)
 //	library migrate up|down|status  manage the database schema
+//	library keys rotate             rewrap members' data keys with PII_KEY's first key
+//	library members audit           list member ids that look like email addresses
 //	library help                    print the usage (also -h, --help)
 //
 // Configuration comes from the environment; see README.md. A mistake in the command line ends
@@ -47,10 +49,12 @@ func main() {
 const usage = `usage:
   library [serve]                 serve the HTTP API (the default)
   library migrate up|down|status  manage the database schema (needs DATABASE_URL)
+  library keys rotate             rewrap members' data keys with PII_KEY's first key
+  library members audit           list member ids that look like email addresses
   library help                    print this (also -h, --help)
 
 Configuration comes from the environment: DATABASE_URL, HTTP_ADDR, SMTP_URL and the rest of
-the README's Configuration table.`
+docs/configuration.md.`
 
 // usageError is a mistake in the command line.
 type usageError string
@@ -76,6 +80,12 @@ func parseArgs(args []string) (command, error) {
 			return command{name: "serve"}, nil
 		}
 		return command{name: "help"}, nil
+	case "keys", "members":
+		want := map[string]string{"keys": "rotate", "members": "audit"}[name]
+		if len(rest) != 1 || rest[0] != want {
+			return command{}, usageError(fmt.Sprintf("%s needs %s", name, want))
+		}
+		return command{name: name}, nil
 	case "migrate":
 		if len(rest) != 1 {
 			return command{}, usageError("migrate needs one of up, down or status")
@@ -104,8 +114,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	logger := newLogger(stderr, cfg)
-	if cmd.name == "migrate" {
+	switch cmd.name {
+	case "migrate":
 		return app.MigrateDatabase(ctx, cfg, logger, cmd.migrate, stdout)
+	case "keys":
+		return app.RotateKeys(ctx, cfg, logger, stdout)
+	case "members":
+		return app.AuditMembers(ctx, cfg, stdout)
 	}
 	tp, shutdownTracing, err := telemetry.FromEnv(ctx, getenv, cfg.ReplicaID)
 	if err != nil {

@@ -8,7 +8,11 @@
 // once per Idempotency-Key.
 package accounts
 
-import "maps"
+import (
+	"maps"
+
+	"library/internal/aggregate"
+)
 
 // Event is an Account event; the same type as aggregate.Event.
 type Event = interface{ EventType() string }
@@ -47,6 +51,11 @@ type FineCharged struct {
 	LoanID string `json:"loanId,omitempty"`
 }
 
+// MemberErased records that the member asked to be forgotten: their data key was deleted in
+// the same transaction, so their name and email, sealed in the log, can't be read again. It
+// holds no personal data.
+type MemberErased struct{}
+
 // PaymentReceived records that the member paid Amount.
 type PaymentReceived struct {
 	Amount int64 `json:"amount"`
@@ -64,9 +73,54 @@ func (FineCharged) EventType() string { return "FineCharged" }
 // EventType names the event in the log; never rename it.
 func (PaymentReceived) EventType() string { return "PaymentReceived" }
 
+// EventType names the event in the log; never rename it.
+func (MemberErased) EventType() string { return "MemberErased" }
+
+// SealPersonal implements aggregate.PersonalEvent: the name and the email are personal.
+func (e AccountOpened) SealPersonal(seal func(string) (string, error)) (aggregate.Event, error) {
+	var err error
+	e.Name, e.Email, err = sealBoth(seal, e.Name, e.Email)
+	return e, err
+}
+
+// OpenPersonal implements aggregate.PersonalEvent.
+func (e AccountOpened) OpenPersonal(open func(string) (string, error)) (aggregate.Event, error) {
+	var err error
+	e.Name, e.Email, err = sealBoth(open, e.Name, e.Email)
+	return e, err
+}
+
+// SealPersonal implements aggregate.PersonalEvent: the name and the email are personal.
+func (e ContactChanged) SealPersonal(seal func(string) (string, error)) (aggregate.Event, error) {
+	var err error
+	e.Name, e.Email, err = sealBoth(seal, e.Name, e.Email)
+	return e, err
+}
+
+// OpenPersonal implements aggregate.PersonalEvent.
+func (e ContactChanged) OpenPersonal(open func(string) (string, error)) (aggregate.Event, error) {
+	var err error
+	e.Name, e.Email, err = sealBoth(open, e.Name, e.Email)
+	return e, err
+}
+
+// sealBoth applies f to a name and an email.
+func sealBoth(f func(string) (string, error), name, email string) (string, string, error) {
+	n, err := f(name)
+	if err != nil {
+		return "", "", err
+	}
+	m, err := f(email)
+	return n, m, err
+}
+
 // Account is the state of one member's account, folded from its events. An account exists as
 // soon as anything happens to it: a fine can be charged before the member gives their name.
 type Account struct {
+	// Seen: something has happened to the account.
+	Seen bool
+	// Erased: the member was forgotten; nothing more happens to the account.
+	Erased bool
 	Opened bool
 	Name   string
 	Email  string
@@ -89,7 +143,10 @@ func Clone(a Account) Account {
 
 // Apply returns the state after e.
 func Apply(a Account, e Event) Account {
+	a.Seen = true
 	switch e := e.(type) {
+	case MemberErased:
+		a.Erased, a.Name, a.Email, a.EmailFrom = true, "", "", ""
 	case AccountOpened:
 		a.Opened, a.Name, a.Email, a.EmailFrom = true, e.Name, e.Email, e.EmailFrom
 	case ContactChanged:

@@ -127,3 +127,34 @@ func (c Pay) Decide(a Account) ([]Event, error) {
 	}
 	return []Event{PaymentReceived{Amount: c.Amount}}, nil
 }
+
+// Erase asks to forget the member: only once the account is settled (nothing owed, no
+// credit). Whether a book is still on loan is the caller's to check: the account does not know.
+type Erase struct{}
+
+// Decide records the erasure, once: a second erasure records nothing.
+func (Erase) Decide(a Account) ([]Event, error) {
+	switch {
+	case a.Erased:
+		return nil, nil
+	case a.Balance != 0:
+		return nil, errs.E(errs.AccountNotSettled, "the account is not settled: its balance is %d cents; settle it before erasing it", a.Balance)
+	}
+	return []Event{MemberErased{}}, nil
+}
+
+// guarded is a command's Decide with what holds for every command: nothing happens to an
+// erased account, and a new account may not be opened under an id that looks like an email
+// address (member ids are not personal data; existing ones keep working).
+func guarded(memberID string, decide func(Account) ([]Event, error)) func(Account) ([]Event, error) {
+	return func(a Account) ([]Event, error) {
+		switch {
+		case a.Erased:
+			return nil, errs.E(errs.Gone, "this member's account was erased")
+		case !a.Seen && validate.LooksLikeEmail(memberID):
+			return nil, errs.E(errs.InvalidRequest,
+				"a member id may not look like an email address: member ids are kept for ever, so they must not be personal data; use the id the sign-in provider gives (its sub), or one the library makes")
+		}
+		return decide(a)
+	}
+}

@@ -16,6 +16,8 @@ import (
 // say (package auth); the handlers narrow what a member may do on their own account.
 type Routes struct {
 	Service *Service
+	// Elsewhere is what other parts of the library keep about members.
+	Elsewhere Elsewhere
 }
 
 // Routes implements httpapi.Module.
@@ -26,6 +28,8 @@ func (h Routes) Routes(r chi.Router) {
 	r.Get("/accounts/{memberId}/history", httpapi.Handle(h.history))
 	r.Post("/accounts/{memberId}/fines", httpapi.Command("memberId", httpapi.KeyOptional, h.fine))
 	r.Post("/accounts/{memberId}/payments", httpapi.Command("memberId", httpapi.KeyRequired, h.pay))
+	r.Post("/accounts/{memberId}/erasure", httpapi.Handle(h.erase))
+	r.Get("/accounts/{memberId}/export", httpapi.Handle(h.export))
 }
 
 // accountView is an account as GET /accounts/{memberId} shows it. Name and email are null until
@@ -64,6 +68,9 @@ func (h Routes) get(w http.ResponseWriter, r *http.Request) error {
 	account, version, err := h.Service.Get(r.Context(), memberID)
 	if err != nil {
 		return err
+	}
+	if account.Erased {
+		return errs.E(errs.Gone, "this member's account was erased")
 	}
 	httpapi.WriteJSON(w, r, http.StatusOK, viewOf(memberID, account, version))
 	return nil

@@ -54,7 +54,16 @@ func (h Routes) history(w http.ResponseWriter, r *http.Request) error {
 	if err := h.syncContact(r.Context(), access.Caller, memberID); err != nil {
 		return err
 	}
+	if account, _, err := h.Service.Get(r.Context(), memberID); err != nil {
+		return err
+	} else if account.Erased {
+		return errs.E(errs.Gone, "this member's account was erased")
+	}
 	events, next, err := h.Service.History(r.Context(), memberID, before, limit)
+	if err != nil {
+		return err
+	}
+	opened, err := h.Service.Present(r.Context(), memberID, events)
 	if err != nil {
 		return err
 	}
@@ -63,8 +72,12 @@ func (h Routes) history(w http.ResponseWriter, r *http.Request) error {
 		view.Next = &next
 	}
 	for i, e := range events {
+		data, err := json.Marshal(opened[i]) // personal values opened, or erased
+		if err != nil {
+			return err
+		}
 		view.Entries[i] = historyEntry{Version: e.Version, Position: e.Position, RecordedAt: e.RecordedAt.UTC(),
-			Type: e.Type, Data: e.Data, By: shownActor(e.Metadata.Actor, access)}
+			Type: e.Type, Data: data, By: shownActor(e.Metadata.Actor, access)}
 	}
 	httpapi.WriteJSON(w, r, http.StatusOK, view)
 	return nil

@@ -35,9 +35,10 @@ func (h Routes) me(w http.ResponseWriter, r *http.Request) error {
 		}
 		account, version, err := h.Service.Get(r.Context(), id)
 		switch {
-		case err == nil:
+		case err == nil && !account.Erased:
 			v := viewOf(id, account, version)
 			view.Account = &v
+		case err == nil:
 		case !errs.Is(err, errs.NotFound):
 			return err
 		}
@@ -58,8 +59,8 @@ func (h Routes) syncContact(ctx context.Context, c auth.Caller, memberID string)
 	if err != nil && !errs.Is(err, errs.NotFound) {
 		return err
 	}
-	if account.Email == c.Email && account.EmailFrom == EmailFromProvider {
-		return nil
+	if account.Erased || (account.Email == c.Email && account.EmailFrom == EmailFromProvider) {
+		return nil // an erased account takes nothing more, not even the address of a sign-in
 	}
 	name := c.Name
 	if validate.Text("name", name, MaxNameLength) != nil {

@@ -80,7 +80,7 @@ func (l LateFines) Handle(ctx context.Context, e eventstore.Event) error {
 		_, err = l.Accounts.ChargeFine(ctx, returned.MemberID, fine, origin)
 	}
 	switch {
-	case err == nil:
+	case err == nil, errs.Is(err, errs.Gone): // an erased member is fined no more
 		return nil
 	case errs.Is(err, errs.InvalidRequest):
 		return processor.Park(err.Error())

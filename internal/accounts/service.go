@@ -19,7 +19,9 @@ func Type() aggregate.Type[Account] {
 		Clone:    Clone,
 		Weigh:    weigh,
 		Snapshot: snapshotCodec(),
+		Personal: func(a Account) bool { return a.Name != "" || a.Email != "" },
 		Events: []aggregate.Codec{
+			aggregate.EventCodec[MemberErased](),
 			aggregate.EventCodec[AccountOpened](),
 			aggregate.EventCodec[ContactChanged](),
 			aggregate.EventCodec[FineCharged](),
@@ -30,13 +32,25 @@ func Type() aggregate.Type[Account] {
 
 // Service runs Account commands and reads accounts.
 type Service struct {
-	repo *aggregate.Repository[Account]
-	log  aggregate.Log
+	repo      *aggregate.Repository[Account]
+	log       aggregate.Log
+	snapshots SnapshotDeleter
+}
+
+// SnapshotDeleter drops a stream's snapshot (eventstore.Snapshots).
+type SnapshotDeleter interface {
+	DeleteSnapshot(ctx context.Context, streamID string) error
+}
+
+// Log is what accounts keep their streams in: the log, with its snapshots.
+type Log interface {
+	aggregate.Log
+	SnapshotDeleter
 }
 
 // NewService returns a Service on log.
-func NewService(log aggregate.Log, opts aggregate.Options) *Service {
-	return &Service{repo: aggregate.NewRepository(log, Type(), opts), log: log}
+func NewService(log Log, opts aggregate.Options) *Service {
+	return &Service{repo: aggregate.NewRepository(log, Type(), opts), log: log, snapshots: log}
 }
 
 // SetContact records a member's name and email address.
@@ -45,7 +59,7 @@ func (s *Service) SetContact(ctx context.Context, memberID string, c SetContact,
 		return aggregate.Result{}, err
 	}
 	return s.repo.Execute(ctx, memberID, aggregate.Command[Account]{
-		Name: "setContact", Origin: o, Payload: c, Validate: c.Validate, Decide: c.Decide,
+		Name: "setContact", Origin: o, Payload: c, Validate: c.Validate, Decide: guarded(memberID, c.Decide),
 	})
 }
 
@@ -55,7 +69,7 @@ func (s *Service) ChargeFine(ctx context.Context, memberID string, c ChargeFine,
 		return aggregate.Result{}, err
 	}
 	return s.repo.Execute(ctx, memberID, aggregate.Command[Account]{
-		Name: "chargeFine", Origin: o, Payload: c, Validate: c.Validate, Decide: c.Decide,
+		Name: "chargeFine", Origin: o, Payload: c, Validate: c.Validate, Decide: guarded(memberID, c.Decide),
 	})
 }
 
@@ -65,8 +79,24 @@ func (s *Service) Pay(ctx context.Context, memberID string, c Pay, o aggregate.O
 		return aggregate.Result{}, err
 	}
 	return s.repo.Execute(ctx, memberID, aggregate.Command[Account]{
-		Name: "pay", Origin: o, Payload: c, Validate: c.Validate, Decide: c.Decide,
+		Name: "pay", Origin: o, Payload: c, Validate: c.Validate, Decide: guarded(memberID, c.Decide),
 	})
+}
+
+// Erase forgets a member: it records MemberErased and deletes the member's data key in the same
+// transaction, so that their name and email, sealed in the log, can't be read again; then it
+// drops the account's snapshot, which may hold them too. The account must be settled.
+func (s *Service) Erase(ctx context.Context, memberID string, o aggregate.Origin) (aggregate.Result, error) {
+	if err := validate.MemberID("memberId", memberID); err != nil {
+		return aggregate.Result{}, err
+	}
+	result, err := s.repo.Execute(ctx, memberID, aggregate.Command[Account]{
+		Name: "erase", Origin: o, Payload: Erase{}, Decide: Erase{}.Decide, Forget: true,
+	})
+	if err != nil {
+		return result, err
+	}
+	return result, s.snapshots.DeleteSnapshot(ctx, Type().StreamID(memberID))
 }
 
 // Get returns an account and its stream version, or errs.NotFound when nothing has happened to
@@ -116,4 +146,20 @@ func (s *Service) History(ctx context.Context, memberID string, before int64, li
 		next = 0
 	}
 	return events, next, nil
+}
+
+// Everything returns a member's account stream whole, with each event decoded and its
+// personal values opened (nil for a marker of a repeated command): for an export.
+func (s *Service) Everything(ctx context.Context, memberID string) ([]eventstore.Event, []aggregate.Event, error) {
+	stored, err := s.log.ReadStream(ctx, Type().StreamID(memberID), 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	opened, err := s.repo.Present(ctx, memberID, stored)
+	return stored, opened, err
+}
+
+// Present decodes a member's stored events, personal values opened (or erased).
+func (s *Service) Present(ctx context.Context, memberID string, stored []eventstore.Event) ([]aggregate.Event, error) {
+	return s.repo.Present(ctx, memberID, stored)
 }

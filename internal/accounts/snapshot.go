@@ -9,10 +9,12 @@ import (
 
 // snapshotVersion names the encoding of an Account in snapshots: bump it whenever snapshotState
 // or what it means changes, so that older snapshots are ignored rather than misread.
-const snapshotVersion = 1
+const snapshotVersion = 2
 
 // snapshotState is an Account as a snapshot keeps it.
 type snapshotState struct {
+	Seen       bool     `json:"seen"`
+	Erased     bool     `json:"erased,omitempty"`
 	Opened     bool     `json:"opened"`
 	Name       string   `json:"name,omitempty"`
 	Email      string   `json:"email,omitempty"`
@@ -31,7 +33,7 @@ func encodeSnapshot(a Account) ([]byte, error) {
 		loans = append(loans, id)
 	}
 	slices.Sort(loans)
-	return json.Marshal(snapshotState{Opened: a.Opened, Name: a.Name, Email: a.Email, EmailFrom: a.EmailFrom,
+	return json.Marshal(snapshotState{Seen: a.Seen, Erased: a.Erased, Opened: a.Opened, Name: a.Name, Email: a.Email, EmailFrom: a.EmailFrom,
 		Balance: a.Balance, FinedLoans: loans})
 }
 
@@ -41,6 +43,7 @@ func decodeSnapshot(b []byte) (Account, error) {
 		return Account{}, err
 	}
 	a := NewAccount()
+	a.Seen, a.Erased = s.Seen, s.Erased
 	a.Opened, a.Name, a.Email, a.EmailFrom, a.Balance = s.Opened, s.Name, s.Email, s.EmailFrom, s.Balance
 	for _, id := range s.FinedLoans {
 		a.finedLoans[id] = true

@@ -64,6 +64,9 @@ type Type[S any] struct {
 	// Snapshot, when set, keeps a snapshot of a stream every Options.SnapshotEvery events, so
 	// that a load reads the snapshot and the events after it. Nil: streams are read whole.
 	Snapshot *SnapshotCodec[S]
+	// Personal, when set, says whether a state holds personal values: its snapshots are then
+	// sealed with the owner's data key (Options.Cipher), and not written without one.
+	Personal func(S) bool
 }
 
 // defaultStateBytes is a state's weight when its type gives no Weigh.
@@ -87,6 +90,9 @@ type Command[S any] struct {
 	// Decide returns the events that the command records given the current state, none when
 	// there is nothing to do, or an error (usually an *errs.Error) to refuse it.
 	Decide func(state S) ([]Event, error)
+	// Forget makes the command erase its aggregate's owner: the append of its events deletes
+	// the owner's data key in the same transaction, so their sealed values can't be read again.
+	Forget bool
 }
 
 // Result is what a command did: the stream's version and position after it, and the events it

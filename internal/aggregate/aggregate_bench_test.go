@@ -34,7 +34,7 @@ func benchCounterStream(b *testing.B, n int) *eventstore.Memory {
 	ctx := context.Background()
 	store := eventstore.NewMemory(nil)
 	for i := range n {
-		fp, err := fingerprintPayload(map[string]int{"n": i})
+		fp, _, err := fingerprintPayload(map[string]int{"n": i}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -185,6 +185,10 @@ func (l *swappableLog) LoadStream(ctx context.Context, streamID string, schemaVe
 	return l.current.Load().LoadStream(ctx, streamID, schemaVersion)
 }
 
+func (l *swappableLog) Erase(ctx context.Context, streamID string, expected int64, events []eventstore.NewEvent, owner string) ([]eventstore.Event, error) {
+	return l.current.Load().Erase(ctx, streamID, expected, events, owner)
+}
+
 func (l *swappableLog) SaveSnapshot(ctx context.Context, s eventstore.Snapshot) error {
 	return l.current.Load().SaveSnapshot(ctx, s)
 }

@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -174,15 +175,21 @@ func fingerprintOf(s string) fingerprint {
 	return f
 }
 
-// fingerprintPayload hashes a payload's JSON encoding. Go encodes struct fields in a fixed
-// order, so one payload always has one fingerprint.
-func fingerprintPayload(payload any) (fingerprint, error) {
+// fingerprintPayload hashes a payload's JSON encoding: with key, a keyed hash (HMAC-SHA-256),
+// and the plain hash that commands carried before, for comparing with them. Go encodes struct
+// fields in a fixed order, so one payload always has one fingerprint.
+func fingerprintPayload(payload any, key []byte) (fp, legacy fingerprint, err error) {
 	b, err := json.Marshal(payload)
 	if err != nil {
-		return fingerprint{}, fmt.Errorf("aggregate: fingerprint payload: %w", err)
+		return fingerprint{}, fingerprint{}, fmt.Errorf("aggregate: fingerprint payload: %w", err)
 	}
 	sum := sha256.Sum256(b)
-	var f fingerprint
-	copy(f[:], sum[:])
-	return f, nil
+	copy(legacy[:], sum[:])
+	if len(key) == 0 {
+		return legacy, legacy, nil
+	}
+	mac := hmac.New(sha256.New, key)
+	mac.Write(b)
+	copy(fp[:], mac.Sum(nil))
+	return fp, legacy, nil
 }

@@ -71,7 +71,7 @@ func (r *Repository[S]) runGroup(ctx context.Context, streamID string, group []*
 			deliver(streamID, group, p, loaded, nil, nil)
 			return nil
 		}
-		recorded, err := r.log.Append(ctx, streamID, loaded.Version, p.toAppend)
+		recorded, err := r.append(ctx, streamID, loaded.Version, p.toAppend, group)
 		var conflict *eventstore.ConflictError
 		if errors.As(err, &conflict) {
 			if attempt >= r.opts.MaxAttempts {
@@ -100,7 +100,7 @@ func (r *Repository[S]) runGroup(ctx context.Context, streamID string, group []*
 		}
 		var after Loaded[S]
 		if r.cache != nil || r.snapshots() {
-			if after, err = r.fold(streamID, loaded, recorded, true); err != nil {
+			if after, err = r.fold(ctx, streamID, loaded, recorded, true); err != nil {
 				failAll(group, err)
 				return nil
 			}
@@ -139,7 +139,7 @@ func (r *Repository[S]) decideGroup(ctx context.Context, streamID string, loaded
 			continue
 		}
 		version := loaded.Version + int64(len(p.toAppend))
-		events, err := r.toAppend(decided, w.meta, key, version)
+		events, err := r.toAppend(ctx, streamID, decided, w.meta, key, version)
 		if err != nil {
 			return plan{}, err
 		}
@@ -225,4 +225,15 @@ func failAll[S any](group []*waiter[S], err error) {
 	for _, w := range group {
 		w.done <- outcome{err: err}
 	}
+}
+
+// append writes a decided group: with a command that forgets its owner among it, the append
+// also deletes the owner's data key, in its transaction.
+func (r *Repository[S]) append(ctx context.Context, streamID string, version int64, events []eventstore.NewEvent, group []*waiter[S]) ([]eventstore.Event, error) {
+	for _, w := range group {
+		if w.cmd.Forget {
+			return r.log.Erase(ctx, streamID, version, events, r.owner(streamID))
+		}
+	}
+	return r.log.Append(ctx, streamID, version, events)
 }

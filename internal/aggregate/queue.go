@@ -10,21 +10,24 @@ import (
 
 // waiter is a command waiting for its turn on a stream.
 type waiter[S any] struct {
-	cmd  Command[S]
-	fp   fingerprint         // the payload's
-	meta eventstore.Metadata // what its events carry
-	done chan outcome        // buffered: the leader never waits for the caller
+	cmd Command[S]
+	fp  fingerprint // the payload's
+	// legacyFP is the payload's unkeyed fingerprint, as commands recorded before keyed ones
+	// carry it: a retry across that change is still recognised.
+	legacyFP fingerprint
+	meta     eventstore.Metadata // what its events carry
+	done     chan outcome        // buffered: the leader never waits for the caller
 }
 
 // waiterIdentity is what decides whether a command is a repeat of a past one.
 type waiterIdentity struct {
-	name  string
-	fp    fingerprint
-	actor unique.Handle[person]
+	name         string
+	fp, legacyFP fingerprint
+	actor        unique.Handle[person]
 }
 
 func (w *waiter[S]) identity() waiterIdentity {
-	return waiterIdentity{name: w.cmd.Name, fp: w.fp, actor: personOf(w.meta.Actor)}
+	return waiterIdentity{name: w.cmd.Name, fp: w.fp, legacyFP: w.legacyFP, actor: personOf(w.meta.Actor)}
 }
 
 type outcome struct {

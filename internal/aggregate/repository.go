@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -29,6 +30,8 @@ type Log interface {
 	LoadStream(ctx context.Context, streamID string, schemaVersion int) (*eventstore.Snapshot, []eventstore.Event, error)
 	// SaveSnapshot keeps a snapshot of a stream, unless a newer one is kept.
 	SaveSnapshot(ctx context.Context, s eventstore.Snapshot) error
+	// Erase appends, and deletes owner's data key in the same transaction.
+	Erase(ctx context.Context, streamID string, expectedVersion int64, events []eventstore.NewEvent, owner string) ([]eventstore.Event, error)
 }
 
 // Options tune a Repository. The zero value gives the defaults.
@@ -52,6 +55,13 @@ type Options struct {
 	SnapshotEvery int
 	// Logger hears of snapshots that could not be written or read. Default: nowhere.
 	Logger *slog.Logger
+	// Cipher seals the personal values of events (PersonalEvent) with their owner's data key,
+	// and the snapshots of types whose state holds them. Nil: stored as they are.
+	Cipher Cipher
+	// FingerprintKey, when set, gives the key that makes payload fingerprints keyed hashes
+	// (HMAC-SHA-256), so that a guess at a payload can't be confirmed from the log alone. It
+	// is asked for at the first command, and kept once it answered.
+	FingerprintKey func(ctx context.Context) ([]byte, error)
 }
 
 // Observer is told how each command ended. It is called on the request's goroutine, so it
@@ -122,6 +132,23 @@ type Repository[S any] struct {
 	opts    Options
 	cache   *cache[S] // nil: nothing is kept
 	queues  *streamQueues[S]
+	fpKey   atomic.Pointer[[]byte] // Options.FingerprintKey's answer, once it answered
+}
+
+// fingerprintKey is the key of payload fingerprints, nil without one.
+func (r *Repository[S]) fingerprintKey(ctx context.Context) ([]byte, error) {
+	if r.opts.FingerprintKey == nil {
+		return nil, nil
+	}
+	if key := r.fpKey.Load(); key != nil {
+		return *key, nil
+	}
+	key, err := r.opts.FingerprintKey(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.fpKey.Store(&key)
+	return key, nil
 }
 
 // NewRepository returns a repository of aggregates of type t, stored in log.
@@ -207,7 +234,7 @@ func (r *Repository[S]) loadAll(ctx context.Context, streamID string) (Loaded[S]
 		if err != nil {
 			return Loaded[S]{}, err
 		}
-		return r.fold(streamID, empty, stored, false)
+		return r.fold(ctx, streamID, empty, stored, false)
 	}
 	snap, stored, err := r.log.LoadStream(ctx, streamID, r.typ.Snapshot.Version)
 	if err != nil {
@@ -215,13 +242,13 @@ func (r *Repository[S]) loadAll(ctx context.Context, streamID string) (Loaded[S]
 	}
 	from := empty
 	if snap != nil {
-		if kept, ok := r.fromSnapshot(snap); ok {
+		if kept, ok := r.fromSnapshot(ctx, snap); ok {
 			from = kept
 		} else if stored, err = r.log.ReadStream(ctx, streamID, 0); err != nil {
 			return Loaded[S]{}, err
 		}
 	}
-	loaded, err := r.fold(streamID, from, stored, false)
+	loaded, err := r.fold(ctx, streamID, from, stored, false)
 	if err == nil && r.due(from.Version, loaded.Version) {
 		r.snapshot(ctx, streamID, loaded)
 	}
@@ -234,30 +261,29 @@ func (r *Repository[S]) catchUp(ctx context.Context, streamID string, from Loade
 	if err != nil {
 		return Loaded[S]{}, err
 	}
-	return r.fold(streamID, from, stored, true)
+	return r.fold(ctx, streamID, from, stored, true)
 }
 
 // fold applies stored events, which follow from's version, to a copy of from and keeps the
 // result in the cache.
-func (r *Repository[S]) fold(streamID string, from Loaded[S], stored []eventstore.Event, shared bool) (Loaded[S], error) {
+func (r *Repository[S]) fold(ctx context.Context, streamID string, from Loaded[S], stored []eventstore.Event, shared bool) (Loaded[S], error) {
 	if len(stored) == 0 {
 		return from, nil
+	}
+	events, err := r.decodeAll(ctx, streamID, stored)
+	if err != nil {
+		r.cache.drop(streamID)
+		return Loaded[S]{}, err
 	}
 	next := from
 	if shared && r.cache != nil {
 		next.State = r.typ.Clone(from.State) // the kept state must not change
 	}
-	for _, e := range stored {
+	for i, e := range stored {
 		next.Version, next.Position = e.Version, e.Position
-		if e.Type == NothingChanged {
-			continue
+		if events[i] != nil {
+			next.State = r.typ.Apply(next.State, events[i])
 		}
-		event, err := r.decoder.decode(e.Type, e.Data)
-		if err != nil {
-			r.cache.drop(streamID)
-			return Loaded[S]{}, errs.Wrap(errs.Internal, err, "stream %s cannot be read", streamID)
-		}
-		next.State = r.typ.Apply(next.State, event)
 	}
 	next.commands = from.commands.with(stored)
 	r.cache.put(streamID, next)
@@ -289,7 +315,11 @@ func (r *Repository[S]) execute(ctx context.Context, id string, cmd Command[S]) 
 			return Result{}, err
 		}
 	}
-	fp, err := fingerprintPayload(cmd.Payload)
+	key, err := r.fingerprintKey(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	fp, legacy, err := fingerprintPayload(cmd.Payload, key)
 	if err != nil {
 		return Result{}, err
 	}
@@ -299,7 +329,7 @@ func (r *Repository[S]) execute(ctx context.Context, id string, cmd Command[S]) 
 	// A command without a key records no command id: nothing can ask for it again, and it
 	// takes no place in the window of remembered keys, so keyless commands never push a key
 	// out of it.
-	w := &waiter[S]{cmd: cmd, fp: fp, done: make(chan outcome, 1), meta: eventstore.Metadata{
+	w := &waiter[S]{cmd: cmd, fp: fp, legacyFP: legacy, done: make(chan outcome, 1), meta: eventstore.Metadata{
 		CommandID: cmd.Origin.CommandID, Command: cmd.Name, Fingerprint: fp.String(),
 		CorrelationID: cmd.Origin.CorrelationID, TraceParent: tracing.TraceParent(ctx), Actor: cmd.Origin.Actor}}
 	streamID := r.typ.StreamID(id)
@@ -341,10 +371,14 @@ func (r *Repository[S]) lead(ctx context.Context, streamID string) {
 }
 
 // toAppend returns the events a decision records, nil when it records nothing.
-func (r *Repository[S]) toAppend(decided []Event, meta eventstore.Metadata, key string, version int64) ([]eventstore.NewEvent, error) {
+func (r *Repository[S]) toAppend(ctx context.Context, streamID string, decided []Event, meta eventstore.Metadata, key string, version int64) ([]eventstore.NewEvent, error) {
 	switch {
 	case len(decided) > 0:
-		return encode(decided, meta)
+		stored, err := r.sealed(ctx, streamID, decided, version+1)
+		if err != nil {
+			return nil, err
+		}
+		return encode(stored, meta)
 	case key != "" && version > 0:
 		// A keyed command that changes nothing is still recorded, so that its retry is
 		// answered like this attempt rather than decided again on a state that may have
@@ -379,7 +413,7 @@ func (r *Repository[S]) replay(ctx context.Context, streamID string, w waiterIde
 	case name != w.name:
 		return Result{}, errs.E(errs.IdempotencyKeyReused,
 			"this Idempotency-Key was first used for the command %q on this stream, not %q", name, w.name)
-	case past.fingerprint != w.fp:
+	case past.fingerprint != w.fp && past.fingerprint != w.legacyFP:
 		return Result{}, errs.E(errs.IdempotencyKeyReused,
 			"this Idempotency-Key was first used for the command %q on this stream with another payload", name)
 	}
@@ -391,16 +425,15 @@ func (r *Repository[S]) replay(ctx context.Context, streamID string, w waiterIde
 		r.cache.drop(streamID) // the log no longer holds what was kept: read it again next time
 		return Result{}, errs.E(errs.Unavailable, "the first answer to this command can't be read back yet; try again")
 	}
+	opened, err := r.decodeAll(ctx, streamID, recorded)
+	if err != nil {
+		return Result{}, err
+	}
 	decoded := make([]Event, 0, len(recorded))
-	for _, e := range recorded {
-		if e.Type == NothingChanged {
-			continue
+	for _, e := range opened {
+		if e != nil {
+			decoded = append(decoded, e)
 		}
-		event, err := r.decoder.decode(e.Type, e.Data)
-		if err != nil {
-			return Result{}, errs.Wrap(errs.Internal, err, "stream %s cannot be read", streamID)
-		}
-		decoded = append(decoded, event)
 	}
 	result := resultOf(streamID, recorded, decoded)
 	result.Replayed = true

@@ -68,8 +68,22 @@ func decodeWindow(b []byte, limit int) (recentCommands, error) {
 
 // fromSnapshot is the aggregate a snapshot holds; ok is false (and the snapshot is to be
 // ignored) when it can't be read.
-func (r *Repository[S]) fromSnapshot(snap *eventstore.Snapshot) (Loaded[S], bool) {
-	state, err := r.typ.Snapshot.Decode(snap.State)
+func (r *Repository[S]) fromSnapshot(ctx context.Context, snap *eventstore.Snapshot) (Loaded[S], bool) {
+	encoded := snap.State
+	if r.opts.Cipher != nil {
+		open, err := r.opts.Cipher.Opener(ctx, r.owner(snap.StreamID))
+		if err != nil {
+			r.opts.Logger.Warn("snapshot ignored: its owner's key can't be read", "aggregate", r.typ.Name, "error", err)
+			return Loaded[S]{}, false
+		}
+		plain, err := open(snapshotAD(snap.StreamID, snap.Version), string(encoded))
+		if err != nil {
+			r.opts.Logger.Warn("snapshot ignored: it does not open", "aggregate", r.typ.Name, "version", snap.Version, "error", err)
+			return Loaded[S]{}, false
+		}
+		encoded = []byte(plain)
+	}
+	state, err := r.typ.Snapshot.Decode(encoded)
 	if err != nil {
 		r.opts.Logger.Warn("snapshot ignored: its state can't be read", "aggregate", r.typ.Name, "version", snap.Version, "error", err)
 		return Loaded[S]{}, false
@@ -99,6 +113,19 @@ func (r *Repository[S]) due(before, after int64) bool {
 // cache of the log, and the next one will do.
 func (r *Repository[S]) snapshot(ctx context.Context, streamID string, loaded Loaded[S]) {
 	state, err := r.typ.Snapshot.Encode(loaded.State)
+	if err == nil && r.typ.Personal != nil && r.typ.Personal(loaded.State) && r.opts.Cipher != nil {
+		// A state that holds personal values is sealed with its owner's key, and never written
+		// without one: the owner may have been erased since this state was folded.
+		var seal func(ad, plaintext string) (string, error)
+		if seal, err = r.opts.Cipher.Sealer(ctx, r.owner(streamID), false); err == nil && seal == nil {
+			return
+		}
+		if err == nil {
+			var sealed string
+			sealed, err = seal(snapshotAD(streamID, loaded.Version), string(state))
+			state = []byte(sealed)
+		}
+	}
 	if err == nil {
 		var window []byte
 		if window, err = encodeWindow(loaded.commands); err == nil {

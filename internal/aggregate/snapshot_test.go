@@ -214,9 +214,13 @@ func (r *Repository[S]) replayOf(ctx context.Context, id string, cmd Command[S])
 	if !ok {
 		return Result{}, nil
 	}
-	fp, err := fingerprintPayload(cmd.Payload)
+	key, err := r.fingerprintKey(ctx)
 	if err != nil {
 		return Result{}, err
 	}
-	return r.replay(ctx, r.typ.StreamID(id), waiterIdentity{name: cmd.Name, fp: fp, actor: personOf(cmd.Origin.Actor)}, past)
+	fp, legacy, err := fingerprintPayload(cmd.Payload, key)
+	if err != nil {
+		return Result{}, err
+	}
+	return r.replay(ctx, r.typ.StreamID(id), waiterIdentity{name: cmd.Name, fp: fp, legacyFP: legacy, actor: personOf(cmd.Origin.Actor)}, past)
 }

@@ -51,6 +51,9 @@ func RunServiceLogging(t testing.TB, cfg app.Config, logger *slog.Logger) (baseU
 	return s.Base, s.Stop
 }
 
+// PIIKey is the key-encryption key of the services the tests start on a database.
+const PIIKey = "dGVzdHMtb25seSBrZXktZW5jcnlwdGlvbiBrZXkgISE=" // "tests-only key-encryption key !!"
+
 // Service is a service that a test started.
 type Service struct {
 	// Base is the API's base URL, and Metrics that of the listener of /metrics.
@@ -73,6 +76,9 @@ func Launch(t testing.TB, cfg app.Config, logger *slog.Logger) Service {
 	}
 	if cfg.AuthIssuer == "" && cfg.DatabaseURL != "" {
 		cfg.AuthOff = true
+	}
+	if cfg.PIIKey == "" && cfg.DatabaseURL != "" {
+		cfg.PIIKey = PIIKey
 	}
 	a, err := app.New(context.Background(), cfg, logger)
 	require.NoError(t, err, "app.New")

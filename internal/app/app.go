@@ -48,7 +48,7 @@ type App struct {
 	pool     *pgxpool.Pool // nil in memory
 	pgStore  *eventstore.Postgres
 	store    eventstore.Store
-	log      aggregate.Log // the store, as commands use it: with snapshots
+	log      logStore // the store, as commands use it: with snapshots and members' data keys
 	server   *http.Server
 	listener net.Listener
 	// processors run the background work: catalog, outbox, saga.
@@ -86,12 +86,18 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		}
 	}
 
+	keyring, err := a.personalData()
+	if err != nil {
+		a.closeStore()
+		return nil, err
+	}
 	repoOpts := aggregate.Options{CommandIDsPerStream: cfg.CommandIDsPerStream, Observer: a.metrics.Commands(),
+		Cipher: keyring, FingerprintKey: a.log.FingerprintKey,
 		Tracer:     tracing.Tracer(cfg.TracerProvider, "library/internal/aggregate"),
 		CacheBytes: cfg.AggregateCacheBytes, SnapshotEvery: cfg.SnapshotEvery, Logger: logger}
 	bookService := books.NewService(a.log, repoOpts, cfg.Now, cfg.LoanPeriod)
 	accountService := accounts.NewService(a.log, repoOpts)
-	processors, catalog, err := a.background(bookService, accountService)
+	processors, catalog, members, err := a.background(bookService, accountService)
 	if err != nil {
 		a.closeStore()
 		return nil, err
@@ -100,8 +106,8 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 	guard, verifier := a.signIn()
 	a.verifier = verifier
 	modules := []httpapi.Module{
-		books.Routes{Service: bookService, Catalog: books.CatalogQuery{Catalog: catalog, Log: a.store, Wait: cfg.CatalogWait}},
-		accounts.Routes{Service: accountService},
+		books.Routes{Service: bookService, Catalog: books.CatalogQuery{Catalog: catalog, Log: a.store, Wait: cfg.CatalogWait, Waits: books.NewWaitLimit(cfg.CatalogMaxWaits)}},
+		accounts.Routes{Service: accountService, Elsewhere: members},
 		processor.Routes{Group: processors, Replica: cfg.ReplicaID},
 		openapi.Routes{},
 		signInRoutes{cfg: cfg},
@@ -113,6 +119,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		httpapi.Options{
 			Logger: logger, Ready: a.ready, RequestTimeout: cfg.RequestTimeout, Guard: guard,
 			Observe: a.metrics.ObserveRequest, CORSOrigins: cfg.CORSOrigins, TracerProvider: cfg.TracerProvider,
+			Limits: cfg.edgeLimits(), TrustedProxies: cfg.TrustedProxies,
 		},
 		modules...,
 	)
@@ -122,6 +129,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      cfg.RequestTimeout + 5*time.Second,
 		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	listener, err := new(net.ListenConfig).Listen(ctx, "tcp", cfg.HTTPAddr)

@@ -10,17 +10,21 @@ import (
 
 // background builds the processors that read the log: the catalog view model, the loan email
 // outbox and the late-fines saga, each to run under its own lease.
-func (a *App) background(bookService *books.Service, accountService *accounts.Service) (*processor.Group, books.Catalog, error) {
+//
+// It also returns what the processors keep about members, for erasure and export.
+func (a *App) background(bookService *books.Service, accountService *accounts.Service) (*processor.Group, books.Catalog, elsewhere, error) {
 	var (
 		checkpoints processor.Checkpoints
 		leases      processor.Leases
 		catalog     books.Catalog
 		accepted    notifications.AcceptedEmails
+		members     = elsewhere{log: a.log, streamIDs: accounts.Type().StreamID}
 	)
 	if a.pool == nil {
 		memory := processor.NewMemoryCheckpoints(a.cfg.Now)
 		checkpoints, leases, catalog = memory, processor.NewMemoryLeases(), books.NewMemoryCatalog(memory)
-		accepted = notifications.NewMemoryAcceptedEmails()
+		memoryAccepted := notifications.NewMemoryAcceptedEmails()
+		accepted, members.waiting, members.accepted = memoryAccepted, memory, memoryAccepted
 	} else {
 		shared := processor.NewPostgresCheckpoints(a.pool)
 		timing := a.cfg.LeaseTiming
@@ -28,12 +32,13 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		checkpoints = shared
 		leases = processor.NewPostgresLeases(a.pool.Config().ConnConfig, timing, a.logger)
 		catalog = books.NewPostgresCatalog(a.pool, shared)
-		accepted = notifications.NewPostgresAcceptedEmails(a.pool)
+		pgAccepted := notifications.NewPostgresAcceptedEmails(a.pool)
+		accepted, members.waiting, members.accepted = pgAccepted, shared, pgAccepted
 	}
 
 	mailer, err := a.mailer()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, elsewhere{}, err
 	}
 	outbox := &notifications.Outbox{
 		Mailer: mailer, Books: bookService, Accounts: accountService, Accepted: accepted,
@@ -59,11 +64,11 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		Tracer:      tracing.Tracer(a.cfg.TracerProvider, "library/internal/processor"),
 	}, processors...)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, elsewhere{}, err
 	}
 	a.metrics.WatchProcessors(group.Status, 0)
 	a.metrics.WatchHorizon(group.ReadHorizon, 0)
-	return group, catalog, nil
+	return group, catalog, members, nil
 }
 
 func (a *App) mailer() (notifications.Mailer, error) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/mail"
+	"net/netip"
 	"net/url"
 	"os"
 	"strconv"
@@ -60,6 +61,9 @@ type Config struct {
 	SMTPMaxInFlight int
 	// SMTPMaxRate caps the loan emails sent per second; 0 is no cap.
 	SMTPMaxRate float64
+	// SMTPMaxPerDomain is how many of those emails may be in flight to one recipient domain at
+	// once, so that one slow domain can't take every connection.
+	SMTPMaxPerDomain int
 	// AdminToken is the break-glass bearer token for /status and the admin endpoints, for
 	// scripts; it acts as an operator. Empty: none. At least MinAdminTokenLength characters.
 	AdminToken string
@@ -79,6 +83,10 @@ type Config struct {
 	AuthOff bool
 	// MetricsAddr, when set, serves /metrics there, apart from the API (METRICS_ADDR).
 	MetricsAddr string
+	// PIIKey holds the key-encryption keys of members' data keys (PII_KEY): a base64 32-byte
+	// key, a list of id:key pairs (the current first), or the path of a file holding either.
+	// Required with DatabaseURL. It is a secret: never logged.
+	PIIKey string
 	// CORSOrigins are the browser origins (such as https://library.example.org, or *) whose
 	// pages may call the API; none by default.
 	CORSOrigins []string
@@ -107,6 +115,21 @@ type Config struct {
 	// the OTEL_* variables (package telemetry).
 	TracerProvider trace.TracerProvider
 
+	// Limits at the edge.
+	// RateLimit is how many requests a second one client may make (RATE_LIMIT);
+	// AuthFailureLimit how many refused tokens a minute one address may send before no token
+	// from it is checked (AUTH_FAILURE_LIMIT); AccountDataLimit how many exports, and erasures,
+	// of accounts a minute one client may ask for (ACCOUNT_DATA_LIMIT); CatalogMaxWaits how
+	// many reads of GET /books may wait for minPosition at once (CATALOG_MAX_WAITS). 0 is no
+	// limit: ConfigFromEnv sets the documented defaults, and the zero Config limits nothing.
+	RateLimit        int
+	AuthFailureLimit int
+	AccountDataLimit int
+	CatalogMaxWaits  int
+	// TrustedProxies are the proxies whose X-Forwarded-For tells a client's address
+	// (TRUSTED_PROXIES); none by default.
+	TrustedProxies []netip.Prefix
+
 	// database and smtp are DatabaseURL and SMTPURL, parsed once, by parseURLs: nil while
 	// unparsed or unset.
 	database *pgxpool.Config
@@ -124,6 +147,7 @@ const (
 	DefaultShutdownTimeout     = 20 * time.Second
 	DefaultMailFrom            = "library@localhost"
 	DefaultSMTPMaxInFlight     = 16
+	DefaultSMTPMaxPerDomain    = notifications.DefaultMaxPerDomain
 	DefaultFinePerDay          = accounts.DefaultFinePerDay
 )
 
@@ -152,6 +176,15 @@ func (c Config) withDefaults() Config {
 	if c.SMTPMaxInFlight <= 0 {
 		c.SMTPMaxInFlight = DefaultSMTPMaxInFlight
 	}
+	if c.SMTPMaxPerDomain <= 0 {
+		c.SMTPMaxPerDomain = DefaultSMTPMaxPerDomain
+	}
+	if c.smtp != nil {
+		// The mailer is made from the parsed SMTP_URL, and the limit goes with it.
+		smtp := *c.smtp
+		smtp.MaxPerDomain = c.SMTPMaxPerDomain
+		c.smtp = &smtp
+	}
 	if c.LeaseRetryInterval <= 0 {
 		c.LeaseRetryInterval = processor.DefaultLeaseRetryInterval
 	}
@@ -177,6 +210,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		AdminToken:  getenv("ADMIN_TOKEN"),
 		PprofAddr:   getenv("PPROF_ADDR"),
 		MetricsAddr: getenv("METRICS_ADDR"),
+		PIIKey:      getenv("PII_KEY"),
 		LogLevel:    or(getenv("LOG_LEVEL"), "info"),
 		LogFormat:   or(getenv("LOG_FORMAT"), "json"),
 	}
@@ -217,6 +251,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	if c.SMTPMaxInFlight, err = positiveInt(getenv, "SMTP_MAX_IN_FLIGHT", DefaultSMTPMaxInFlight); err != nil {
 		return Config{}, err
 	}
+	if c.SMTPMaxPerDomain, err = positiveInt(getenv, "SMTP_MAX_PER_DOMAIN", DefaultSMTPMaxPerDomain); err != nil {
+		return Config{}, err
+	}
 	if c.SMTPMaxRate, err = rate(getenv, "SMTP_MAX_RATE"); err != nil {
 		return Config{}, err
 	}
@@ -241,6 +278,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		return Config{}, fmt.Errorf("LOG_FORMAT must be json or text")
 	}
 	if c, err = authFromEnv(c, getenv); err != nil {
+		return Config{}, err
+	}
+	if c, err = edgeFromEnv(c, getenv); err != nil {
 		return Config{}, err
 	}
 	if c, err = c.parseURLs(); err != nil {

@@ -43,6 +43,9 @@ func (c Config) checkAuth() error {
 			"(set AUTH_ISSUER and AUTH_AUDIENCE), or AUTH=off to run without sign-in on purpose")
 	case c.AuthIssuer != "" && c.AuthAudience == "":
 		return fmt.Errorf("AUTH_AUDIENCE is unset: set it to the audience the provider puts in access tokens for this service")
+	case c.PIIKey == "" && c.DatabaseURL != "":
+		return fmt.Errorf("PII_KEY is unset: with DATABASE_URL, members' names and emails are sealed with keys that PII_KEY wraps; " +
+			"set it to a base64 32-byte secret (head -c 32 /dev/urandom | base64), kept apart from the database's backups")
 	case c.AdminToken != "" && len(c.AdminToken) < auth.MinAdminTokenLength:
 		return fmt.Errorf("ADMIN_TOKEN must be at least %d characters (try: openssl rand -hex 32)", auth.MinAdminTokenLength)
 	}

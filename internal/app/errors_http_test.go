@@ -110,7 +110,7 @@ func TestHealthAndReadiness(t *testing.T) {
 func TestPercentEncodedPathIDs(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, app.Config{}, func(t *testing.T, a *api) {
-		const id = "isbn:978-0441013593+alice@example.com"
+		const id = "isbn:978-0441013593+alice@library" // not like an email address: those are refused for new accounts
 		addBook(t, a, id)
 		r := a.Call(t, http.MethodPut, "/accounts/"+id, obj{"name": "Alice"})
 		requireResult(t, r, http.StatusCreated, "account-"+id)
@@ -129,7 +129,7 @@ func TestPercentEncodedPathIDs(t *testing.T) {
 		t.Run("percent-encoded", func(t *testing.T) {
 			// chi routes on the raw path when Go keeps one, so the parameter arrives encoded
 			// and must be decoded before it is checked.
-			const encoded = "isbn%3A978-0441013593%2Balice%40example.com"
+			const encoded = "isbn%3A978-0441013593%2Balice%40library"
 			requireID(t, a.Get(t, "/books/"+encoded), "id")
 			requireID(t, a.Get(t, "/accounts/"+encoded), "memberId")
 		})

@@ -31,7 +31,7 @@ func (a *App) serveMetrics(ctx context.Context) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", a.metrics.Handler())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 30 * time.Second}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 30 * time.Second, MaxHeaderBytes: MaxHeaderBytes}
 	go func() {
 		<-ctx.Done()
 		_ = srv.Close()

@@ -55,6 +55,10 @@ var expected = map[string][6]int{
 	"PUT /accounts/{memberId}":           {401, 2, 403, 2, 403, 401},
 	"POST /accounts/{memberId}/fines":    {401, 403, 403, 2, 403, 401},
 	"POST /accounts/{memberId}/payments": {401, 2, 403, 2, 403, 401},
+	"GET /accounts/{memberId}/export":    {401, 2, 403, 2, 403, 401},
+	// Allowed, and then refused by the account itself: it still owes (409 AccountNotSettled).
+	// Erasing it would take it from the routes that follow.
+	"POST /accounts/{memberId}/erasure": {401, 409, 403, 409, 403, 401},
 
 	"GET /status":                                {401, 403, 403, 403, 2, 401},
 	"GET /admin/processors/{name}/parked":        {401, 403, 403, 403, 2, 401},
@@ -116,6 +120,12 @@ var requests = map[string]func(t *testing.T, w *world, account string) request{
 	"POST /accounts/{memberId}/payments": func(_ *testing.T, w *world, account string) request {
 		return request{method: http.MethodPost, path: "/accounts/" + account + "/payments", body: apitest.Obj{"amount": 100},
 			headers: []string{"Idempotency-Key", fmt.Sprintf("pay-%d", w.next())}}
+	},
+	"GET /accounts/{memberId}/export": func(_ *testing.T, _ *world, account string) request {
+		return get("/accounts/"+account+"/export")(nil, nil, "")
+	},
+	"POST /accounts/{memberId}/erasure": func(_ *testing.T, _ *world, account string) request {
+		return postTo("/accounts/"+account+"/erasure")(nil, nil, "")
 	},
 	"GET /status":                                get("/status"),
 	"GET /admin/processors/{name}/parked":        get("/admin/processors/catalog/parked"),

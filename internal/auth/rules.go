@@ -86,6 +86,8 @@ func Rules() []Rule {
 		ownOrLibrarian(http.MethodPut, "/accounts/{memberId}", "a member sets their name only: their email comes from their sign-in"),
 		librarians(http.MethodPost, "/accounts/{memberId}/fines"),
 		ownOrLibrarian(http.MethodPost, "/accounts/{memberId}/payments", "a member pays at most what they owe"),
+		ownOrLibrarian(http.MethodPost, "/accounts/{memberId}/erasure", "only a settled account, with no book on loan"),
+		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/export", ""),
 
 		operators(http.MethodGet, "/status", Allow),
 		operators(http.MethodGet, "/admin/processors/{name}/parked", Deny),

@@ -106,11 +106,63 @@ type CatalogQuery struct {
 	// PollInterval is how soon a waiting read looks at the catalog's position again (default
 	// 10 ms, growing to ten times that).
 	PollInterval time.Duration
+	// Waits bounds the reads that wait at once (NewWaitLimit); nil: no bound.
+	Waits *WaitLimit
+}
+
+// WaitLimit bounds how many reads wait for minPosition at once, on one replica, so that
+// waiting reads can't pile up: one more is answered NotCaughtUp at once instead of waiting.
+// A read whose position the catalog has reached already does not wait, and takes no place.
+type WaitLimit struct{ places chan struct{} }
+
+// NewWaitLimit lets at most n reads wait at once; nil (no bound) when n is 0 or less.
+func NewWaitLimit(n int) *WaitLimit {
+	if n <= 0 {
+		return nil
+	}
+	return &WaitLimit{places: make(chan struct{}, n)}
+}
+
+// Waiting is how many reads wait now.
+func (l *WaitLimit) Waiting() int {
+	if l == nil {
+		return 0
+	}
+	return len(l.places)
+}
+
+// waitPlace is one read's place among the waiting: taken before its first wait, given back
+// when the read ends.
+type waitPlace struct {
+	limit *WaitLimit
+	held  bool
+}
+
+// take takes a place, unless one is held already; false when all are taken.
+func (p *waitPlace) take() bool {
+	if p.limit == nil || p.held {
+		return true
+	}
+	select {
+	case p.limit.places <- struct{}{}:
+		p.held = true
+		return true
+	default:
+		return false
+	}
+}
+
+func (p *waitPlace) release() {
+	if p.held {
+		<-p.limit.places
+		p.held = false
+	}
 }
 
 // List returns the page of books that filter chooses once the catalog has handled the event
 // at minPosition (0: at once). It waits on the shared checkpoint, so it works on every replica,
-// whichever one runs the catalog. After Wait it gives up with errs.NotCaughtUp.
+// whichever one runs the catalog. After Wait it gives up with errs.NotCaughtUp, and so it does
+// at once when it would have to wait while Waits are all taken.
 func (q CatalogQuery) List(ctx context.Context, filter CatalogFilter, minPosition int64) (CatalogPage, processor.Position, error) {
 	if err := filter.check(); err != nil {
 		return CatalogPage{}, processor.Position{}, err
@@ -124,12 +176,14 @@ func (q CatalogQuery) List(ctx context.Context, filter CatalogFilter, minPositio
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	target, err := q.locate(ctx, waitCtx, minPosition)
+	place := &waitPlace{limit: q.Waits}
+	defer place.release()
+	target, err := q.locate(ctx, waitCtx, minPosition, place)
 	if err != nil {
 		return CatalogPage{}, processor.Position{}, err
 	}
 	for {
-		if err := q.waitFor(ctx, waitCtx, minPosition, target); err != nil {
+		if err := q.waitFor(ctx, waitCtx, minPosition, target, place); err != nil {
 			return CatalogPage{}, processor.Position{}, err
 		}
 		page, pos, err := q.Catalog.List(ctx, filter)
@@ -142,9 +196,9 @@ func (q CatalogQuery) List(ctx context.Context, filter CatalogFilter, minPositio
 }
 
 // locate finds where the event at minPosition is in the log's order, waiting for it to appear.
-func (q CatalogQuery) locate(ctx, waitCtx context.Context, minPosition int64) (eventstore.Checkpoint, error) {
+func (q CatalogQuery) locate(ctx, waitCtx context.Context, minPosition int64, place *waitPlace) (eventstore.Checkpoint, error) {
 	var target eventstore.Checkpoint
-	err := q.poll(ctx, waitCtx, minPosition, func() (bool, error) {
+	err := q.poll(ctx, waitCtx, minPosition, place, func() (bool, error) {
 		c, err := q.Log.Locate(waitCtx, minPosition)
 		if errs.Is(err, errs.NotFound) {
 			return false, nil
@@ -156,16 +210,17 @@ func (q CatalogQuery) locate(ctx, waitCtx context.Context, minPosition int64) (e
 }
 
 // waitFor waits until the catalog has handled the event at target.
-func (q CatalogQuery) waitFor(ctx, waitCtx context.Context, minPosition int64, target eventstore.Checkpoint) error {
-	return q.poll(ctx, waitCtx, minPosition, func() (bool, error) {
+func (q CatalogQuery) waitFor(ctx, waitCtx context.Context, minPosition int64, target eventstore.Checkpoint, place *waitPlace) error {
+	return q.poll(ctx, waitCtx, minPosition, place, func() (bool, error) {
 		pos, err := q.Catalog.Position(waitCtx)
 		return err == nil && !pos.Checkpoint.Before(target), err
 	})
 }
 
 // poll calls done until it reports true, starting every PollInterval and backing off to ten
-// times that, so that many waiting requests don't keep the database busy.
-func (q CatalogQuery) poll(ctx, waitCtx context.Context, minPosition int64, done func() (bool, error)) error {
+// times that, so that many waiting requests don't keep the database busy. Before it first
+// waits, it takes a place among the waiting reads, or gives up at once.
+func (q CatalogQuery) poll(ctx, waitCtx context.Context, minPosition int64, place *waitPlace, done func() (bool, error)) error {
 	interval := q.PollInterval
 	if interval <= 0 {
 		interval = 10 * time.Millisecond
@@ -178,6 +233,9 @@ func (q CatalogQuery) poll(ctx, waitCtx context.Context, minPosition int64, done
 			return q.waitError(ctx, waitCtx, minPosition, err)
 		case ok:
 			return nil
+		case !place.take():
+			return errs.E(errs.NotCaughtUp, "the catalog has not reached position %d yet, and as many reads as this replica lets wait "+
+				"are waiting already; try again shortly", minPosition)
 		}
 		timer := time.NewTimer(interval)
 		select {

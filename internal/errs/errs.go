@@ -38,6 +38,13 @@ const (
 	Internal              Code = "Internal"
 	// Forbidden: the caller signed in, but none of their roles may do this.
 	Forbidden Code = "Forbidden"
+	// AccountNotSettled: an account can't be erased while something is owed or on loan.
+	AccountNotSettled Code = "AccountNotSettled"
+	// Gone: the member's account was erased.
+	Gone Code = "Gone"
+	// TooManyRequests: the caller went over one of the limits at the edge (per client, failed
+	// sign-ins, account data); Retry-After says when to try again.
+	TooManyRequests Code = "TooManyRequests"
 )
 
 // Error is a failure with a code. Detail is written for the client; Cause is for the logs.

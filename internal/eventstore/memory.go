@@ -9,18 +9,21 @@ import (
 	"time"
 
 	"library/internal/errs"
+	"library/internal/pii"
 )
 
 // Memory is a Store kept in the memory of one process. Appends are serialized by a mutex, so
 // the global order is simply the order of appends. Nothing survives the process.
 type Memory struct {
-	now          func() time.Time
-	installation string
+	now            func() time.Time
+	installation   string
+	fingerprintKey []byte
 
 	mu          sync.RWMutex
 	all         []Event
 	streams     map[string][]int // indexes into all, in version order
 	snapshots   map[string]Snapshot
+	keys        map[string]pii.WrappedKey // members' data keys
 	lastAppend  uint64
 	subscribers wakeups
 }
@@ -32,7 +35,8 @@ func NewMemory(now func() time.Time) *Memory {
 	if now == nil {
 		now = time.Now
 	}
-	return &Memory{now: now, streams: make(map[string][]int), snapshots: make(map[string]Snapshot), installation: rand.Text()}
+	return &Memory{now: now, streams: make(map[string][]int), snapshots: make(map[string]Snapshot),
+		keys: make(map[string]pii.WrappedKey), installation: rand.Text(), fingerprintKey: []byte(rand.Text())}
 }
 
 // Installation implements Store: a log in memory is a new installation every time.
@@ -42,6 +46,11 @@ func (m *Memory) Installation(ctx context.Context) (string, error) {
 
 // Append implements Store.
 func (m *Memory) Append(ctx context.Context, streamID string, expectedVersion int64, events []NewEvent) ([]Event, error) {
+	return m.appendThen(ctx, streamID, expectedVersion, events, func() {})
+}
+
+// appendThen appends, and calls also while the log is locked, once the append is certain.
+func (m *Memory) appendThen(ctx context.Context, streamID string, expectedVersion int64, events []NewEvent, also func()) ([]Event, error) {
 	if err := validateAppend(streamID, expectedVersion, events); err != nil {
 		return nil, err
 	}
@@ -72,6 +81,7 @@ func (m *Memory) Append(ctx context.Context, streamID string, expectedVersion in
 		m.all = append(m.all, ev)
 		recorded[i] = clone(ev)
 	}
+	also()
 	m.subscribers.wake()
 	return recorded, nil
 }

@@ -16,22 +16,38 @@ import (
 // after routing, so it knows the route's pattern and parameters; a route with no rule is
 // refused to everyone. What the rule granted rides in the request's context (auth.AccessFrom)
 // for handlers that narrow their answer by the caller.
-func authorize(guard *auth.Guard, rules auth.Table) func(http.Handler) http.Handler {
+//
+// The limits (see Limits) are counted here, where the caller is known: an address over its
+// refused tokens is answered 429 before its token is checked, and each refused token counts
+// against it; then the request counts against its client (the caller, or the address); then,
+// once allowed, an account-data call against its own limit.
+func authorize(guard *auth.Guard, rules auth.Table, limits *limiter) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			pattern := chi.RouteContext(r.Context()).RoutePattern()
 			rule, ok := rules.Find(r.Method, pattern)
 			if !ok {
-				WriteError(w, r, errs.E(errs.Forbidden, "no rule lets anyone call %s %s", r.Method, pattern))
+				if !limits.request(w, r, auth.Caller{}) {
+					WriteError(w, r, errs.E(errs.Forbidden, "no rule lets anyone call %s %s", r.Method, pattern))
+				}
 				return
 			}
 			var caller auth.Caller
+			authorization := r.Header.Get("Authorization")
 			if !rule.Public() { // the same answer for everyone: a token sent with it is not read
-				var err error
-				if caller, err = guard.Identify(r.Context(), r.Header.Get("Authorization")); err != nil {
-					refuseToken(w, r, err)
+				if authorization != "" && limits.authBlocked(w, r) {
 					return
 				}
+				var err error
+				if caller, err = guard.Identify(r.Context(), authorization); err != nil {
+					if errors.Is(err, auth.ErrNotReady) || !limits.authFailed(w, r) {
+						refuseToken(w, r, err)
+					}
+					return
+				}
+			}
+			if limits.request(w, r, caller) {
+				return
 			}
 			memberID, err := ownParam(r, rule, caller)
 			if err != nil {
@@ -40,7 +56,15 @@ func authorize(guard *auth.Guard, rules auth.Table) func(http.Handler) http.Hand
 			}
 			access, allowed := rule.Decide(caller, memberID)
 			if !allowed {
+				// With sign-in off, a token on an admin action that is not ADMIN_TOKEN is a
+				// wrong ADMIN_TOKEN.
+				if access.Role == auth.Open && authorization != "" && limits.authFailed(w, r) {
+					return
+				}
 				deny(w, r, access)
+				return
+			}
+			if limits.accountDataCall(w, r, caller, pattern) {
 				return
 			}
 			next.ServeHTTP(w, r.WithContext(auth.WithAccess(r.Context(), access)))

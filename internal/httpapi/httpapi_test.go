@@ -78,6 +78,7 @@ func TestEveryCodeHasItsStatus(t *testing.T) {
 		errs.NotLeaseHolder: 409, errs.ConcurrencyConflict: 409, errs.PayloadTooLarge: 413,
 		errs.UnsupportedMediaType: 415, errs.IdempotencyKeyReused: 422, errs.NotReplayable: 422,
 		errs.NotCaughtUp: 503, errs.Unavailable: 503, errs.Internal: 500, "SomethingNew": 500,
+		errs.TooManyRequests: 429, errs.Gone: 410, errs.AccountNotSettled: 409,
 	}
 	for code, status := range want {
 		rec := httptest.NewRecorder()
@@ -94,7 +95,7 @@ func TestEveryCodeHasItsStatus(t *testing.T) {
 			require.NotEmpty(t, p.Title)
 		}
 		require.NotContains(t, rec.Body.String(), "cause for the logs only")
-		if status == 503 {
+		if status == 503 || status == 429 {
 			require.Equal(t, "1", rec.Header().Get("Retry-After"))
 		}
 	}
@@ -120,6 +121,23 @@ func TestInternalErrorsAreLoggedNotShown(t *testing.T) {
 		require.EqualValues(t, 500, line["status"])
 		require.NotEmpty(t, line["error"])
 	}
+}
+
+// A request's log line names its route pattern and its error code, never the ids in its path
+// or in the error's detail: member ids may be personal.
+func TestLogLinesCarryRoutesNotPaths(t *testing.T) {
+	t.Parallel()
+	api, logs := newTestAPI(t)
+	for _, path := range []string{"/ids/alice@example.com", "/ids/%00alice@example.com"} {
+		rec := httptest.NewRecorder()
+		api.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		line := lastLine(logs)
+		require.NotContains(t, string(line), "alice", path)
+		var fields map[string]any
+		require.NoError(t, json.Unmarshal(line, &fields))
+		require.Equal(t, "/ids/{id}", fields["route"], path)
+	}
+	require.Contains(t, string(lastLine(logs)), `"code":"InvalidRequest"`)
 }
 
 func TestRequestIDs(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"library/internal/errs"
 	"library/internal/validate"
 )
 
@@ -75,7 +76,7 @@ func observe(logger *slog.Logger, observer func(method, route string, status int
 				if span := trace.SpanFromContext(r.Context()); span.IsRecording() {
 					// The route is known only once routing is done: the span is named after it,
 					// never after the path, whose ids would make a name per member.
-					span.SetName(r.Method + " " + orUnmatched(route))
+					span.SetName(spanMethod(r.Method) + " " + orUnmatched(route))
 					span.SetAttributes(attribute.String("http.route", orUnmatched(route)), attribute.String("library.request_id", info.id))
 				}
 				logRequest(logger, r, ww, info, status, route, elapsed)
@@ -108,15 +109,19 @@ func logRequest(logger *slog.Logger, r *http.Request, ww middleware.WrapResponse
 	attrs := []slog.Attr{
 		slog.String("request_id", info.id),
 		slog.String("method", r.Method),
-		slog.String("route", route),
-		slog.String("path", r.URL.Path),
+		slog.String("route", route), // the pattern, never the raw path: paths carry member ids
 		slog.Int("status", status),
 		slog.Int("bytes", ww.BytesWritten()),
 		slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
 	}
 	level := slog.LevelInfo
 	if info.err != nil {
-		attrs = append(attrs, slog.String("error", info.err.Error()))
+		// A client's mistake is logged by its code alone: its detail names the ids in the
+		// request. A failure of the service keeps its text, which is the service's own.
+		attrs = append(attrs, slog.String("code", string(errs.CodeOf(info.err))))
+		if status >= 500 {
+			attrs = append(attrs, slog.String("error", info.err.Error()))
+		}
 		if status >= 500 && status != 503 {
 			level = slog.LevelError
 		} else if status >= 500 {

@@ -37,6 +37,10 @@ func statusOf(code errs.Code) (int, string) {
 		return http.StatusForbidden, "Forbidden"
 	case errs.NotFound:
 		return http.StatusNotFound, "Not found"
+	case errs.Gone:
+		return http.StatusGone, "Gone"
+	case errs.AccountNotSettled:
+		return http.StatusConflict, "Account not settled"
 	case errs.MethodNotAllowed:
 		return http.StatusMethodNotAllowed, "Method not allowed"
 	case errs.BookAlreadyExists:
@@ -59,6 +63,8 @@ func statusOf(code errs.Code) (int, string) {
 		return http.StatusUnprocessableEntity, "Idempotency-Key reused"
 	case errs.NotReplayable:
 		return http.StatusUnprocessableEntity, "Not replayable"
+	case errs.TooManyRequests:
+		return http.StatusTooManyRequests, "Too many requests"
 	case errs.NotCaughtUp:
 		return http.StatusServiceUnavailable, "Not caught up"
 	case errs.Unavailable:
@@ -95,7 +101,8 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	} else if code == errs.Unavailable {
 		detail = "the service cannot reach its database right now; try again shortly"
 	}
-	if status == http.StatusServiceUnavailable {
+	if status == http.StatusServiceUnavailable || (status == http.StatusTooManyRequests && w.Header().Get("Retry-After") == "") {
+		// A limit sets its own Retry-After (its window) before it answers; 1 s otherwise.
 		w.Header().Set("Retry-After", "1")
 	}
 	if status == http.StatusInternalServerError {

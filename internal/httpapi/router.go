@@ -6,6 +6,8 @@
 // decoded strictly; a deadline on the whole request; and errors answered as RFC 9457 problems
 // whose status comes from one table keyed by error code. A panic or an error without a code is
 // a 500 whose text is logged, never sent. An unreachable database is a 503 with Retry-After.
+// Every answer is nosniff and, unless its handler says otherwise, no-store. Limits bound what
+// one client may ask (429 with Retry-After); spans record the route, never the path.
 //
 // Feature packages add their routes as Modules and write their handlers with Handle, DecodeJSON,
 // PathID, IdempotencyKey and WriteResult.
@@ -15,6 +17,8 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -53,8 +57,14 @@ type Options struct {
 	Rules []auth.Rule
 	// TracerProvider, when set, makes a span of every request (named by its route pattern),
 	// the parent of what the request does. A traceparent that a client sends is linked to,
-	// not taken as the parent: the API is public. Nil: no spans, at no cost.
+	// not taken as the parent: the API is public. Nil: no spans, at no cost. The span records
+	// no path, query, Host, User-Agent or X-Forwarded-For (see traced).
 	TracerProvider trace.TracerProvider
+	// Limits bound what one client may ask (see Limits); the zero value limits nothing.
+	Limits Limits
+	// TrustedProxies are the proxies whose X-Forwarded-For tells the client's address (see
+	// ClientAddress); none by default, and then X-Forwarded-For is ignored.
+	TrustedProxies []netip.Prefix
 }
 
 // New returns the service's HTTP handler with the given feature modules mounted.
@@ -66,21 +76,24 @@ func New(opts Options, modules ...Module) http.Handler {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	r := chi.NewRouter()
-	r.Use(observe(opts.Logger, opts.Observe), CORS(opts.CORSOrigins), limitBody(MaxBodyBytes), deadline(opts.RequestTimeout), middleware.GetHead)
+	r.Use(securityHeaders, observe(opts.Logger, opts.Observe), CORS(opts.CORSOrigins), clientIP(opts.TrustedProxies),
+		limitBody(MaxBodyBytes), deadline(opts.RequestTimeout), middleware.GetHead)
 	if opts.Guard == nil {
 		opts.Guard = auth.NewGuard(nil, "")
 	}
 	if opts.Rules == nil {
 		opts.Rules = auth.Rules()
 	}
-	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+	limits := newLimiter(opts.Limits)
+	r.NotFound(limits.unrouted(func(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, errs.E(errs.NotFound, "there is nothing at this path"))
-	})
-	r.MethodNotAllowed(methodNotAllowed)
+	}))
+	r.MethodNotAllowed(limits.unrouted(methodNotAllowed))
 
-	// Routes run their rules after routing, in this group, so the rules see the route's pattern.
+	// Routes run their rules after routing, in this group, so the rules see the route's pattern;
+	// the limits are counted there too, once the caller is known.
 	r.Group(func(r chi.Router) {
-		r.Use(authorize(opts.Guard, auth.NewTable(opts.Rules)))
+		r.Use(authorize(opts.Guard, auth.NewTable(opts.Rules), limits))
 		health(r, opts.Ready)
 		for _, m := range modules {
 			m.Routes(r)
@@ -89,11 +102,66 @@ func New(opts Options, modules ...Module) http.Handler {
 	if opts.TracerProvider == nil {
 		return r
 	}
-	return otelhttp.NewHandler(r, "request",
-		otelhttp.WithTracerProvider(opts.TracerProvider),
+	return traced(opts.TracerProvider, r)
+}
+
+// securityHeaders marks every answer nosniff, and not to be stored: the API's answers are
+// per caller and of the moment. A handler that may be cached says so itself (the web app's
+// files are no-cache, revalidated by ETag).
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// requestKey holds, in the context otelhttp sees, the request as it came.
+type requestKey struct{}
+
+// traced makes a span of every request with otelhttp, from a copy of the request that holds
+// only what is bounded and true: the method (a standard one, or _OTHER), the TCP peer, the
+// protocol, and the traceparent and tracestate that the span links to. The path and query
+// (ids, and as long as a client likes), Host, User-Agent and X-Forwarded-For (whatever a
+// client says) never reach it: observe names the span, and sets http.route, from the route
+// pattern. The handlers get the request as it came, in the span's context.
+func traced(tp trace.TracerProvider, next http.Handler) http.Handler {
+	spanned := otelhttp.NewHandler(http.HandlerFunc(func(w http.ResponseWriter, seen *http.Request) {
+		r, _ := seen.Context().Value(requestKey{}).(*http.Request)
+		r = r.WithContext(seen.Context())
+		r.Body = seen.Body // counted by otelhttp
+		next.ServeHTTP(w, r)
+	}), "request",
+		otelhttp.WithTracerProvider(tp),
 		otelhttp.WithPropagators(tracing.Propagator()),
 		otelhttp.WithPublicEndpointFn(func(*http.Request) bool { return true }),
 		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method }))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen := r.WithContext(context.WithValue(r.Context(), requestKey{}, r))
+		seen.Method = spanMethod(r.Method)
+		seen.URL = &url.URL{}
+		seen.RequestURI = ""
+		seen.Host = ""
+		seen.Header = http.Header{}
+		for _, name := range []string{"Traceparent", "Tracestate"} {
+			if v := r.Header.Values(name); len(v) > 0 {
+				seen.Header[name] = v
+			}
+		}
+		spanned.ServeHTTP(w, seen)
+	})
+}
+
+// spanMethod is a request's method as spans show it: one of HTTP's own, or _OTHER, so that a
+// client can't make a span's name or attributes as long as it likes.
+func spanMethod(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete,
+		http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return method
+	}
+	return "_OTHER"
 }
 
 // health serves /healthz, which answers while the process serves, and /readyz, which answers

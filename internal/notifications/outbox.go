@@ -50,6 +50,7 @@ type Outbox struct {
 	mu       sync.Mutex
 	ids      *MessageIDs // made on first use
 	relay    relayState
+	domains  domainSlots           // emails in flight per recipient domain (domains.go)
 	unsaved  map[string]Acceptance // accepted, but not yet recorded: the record failed
 	initOnce sync.Once
 }
@@ -109,7 +110,7 @@ func (o *Outbox) Handle(ctx context.Context, e eventstore.Event) error {
 		return err
 	}
 	start := o.now()
-	err = o.send(ctx, e, email)
+	err = o.sendWithinDomain(ctx, e, email)
 	if err != nil {
 		return o.sendFailed(err)
 	}
@@ -154,11 +155,13 @@ func (o *Outbox) email(ctx context.Context, bookID string, version int64, id str
 	account, _, err := o.Accounts.Get(ctx, lent.MemberID)
 	switch {
 	case errs.Is(err, errs.NotFound):
-		return Email{}, &processor.ParkError{Reason: fmt.Sprintf("member %s has no account, so no email address", lent.MemberID), Public: "no email address"}
+		return Email{}, &processor.ParkError{Reason: "the member has no account, so no email address", Public: "no email address"}
 	case err != nil:
 		return Email{}, err
+	case account.Erased:
+		return Email{}, &processor.ParkError{Reason: processor.ErasedReason, Public: "erased"}
 	case account.Email == "":
-		return Email{}, &processor.ParkError{Reason: fmt.Sprintf("member %s has no email address", lent.MemberID), Public: "no email address"}
+		return Email{}, &processor.ParkError{Reason: "the member has no email address", Public: "no email address"}
 	}
 	return Email{
 		MessageID: id,
@@ -265,8 +268,12 @@ func (o *Outbox) Parked(eventstore.Event) { o.observe(func(ob Observer) { ob.Ema
 func (o *Outbox) Deferred(eventstore.Event) { o.observe(func(ob Observer) { ob.EmailDeferred() }) }
 
 // Idle implements processor.Idler: emails that come close together share SMTP connections,
-// which are closed once the outbox has had nothing to send for a second.
-func (o *Outbox) Idle() { _ = o.Mailer.Close() }
+// which are closed once the outbox has had nothing to send for a second. Emails still waiting
+// for a slot of their domain are told to try again.
+func (o *Outbox) Idle() {
+	_ = o.Mailer.Close()
+	o.domains.wakeAll()
+}
 
 func (o *Outbox) observe(f func(Observer)) {
 	if o.Observer != nil {

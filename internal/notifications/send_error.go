@@ -18,12 +18,15 @@ const (
 	// Permanent: the relay refused this email for good (a 5xx to MAIL, RCPT or DATA), or its
 	// address can't be sent at all. Trying again would get the same answer.
 	Permanent FailureClass = "permanent"
-	// Temporary: the relay refused this email for now (a 4xx to RCPT or DATA, such as a full
-	// mailbox or greylisting). It is tried again later, while other emails go on.
+	// Temporary: the relay took the conversation as far as this email's recipient and then
+	// refused it for now, or stalled on it: a 4xx to RCPT or DATA (a full mailbox, greylisting,
+	// and a 421 or 454 after which the relay keeps the connection), or no answer to RCPT in
+	// time. It is tried again later, while other emails go on.
 	Temporary FailureClass = "temporary"
-	// RelayDown: the relay can't be reached or takes no mail at all for now (connecting, TLS or
-	// authentication failed, a 421 or a 4xx to MAIL, a timeout, a dropped connection). It is
-	// no email's fault: sending pauses until the relay is back.
+	// RelayDown: the relay can't be reached or takes no mail at all for now: connecting, TLS or
+	// authentication failed, any failure at MAIL FROM, a 421 after which the relay hangs up, a
+	// connection dropped without a reply, or a timeout anywhere but at RCPT. It is no email's
+	// fault: sending pauses until the relay is back.
 	RelayDown FailureClass = "relayDown"
 )
 
@@ -69,26 +72,32 @@ func IsSendError(err error) (*SendError, bool) {
 	return se, ok
 }
 
-// sortReply sorts a failure at one step of a conversation.
+// sortReply sorts a failure at one step of a conversation, by the reply alone. What the relay
+// does next can change it: a 421 after which it hangs up, or a timeout at RCPT (see
+// smtpConn.refused).
 func sortReply(step string, err error) *SendError {
 	var reply *textproto.Error
 	if !errors.As(err, &reply) {
 		return connectionFailure(step, err)
 	}
 	se := &SendError{Step: step, Code: reply.Code, Text: fmt.Sprintf("the relay answered %s with %d %s", step, reply.Code, reply.Msg)}
+	reason := "4xx"
+	if reply.Code == 421 || reply.Code == 454 {
+		// 421: the relay is closing the connection, or says so; 454: it can't take this now
+		// (a rate limit, TLS or authentication unavailable). Kept apart for the metrics.
+		reason = fmt.Sprint(reply.Code)
+	}
 	switch {
-	case reply.Code == 421 || reply.Code == 454:
-		// 421: the relay is closing the connection; 454: it can't take mail now (a rate
-		// limit, TLS or authentication unavailable). Neither is about this email.
-		se.Class, se.Reason = RelayDown, fmt.Sprint(reply.Code)
 	case reply.Code >= 500:
 		se.Class, se.Reason = Permanent, "5xx"
 	case step == StepMail:
 		// MAIL FROM names the sender, the same for every email: a 4xx to it is about the
 		// relay and the sender, not this email.
-		se.Class, se.Reason = RelayDown, "4xx"
+		se.Class, se.Reason = RelayDown, reason
 	default:
-		se.Class, se.Reason = Temporary, "4xx"
+		// RCPT and DATA come after the relay took MAIL FROM on this connection: a 4xx to them
+		// follows this email's recipient, unless the relay then hangs up (refused).
+		se.Class, se.Reason = Temporary, reason
 	}
 	return se
 }

@@ -38,8 +38,8 @@ type SMTPMailer struct {
 var _ Mailer = (*SMTPMailer)(nil)
 
 // NewSMTPMailer returns a mailer for cfg; it does not connect yet. A zero Timeout becomes 10s,
-// an empty TLS becomes starttls and a zero Port the default port of the TLS mode. A nil
-// logger logs nothing.
+// an empty TLS becomes starttls, a zero Port the default port of the TLS mode and a zero
+// MaxPerDomain DefaultMaxPerDomain. A nil logger logs nothing.
 func NewSMTPMailer(cfg SMTPConfig, logger *slog.Logger) *SMTPMailer {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = defaultSMTPTimeout
@@ -49,6 +49,9 @@ func NewSMTPMailer(cfg SMTPConfig, logger *slog.Logger) *SMTPMailer {
 	}
 	if cfg.Port == 0 {
 		cfg.Port = defaultPort(cfg.TLS)
+	}
+	if cfg.MaxPerDomain <= 0 {
+		cfg.MaxPerDomain = DefaultMaxPerDomain
 	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -61,6 +64,10 @@ func NewSMTPMailer(cfg SMTPConfig, logger *slog.Logger) *SMTPMailer {
 	}
 	return m
 }
+
+// MaxPerDomain is how many emails the outbox may have in flight to one recipient domain at once
+// (SMTPConfig.MaxPerDomain).
+func (m *SMTPMailer) MaxPerDomain() int { return m.cfg.MaxPerDomain }
 
 // Send delivers e over a pooled connection. It returns nil once the relay has accepted the
 // message, a *SendError when it refused it or could not be reached, or ctx's error when ctx

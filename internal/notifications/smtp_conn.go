@@ -170,12 +170,32 @@ func (c *smtpConn) transaction(msg *mail.Msg, from, to string) outcome {
 	return outcome{accepted: true, usable: true}
 }
 
-// refused sorts a failed step. After a reply the conversation can go on once RSET clears the
-// transaction; after a connection failure or a 421 it can't.
+// refused sorts a failed step, and says whether the connection can carry the next message.
+//
+// Without a reply (the connection broke or timed out) it can't, and the relay is down, except
+// for a timeout at RCPT: the relay has just answered MAIL FROM on this connection, so it is
+// taking mail, and stalls on this recipient (checking the address with its domain, a rate
+// limit on that domain).
+//
+// After a reply, RSET clears the transaction and tells whether the relay kept the connection.
+// A 421 after which it did not (the RSET fails) is the relay closing down, as RFC 5321's 421
+// says; a 421 after which it goes on answering was about this recipient only.
 func (c *smtpConn) refused(step string, err error) outcome {
 	se := sortReply(step, err)
-	usable := se.Code != 0 && se.Code != 421 && c.client.Reset() == nil
-	return outcome{usable: usable, err: se}
+	if se.Code == 0 {
+		if step == StepRcpt && se.Reason == "timeout" {
+			se.Class = Temporary
+		}
+		return outcome{err: se}
+	}
+	if err := c.client.Reset(); err != nil {
+		if se.Code == 421 {
+			se.Class = RelayDown
+			se.Text += " and closed the connection"
+		}
+		return outcome{err: se}
+	}
+	return outcome{usable: true, err: se}
 }
 
 // quit ends the conversation politely, within the timeout, and closes the connection.

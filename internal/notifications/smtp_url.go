@@ -36,6 +36,10 @@ type SMTPConfig struct {
 	// MaxRate caps the messages sent per second (SMTP_MAX_RATE), for relays that refuse mail
 	// past a rate; 0 means no cap.
 	MaxRate float64
+	// MaxPerDomain caps the emails the outbox has in flight to one recipient domain at once
+	// (SMTP_MAX_PER_DOMAIN), so that one slow domain can't take every connection. Zero means
+	// DefaultMaxPerDomain. The outbox keeps to it (Outbox.Handle); Send itself does not wait.
+	MaxPerDomain int
 }
 
 const defaultSMTPTimeout = 10 * time.Second
@@ -153,10 +157,14 @@ func (c SMTPConfig) GoString() string { return "notifications.SMTPConfig(" + c.S
 // LogValue logs the host, port, TLS mode and whether the mailer authenticates, never the user
 // name or the password.
 func (c SMTPConfig) LogValue() slog.Value {
-	return slog.GroupValue(
+	attrs := []slog.Attr{
 		slog.String("host", c.Host),
 		slog.Int("port", c.Port),
 		slog.String("tls", c.TLS),
 		slog.Bool("auth", c.Username != ""),
-	)
+	}
+	if c.MaxPerDomain > 0 {
+		attrs = append(attrs, slog.Int("max_per_domain", c.MaxPerDomain))
+	}
+	return slog.GroupValue(attrs...)
 }

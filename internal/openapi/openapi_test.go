@@ -39,9 +39,9 @@ func TestDocumentIsValid(t *testing.T) {
 var codes = map[string]int{
 	"InvalidRequest": 400, "IdempotencyKeyMissing": 400, "Unauthorized": 401, "Forbidden": 403, "NotFound": 404,
 	"MethodNotAllowed": 405, "BookAlreadyExists": 409, "BookAlreadyLent": 409, "LoanMismatch": 409,
-	"NothingToPay": 409, "NotLeaseHolder": 409, "ConcurrencyConflict": 409, "PayloadTooLarge": 413,
+	"NothingToPay": 409, "AccountNotSettled": 409, "NotLeaseHolder": 409, "ConcurrencyConflict": 409, "PayloadTooLarge": 413,
 	"UnsupportedMediaType": 415, "IdempotencyKeyReused": 422, "NotReplayable": 422,
-	"NotCaughtUp": 503, "Unavailable": 503, "Internal": 500,
+	"NotCaughtUp": 503, "Unavailable": 503, "Internal": 500, "TooManyRequests": 429, "Gone": 410,
 }
 
 // Every problem code is in the document, and every problem response of an operation is one
@@ -75,7 +75,7 @@ func TestProblemResponses(t *testing.T) {
 		}
 		assert.NotNil(t, ref.Value.Headers["X-Request-Id"], "%s carries X-Request-Id", name)
 		switch status {
-		case http.StatusServiceUnavailable:
+		case http.StatusServiceUnavailable, http.StatusTooManyRequests:
 			assert.NotNil(t, ref.Value.Headers["Retry-After"], name)
 		case http.StatusUnauthorized:
 			assert.NotNil(t, ref.Value.Headers["WWW-Authenticate"], name)
@@ -94,6 +94,7 @@ func TestProblemResponses(t *testing.T) {
 			}
 			assert.NotNil(t, op.Responses.Status(http.StatusInternalServerError), "%s %s can fail", method, path)
 			assert.NotNil(t, op.Responses.Status(http.StatusMethodNotAllowed), "%s %s: other methods are 405", method, path)
+			assert.NotNil(t, op.Responses.Status(http.StatusTooManyRequests), "%s %s: every operation is limited", method, path)
 			assert.Equal(t, readsToken(op), op.Responses.Status(http.StatusUnauthorized) != nil,
 				"%s %s lists 401 exactly when it reads a token", method, path)
 		}

@@ -42,6 +42,10 @@ type dispatcher struct {
 	nextDue      time.Time  // the earliest next attempt known; zero: none
 	nextDueStale bool       // ask the store for nextDue once the due events in hand are done
 
+	held    map[int64]*heldEvent // handed back by the handler (Later), by position; see dispatch_held.go
+	ready   []*heldEvent         // held events whose Ready has closed, to start first
+	readied chan *heldEvent      // a held event's Ready closed
+
 	lastBusy time.Time // when the handler last had work; zero once it was told it is idle
 	failures int       // failures of the log or the checkpoints in a row
 }
@@ -62,6 +66,9 @@ type result struct {
 	done bool
 	// deferredTo is the event's next attempt, when it was deferred.
 	deferredTo time.Time
+	// held is set when the handler handed the event back untried (Later): it is still in
+	// hand, out of its slot.
+	held *heldEvent
 }
 
 func newDispatcher(h *holding) *dispatcher {
@@ -73,6 +80,8 @@ func newDispatcher(h *holding) *dispatcher {
 		gate:     newGate(),
 		busy:     map[int64]bool{},
 		results:  make(chan result, inFlight),
+		held:     map[int64]*heldEvent{},
+		readied:  make(chan *heldEvent),
 	}
 	d.idler, _ = h.proc.Handler.(Idler)
 	return d
@@ -129,6 +138,7 @@ func (d *dispatcher) step() (progressed bool, err error) {
 
 // reload starts again from the shared checkpoint, with nothing in hand.
 func (d *dispatcher) reload() error {
+	d.dropHeld()
 	pos, err := d.load()
 	if err != nil {
 		return err
@@ -170,6 +180,7 @@ func (d *dispatcher) replay() (bool, error) {
 	if d.running > 0 {
 		return false, nil // wait for the events in hand
 	}
+	d.dropHeld()
 	if err := d.save(); err != nil {
 		return false, err
 	}
@@ -225,7 +236,8 @@ func (d *dispatcher) read() (bool, error) {
 	return len(events) > 0, nil
 }
 
-// start starts events while there are free slots: due deferred events first, then the window's.
+// start starts events while there are free slots: held events that may go again first, then
+// due deferred events, then the window's.
 func (d *dispatcher) start() (bool, error) {
 	if closed, _ := d.gate.state(); closed || d.replayWanted.Load() {
 		return false, nil
@@ -233,6 +245,11 @@ func (d *dispatcher) start() (bool, error) {
 	progressed := false
 	for d.running < d.inFlight {
 		switch {
+		case len(d.ready) > 0:
+			h := d.ready[0]
+			d.ready = d.ready[1:]
+			delete(d.held, h.event.Position)
+			d.launch(h.event, h.attempt, h.entry) // still counted in busy and dueRunning
 		case len(d.due) > 0:
 			next := d.due[0]
 			d.due = d.due[1:]
@@ -272,6 +289,8 @@ func (d *dispatcher) collect() {
 		select {
 		case res := <-d.results:
 			d.finished(res)
+		case h := <-d.readied:
+			d.readyAgain(h)
 		default:
 			return
 		}
@@ -282,6 +301,10 @@ func (d *dispatcher) collect() {
 func (d *dispatcher) finished(res result) {
 	d.running--
 	d.inFlight64(-1)
+	if res.held != nil {
+		d.hold(res.held)
+		return
+	}
 	delete(d.busy, res.position)
 	if res.entry == nil {
 		d.dueRunning--

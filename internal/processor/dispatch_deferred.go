@@ -80,6 +80,8 @@ func (d *dispatcher) wait() {
 	select {
 	case res := <-d.results:
 		d.finished(res)
+	case h := <-d.readied:
+		d.readyAgain(h)
 	case <-d.wakeups:
 		d.readWanted = true
 	case <-d.poll.C:

@@ -2,6 +2,7 @@ package processor
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -33,6 +34,13 @@ func (d *dispatcher) handle(e eventstore.Event, attempt int, from *entry) result
 			return res
 		}
 		switch sortOutcome(err) {
+		case later:
+			// Nothing was tried: the gate learns nothing, and a probe lets another go.
+			d.gate.abandon(probe)
+			var wait *LaterError
+			errors.As(err, &wait)
+			res.held = &heldEvent{event: e, attempt: attempt, entry: from, ready: wait.Ready}
+			return res
 		case pauseAll:
 			d.gate.paused(probe)
 			d.failedAt(e.Position, err)

@@ -90,6 +90,13 @@
 //     closes: no event is started, the events in hand wait at it, and after a backoff (100ms,
 //     doubling to 5s) one of them goes through as a probe. The probe getting through opens the
 //     gate for all. These attempts use up nothing: an outage of any length parks nothing.
+//   - Later: nothing failed, but the handler can't take this event now, for a limit of its own
+//     (the outbox's emails in flight to one recipient domain). The event gives its slot back at
+//     once, uses up no attempt, and waits, still in hand (the checkpoint stays below it), until
+//     the channel the handler gave is closed; then it is started again before events not yet
+//     started. Events after it go on meanwhile, so one busy key can't take every slot. A
+//     deferred event handed back holds back the next batch of due deferred events until it is
+//     done with, as any due event in hand does.
 //   - any other error: the event failed for now. It is deferred: kept in the shared store with
 //     its next attempt time (Options.Retry: by default six tries over about a minute), so that
 //     the checkpoint passes it and events after it go on, and a takeover keeps it. Whoever

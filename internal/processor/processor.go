@@ -3,6 +3,7 @@ package processor
 import (
 	"context"
 	"errors"
+	"time"
 
 	"library/internal/errs"
 	"library/internal/eventstore"
@@ -59,6 +60,11 @@ type ViewModel interface {
 //     on is down (the mail relay, the database), not this event. The processor stops starting
 //     events, tries this one again with backoff until it gets through, and then goes on; the
 //     event uses up none of its attempts.
+//   - an error made by Later: not this event's failure, nor a dependency's. The handler can't
+//     take the event now, for a limit of its own (the outbox's emails in flight to one mail
+//     domain), and says when it may: the event leaves its slot at once, uses up no attempt,
+//     and is started again, ahead of events not yet started, once the Ready channel it gave is
+//     closed. Meanwhile the checkpoint stays below it, as for any event in hand.
 //   - any other error: this event failed for now. It is deferred: kept, with its next attempt
 //     time, where every replica sees it, and tried again off the line (later events go on
 //     meanwhile) on the Options.Retry schedule, then parked when its attempts run out.
@@ -112,6 +118,27 @@ func (e *PauseError) Unwrap() error      { return e.Err }
 // Pause returns an error that pauses the processor: see Handler.
 func Pause(err error) error { return &PauseError{Err: err} }
 
+// LaterError says that a handler can't take an event now, for a limit of its own, and will be
+// able to once Ready is closed: see Handler.
+type LaterError struct {
+	// Ready is closed when the event may be started again. It is a hint, not a promise: an
+	// event started again may be handed back again. Nil means "shortly" (laterRetry).
+	Ready <-chan struct{}
+	Err   error
+}
+
+func (e *LaterError) Error() string { return e.Err.Error() }
+func (e *LaterError) Unwrap() error { return e.Err }
+
+// PublicText implements PublicTexter.
+func (e *LaterError) PublicText() string { return "waiting: " + PublicText(e.Err) }
+
+// Later returns an error that hands the event back untried until ready is closed: see Handler.
+func Later(ready <-chan struct{}, err error) error { return &LaterError{Ready: ready, Err: err} }
+
+// laterRetry is how soon an event handed back without a Ready channel is started again.
+const laterRetry = 100 * time.Millisecond
+
 // outcome is how the runner sorts what a Handler returned.
 type outcome int
 
@@ -120,14 +147,18 @@ const (
 	parkIt
 	pauseAll
 	deferIt
+	later
 )
 
 func sortOutcome(err error) outcome {
 	var park *ParkError
 	var pause *PauseError
+	var wait *LaterError
 	switch {
 	case err == nil:
 		return handled
+	case errors.As(err, &wait):
+		return later
 	case errors.As(err, &park):
 		return parkIt
 	case errors.As(err, &pause), errs.Is(err, errs.Unavailable):

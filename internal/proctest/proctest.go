@@ -37,6 +37,9 @@ func Build(dir, pkg string) error {
 	return os.Setenv(EnvBinary, binary)
 }
 
+// PIIKey is the key-encryption key the processes run with unless env gives another.
+const PIIKey = "dGVzdHMtb25seSBrZXktZW5jcnlwdGlvbiBrZXkgISE="
+
 // Process is one running copy of the binary.
 type Process struct {
 	cmd  *exec.Cmd
@@ -82,7 +85,7 @@ func Launch(t testing.TB, env []string, args ...string) *Process {
 	// Sign-in is off unless env says otherwise (AUTH= and AUTH_ISSUER=...): the processes'
 	// tests are of other promises. /metrics is served on a port of its own.
 	p.cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "REPLICA_ID=" + t.Name(), "HTTP_ADDR=127.0.0.1:0",
-		"METRICS_ADDR=127.0.0.1:0", "AUTH=off"}, env...)
+		"METRICS_ADDR=127.0.0.1:0", "AUTH=off", "PII_KEY=" + PIIKey}, env...)
 	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

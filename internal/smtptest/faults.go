@@ -30,8 +30,27 @@ func (s *Server) Refuse(code int, msg string) {
 // to fit RFC 5321's limit on a reply line. RefuseRecipient(addr, 0, "") accepts addr again; any
 // other code outside 400-599 panics.
 func (s *Server) RefuseRecipient(addr string, code int, msg string) {
+	s.refuseRecipient("RefuseRecipient", addr, code, msg, false)
+}
+
+// RefuseRecipientKeepOpen is RefuseRecipient, except that the server keeps the connection
+// after a 421 too, and takes the client's next command (RSET, another MAIL FROM): a relay that
+// answers "421 try again later" for one recipient and goes on serving the connection, as
+// some do for a recipient or domain they rate-limit. With any other code it is RefuseRecipient.
+// RefuseRecipient(addr, 0, "") or RefuseRecipientKeepOpen(addr, 0, "") accepts addr again.
+func (s *Server) RefuseRecipientKeepOpen(addr string, code int, msg string) {
+	s.refuseRecipient("RefuseRecipientKeepOpen", addr, code, msg, true)
+}
+
+// rcptRefusal is the reply RCPT TO gets for one address.
+type rcptRefusal struct {
+	reply    *smtp.SMTPError
+	keepOpen bool // even after a 421
+}
+
+func (s *Server) refuseRecipient(name, addr string, code int, msg string, keepOpen bool) {
 	if code != 0 && (code < 400 || code > 599) {
-		panic(fmt.Sprintf("smtptest: RefuseRecipient: code %d is not a refusal (4xx or 5xx)", code))
+		panic(fmt.Sprintf("smtptest: %s: code %d is not a refusal (4xx or 5xx)", name, code))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -39,11 +58,28 @@ func (s *Server) RefuseRecipient(addr string, code int, msg string) {
 		delete(s.rcptRefusals, addrKey(addr))
 		return
 	}
-	s.rcptRefusals[addrKey(addr)] = &smtp.SMTPError{
+	s.rcptRefusals[addrKey(addr)] = rcptRefusal{keepOpen: keepOpen, reply: &smtp.SMTPError{
 		Code:         code,
 		EnhancedCode: rcptEnhancedCode(code),
 		Message:      replyText(msg, "Recipient refused"),
+	}}
+}
+
+// DelayRecipient makes the server wait d before answering RCPT TO (with its 250, or the
+// refusal set for the address) from now on. match is an address ("reader@example.org"), or a
+// domain without an "@" ("example.org"), which means every address at that domain; either is
+// matched without regard to case, and an address's own delay wins over its domain's. A delay
+// longer than the client's timeout is a recipient that stalls: the client gives up, and the
+// server answers a connection the client has closed. DelayRecipient(match, 0) answers at once
+// again. A wait in progress ends early when the server is closed, with a 421 reply.
+func (s *Server) DelayRecipient(match string, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d <= 0 {
+		delete(s.rcptDelays, addrKey(match))
+		return
 	}
+	s.rcptDelays[addrKey(match)] = d
 }
 
 // SetDelay makes the server wait d between reading each message after DATA and writing its
@@ -80,13 +116,18 @@ func (s *Server) dataFaults() (*smtp.SMTPError, bool) {
 	return s.refusal, s.closeAfterAccept
 }
 
-// recipient counts a RCPT TO for addr and returns the refusal set for it, if any.
-func (s *Server) recipient(addr string) *smtp.SMTPError {
+// recipient counts a RCPT TO for addr and returns what to do about it: the refusal set for
+// it, if any, and how long to wait before answering.
+func (s *Server) recipient(addr string) (rcptRefusal, time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := addrKey(addr)
 	s.attempts[key]++
-	return s.rcptRefusals[key]
+	delay, ok := s.rcptDelays[key]
+	if !ok {
+		delay = s.rcptDelays[domainOf(key)]
+	}
+	return s.rcptRefusals[key], delay
 }
 
 // rcptEnhancedCode is the RFC 3463 status code that goes with a refusal of RCPT TO.

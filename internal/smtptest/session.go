@@ -30,6 +30,7 @@ type session struct {
 	inTx   bool // a mail transaction is open and counted in Server.openTx
 	from   string
 	to     []string
+	toDoms []string // domains this transaction is counted in Server.openTo for
 }
 
 var _ smtp.AuthSession = (*session)(nil)
@@ -65,6 +66,10 @@ func (ss *session) Mail(from string, _ *smtp.MailOptions) error {
 		return smtp.ErrAuthRequired
 	}
 	ss.from, ss.to = from, nil
+	for _, d := range ss.toDoms { // a MAIL FROM that starts over without RSET
+		ss.s.toClosed(d)
+	}
+	ss.toDoms = nil
 	if !ss.inTx {
 		ss.inTx = true
 		ss.s.txOpened()
@@ -73,14 +78,31 @@ func (ss *session) Mail(from string, _ *smtp.MailOptions) error {
 }
 
 func (ss *session) Rcpt(to string, _ *smtp.RcptOptions) error {
-	refusal := ss.s.recipient(to) // counts the attempt even when it is refused below
+	refusal, delay := ss.s.recipient(to) // counts the attempt even when it is refused below
 	if ss.needsAuth() {
 		return smtp.ErrAuthRequired
 	}
-	if refusal != nil {
-		return ss.fail(refusal)
+	domain := domainOf(addrKey(to))
+	ss.s.toOpened(domain)
+	if delay > 0 {
+		timer := time.NewTimer(delay)
+		select {
+		case <-timer.C:
+		case <-ss.s.stop:
+			timer.Stop()
+			ss.s.toClosed(domain)
+			return ss.fail(&smtp.SMTPError{Code: 421, EnhancedCode: smtp.EnhancedCode{4, 3, 2}, Message: "Server shutting down"})
+		}
+	}
+	if refusal.reply != nil {
+		ss.s.toClosed(domain)
+		if refusal.keepOpen {
+			return refusal.reply
+		}
+		return ss.fail(refusal.reply)
 	}
 	ss.to = append(ss.to, to)
+	ss.toDoms = append(ss.toDoms, domain)
 	return nil
 }
 
@@ -141,6 +163,10 @@ func (ss *session) Logout() error {
 }
 
 func (ss *session) endTx() {
+	for _, d := range ss.toDoms {
+		ss.s.toClosed(d)
+	}
+	ss.toDoms = nil
 	if ss.inTx {
 		ss.inTx = false
 		ss.s.txClosed()

@@ -10,16 +10,23 @@
 //     Either way it uses a self-signed certificate made at Start that ClientTLSConfig trusts.
 //   - It misbehaves on demand, like a real relay, from the next command on: Refuse answers every
 //     DATA with a given reply; RefuseRecipient answers RCPT TO for one address (matched without
-//     regard to case) with a given reply and a fitting RFC 3463 enhanced status code; SetDelay
-//     waits before each reply to DATA; CloseAfterAccept closes the connection right after each
-//     250 to DATA, the message having been recorded.
+//     regard to case) with a given reply and a fitting RFC 3463 enhanced status code, and
+//     RefuseRecipientKeepOpen does the same but keeps the connection even after a 421;
+//     DelayRecipient waits before answering RCPT TO for one address or for every address of a
+//     domain (a relay verifying the recipient, or one slow domain; longer than the client's
+//     timeout, a recipient that stalls); SetDelay waits before each reply to DATA;
+//     CloseAfterAccept closes the connection right after each 250 to DATA, the message having
+//     been recorded.
 //   - Whenever it replies 421 it closes that connection right after the reply has been written,
-//     as RFC 5321 says a server sending 421 does, so the client's next command fails.
+//     as RFC 5321 says a server sending 421 does, so the client's next command fails; only
+//     RefuseRecipientKeepOpen's 421 leaves it open, as some relays do for one recipient.
 //   - It counts: Connections (accepted so far), MaxConnections (most open at once),
 //     MaxConversations (most mail transactions open at once; a transaction is open from MAIL
-//     FROM until its reply to DATA has been written, RSET, or the end of its connection) and
-//     Attempts (RCPT TO commands per address, accepted or refused). ResetMax restarts the maxima.
-//     The counts are exact whatever the concurrency.
+//     FROM until its reply to DATA has been written, RSET, or the end of its connection),
+//     MaxConversationsTo (the same, for the transactions with a recipient at one domain, from
+//     its RCPT TO on, unless that was refused) and Attempts (RCPT TO commands per address,
+//     accepted or refused). ResetMax restarts the maxima. The counts are exact whatever the
+//     concurrency.
 //   - All methods are safe for concurrent use, and no goroutine of the server outlives Close.
 package smtptest
 
@@ -72,10 +79,13 @@ type Server struct {
 	openTx   int            // mail transactions open now
 	maxTx    int            // most mail transactions open at once
 	attempts map[string]int // RCPT TO commands seen, by addrKey
+	openTo   map[string]int // open transactions with a recipient at a domain, by domain
+	maxTo    map[string]int // most of those at once, by domain
 
 	// Misbehaviour, set by the methods in faults.go.
 	refusal          *smtp.SMTPError
-	rcptRefusals     map[string]*smtp.SMTPError // by addrKey
+	rcptRefusals     map[string]rcptRefusal   // by addrKey
+	rcptDelays       map[string]time.Duration // by addrKey, or by domain for a whole domain
 	delay            time.Duration
 	closeAfterAccept bool
 }
@@ -120,7 +130,10 @@ func Start(t testing.TB, opts ...Options) *Server {
 		conns:   make(map[*countedConn]struct{}),
 
 		attempts:     make(map[string]int),
-		rcptRefusals: make(map[string]*smtp.SMTPError),
+		openTo:       make(map[string]int),
+		maxTo:        make(map[string]int),
+		rcptRefusals: make(map[string]rcptRefusal),
+		rcptDelays:   make(map[string]time.Duration),
 	}
 	// Connections are counted below any TLS layer so that every TCP connection gets a number,
 	// including one whose handshake fails.

@@ -2,6 +2,7 @@ package smtptest_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/url"
@@ -428,4 +429,120 @@ func TestAttempts(t *testing.T) {
 	require.Equal(t, 1, srv.Attempts("gone@example.com"))
 	require.Equal(t, 1, srv.Attempts("ok@example.com"))
 	require.Equal(t, 0, srv.Attempts("never@example.com"))
+}
+
+// RefuseRecipientKeepOpen answers like RefuseRecipient, but a 421 leaves the connection open:
+// the client's RSET and next message go through on it.
+func TestRefuseRecipientKeepOpen(t *testing.T) {
+	t.Parallel()
+	srv := smtptest.Start(t)
+	c := dial(t, srv, "")
+	for _, tc := range []struct {
+		code     int
+		enhanced smtp.EnhancedCode
+	}{
+		{421, smtp.EnhancedCode{4, 3, 2}},
+		{454, smtp.EnhancedCode{4, 3, 0}},
+	} {
+		srv.RefuseRecipientKeepOpen("Busy@Example.com", tc.code, "Try again later")
+		require.NoError(t, c.Mail("a@example.com", nil))
+		requireReply(t, c.Rcpt("busy@example.com", nil), tc.code, tc.enhanced, "Try again later")
+		require.NoError(t, c.Reset(), "the connection is still open")
+		require.NoError(t, send(t, c, "a@example.com", "reader@example.com"))
+	}
+	require.Equal(t, 2, srv.Attempts("busy@example.com"))
+	require.Len(t, srv.Messages(), 2)
+	require.Equal(t, 1, srv.Connections())
+
+	// RefuseRecipient over it closes after a 421 again; code 0 accepts the address again.
+	srv.RefuseRecipient("busy@example.com", 421, "Closing")
+	require.NoError(t, c.Mail("a@example.com", nil))
+	requireReply(t, c.Rcpt("busy@example.com", nil), 421, smtp.EnhancedCode{4, 3, 2}, "Closing")
+	requireClosed(t, c.Noop())
+	srv.RefuseRecipientKeepOpen("busy@example.com", 0, "")
+	require.NoError(t, send(t, dial(t, srv, ""), "a@example.com", "busy@example.com"))
+	require.Panics(t, func() { srv.RefuseRecipientKeepOpen("busy@example.com", 250, "") })
+}
+
+// DelayRecipient holds the reply to RCPT TO for a domain, or for one address, which wins over
+// its domain; other recipients are answered at once, and Close cuts a long wait short.
+func TestDelayRecipient(t *testing.T) {
+	t.Parallel()
+	srv := smtptest.Start(t)
+	const d = 100 * time.Millisecond
+	srv.DelayRecipient("Slow.Example", d)
+	srv.DelayRecipient("quick@slow.example", time.Millisecond)
+	srv.RefuseRecipient("full@slow.example", 452, "Mailbox full")
+	c := dial(t, srv, "")
+	timed := func(to string) (time.Duration, error) {
+		start := time.Now()
+		err := send(t, c, "a@example.com", to)
+		return time.Since(start), err
+	}
+	took, err := timed("reader@slow.example")
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, took, d, "the domain's delay")
+	took, err = timed("full@SLOW.example")
+	requireReply(t, err, 452, smtp.EnhancedCode{4, 2, 2}, "Mailbox full")
+	require.GreaterOrEqual(t, took, d, "a refusal waits too")
+	require.NoError(t, c.Reset())
+	took, err = timed("quick@slow.example")
+	require.NoError(t, err)
+	require.Less(t, took, d, "the address's own delay")
+	took, err = timed("reader@example.com")
+	require.NoError(t, err)
+	require.Less(t, took, d, "another domain")
+
+	srv.DelayRecipient("slow.example", 0)
+	took, err = timed("reader@slow.example")
+	require.NoError(t, err)
+	require.Less(t, took, d, "answered at once again")
+
+	srv.DelayRecipient("stalled@example.com", time.Hour)
+	require.NoError(t, c.Mail("a@example.com", nil))
+	done := make(chan error, 1)
+	go func() { done <- c.Rcpt("stalled@example.com", nil) }()
+	require.Eventually(t, func() bool { return srv.Attempts("stalled@example.com") == 1 }, 5*time.Second, time.Millisecond)
+	srv.Close()
+	select {
+	case err := <-done:
+		require.Error(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("RCPT TO still waiting after Close")
+	}
+}
+
+// MaxConversationsTo counts, per domain, the transactions with a recipient there that were open
+// at once: from RCPT TO (while it waits, too) to the end of the transaction, and not at all
+// when that RCPT TO is refused.
+func TestMaxConversationsTo(t *testing.T) {
+	t.Parallel()
+	srv := smtptest.Start(t)
+	srv.DelayRecipient("slow.example", 200*time.Millisecond)
+	srv.RefuseRecipient("gone@other.example", 550, "No such user")
+	const n = 3
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			c, err := smtp.Dial(srv.Addr())
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer func() { _ = c.Close() }()
+			if err := send(t, c, "a@example.com", fmt.Sprintf("reader-%d@slow.example", i)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	c := dial(t, srv, "")
+	require.Error(t, send(t, c, "a@example.com", "gone@other.example"))
+	require.NoError(t, c.Reset())
+	require.NoError(t, send(t, c, "a@example.com", "reader@other.example"))
+	wg.Wait()
+	require.Equal(t, n, srv.MaxConversationsTo("SLOW.example"))
+	require.Equal(t, 1, srv.MaxConversationsTo("other.example"), "the refused recipient did not count")
+	require.Equal(t, 0, srv.MaxConversationsTo("never.example"))
+	requireSettles(t, srv, 1, 0)
+	require.Equal(t, 0, srv.MaxConversationsTo("slow.example"), "ResetMax starts again from what is open")
 }

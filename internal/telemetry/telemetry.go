@@ -1,5 +1,6 @@
 // Package telemetry wires OpenTelemetry traces for the service: the SDK and its OTLP/HTTP
-// exporter from the standard OTEL_* variables, and a span per PostgreSQL query.
+// exporter from the standard OTEL_* variables, and a span per PostgreSQL query. A span's
+// attribute values are cut at MaxAttributeLength.
 //
 // Traces are configured only by the standard OTEL_* variables, and are off (no SDK, no span
 // recorded, nothing added to requests or queries) when neither OTEL_EXPORTER_OTLP_ENDPOINT (or
@@ -52,6 +53,24 @@ func FromEnv(ctx context.Context, getenv func(string) string, replica string) (t
 			res = merged
 		}
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+	tp := newTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 	return tp, tp.Shutdown, nil
+}
+
+// MaxAttributeLength is the longest value, in bytes, that a span's attribute keeps: a longer
+// one is cut to it, so that nothing a client sends can make a span as long as it likes. It is
+// long enough for all but the longest of the service's own SQL statements (db.query.text),
+// whose start still names it. OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT (or
+// OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT) may set another, but not none.
+const MaxAttributeLength = 1024
+
+// newTracerProvider is the SDK's provider with the service's span limits: the SDK's own,
+// from the OTEL_* variables, with attribute values capped at MaxAttributeLength unless a
+// variable sets a cap.
+func newTracerProvider(opts ...sdktrace.TracerProviderOption) *sdktrace.TracerProvider {
+	limits := sdktrace.NewSpanLimits()
+	if limits.AttributeValueLengthLimit < 0 {
+		limits.AttributeValueLengthLimit = MaxAttributeLength
+	}
+	return sdktrace.NewTracerProvider(append([]sdktrace.TracerProviderOption{sdktrace.WithRawSpanLimits(limits)}, opts...)...)
 }

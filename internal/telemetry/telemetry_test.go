@@ -2,7 +2,14 @@ package telemetry
 
 import (
 	"context"
+	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
 func env(vars map[string]string) func(string) string {
@@ -64,4 +71,36 @@ func TestSpanName(t *testing.T) {
 			t.Errorf("%q: %q, want %q", sql, got, want)
 		}
 	}
+}
+
+// A span's attribute values are cut at MaxAttributeLength, however long what was recorded:
+// a statement, or anything a client sent.
+func TestAttributeValuesAreCapped(t *testing.T) {
+	spans := tracetest.NewInMemoryExporter()
+	tp := newTracerProvider(sdktrace.WithSyncer(spans))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	_, span := tp.Tracer("test").Start(context.Background(), "request")
+	span.SetAttributes(attribute.String("user_agent.original", strings.Repeat("a", 10_000)), attribute.String("short", "kept"),
+		attribute.StringSlice("many", []string{strings.Repeat("b", 5000), "c"}))
+	span.End()
+
+	got := spans.GetSpans()
+	require.Len(t, got, 1)
+	attrs := map[attribute.Key]attribute.Value{}
+	for _, kv := range got[0].Attributes {
+		attrs[kv.Key] = kv.Value
+	}
+	assert.Len(t, attrs["user_agent.original"].AsString(), MaxAttributeLength)
+	assert.Equal(t, "kept", attrs["short"].AsString())
+	assert.Equal(t, []string{strings.Repeat("b", MaxAttributeLength), "c"}, attrs["many"].AsStringSlice())
+
+	// The standard variable may set another cap, but not take it away.
+	t.Setenv("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", "16")
+	spans.Reset()
+	tp16 := newTracerProvider(sdktrace.WithSyncer(spans))
+	t.Cleanup(func() { _ = tp16.Shutdown(context.Background()) })
+	_, span = tp16.Tracer("test").Start(context.Background(), "request")
+	span.SetAttributes(attribute.String("long", strings.Repeat("a", 100)))
+	span.End()
+	assert.Len(t, spans.GetSpans()[0].Attributes[0].Value.AsString(), 16)
 }

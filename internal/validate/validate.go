@@ -53,6 +53,13 @@ func ID(field, s string) error {
 	return nil
 }
 
+// LooksLikeEmail reports whether an id looks like an email address (something@domain.tld):
+// such ids are personal data, and new ones are refused.
+func LooksLikeEmail(id string) bool {
+	local, domain, ok := strings.Cut(id, "@")
+	return ok && local != "" && strings.Contains(domain, ".")
+}
+
 // MeID is the member id that means "the caller": no member may have it.
 const MeID = "me"
 

@@ -1,0 +1,150 @@
+package app_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"library/internal/app"
+	"library/internal/processor"
+	"library/internal/smtptest"
+)
+
+// A relay that answers one recipient's RCPT with a 454, or with a 421 after which it keeps the
+// connection, while it takes all other mail: that email is deferred, tried on the backoff
+// schedule and parked when its attempts run out, the 100 other loans' emails all arrive, once
+// each, and the relay is never reported down (no relayDown failure at all).
+func TestOneRecipientRefusedForNowHoldsUpNoOne(t *testing.T) {
+	t.Parallel()
+	for _, code := range []int{454, 421} {
+		t.Run(fmt.Sprint(code), func(t *testing.T) {
+			t.Parallel()
+			smtp := smtptest.Start(t)
+			const stalled = "stalled@example.org"
+			smtp.RefuseRecipientKeepOpen(stalled, code, "4.7.0 try again later")
+			cfg := fastBackground(app.Config{SMTPURL: smtp.URL(), DatabaseURL: stores[1].DatabaseURL(t)})
+			cfg.Processors.Retry = processor.Backoff{Attempts: 3, First: 300 * time.Millisecond, Max: 300 * time.Millisecond}
+			a := launch(t, cfg).API("postgres")
+			lendTo(t, a, 0, stalled)
+			var loans []result
+			for i := 1; i <= 100; i++ {
+				loans = append(loans, lendTo(t, a, i, fmt.Sprintf("reader-%d@domain-%d.example", i, i%10)))
+			}
+			requireEachOnce(t, smtp, loans)
+			eventually(t, 20*time.Second, func() bool {
+				s := processorStatus(t, a, "notifications")
+				return s.Parked == 1 && s.Deferred == 0 && s.Lag == 0
+			}, "the refused email parked once its attempts ran out")
+			assert.Equal(t, 3, smtp.Attempts(stalled), "tried three times")
+			parked := listParked(t, a, "notifications")
+			require.Len(t, parked.Parked, 1)
+			assert.Contains(t, parked.Parked[0].Reason, fmt.Sprint(code))
+			assert.Equal(t, 3, parked.Parked[0].Attempts)
+
+			s := processorStatus(t, a, "notifications")
+			require.NotNil(t, s.Relay)
+			assert.Equal(t, "up", s.Relay.State)
+			m := scrapeMetrics(t, a)
+			m.require(t, 1, "library_email_relay_up")
+			m.require(t, 3, "library_email_failures_total", "class", "temporary", "reason", fmt.Sprint(code))
+			for _, series := range m.families["library_email_failures_total"].GetMetric() {
+				for _, l := range series.GetLabel() {
+					assert.False(t, l.GetName() == "class" && l.GetValue() == "relayDown", "a relayDown failure: %v", series)
+				}
+			}
+			assert.Len(t, smtp.Messages(), len(loans), "none to the refused address, none twice")
+		})
+	}
+}
+
+// One slow recipient domain (each RCPT to it takes 500ms), first in line with 20 loans, and 40
+// loans to other domains after it, all ready at once: the slow domain never has more than
+// SMTP_MAX_PER_DOMAIN conversations open (4 by default), and the others don't wait for it:
+// they are all sent before its second round is. Nothing is deferred for the wait.
+func TestOneSlowDomainHoldsUpNoOne(t *testing.T) {
+	t.Parallel()
+	for _, limit := range []int{0, 2} { // 0: the default
+		want := limit
+		if want == 0 {
+			want = app.DefaultSMTPMaxPerDomain
+		}
+		t.Run(fmt.Sprint(want), func(t *testing.T) {
+			t.Parallel()
+			smtp := smtptest.Start(t)
+			cfg := fastBackground(app.Config{SMTPURL: smtp.URL(), SMTPMaxPerDomain: limit})
+			a := &api{Base: startService(t, cfg), Store: "memory"}
+			// Members and books first, so that the loans are side by side in the log; the
+			// relay takes no mail while they are made, so that they are all ready at once.
+			const slowN, fastN = 20, 40
+			for i := range slowN + fastN {
+				addr := fmt.Sprintf("reader-%d@fast-%d.example", i, i%10)
+				if i < slowN {
+					addr = fmt.Sprintf("reader-%d@slow.example", i)
+				}
+				setContact(t, a, fmt.Sprintf("member-%d", i), "Member", addr)
+				addBook(t, a, fmt.Sprintf("book-%d", i))
+			}
+			smtp.Refuse(421, "not yet")
+			var loans []result
+			for i := range slowN + fastN {
+				loans = append(loans, lend(t, a, fmt.Sprintf("book-%d", i), fmt.Sprintf("loan-%d", i), fmt.Sprintf("member-%d", i)))
+			}
+			eventually(t, 20*time.Second, func() bool {
+				s := processorStatus(t, a, "notifications")
+				return s.Relay != nil && s.Relay.State == "down"
+			}, "sending paused while the relay refuses")
+			const delay = 500 * time.Millisecond
+			smtp.DelayRecipient("slow.example", delay)
+			smtp.ResetMax()
+			smtp.Refuse(0, "")
+			requireEachOnce(t, smtp, loans)
+
+			var slowAt, fastAt []time.Time
+			for _, m := range smtp.Messages() {
+				if strings.HasSuffix(m.To[0], "@slow.example") {
+					slowAt = append(slowAt, m.Received)
+				} else {
+					fastAt = append(fastAt, m.Received)
+				}
+			}
+			slices.SortFunc(slowAt, time.Time.Compare)
+			slices.SortFunc(fastAt, time.Time.Compare)
+			lastFast := fastAt[len(fastAt)-1]
+			assert.True(t, lastFast.Before(slowAt[want]),
+				"the other domains' emails were all sent (the last %s after the first slow one) before the slow domain's second round (%s after)",
+				lastFast.Sub(slowAt[0]), slowAt[want].Sub(slowAt[0]))
+			assert.Equal(t, want, smtp.MaxConversationsTo("slow.example"), "SMTP_MAX_PER_DOMAIN conversations to it, never more")
+			rounds := (slowN + want - 1) / want
+			assert.GreaterOrEqual(t, slowAt[len(slowAt)-1].Sub(slowAt[0]), time.Duration(rounds-2)*delay, "the slow domain took its rounds")
+			s := caughtUp(t, a, "notifications")
+			assert.Zero(t, s.Deferred, "waiting for a slot uses up no attempt")
+			assert.Zero(t, s.Parked)
+		})
+	}
+}
+
+// SMTP_MAX_PER_DOMAIN is a whole number above 0, 4 by default; anything else is refused,
+// naming the variable.
+func TestConfigSMTPMaxPerDomain(t *testing.T) {
+	t.Parallel()
+	env := func(vars map[string]string) func(string) string {
+		return func(name string) string { return vars[name] }
+	}
+	cfg, err := app.ConfigFromEnv(env(nil))
+	require.NoError(t, err)
+	assert.Equal(t, 4, cfg.SMTPMaxPerDomain)
+	cfg, err = app.ConfigFromEnv(env(map[string]string{"SMTP_MAX_PER_DOMAIN": "2"}))
+	require.NoError(t, err)
+	assert.Equal(t, 2, cfg.SMTPMaxPerDomain)
+	for _, v := range []string{"0", "-1", "some", "1.5"} {
+		_, err := app.ConfigFromEnv(env(map[string]string{"SMTP_MAX_PER_DOMAIN": v}))
+		if assert.Error(t, err, v) {
+			assert.Contains(t, err.Error(), "SMTP_MAX_PER_DOMAIN")
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package eventstore
+
+import (
+	"bytes"
+	"context"
+	"maps"
+	"slices"
+
+	"library/internal/pii"
+)
+
+var _ pii.Store = (*Memory)(nil)
+
+// DataKey implements pii.Store.
+func (m *Memory) DataKey(ctx context.Context, owner string) (pii.WrappedKey, error) {
+	if err := ctx.Err(); err != nil {
+		return pii.WrappedKey{}, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	k, ok := m.keys[owner]
+	if !ok {
+		return pii.WrappedKey{}, pii.ErrNoKey
+	}
+	return pii.WrappedKey{KEKID: k.KEKID, Wrapped: bytes.Clone(k.Wrapped)}, nil
+}
+
+// AddDataKey implements pii.Store.
+func (m *Memory) AddDataKey(ctx context.Context, owner string, k pii.WrappedKey) (pii.WrappedKey, error) {
+	if err := ctx.Err(); err != nil {
+		return pii.WrappedKey{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if kept, ok := m.keys[owner]; ok {
+		return pii.WrappedKey{KEKID: kept.KEKID, Wrapped: bytes.Clone(kept.Wrapped)}, nil
+	}
+	m.keys[owner] = pii.WrappedKey{KEKID: k.KEKID, Wrapped: bytes.Clone(k.Wrapped)}
+	return k, nil
+}
+
+// RewrapDataKeys implements pii.Store, all or nothing.
+func (m *Memory) RewrapDataKeys(ctx context.Context, rewrap func(pii.WrappedKey) (pii.WrappedKey, bool, error)) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	next := make(map[string]pii.WrappedKey, len(m.keys))
+	n := 0
+	for _, owner := range slices.Sorted(maps.Keys(m.keys)) {
+		k, changed, err := rewrap(m.keys[owner])
+		if err != nil {
+			return 0, err
+		}
+		if changed {
+			n++
+		}
+		next[owner] = k
+	}
+	m.keys = next
+	return n, nil
+}
+
+// Erase appends events and deletes owner's data key at once.
+func (m *Memory) Erase(ctx context.Context, streamID string, expectedVersion int64, events []NewEvent, owner string) ([]Event, error) {
+	return m.appendThen(ctx, streamID, expectedVersion, events, func() { delete(m.keys, owner) })
+}
+
+// FingerprintKey returns the secret of this log's keyed fingerprints: new for every memory log.
+func (m *Memory) FingerprintKey(ctx context.Context) ([]byte, error) {
+	return bytes.Clone(m.fingerprintKey), ctx.Err()
+}

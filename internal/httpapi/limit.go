@@ -1,0 +1,213 @@
+package httpapi
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5/middleware"
+	"github.com/go-chi/httprate"
+
+	"library/internal/auth"
+	"library/internal/errs"
+)
+
+// Limit is at most N requests in any window of length Per, counted as httprate counts: a
+// sliding window, per replica. N 0 is no limit; Per is one second at least.
+type Limit struct {
+	N   int
+	Per time.Duration
+}
+
+// Limits are the edge's bounds on what one client may ask of a replica, so that no one caller
+// can wear the service down. Each is answered 429 TooManyRequests, a problem like any other,
+// with Retry-After: the limit's window, in seconds. The zero value limits nothing.
+type Limits struct {
+	// Requests bounds every request of a client, whatever it asks: a caller who signed in (or
+	// ADMIN_TOKEN) counts by who they are (issuer and subject), from whatever address; anyone
+	// else by their address (ClientAddress). It is counted once the caller is known, after
+	// routing and the token's check; a path that no route has counts by address. A request
+	// whose address is loopback (this machine: a local script, a benchmark) is not counted: a
+	// proxy on this machine belongs in Options.TrustedProxies, so that its clients are told
+	// apart.
+	Requests Limit
+	// AuthFailures bounds the requests that one address may have refused for their token (401:
+	// a malformed, badly signed, expired or foreign token, or a wrong ADMIN_TOKEN). Once over,
+	// every request from that address that sends a token to a route that reads one is refused
+	// with 429 before its token is looked at, until the window has passed: a right token too,
+	// for otherwise guessing would go on at full speed, only answered 429 instead of 401. A
+	// request without a token is not an attempt, and is not refused for it.
+	AuthFailures Limit
+	// AccountData bounds, per client (as Requests counts them) and per route, the calls that
+	// hand over or erase everything a member holds (accountDataRoutes), once allowed.
+	AccountData Limit
+}
+
+// accountDataRoutes are the routes that AccountData bounds, by method and pattern.
+var accountDataRoutes = map[string]bool{
+	http.MethodPost + " /accounts/{memberId}/erasure": true,
+	http.MethodGet + " /accounts/{memberId}/export":   true,
+}
+
+// limiter holds a router's counters: one httprate.RateLimiter per limit, nil when it is off.
+type limiter struct {
+	requests, authFailures, accountData *httprate.RateLimiter
+	limits                              Limits
+	authDetail                          string // the problem's detail once AuthFailures is over
+}
+
+func newLimiter(l Limits) *limiter {
+	l.Requests = l.Requests.normal()
+	l.AuthFailures = l.AuthFailures.normal()
+	l.AccountData = l.AccountData.normal()
+	authDetail := fmt.Sprintf("too many refused tokens from your address (at most %d %s): no token from it is checked "+
+		"until Retry-After seconds have passed", l.AuthFailures.N, per(l.AuthFailures.Per))
+	return &limiter{
+		limits:     l,
+		authDetail: authDetail,
+		requests: newRateLimiter(l.Requests, fmt.Sprintf("too many requests: at most %d %s from one client; try again after Retry-After seconds",
+			l.Requests.N, per(l.Requests.Per))),
+		authFailures: newRateLimiter(l.AuthFailures, authDetail),
+		accountData: newRateLimiter(l.AccountData, fmt.Sprintf("too many exports or erasures: at most %d %s of each from one client; try again after Retry-After seconds",
+			l.AccountData.N, per(l.AccountData.Per))),
+	}
+}
+
+func (l Limit) normal() Limit {
+	l.Per = max(l.Per, time.Second) // Retry-After is in whole seconds
+	return l
+}
+
+// newRateLimiter is an httprate limiter that answers with a TooManyRequests problem and sends no
+// header but Retry-After (several limits may count one request: their X-RateLimit-* would clash).
+func newRateLimiter(l Limit, detail string) *httprate.RateLimiter {
+	if l.N <= 0 {
+		return nil
+	}
+	return httprate.NewRateLimiter(l.N, l.Per,
+		httprate.WithResponseHeaders(httprate.ResponseHeaders{RetryAfter: "Retry-After"}),
+		httprate.WithLimitHandler(func(w http.ResponseWriter, r *http.Request) {
+			WriteError(w, r, errs.E(errs.TooManyRequests, "%s", detail))
+		}),
+		httprate.WithErrorHandler(func(w http.ResponseWriter, r *http.Request, err error) {
+			WriteError(w, r, err) // the in-memory counter never fails
+		}))
+}
+
+func per(d time.Duration) string {
+	switch d {
+	case time.Second:
+		return "a second"
+	case time.Minute:
+		return "a minute"
+	}
+	return "in " + d.String()
+}
+
+// request counts a request of caller against Limits.Requests. When it is one too many, it
+// answers 429 and reports true.
+func (l *limiter) request(w http.ResponseWriter, r *http.Request, caller auth.Caller) bool {
+	if l.requests == nil || ClientAddress(r).IsLoopback() {
+		return false
+	}
+	return l.requests.RespondOnLimit(w, r, clientKey(r, caller))
+}
+
+// unrouted limits the answers to paths and methods that no route has, by address.
+func (l *limiter) unrouted(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if l.request(w, r, auth.Caller{}) {
+			return
+		}
+		h(w, r)
+	}
+}
+
+// authBlocked answers 429 and reports true when the request's address is over its refused
+// tokens: it is asked before a token is checked.
+func (l *limiter) authBlocked(w http.ResponseWriter, r *http.Request) bool {
+	if l.authFailures == nil {
+		return false
+	}
+	_, rate, err := l.authFailures.Status(addressKey(r))
+	if err != nil || int(math.Round(rate)) < l.limits.AuthFailures.N { // as httprate's own check rounds
+		return false
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(int(l.limits.AuthFailures.Per.Seconds())))
+	WriteError(w, r, errs.E(errs.TooManyRequests, "%s", l.authDetail))
+	return true
+}
+
+// authFailed counts a refused token against the request's address. When that is one too many,
+// it answers 429 and reports true; otherwise the caller answers 401.
+func (l *limiter) authFailed(w http.ResponseWriter, r *http.Request) bool {
+	if l.authFailures == nil {
+		return false
+	}
+	return l.authFailures.RespondOnLimit(w, r, addressKey(r))
+}
+
+// accountDataCall counts an allowed call of an account-data route against Limits.AccountData;
+// when it is one too many, it answers 429 and reports true.
+func (l *limiter) accountDataCall(w http.ResponseWriter, r *http.Request, caller auth.Caller, pattern string) bool {
+	if l.accountData == nil {
+		return false
+	}
+	method := r.Method
+	if method == http.MethodHead {
+		method = http.MethodGet
+	}
+	route := method + " " + pattern
+	if !accountDataRoutes[route] {
+		return false
+	}
+	return l.accountData.RespondOnLimit(w, r, clientKey(r, caller)+"\x00"+route)
+}
+
+// clientKey is who a request counts as: the caller who signed in (or ADMIN_TOKEN's holder), by
+// issuer and subject, or else the address.
+func clientKey(r *http.Request, caller auth.Caller) string {
+	if caller.Subject != "" {
+		return "subject\x00" + caller.Issuer + "\x00" + caller.Subject
+	}
+	return addressKey(r)
+}
+
+// addressKey is the request's address as a key: an IPv6 address by its /64, which one client
+// usually holds whole.
+func addressKey(r *http.Request) string {
+	return "address\x00" + httprate.CanonicalizeIP(ClientAddress(r).WithZone("").String())
+}
+
+// ClientAddress is the address a request came from: the TCP peer, or, when the peer is one of
+// Options.TrustedProxies, the right-most X-Forwarded-For entry that is not itself a trusted
+// proxy (the one the nearest untrusted hop was seen at). X-Forwarded-For from anyone else is
+// ignored. When a trusted proxy forwarded no usable entry, the proxy is the address.
+func ClientAddress(r *http.Request) netip.Addr {
+	if ip := middleware.GetClientIPAddr(r.Context()); ip.IsValid() {
+		return ip
+	}
+	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
+		return ap.Addr().Unmap()
+	}
+	ip, _ := netip.ParseAddr(r.RemoteAddr)
+	return ip.Unmap()
+}
+
+// clientIP resolves ClientAddress once, with chi's middleware: from the TCP peer alone, or
+// from X-Forwarded-For when the peer is a trusted proxy.
+func clientIP(trusted []netip.Prefix) func(http.Handler) http.Handler {
+	var prefixes []string
+	for _, p := range trusted {
+		if p.IsValid() {
+			prefixes = append(prefixes, p.Masked().String())
+		}
+	}
+	if len(prefixes) == 0 {
+		return middleware.ClientIPFromRemoteAddr
+	}
+	return middleware.ClientIPFromXFF(prefixes...)
+}
