@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 	"library/internal/processor"
 )
 

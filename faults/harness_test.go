@@ -14,9 +14,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"library/internal/pgtest"
-	"library/internal/proctest"
-	"library/internal/smtptest"
+	"library/internal/testkit/pgtest"
+	"library/internal/testkit/proctest"
+	"library/internal/testkit/smtptest"
 )
 
 // adminToken is the replicas' ADMIN_TOKEN.

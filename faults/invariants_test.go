@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"library/internal/notifications"
-	"library/internal/smtptest"
+	"library/internal/testkit/smtptest"
 )
 
 // checkpoint is a processor's checkpoint row.

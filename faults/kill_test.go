@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"library/internal/app"
-	"library/internal/smtptest"
+	"library/internal/testkit/smtptest"
 )
 
 const (

@@ -8,8 +8,8 @@ import (
 	"os"
 	"testing"
 
-	"library/internal/pgtest"
-	"library/internal/proctest"
+	"library/internal/testkit/pgtest"
+	"library/internal/testkit/proctest"
 )
 
 // cluster is the suite's own PostgreSQL server, which the restart test stops and starts. It is

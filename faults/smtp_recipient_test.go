@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"library/internal/notifications"
-	"library/internal/proctest"
+	"library/internal/testkit/proctest"
 )
 
 const (

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 )
 
 // smtpOutage is how long the SMTP server is down: the retry budget (six tries over about a

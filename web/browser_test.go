@@ -21,8 +21,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"go.uber.org/goleak"
 
-	"library/internal/pgtest"
-	"library/internal/proctest"
+	"library/internal/testkit/pgtest"
+	"library/internal/testkit/proctest"
 )
 
 // TestMain runs the tests against a throwaway PostgreSQL (see pgtest), then stops the browser

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"library/internal/app"
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 	"library/internal/processor"
 )
 

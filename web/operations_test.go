@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"library/internal/pgtest"
-	"library/internal/proctest"
+	"library/internal/testkit/pgtest"
+	"library/internal/testkit/proctest"
 )
 
 // processors are the background processors every replica runs, by the names /status gives.

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"library/internal/app"
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 )
 
 // openAccountOwing opens memberID's account and charges it a fine of cents.

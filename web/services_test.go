@@ -22,12 +22,12 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"library/internal/apitest"
+	"library/internal/testkit/apitest"
 	"library/web"
 )
 
 // The services the browser talks to are started as the HTTP tests start theirs
-// (internal/apitest): fast background waits, and the ADMIN_TOKEN adminToken.
+// (internal/testkit/apitest): fast background waits, and the ADMIN_TOKEN adminToken.
 const adminToken = apitest.AdminToken
 
 var (

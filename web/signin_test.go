@@ -15,7 +15,7 @@ import (
 
 	"github.com/chromedp/chromedp/kb"
 
-	"library/internal/apitest"
+	"library/internal/testkit/apitest"
 	"library/internal/app"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"library/internal/proctest"
+	"library/internal/testkit/proctest"
 )
 
 // cli runs the built binary with args and env, to its end, and returns what it printed on

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 )
 
 func base64Key(b byte) string {

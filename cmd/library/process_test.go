@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"library/internal/pgtest"
-	"library/internal/proctest"
+	"library/internal/testkit/pgtest"
+	"library/internal/testkit/proctest"
 )
 
 // The tests in this package run the built binary as separate processes, as it runs in

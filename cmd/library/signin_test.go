@@ -8,9 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"library/internal/apitest"
-	"library/internal/pgtest"
-	"library/internal/smtptest"
+	"library/internal/testkit/apitest"
+	"library/internal/testkit/pgtest"
+	"library/internal/testkit/smtptest"
 )
 
 // A service on a database without an OpenID provider refuses to start, naming the variables to

@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"library/internal/pgtest"
-	"library/internal/smtptest"
+	"library/internal/testkit/pgtest"
+	"library/internal/testkit/smtptest"
 )
 
 // smoke runs scripts/smoke.sh against the given base URLs and returns its output and error.

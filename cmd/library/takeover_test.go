@@ -16,8 +16,8 @@ import (
 
 	"library/internal/app"
 	"library/internal/notifications"
-	"library/internal/pgtest"
-	"library/internal/smtptest"
+	"library/internal/testkit/pgtest"
+	"library/internal/testkit/smtptest"
 )
 
 // holds reports whether the process says it holds the named processor's lease; false when it

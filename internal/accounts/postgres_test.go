@@ -14,7 +14,7 @@ import (
 
 	"library/internal/aggregate"
 	"library/internal/eventstore"
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"library/internal/app"
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 )
 
 // BenchmarkPaymentsOverHTTP pays into many accounts with fresh Idempotency-Keys, over real

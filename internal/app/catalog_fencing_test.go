@@ -12,7 +12,7 @@ import (
 
 	"library/internal/books"
 	"library/internal/eventstore"
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 	"library/internal/processor"
 )
 

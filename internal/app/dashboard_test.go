@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/app"
-	"library/internal/smtptest"
+	"library/internal/testkit/smtptest"
 )
 
 const dashboardPath = "../../deploy/grafana/library.json"

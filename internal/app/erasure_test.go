@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/app"
-	"library/internal/pgtest"
-	"library/internal/smtptest"
+	"library/internal/testkit/pgtest"
+	"library/internal/testkit/smtptest"
 )
 
 // The member's personal data, which must be nowhere once they are erased.

@@ -1,12 +1,12 @@
 package app_test
 
-// The wiring's tests share the feature tests' harness, internal/apitest; these names keep them
+// The wiring's tests share the feature tests' harness, internal/testkit/apitest; these names keep them
 // short.
 
 import (
 	"testing"
 
-	"library/internal/apitest"
+	"library/internal/testkit/apitest"
 	"library/internal/app"
 )
 

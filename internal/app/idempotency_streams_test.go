@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/app"
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 )
 
 // An Idempotency-Key names a request on one stream only. The same key, with the same body, on

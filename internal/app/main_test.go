@@ -3,7 +3,7 @@ package app_test
 import (
 	"testing"
 
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 )
 
 // TestMain starts (or finds) the PostgreSQL server that the contract tests' "postgres" store

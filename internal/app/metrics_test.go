@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/app"
-	"library/internal/smtptest"
+	"library/internal/testkit/smtptest"
 )
 
 // scraped is one GET /metrics: its text and its parsed families.

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/app"
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 )
 
 // While PostgreSQL can't be reached every request is a 503 Unavailable with Retry-After, never

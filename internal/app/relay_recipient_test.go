@@ -12,7 +12,7 @@ import (
 
 	"library/internal/app"
 	"library/internal/processor"
-	"library/internal/smtptest"
+	"library/internal/testkit/smtptest"
 )
 
 // A relay that answers one recipient's RCPT with a 454, or with a 421 after which it keeps the

@@ -11,7 +11,7 @@ import (
 
 	"library/internal/app"
 	"library/internal/processor"
-	"library/internal/smtptest"
+	"library/internal/testkit/smtptest"
 )
 
 // lendTo opens an account with addr and lends it a new book; it returns the loan.

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/app"
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 )
 
 // Two replicas write one stream by turns, each deciding on the aggregate it keeps (which the

@@ -22,9 +22,9 @@ import (
 
 	"library/internal/app"
 	"library/internal/eventstore"
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 	"library/internal/processor"
-	"library/internal/smtptest"
+	"library/internal/testkit/smtptest"
 )
 
 type replica struct {

@@ -24,10 +24,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"library/internal/apitest"
+	"library/internal/testkit/apitest"
 	"library/internal/app"
-	"library/internal/pgtest"
-	"library/internal/smtptest"
+	"library/internal/testkit/pgtest"
+	"library/internal/testkit/smtptest"
 )
 
 // A secret is a value that must not leak. Its core is a run of letters and digits found

@@ -6,9 +6,9 @@ import (
 
 	"go.uber.org/goleak"
 
-	"library/internal/apitest"
+	"library/internal/testkit/apitest"
 	"library/internal/app"
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 )
 
 // After Run returns, nothing the service started is still running: no request goroutine, no

@@ -16,8 +16,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"library/internal/app"
-	"library/internal/pgtest"
-	"library/internal/smtptest"
+	"library/internal/testkit/pgtest"
+	"library/internal/testkit/smtptest"
 	"library/internal/tracing"
 )
 

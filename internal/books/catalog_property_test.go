@@ -9,7 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"library/internal/books"
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 	"library/internal/processor"
 )
 

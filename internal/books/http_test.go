@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"library/internal/apitest"
+	"library/internal/testkit/apitest"
 	"library/internal/app"
 )
 

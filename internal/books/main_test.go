@@ -3,7 +3,7 @@ package books_test
 import (
 	"testing"
 
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 )
 
 // TestMain gives the catalog's tests a real PostgreSQL (see pgtest).

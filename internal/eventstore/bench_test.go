@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 )
 
 // BenchmarkPostgresAppend appends one event at a time to distinct streams from many goroutines:

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/errs"
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 )
 
 // Appends that come at once share transactions: 50 goroutines, each appending to a stream of

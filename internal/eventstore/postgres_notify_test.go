@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 )
 
 // An append sends a notification on the log's channel, which other processes listen on: a

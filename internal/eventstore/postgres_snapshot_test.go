@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/errs"
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 )
 
 func TestPostgresSnapshots(t *testing.T) {

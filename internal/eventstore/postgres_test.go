@@ -12,7 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"library/internal/errs"
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }

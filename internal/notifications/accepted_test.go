@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 )
 
 func TestMemoryAcceptedEmails(t *testing.T) {

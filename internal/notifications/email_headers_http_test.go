@@ -22,11 +22,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"library/internal/apitest"
+	"library/internal/testkit/apitest"
 	"library/internal/app"
 	"library/internal/eventstore"
-	"library/internal/pgtest"
-	"library/internal/smtptest"
+	"library/internal/testkit/pgtest"
+	"library/internal/testkit/smtptest"
 )
 
 const mailFrom = "desk@library.test"

@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"library/internal/apitest"
+	"library/internal/testkit/apitest"
 	"library/internal/app"
-	"library/internal/smtptest"
+	"library/internal/testkit/smtptest"
 )
 
 // One email per loan: to the account's email, from MAIL_FROM, with the subject and a

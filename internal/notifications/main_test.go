@@ -3,7 +3,7 @@ package notifications
 import (
 	"testing"
 
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 )
 
 // TestMain gives the tests a throwaway PostgreSQL (or TEST_DATABASE_URL) for the record of

@@ -16,7 +16,7 @@ import (
 	"library/internal/books"
 	"library/internal/eventstore"
 	"library/internal/processor"
-	"library/internal/smtptest"
+	"library/internal/testkit/smtptest"
 )
 
 // outboxRun is an outbox running under a processor group in memory, as the service runs it.

@@ -15,7 +15,7 @@ import (
 	"library/internal/errs"
 	"library/internal/eventstore"
 	"library/internal/processor"
-	"library/internal/smtptest"
+	"library/internal/testkit/smtptest"
 )
 
 // outboxEnv is an outbox in memory, sending to a real SMTP server.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"library/internal/smtptest"
+	"library/internal/testkit/smtptest"
 )
 
 // A relay that takes MAIL FROM and then refuses one recipient for now, with a 454 or a 421

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"library/internal/smtptest"
+	"library/internal/testkit/smtptest"
 )
 
 // requireSendError checks that err is a *SendError of the given class, step and reply code,

@@ -16,7 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"library/internal/smtptest"
+	"library/internal/testkit/smtptest"
 )
 
 const waitFor = 10 * time.Second

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"library/internal/smtptest"
+	"library/internal/testkit/smtptest"
 )
 
 // SMTPConfig.Timeout bounds an SMTP conversation on its own, with no deadline on the context: a

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/eventstore"
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 )
 
 func TestMemoryCheckpoints(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/eventstore"
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 )
 
 // countingStore counts the reads a processor makes of the log.

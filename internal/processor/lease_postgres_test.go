@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 )
 
 // testTiming is short, so that takeovers happen in a fraction of a second. SessionTimeout is

@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 )
 
 // A holder whose checker cannot run (a paused process, a starved goroutine) stops trusting its

@@ -17,7 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"library/internal/eventstore"
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 )
 
 // TestMain runs the tests against a throwaway PostgreSQL (or TEST_DATABASE_URL) and then checks

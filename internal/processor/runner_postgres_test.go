@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/eventstore"
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 )
 
 // Two replicas on one database, each with its own store and leases: one runs the outbox at a

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/eventstore"
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 )
 
 // A query that the database does not answer, here one queued behind a lock that another

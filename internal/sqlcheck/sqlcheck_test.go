@@ -33,7 +33,7 @@ const _ = goose.DefaultTablename
 // which creates and drops databases by generated names, which SQL can't take as parameters, and
 // the HTTP tests' harness, which asks it for databases. TestStatementsAreConstants checks that
 // no service code imports them. (The benchmark, bench/, is a module of its own.)
-var exempt = []string{"internal/pgtest", "internal/apitest"}
+var exempt = []string{"internal/testkit/pgtest", "internal/testkit/apitest"}
 
 const modulePath = "library"
 

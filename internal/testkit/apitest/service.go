@@ -4,7 +4,7 @@ import (
 	"context"
 	"io"
 	"library/internal/app"
-	"library/internal/pgtest"
+	"library/internal/testkit/pgtest"
 	"log/slog"
 	"net/http"
 	"strings"

@@ -15,7 +15,7 @@ import (
 	"github.com/emersion/go-smtp"
 	"github.com/stretchr/testify/require"
 
-	"library/internal/smtptest"
+	"library/internal/testkit/smtptest"
 )
 
 const sample = "From: Library <noreply@library.test>\r\n" +
