@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"library/internal/testkit/pgtest"
 	"library/internal/processor"
+	"library/internal/testkit/pgtest"
 )
 
 // takeoverBound is what the lease settings promise for a holder cut off without a word: the

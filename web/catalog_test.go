@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"library/internal/app"
-	"library/internal/testkit/pgtest"
 	"library/internal/processor"
+	"library/internal/testkit/pgtest"
 )
 
 // holdLease takes the named processor's lease (its advisory lock) in the database, so that no

@@ -15,8 +15,8 @@ import (
 
 	"github.com/chromedp/chromedp/kb"
 
-	"library/internal/testkit/apitest"
 	"library/internal/app"
+	"library/internal/testkit/apitest"
 )
 
 // openNote is the banner of every page of a service that runs without sign-in.

@@ -12,8 +12,8 @@ import (
 
 	"library/internal/books"
 	"library/internal/eventstore"
-	"library/internal/testkit/pgtest"
 	"library/internal/processor"
+	"library/internal/testkit/pgtest"
 )
 
 // Holders racing one catalog batch by hand, on PostgreSQL: every one of them read the same

@@ -6,8 +6,8 @@ package app_test
 import (
 	"testing"
 
-	"library/internal/testkit/apitest"
 	"library/internal/app"
+	"library/internal/testkit/apitest"
 )
 
 type (

@@ -22,8 +22,8 @@ import (
 
 	"library/internal/app"
 	"library/internal/eventstore"
-	"library/internal/testkit/pgtest"
 	"library/internal/processor"
+	"library/internal/testkit/pgtest"
 	"library/internal/testkit/smtptest"
 )
 

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"library/internal/testkit/apitest"
 	"library/internal/app"
+	"library/internal/testkit/apitest"
 )
 
 // A caller of the rules test: who sends the request, and whose account its path names.

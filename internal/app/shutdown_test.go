@@ -6,8 +6,8 @@ import (
 
 	"go.uber.org/goleak"
 
-	"library/internal/testkit/apitest"
 	"library/internal/app"
+	"library/internal/testkit/apitest"
 	"library/internal/testkit/pgtest"
 )
 

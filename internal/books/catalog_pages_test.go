@@ -13,8 +13,8 @@ import (
 
 	"library/internal/books"
 	"library/internal/eventstore"
-	"library/internal/testkit/pgtest"
 	"library/internal/processor"
+	"library/internal/testkit/pgtest"
 )
 
 // The catalog's contract, run on both catalogs: pages in id order, and the status and search

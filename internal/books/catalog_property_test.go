@@ -9,8 +9,8 @@ import (
 	"pgregory.net/rapid"
 
 	"library/internal/books"
-	"library/internal/testkit/pgtest"
 	"library/internal/processor"
+	"library/internal/testkit/pgtest"
 )
 
 // searchRunes are the characters of the property test's titles and authors: letters whose

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"library/internal/testkit/apitest"
 	"library/internal/app"
+	"library/internal/testkit/apitest"
 )
 
 // Who borrowed which book is for staff: an anonymous reader of the catalog sees loans without

@@ -24,11 +24,11 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
 	"library/internal/auth"
 	"library/internal/errs"
-	"library/internal/tracing"
 )
 
 // Module is a feature's set of routes.
@@ -134,7 +134,7 @@ func traced(tp trace.TracerProvider, next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	}), "request",
 		otelhttp.WithTracerProvider(tp),
-		otelhttp.WithPropagators(tracing.Propagator()),
+		otelhttp.WithPropagators(propagation.TraceContext{}),
 		otelhttp.WithPublicEndpointFn(func(*http.Request) bool { return true }),
 		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method }))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

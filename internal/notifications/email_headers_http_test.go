@@ -22,9 +22,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"library/internal/testkit/apitest"
 	"library/internal/app"
 	"library/internal/eventstore"
+	"library/internal/testkit/apitest"
 	"library/internal/testkit/pgtest"
 	"library/internal/testkit/smtptest"
 )

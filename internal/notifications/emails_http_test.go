@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"library/internal/testkit/apitest"
 	"library/internal/app"
+	"library/internal/testkit/apitest"
 	"library/internal/testkit/smtptest"
 )
 

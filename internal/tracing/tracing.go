@@ -10,14 +10,17 @@ package tracing
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
-	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 )
 
-// Propagator is the W3C Trace Context propagator: traceparent and tracestate.
-func Propagator() propagation.TextMapPropagator { return propagation.TraceContext{} }
+// The package reads and writes traceparent itself (W3C Trace Context, version 00) rather than
+// through OpenTelemetry's propagation package, which brings net/http with it: the aggregates,
+// which record traceparents, stay free of HTTP. The HTTP edge propagates headers with
+// propagation.TraceContext, which speaks the same format.
 
 // Tracer returns the named tracer of tp, or one that records nothing when tp is nil.
 func Tracer(tp trace.TracerProvider, name string) trace.Tracer {
@@ -29,21 +32,33 @@ func Tracer(tp trace.TracerProvider, name string) trace.Tracer {
 
 // TraceParent is the W3C traceparent of the span in ctx, "" when there is none.
 func TraceParent(ctx context.Context) string {
-	if !trace.SpanContextFromContext(ctx).IsValid() {
+	sc := trace.SpanContextFromContext(ctx)
+	if !sc.IsValid() {
 		return ""
 	}
-	carrier := propagation.MapCarrier{}
-	Propagator().Inject(ctx, carrier)
-	return carrier.Get("traceparent")
+	return fmt.Sprintf("00-%s-%s-%s", sc.TraceID(), sc.SpanID(), sc.TraceFlags()&trace.FlagsSampled)
 }
 
 // Link links to the span a traceparent names; ok is false for an empty or malformed one.
 func Link(traceparent string) (link trace.Link, ok bool) {
-	if traceparent == "" {
+	parts := strings.Split(traceparent, "-")
+	if len(parts) < 4 || len(parts[0]) != 2 || parts[0] == "ff" || (parts[0] == "00" && len(parts) != 4) || len(parts[3]) != 2 {
 		return trace.Link{}, false
 	}
-	ctx := Propagator().Extract(context.Background(), propagation.MapCarrier{"traceparent": traceparent})
-	sc := trace.SpanContextFromContext(ctx)
+	traceID, err := trace.TraceIDFromHex(parts[1])
+	if err != nil {
+		return trace.Link{}, false
+	}
+	spanID, err := trace.SpanIDFromHex(parts[2])
+	if err != nil {
+		return trace.Link{}, false
+	}
+	var flags byte
+	if _, err := fmt.Sscanf(parts[3], "%02x", &flags); err != nil {
+		return trace.Link{}, false
+	}
+	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: traceID, SpanID: spanID,
+		TraceFlags: trace.TraceFlags(flags) & trace.FlagsSampled, Remote: true})
 	return trace.Link{SpanContext: sc}, sc.IsValid()
 }
 

@@ -7,8 +7,42 @@ import (
 	"log/slog"
 	"testing"
 
+	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 )
+
+// The package's traceparents are the W3C propagator's, both ways.
+func TestTraceParentIsTheW3CPropagators(t *testing.T) {
+	t.Parallel()
+	w3c := propagation.TraceContext{}
+	tp := sdktrace.NewTracerProvider()
+	defer func() { _ = tp.Shutdown(context.Background()) }()
+	ctx, span := tp.Tracer("test").Start(context.Background(), "lend")
+	defer span.End()
+	carrier := propagation.MapCarrier{}
+	w3c.Inject(ctx, carrier)
+	if got := TraceParent(ctx); got != carrier.Get("traceparent") {
+		t.Errorf("TraceParent %q, the propagator writes %q", got, carrier.Get("traceparent"))
+	}
+	for _, parent := range []string{
+		"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+		"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00",
+		"01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-future",
+		"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra",
+		"00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+		"00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+		"ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+		"00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
+		"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-zz",
+	} {
+		want := trace.SpanContextFromContext(w3c.Extract(context.Background(), propagation.MapCarrier{"traceparent": parent}))
+		link, ok := Link(parent)
+		if ok != want.IsValid() || (ok && !link.SpanContext.Equal(want)) {
+			t.Errorf("Link(%q) = %v, %v; the propagator reads %v", parent, link.SpanContext, ok, want)
+		}
+	}
+}
 
 // A span's traceparent names it, and a link made from it points at it.
 func TestTraceParentAndLink(t *testing.T) {
