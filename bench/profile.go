@@ -49,7 +49,7 @@ var profileParts = []profilePart{
 	{Name: "commands: queue, state, decision (internal/aggregate)", Focus: `^library/internal/aggregate\.`},
 	{Name: "event store: reads, appends, group commit (internal/eventstore)", Focus: `^library/internal/eventstore\.`},
 	{Name: "pgx: the PostgreSQL protocol", Focus: `^github\.com/jackc/pgx/v5`},
-	{Name: "processors: view models, outbox, sagas (internal/processor)", Focus: `^library/internal/processor\.`},
+	{Name: "processors: view models, outbox, sagas (internal/processor)", Focus: `^library/internal/processor(/[a-z]+)?\.`},
 	{Name: "JSON (encoding/json)", Focus: `^encoding/json\.`},
 	{Name: "system calls (sockets, futexes)", Focus: `^(syscall|internal/runtime/syscall)\.`},
 	{Name: "memory allocation (runtime.mallocgc)", Focus: `^runtime\.mallocgc$`},

@@ -14,13 +14,14 @@ import (
 	"time"
 
 	"library/internal/processor"
+	"library/internal/processor/pgdriver"
 	"library/internal/testkit/pgtest"
 )
 
 // takeoverBound is what the lease settings promise for a holder cut off without a word: the
 // server ends its silent session after the session timeout (5 s), and a standby queued for the
 // lock gets it at once; a second covers a loaded machine.
-const takeoverBound = processor.DefaultLeaseSessionTimeout + time.Second
+const takeoverBound = pgdriver.DefaultLeaseSessionTimeout + time.Second
 
 // The link between the lease holder and PostgreSQL goes silent: a proxy stops forwarding and
 // closes nothing. The holder stops processing before the standby starts; the standby takes
@@ -70,7 +71,7 @@ func TestBlackholedLeaseHolder(t *testing.T) {
 	// A write from where the cut-off holder last was is refused: b has moved the checkpoint.
 	next := stale
 	next.Checkpoint.Position++
-	err := processor.NewPostgresCheckpoints(s.pool).Save(context.Background(), "notifications", stale, next)
+	err := pgdriver.NewCheckpoints(s.pool).Save(context.Background(), "notifications", stale, next)
 	if !errors.Is(err, processor.ErrFenced) {
 		t.Errorf("a write from the stale checkpoint %+v: %v, want ErrFenced", stale, err)
 	}

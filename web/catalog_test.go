@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"library/internal/app"
-	"library/internal/processor"
+	"library/internal/processor/pgdriver"
 	"library/internal/testkit/pgtest"
 )
 
@@ -25,14 +25,14 @@ func holdLease(t *testing.T, databaseURL, name string) (release func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := conn.Exec(context.Background(), `SELECT pg_advisory_lock($1)`, processor.LockKey(name)); err != nil {
+	if _, err := conn.Exec(context.Background(), `SELECT pg_advisory_lock($1)`, pgdriver.LockKey(name)); err != nil {
 		t.Fatal(err)
 	}
 	released := false
 	release = func() {
 		if !released {
 			released = true
-			_, _ = conn.Exec(context.Background(), `SELECT pg_advisory_unlock($1)`, processor.LockKey(name))
+			_, _ = conn.Exec(context.Background(), `SELECT pg_advisory_unlock($1)`, pgdriver.LockKey(name))
 			conn.Release()
 		}
 	}

@@ -34,7 +34,8 @@ import (
 	"library/internal/httpapi"
 	"library/internal/metrics"
 	"library/internal/openapi"
-	"library/internal/processor"
+	"library/internal/processor/engine"
+	"library/internal/processor/processorhttp"
 	"library/internal/telemetry"
 	"library/internal/tracing"
 	"library/migrations"
@@ -52,7 +53,7 @@ type App struct {
 	server   *http.Server
 	listener net.Listener
 	// processors run the background work: catalog, outbox, saga.
-	processors *processor.Group
+	processors *engine.Group
 	// metrics are this App's own, served at /metrics on METRICS_ADDR.
 	metrics *metrics.Metrics
 	// metricsListener is METRICS_ADDR's, nil when it is unset.
@@ -108,7 +109,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 	modules := []httpapi.Module{
 		books.Routes{Service: bookService, Catalog: books.CatalogQuery{Catalog: catalog, Log: a.store, Wait: cfg.CatalogWait, Waits: books.NewWaitLimit(cfg.CatalogMaxWaits)}},
 		accounts.Routes{Service: accountService, Elsewhere: members},
-		processor.Routes{Group: processors, Replica: cfg.ReplicaID},
+		processorhttp.Routes{Group: processors, Replica: cfg.ReplicaID},
 		openapi.Routes{},
 		signInRoutes{cfg: cfg},
 	}

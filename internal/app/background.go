@@ -5,6 +5,8 @@ import (
 	"library/internal/books"
 	"library/internal/notifications"
 	"library/internal/processor"
+	"library/internal/processor/engine"
+	"library/internal/processor/pgdriver"
 	"library/internal/tracing"
 )
 
@@ -12,7 +14,7 @@ import (
 // outbox and the late-fines saga, each to run under its own lease.
 //
 // It also returns what the processors keep about members, for erasure and export.
-func (a *App) background(bookService *books.Service, accountService *accounts.Service) (*processor.Group, books.Catalog, elsewhere, error) {
+func (a *App) background(bookService *books.Service, accountService *accounts.Service) (*engine.Group, books.Catalog, elsewhere, error) {
 	var (
 		checkpoints processor.Checkpoints
 		leases      processor.Leases
@@ -26,11 +28,11 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		memoryAccepted := notifications.NewMemoryAcceptedEmails()
 		accepted, members.waiting, members.accepted = memoryAccepted, memory, memoryAccepted
 	} else {
-		shared := processor.NewPostgresCheckpoints(a.pool)
+		shared := pgdriver.NewCheckpoints(a.pool)
 		timing := a.cfg.LeaseTiming
 		timing.RetryInterval = a.cfg.LeaseRetryInterval
 		checkpoints = shared
-		leases = processor.NewPostgresLeases(a.pool.Config().ConnConfig, timing, a.logger)
+		leases = pgdriver.NewLeases(a.pool.Config().ConnConfig, timing, a.logger)
 		catalog = books.NewPostgresCatalog(a.pool, shared)
 		pgAccepted := notifications.NewPostgresAcceptedEmails(a.pool)
 		accepted, members.waiting, members.accepted = pgAccepted, shared, pgAccepted
@@ -55,7 +57,7 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 	}
 	opts := a.cfg.Processors
 	opts.Observer = a.metrics.Processors(names...)
-	group, err := processor.NewGroup(processor.Config{
+	group, err := engine.NewGroup(engine.Config{
 		Store:       a.store,
 		Checkpoints: checkpoints,
 		Leases:      leases,

@@ -13,6 +13,7 @@ import (
 	"library/internal/books"
 	"library/internal/eventstore"
 	"library/internal/processor"
+	"library/internal/processor/pgdriver"
 	"library/internal/testkit/pgtest"
 )
 
@@ -23,7 +24,7 @@ func TestCatalogHoldersRacingOneBatch(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := pgtest.NewPool(t)
-	checkpoints := processor.NewPostgresCheckpoints(pool)
+	checkpoints := pgdriver.NewCheckpoints(pool)
 	catalog := books.NewPostgresCatalog(pool, checkpoints)
 
 	var batch []eventstore.Event

@@ -18,6 +18,7 @@ import (
 	"library/internal/aggregate"
 	"library/internal/notifications"
 	"library/internal/processor"
+	"library/internal/processor/pgdriver"
 )
 
 // Config is everything the service reads from its environment.
@@ -99,7 +100,7 @@ type Config struct {
 	Processors processor.Options
 	// LeaseTiming tunes leases beyond LeaseRetryInterval; tests shorten it. Not read from the
 	// environment.
-	LeaseTiming processor.LeaseTiming
+	LeaseTiming pgdriver.LeaseTiming
 	// CatalogWait is how long GET /books waits for minPosition (default 5s). Not read from the
 	// environment.
 	CatalogWait time.Duration
@@ -186,7 +187,7 @@ func (c Config) withDefaults() Config {
 		c.smtp = &smtp
 	}
 	if c.LeaseRetryInterval <= 0 {
-		c.LeaseRetryInterval = processor.DefaultLeaseRetryInterval
+		c.LeaseRetryInterval = pgdriver.DefaultLeaseRetryInterval
 	}
 	if c.FinePerDay <= 0 {
 		c.FinePerDay = DefaultFinePerDay
@@ -242,7 +243,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	if c.WebUI, err = boolean(getenv, "WEB_UI", true); err != nil {
 		return Config{}, err
 	}
-	if c.LeaseRetryInterval, err = positiveDuration(getenv, "LEASE_RETRY_INTERVAL", processor.DefaultLeaseRetryInterval); err != nil {
+	if c.LeaseRetryInterval, err = positiveDuration(getenv, "LEASE_RETRY_INTERVAL", pgdriver.DefaultLeaseRetryInterval); err != nil {
 		return Config{}, err
 	}
 	if c.CORSOrigins, err = origins(getenv, "CORS_ORIGINS"); err != nil {

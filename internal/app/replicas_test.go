@@ -23,6 +23,7 @@ import (
 	"library/internal/app"
 	"library/internal/eventstore"
 	"library/internal/processor"
+	"library/internal/processor/pgdriver"
 	"library/internal/testkit/pgtest"
 	"library/internal/testkit/smtptest"
 )
@@ -261,7 +262,7 @@ func TestLeaseConnectionTerminated(t *testing.T) {
 	watch := watchCheckpoint(t, standby.api, notifications)
 
 	conn := pgtest.Connect(t, databaseURL)
-	key := processor.LockKey(notifications)
+	key := pgdriver.LockKey(notifications)
 	var terminated int
 	err := conn.QueryRow(context.Background(), `
 SELECT count(pg_terminate_backend(pid)) FROM pg_locks

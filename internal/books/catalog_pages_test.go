@@ -14,6 +14,7 @@ import (
 	"library/internal/books"
 	"library/internal/eventstore"
 	"library/internal/processor"
+	"library/internal/processor/pgdriver"
 	"library/internal/testkit/pgtest"
 )
 
@@ -28,7 +29,7 @@ var catalogKinds = []struct {
 	{"memory", func(*testing.T) books.Catalog { return books.NewMemoryCatalog(processor.NewMemoryCheckpoints(nil)) }},
 	{"postgres", func(t *testing.T) books.Catalog {
 		pool := pgtest.NewPool(t)
-		return books.NewPostgresCatalog(pool, processor.NewPostgresCheckpoints(pool))
+		return books.NewPostgresCatalog(pool, pgdriver.NewCheckpoints(pool))
 	}},
 }
 

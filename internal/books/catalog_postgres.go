@@ -12,6 +12,7 @@ import (
 	"library/internal/eventstore"
 	"library/internal/pgerr"
 	"library/internal/processor"
+	"library/internal/processor/pgdriver"
 )
 
 // PostgresCatalog is the catalog in the catalog_books table (migrations/00003_catalog.sql).
@@ -19,13 +20,13 @@ import (
 // that moves the catalog's checkpoint.
 type PostgresCatalog struct {
 	pool        *pgxpool.Pool
-	checkpoints *processor.PostgresCheckpoints
+	checkpoints *pgdriver.Checkpoints
 }
 
 var _ Catalog = (*PostgresCatalog)(nil)
 
 // NewPostgresCatalog returns the catalog kept through pool.
-func NewPostgresCatalog(pool *pgxpool.Pool, checkpoints *processor.PostgresCheckpoints) *PostgresCatalog {
+func NewPostgresCatalog(pool *pgxpool.Pool, checkpoints *pgdriver.Checkpoints) *PostgresCatalog {
 	return &PostgresCatalog{pool: pool, checkpoints: checkpoints}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"library/internal/books"
 	"library/internal/processor"
+	"library/internal/processor/pgdriver"
 	"library/internal/testkit/pgtest"
 )
 
@@ -24,7 +25,7 @@ func TestCatalogsAgree(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := pgtest.NewPool(t)
-	pg := books.NewPostgresCatalog(pool, processor.NewPostgresCheckpoints(pool))
+	pg := books.NewPostgresCatalog(pool, pgdriver.NewCheckpoints(pool))
 	rapid.Check(t, func(t *rapid.T) {
 		from, err := pg.Position(ctx)
 		require.NoError(t, err)

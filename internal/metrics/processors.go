@@ -10,7 +10,7 @@ import (
 	"library/internal/processor"
 )
 
-// StatusFunc reports on every processor from the shared store: processor.Group.Status.
+// StatusFunc reports on every processor from the shared store: engine.Group.Status.
 type StatusFunc func(ctx context.Context) ([]processor.Status, error)
 
 // DefaultStatusTimeout bounds the store queries of one scrape.
@@ -74,7 +74,7 @@ func (c *processorCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// HorizonFunc reports on the log's read horizon: processor.Group.ReadHorizon.
+// HorizonFunc reports on the log's read horizon: engine.Group.ReadHorizon.
 type HorizonFunc func(ctx context.Context) (processor.HorizonStatus, error)
 
 // WatchHorizon adds library_read_horizon_stall_seconds to every scrape: how long the log's read

@@ -16,12 +16,13 @@ import (
 	"library/internal/books"
 	"library/internal/eventstore"
 	"library/internal/processor"
+	"library/internal/processor/engine"
 	"library/internal/testkit/smtptest"
 )
 
 // outboxRun is an outbox running under a processor group in memory, as the service runs it.
 type outboxRun struct {
-	group *processor.Group
+	group *engine.Group
 	cps   *processor.MemoryCheckpoints
 }
 
@@ -30,7 +31,7 @@ type outboxRun struct {
 func (env outboxEnv) run(t *testing.T, o *Outbox, retry processor.Backoff) outboxRun {
 	t.Helper()
 	cps := processor.NewMemoryCheckpoints(nil)
-	g, err := processor.NewGroup(processor.Config{
+	g, err := engine.NewGroup(engine.Config{
 		Store: env.store, Checkpoints: cps, Leases: processor.NewMemoryLeases(), Logger: slog.New(slog.DiscardHandler),
 		Options: processor.Options{Retry: retry, PollInterval: 50 * time.Millisecond},
 	}, o.Processor())

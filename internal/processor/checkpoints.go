@@ -30,9 +30,9 @@ func (p Position) Before(other Position) bool {
 	return p.Checkpoint.Before(other.Checkpoint)
 }
 
-// checkForward refuses a move that is not forward. Checkpoints only move forward; a replay
-// moves to a later generation.
-func checkForward(name string, from, to Position) error {
+// CheckForward refuses a move that is not forward. Checkpoints only move forward; a replay
+// moves to a later generation. Every Checkpoints.Save checks it before it writes.
+func CheckForward(name string, from, to Position) error {
 	if !from.Before(to) {
 		return fmt.Errorf("processor %s: checkpoint move from %+v to %+v is not forward", name, from, to)
 	}
@@ -96,14 +96,16 @@ type Checkpoints interface {
 	Requeue(ctx context.Context, name string, now time.Time) (int, error)
 }
 
-// maxReasonLength bounds what a parked event keeps of its error.
-const maxReasonLength = 1000
+// MaxReasonLength bounds what a parked or deferred event keeps of its error.
+const MaxReasonLength = 1000
 
-func truncateReason(reason string) string {
-	if len(reason) <= maxReasonLength {
+// TruncateReason cuts reason to MaxReasonLength bytes, on a rune boundary, and marks the cut:
+// every Checkpoints keeps a reason through it.
+func TruncateReason(reason string) string {
+	if len(reason) <= MaxReasonLength {
 		return reason
 	}
-	cut := maxReasonLength
+	cut := MaxReasonLength
 	for cut > 0 && reason[cut]&0xC0 == 0x80 { // don't cut a UTF-8 sequence in half
 		cut--
 	}

@@ -51,7 +51,7 @@ func (m *MemoryCheckpoints) Save(ctx context.Context, name string, from, to Posi
 // apply: a view model in memory writes its rows there, so that rows and checkpoint move
 // together.
 func (m *MemoryCheckpoints) SaveWith(ctx context.Context, name string, from, to Position, apply func()) error {
-	if err := checkForward(name, from, to); err != nil {
+	if err := CheckForward(name, from, to); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
@@ -80,7 +80,7 @@ func (m *MemoryCheckpoints) Defer(ctx context.Context, name string, d Deferred) 
 	if old, ok := m.deferred[name][d.Event.Position]; ok {
 		d.Attempts = max(d.Attempts, old.Attempts)
 	}
-	d.Reason = truncateReason(d.Reason)
+	d.Reason = TruncateReason(d.Reason)
 	m.deferred[name][d.Event.Position] = d
 	return nil
 }
@@ -157,7 +157,7 @@ func (m *MemoryCheckpoints) Park(ctx context.Context, name string, p Parked) err
 	if m.parked[name] == nil {
 		m.parked[name] = map[int64]Parked{}
 	}
-	p.Reason = truncateReason(p.Reason)
+	p.Reason = TruncateReason(p.Reason)
 	p.ParkedAt = m.now().UTC()
 	m.parked[name][p.Event.Position] = p
 	delete(m.deferred[name], p.Event.Position)

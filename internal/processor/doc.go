@@ -1,6 +1,14 @@
-// Package processor runs background work that reads the log: view models, outboxes and
-// sagas. However many replicas run, each processor runs in exactly one of them at a time, under
-// a lease, and moves through the log from a checkpoint that every replica shares.
+// Package processor is background work that reads the log: view models, outboxes and sagas.
+// However many replicas run, each processor runs in exactly one of them at a time, under a
+// lease, and moves through the log from a checkpoint that every replica shares.
+//
+// This package says what a processor is (Processor, Handler, ViewModel, and the errors that
+// sort an event), what it runs on (Leases and Checkpoints: the contract every driver keeps,
+// tested by the suite in internal/testkit/drivertest), how it is tuned (Options) and what is
+// shown of it (Status). It also has the memory drivers, which a single process and the tests
+// use. Package engine runs processors (Group); package pgdriver keeps leases and checkpoints
+// in PostgreSQL; package processorhttp serves /status and the admin endpoints. This comment
+// holds the promises all of them keep.
 //
 // # How a processor runs
 //
@@ -16,33 +24,18 @@
 //
 // # Leases
 //
-// In PostgreSQL a lease is a session advisory lock, one key per processor name, on a connection
-// that does nothing else. A standby keeps its own connection and waits for the lock in
-// PostgreSQL's lock queue (pg_advisory_lock), LeaseTiming.RetryInterval at a time (its
-// lock_timeout), so the server grants it the lock the moment the holder unlocks or its session
-// ends. The holder runs a trivial query on its lock connection every
-// CheckInterval; when one fails or takes longer than CheckTimeout, the lease is lost at once:
-// the batch in hand is cancelled and the replica becomes a standby.
+// A lease has at most one holder per processor name. The holder watches Lease.Lost, and when it
+// is closed the lease is lost at once: the batch in hand is cancelled and the replica becomes a
+// standby. A holder cut off from where its lease is kept can't give it back, so a driver must
+// let the lease go on its own, and only after the holder has stopped trusting it: package
+// pgdriver says how its leases keep that order (a holder that vanishes without a word is
+// replaced within about 5 s; one that dies with its process, or stops, at once).
 //
-// A holder that is cut off from the database can't unlock, so the server must notice on its
-// own. The lock session sets idle_session_timeout and tcp_user_timeout to SessionTimeout, and
-// short TCP keepalives: a session that has been silent for SessionTimeout is ended by the
-// server, which releases the lock. The holder has given up by then, because SessionTimeout is
-// kept above CheckInterval+CheckTimeout: the holder stops trusting its lease at most
-// CheckInterval+CheckTimeout after the last check the server answered, and the server lets the
-// lock go at least SessionTimeout after that same check. With the defaults (1 s, 1 s, 5 s), a
-// holder that vanishes without a word is replaced within about 5 s; one that dies with its
-// process is replaced at once (its connection closes with it, and the server grants the lock to
-// the standby queued for it); one that stops (SIGTERM) unlocks after the batch in hand, with
-// the same effect.
-//
-// That ordering holds when the holder's connection goes silent, which is how a network
-// partition or a hung holder looks. When the connection is closed instead (the server ends the
-// session with pg_terminate_backend, a connection reset), the server frees the lock at once and
-// a standby can take it before the old holder's next check: for up to CheckInterval +
-// CheckTimeout both may be at work. Fenced checkpoints make that harmless for view models and
-// for every checkpoint move; an outbox may send the old holder's batch in hand again, which its
-// at-least-once promise (below) already allows.
+// A driver may also let a new holder in before the old one has noticed that its lease is gone
+// (in PostgreSQL, when the server closes the old holder's session rather than letting it go
+// silent): for a short while both may be at work. Fenced checkpoints make that harmless for
+// view models and for every checkpoint move; an outbox may send the old holder's batch in hand
+// again, which its at-least-once promise (below) already allows.
 //
 // In memory there is one replica, which always holds its leases.
 //
@@ -55,8 +48,8 @@
 // stale holder's write fails with ErrFenced and writes nothing; the holder then reads the
 // checkpoint again, and learns at its next check that its lease is gone. Before each event and
 // each batch a holder also asks its lease whether it is still fresh (Lease.Fresh), so that a
-// process that was paused for longer than the server keeps its session does not act on a lease
-// that ran out meanwhile.
+// process that was paused for longer than its lease can be trusted (in PostgreSQL, longer than
+// the server keeps its session) does not act on a lease that ran out meanwhile.
 //
 // A view model writes its rows and its checkpoint in one transaction that fails as a whole when
 // the checkpoint is not the one it read. Two holders racing through the same batch can't both
@@ -112,15 +105,16 @@
 // failed write is unknown) and tries again with backoff, up to a few seconds apart. An event's
 // outcome (deferred, parked, done) is written before the event counts as finished, and that
 // write is tried again until it succeeds, so an event is never passed without its outcome kept.
-// The error shows in Status.LastError until the processor next succeeds. If the lock connection fails too, the lease is lost and whoever gets it next
-// goes on from the shared checkpoint. Every call a holder makes to the log, the checkpoints or a
-// handler has a deadline, Options.StepTimeout (30 s by default): a query that the database does
-// not answer (a connection gone silent, a statement queued behind a lock) fails like any other
-// instead of holding the processor, even while the lease's own connection answers its checks.
+// The error shows in Status.LastError until the processor next succeeds. If the lease's own
+// connection fails too, the lease is lost and whoever gets it next goes on from the shared
+// checkpoint. Every call a holder makes to the log, the checkpoints or a handler has a
+// deadline, Options.StepTimeout (30 s by default): a query that the database does not answer
+// (a connection gone silent, a statement queued behind a lock) fails like any other instead of
+// holding the processor, even while the lease's own connection answers its checks.
 //
-// On shutdown (Group.Stop) each processor finishes the events in hand without starting others
-// (an event waiting at a closed gate is left to the next holder), moves its checkpoint, and
-// releases its lease, so a standby takes over without waiting for a timeout. When Stop's
-// context ends first, the events in hand are cancelled and Stop waits for the handlers to
-// return: a handler must honour its context.
+// On shutdown (the engine's Group.Stop) each processor finishes the events in hand without
+// starting others (an event waiting at a closed gate is left to the next holder), moves its
+// checkpoint, and releases its lease, so a standby takes over without waiting for a timeout.
+// When Stop's context ends first, the events in hand are cancelled and Stop waits for the
+// handlers to return: a handler must honour its context.
 package processor

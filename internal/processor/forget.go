@@ -16,27 +16,6 @@ import (
 // ErasedReason is the reason a waiting event of an erased member shows.
 const ErasedReason = "erased: the member asked to be forgotten"
 
-// forgetSQL are the statements that rewrite a member's waiting events: by memberId, or by stream.
-const (
-	forgetParkedSQL   = `UPDATE processor_parked SET reason = $3 WHERE data->>'memberId' = $1 OR stream_id = $2`
-	forgetDeferredSQL = `UPDATE processor_deferred SET reason = $3 WHERE data->>'memberId' = $1 OR stream_id = $2`
-)
-
-// ForgetMember rewrites the reasons of the parked and deferred events that name the member, or
-// are of the stream streamID (their account's), to ErasedReason. It returns how many it
-// rewrote.
-func (c *PostgresCheckpoints) ForgetMember(ctx context.Context, memberID, streamID string) (int, error) {
-	parked, err := c.pool.Exec(ctx, forgetParkedSQL, memberID, streamID, ErasedReason)
-	if err != nil {
-		return 0, translate(ctx, err)
-	}
-	deferred, err := c.pool.Exec(ctx, forgetDeferredSQL, memberID, streamID, ErasedReason)
-	if err != nil {
-		return 0, translate(ctx, err)
-	}
-	return int(parked.RowsAffected() + deferred.RowsAffected()), nil
-}
-
 // ForgetMember rewrites the reasons of the parked and deferred events that name the member, or
 // are of the stream streamID, to ErasedReason.
 func (m *MemoryCheckpoints) ForgetMember(ctx context.Context, memberID, streamID string) (int, error) {

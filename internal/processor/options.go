@@ -74,7 +74,8 @@ const DefaultStepTimeout = 30 * time.Second
 // 30 s) before parking it, so an SMTP server that is down for half a minute costs no parking.
 var DefaultRetry = Backoff{Attempts: 6, First: 2 * time.Second, Max: 30 * time.Second}
 
-func (o Options) withDefaults() Options {
+// WithDefaults returns o with every unset field at its default.
+func (o Options) WithDefaults() Options {
 	if o.BatchSize <= 0 {
 		o.BatchSize = 100
 	}
@@ -105,23 +106,13 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// delay is the wait after the given failed attempt (1, 2, ...): First doubled per attempt,
+// Delay is the wait after the given failed attempt (1, 2, ...): First doubled per attempt,
 // capped at Max, less up to a fifth at random.
-func (b Backoff) delay(attempt int) time.Duration {
+func (b Backoff) Delay(attempt int) time.Duration {
 	d := b.First
 	for i := 1; i < attempt && d < b.Max; i++ {
 		d *= 2
 	}
 	d = min(d, b.Max)
 	return d - time.Duration(rand.Int64N(int64(d)/5+1)) //nolint:gosec // jitter, not a secret
-}
-
-// storeBackoff is the wait before trying again after the store failed: short at first, since
-// most failures are a blip, and at most a few seconds.
-func storeBackoff(failures int) time.Duration {
-	d := 100 * time.Millisecond
-	for i := 1; i < failures && d < 5*time.Second; i++ {
-		d *= 2
-	}
-	return min(d, 5*time.Second)
 }

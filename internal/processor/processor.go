@@ -2,10 +2,7 @@ package processor
 
 import (
 	"context"
-	"errors"
-	"time"
 
-	"library/internal/errs"
 	"library/internal/eventstore"
 )
 
@@ -83,6 +80,19 @@ type Idler interface {
 	Idle()
 }
 
+// ParkListener is implemented by handlers that want to know when one of their events has been
+// parked, whether the handler asked for it or its attempts ran out: the outbox counts the
+// emails it could not send.
+type ParkListener interface {
+	Parked(e eventstore.Event)
+}
+
+// DeferListener is implemented by handlers that want to know when one of their events has been
+// deferred to a later attempt.
+type DeferListener interface {
+	Deferred(e eventstore.Event)
+}
+
 // ParkError is a failure that retrying can't fix, such as a loan email to a member who has no
 // email address. The event is parked at once with Reason, which the admin view shows; /status
 // shows Public (see PublicTexter), which must name no member, address or host.
@@ -122,7 +132,7 @@ func Pause(err error) error { return &PauseError{Err: err} }
 // able to once Ready is closed: see Handler.
 type LaterError struct {
 	// Ready is closed when the event may be started again. It is a hint, not a promise: an
-	// event started again may be handed back again. Nil means "shortly" (laterRetry).
+	// event started again may be handed back again. Nil means "shortly" (100ms).
 	Ready <-chan struct{}
 	Err   error
 }
@@ -136,38 +146,6 @@ func (e *LaterError) PublicText() string { return "waiting: " + PublicText(e.Err
 // Later returns an error that hands the event back untried until ready is closed: see Handler.
 func Later(ready <-chan struct{}, err error) error { return &LaterError{Ready: ready, Err: err} }
 
-// laterRetry is how soon an event handed back without a Ready channel is started again.
-const laterRetry = 100 * time.Millisecond
-
-// outcome is how the runner sorts what a Handler returned.
-type outcome int
-
-const (
-	handled outcome = iota
-	parkIt
-	pauseAll
-	deferIt
-	later
-)
-
-func sortOutcome(err error) outcome {
-	var park *ParkError
-	var pause *PauseError
-	var wait *LaterError
-	switch {
-	case err == nil:
-		return handled
-	case errors.As(err, &wait):
-		return later
-	case errors.As(err, &park):
-		return parkIt
-	case errors.As(err, &pause), errs.Is(err, errs.Unavailable):
-		return pauseAll
-	default:
-		return deferIt
-	}
-}
-
 type attemptKey struct{}
 
 // Attempt is the attempt at the event that a Handler is handling with ctx: 1 for the first,
@@ -177,6 +155,8 @@ func Attempt(ctx context.Context) int {
 	return n
 }
 
-func withAttempt(ctx context.Context, n int) context.Context {
+// WithAttempt returns ctx for attempt n at an event: what Attempt reads back. The runner calls
+// the Handler with it.
+func WithAttempt(ctx context.Context, n int) context.Context {
 	return context.WithValue(ctx, attemptKey{}, n)
 }

@@ -2,8 +2,10 @@ package processor
 
 import (
 	"context"
+	"errors"
 	"time"
 
+	"library/internal/errs"
 	"library/internal/eventstore"
 )
 
@@ -50,47 +52,6 @@ type RelayReporter interface {
 	Relay() Relay
 }
 
-// Status reports on every processor, in the order they were given.
-func (g *Group) Status(ctx context.Context) ([]Status, error) {
-	head, err := g.cfg.Store.Head(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Status, 0, len(g.runners))
-	for _, r := range g.runners {
-		pos, err := g.cfg.Checkpoints.Load(ctx, r.proc.Name)
-		if err != nil {
-			return nil, err
-		}
-		lag, err := g.cfg.Store.CountAfter(ctx, pos.Checkpoint)
-		if err != nil {
-			return nil, err
-		}
-		parked, err := g.cfg.Checkpoints.CountParked(ctx, r.proc.Name)
-		if err != nil {
-			return nil, err
-		}
-		deferred, err := g.cfg.Checkpoints.CountDeferred(ctx, r.proc.Name)
-		if err != nil {
-			return nil, err
-		}
-		s := Status{
-			Name: r.proc.Name, Kind: r.proc.Kind, HoldsLease: r.holdsLease(),
-			Checkpoint: pos.Checkpoint.Position, Generation: pos.Generation,
-			Head: head.Position, Lag: lag, Parked: parked, Deferred: deferred, InFlight: r.inFlight.Load(),
-		}
-		if reporter, ok := r.proc.Handler.(RelayReporter); ok && s.HoldsLease {
-			relay := reporter.Relay()
-			s.Relay = &relay
-		}
-		if msg := r.lastErr(); msg != "" {
-			s.LastError = &msg
-		}
-		out = append(out, s)
-	}
-	return out, nil
-}
-
 // StallReporter is implemented by stores whose read horizon can be held back by a transaction
 // elsewhere: eventstore.Postgres.
 type StallReporter interface {
@@ -110,17 +71,27 @@ type HorizonStatus struct {
 	Application string     `json:"application,omitempty"`
 }
 
-// ReadHorizon reports whether the log's read horizon is held back, by what and for how long.
-func (g *Group) ReadHorizon(ctx context.Context) (HorizonStatus, error) {
-	reporter, ok := g.cfg.Store.(StallReporter)
-	if !ok {
-		return HorizonStatus{}, nil
+// PublicTexter is implemented by errors that can say what went wrong in words fit for /status,
+// which anyone may read: codes and steps, never a member, an address or a host.
+type PublicTexter interface {
+	PublicText() string
+}
+
+// PublicText is what /status shows of an error. An error that implements PublicTexter says it
+// itself. Of the service's own errors, an unavailable or failed store shows its code and
+// detail (written by the store: what failed, never who), any other only its code; for anything
+// else, /status says only that something failed, and the logs have the rest.
+func PublicText(err error) string {
+	var pt PublicTexter
+	if errors.As(err, &pt) {
+		return pt.PublicText()
 	}
-	stall, stalled, err := reporter.Stalled(ctx)
-	if err != nil || !stalled {
-		return HorizonStatus{}, err
+	var e *errs.Error
+	if errors.As(err, &e) {
+		if e.Code == errs.Unavailable || e.Code == errs.Internal {
+			return string(e.Code) + ": " + e.Detail
+		}
+		return string(e.Code)
 	}
-	since := stall.Since.UTC()
-	return HorizonStatus{Stalled: true, Seconds: time.Since(since).Seconds(), Since: &since,
-		PID: stall.PID, Database: stall.Database, Application: stall.Application}, nil
+	return "failed (the logs say why)"
 }

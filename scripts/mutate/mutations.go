@@ -14,24 +14,24 @@ type mutation struct {
 var mutations = []mutation{
 	{
 		name:    "a lease is trusted however old its last good check",
-		file:    "internal/processor/lease_postgres.go",
+		file:    "internal/processor/pgdriver/lease.go",
 		find:    "return time.Since(*l.lastGood.Load()) < l.timing.SessionTimeout-l.timing.CheckTimeout",
 		replace: "return true",
-		pkg:     "./internal/processor/",
+		pkg:     "./internal/processor/pgdriver/",
 	},
 	{
 		name:    "a lost lease does not stop the work in hand",
-		file:    "internal/processor/runner.go",
+		file:    "internal/processor/engine/runner.go",
 		find:    "case <-lease.Lost():\n\t\t\tcancel()",
 		replace: "case <-lease.Lost():",
-		pkg:     "./internal/processor/",
+		pkg:     "./internal/processor/engine/",
 	},
 	{
 		name:    "a failed Park is ignored: the checkpoint moves past an event neither handled nor parked",
-		file:    "internal/processor/dispatch_worker.go",
-		find:    "return d.checkpoints.Park(ctx, d.proc.Name, Parked{Event: e, Reason: reason.Error(), Attempts: attempts})",
-		replace: "_ = d.checkpoints.Park(ctx, d.proc.Name, Parked{Event: e, Reason: reason.Error(), Attempts: attempts})\n\t\treturn nil",
-		pkg:     "./internal/processor/",
+		file:    "internal/processor/engine/dispatch_worker.go",
+		find:    "return d.checkpoints.Park(ctx, d.proc.Name, processor.Parked{Event: e, Reason: reason.Error(), Attempts: attempts})",
+		replace: "_ = d.checkpoints.Park(ctx, d.proc.Name, processor.Parked{Event: e, Reason: reason.Error(), Attempts: attempts})\n\t\treturn nil",
+		pkg:     "./internal/processor/engine/",
 	},
 	{
 		name:    "checkpoints are not fenced: two holders both move one (in memory)",
@@ -42,10 +42,10 @@ var mutations = []mutation{
 	},
 	{
 		name:    "checkpoints are not fenced: two holders both move one (PostgreSQL)",
-		file:    "internal/processor/checkpoints_postgres.go",
+		file:    "internal/processor/pgdriver/checkpoints.go",
 		find:    "WHERE name = $1 AND generation = $2 AND transaction_id = $3::xid8 AND position = $4`",
 		replace: "WHERE name = $1 AND $2::bigint IS NOT NULL AND $3::xid8 IS NOT NULL AND $4::bigint IS NOT NULL`",
-		pkg:     "./internal/processor/",
+		pkg:     "./internal/processor/pgdriver/",
 	},
 	{
 		name:    "an append notifies no other process",
@@ -91,10 +91,10 @@ var mutations = []mutation{
 	},
 	{
 		name:    "a standby's lease check never notices its connection failed",
-		file:    "internal/processor/lease_postgres.go",
+		file:    "internal/processor/pgdriver/lease.go",
 		find:    "l.lose()\n\t\t\tcloseConn(l.conn)\n\t\t\treturn",
 		replace: "closeConn(l.conn)\n\t\t\treturn",
-		pkg:     "./internal/processor/",
+		pkg:     "./internal/processor/pgdriver/",
 	},
 	{
 		name:    "request bodies are not capped: a chunked body of any size is read",

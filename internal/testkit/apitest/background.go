@@ -6,6 +6,7 @@ import (
 
 	"library/internal/app"
 	"library/internal/processor"
+	"library/internal/processor/pgdriver"
 )
 
 // AdminToken is the admin token FastBackground gives the service.
@@ -20,7 +21,7 @@ func FastBackground(cfg app.Config) app.Config {
 		RetakeDelay:  200 * time.Millisecond,
 	}
 	cfg.LeaseRetryInterval = 50 * time.Millisecond
-	cfg.LeaseTiming = processor.LeaseTiming{CheckInterval: 200 * time.Millisecond, CheckTimeout: 500 * time.Millisecond}
+	cfg.LeaseTiming = pgdriver.LeaseTiming{CheckInterval: 200 * time.Millisecond, CheckTimeout: 500 * time.Millisecond}
 	return cfg
 }
 

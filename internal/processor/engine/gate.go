@@ -1,0 +1,125 @@
+package engine
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// gate holds a handler processor's events back while what its handler depends on is down (a
+// Pause error, or the database unavailable). While it is closed no event is started, and the
+// events in hand wait at it; once its backoff has passed, one of them goes through as a probe.
+// The probe getting through (whatever else becomes of its event) opens the gate for all; the
+// probe paused again closes it for twice as long, up to storeBackoff's limit. Attempts made
+// while the gate is closed use up no event's attempts.
+type gate struct {
+	mu       sync.Mutex
+	closed   bool
+	since    time.Time // when it closed
+	until    time.Time // when the next probe may go
+	failures int       // probes paused in a row, the one that closed it included
+	probing  bool
+	changed  chan struct{} // closed and replaced whenever the gate opens or a probe ends
+}
+
+func newGate() *gate { return &gate{changed: make(chan struct{})} }
+
+// enter waits until an attempt may go, and reports whether it is the probe. It returns ok false,
+// at once, when a or b ends.
+func (g *gate) enter(a, b context.Context) (probe, ok bool) {
+	for {
+		g.mu.Lock()
+		if !g.closed {
+			g.mu.Unlock()
+			return false, true
+		}
+		wait, probing, changed := time.Until(g.until), g.probing, g.changed
+		if wait <= 0 && !probing {
+			g.probing = true
+			g.mu.Unlock()
+			return true, true
+		}
+		g.mu.Unlock()
+		var timer *time.Timer
+		var due <-chan time.Time
+		if !probing { // while a probe is out, only its end can let anyone through
+			timer = time.NewTimer(wait)
+			due = timer.C
+		}
+		select {
+		case <-changed:
+		case <-due:
+		case <-a.Done():
+		case <-b.Done():
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+		if a.Err() != nil || b.Err() != nil {
+			return false, false
+		}
+	}
+}
+
+// passed records an attempt that got through: the gate opens.
+func (g *gate) passed() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed || g.probing {
+		g.closed, g.probing, g.failures = false, false, 0
+		g.broadcast()
+	}
+}
+
+// paused records an attempt that was paused. The gate closes if it was open; a probe paused
+// again keeps it closed for longer. An attempt that was under way when the gate closed changes
+// nothing: it waits at the gate like the others.
+func (g *gate) paused(probe bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch {
+	case !g.closed:
+		g.closed, g.since, g.failures = true, time.Now(), 1
+	case probe:
+		g.probing = false
+		g.failures++
+	default:
+		return
+	}
+	g.until = time.Now().Add(storeBackoff(g.failures))
+	g.broadcast()
+}
+
+// abandon ends a probe that neither got through nor was paused (its holding ended): another
+// attempt may probe.
+func (g *gate) abandon(probe bool) {
+	if !probe {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.probing = false
+	g.broadcast()
+}
+
+func (g *gate) broadcast() {
+	close(g.changed)
+	g.changed = make(chan struct{})
+}
+
+// state reports whether the gate is closed, and since when.
+func (g *gate) state() (closed bool, since time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.closed, g.since
+}
+
+// storeBackoff is the wait before trying again after the store failed: short at first, since
+// most failures are a blip, and at most a few seconds.
+func storeBackoff(failures int) time.Duration {
+	d := 100 * time.Millisecond
+	for i := 1; i < failures && d < 5*time.Second; i++ {
+		d *= 2
+	}
+	return min(d, 5*time.Second)
+}

@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"library/internal/eventstore"
+	"library/internal/processor"
+	"library/internal/processor/pgdriver"
+	"library/internal/testkit/pgtest"
+)
+
+// countingStore counts the reads a processor makes of the log.
+type countingStore struct {
+	*eventstore.Postgres
+	reads atomic.Int64
+}
+
+func (s *countingStore) ReadAll(ctx context.Context, after eventstore.Checkpoint, limit int) ([]eventstore.Event, error) {
+	s.reads.Add(1)
+	return s.Postgres.ReadAll(ctx, after, limit)
+}
+
+func (s *countingStore) Head(ctx context.Context) (eventstore.Checkpoint, error) {
+	s.reads.Add(1)
+	return s.Postgres.Head(ctx)
+}
+
+// A transaction left open in another database of the same cluster holds the log's read horizon
+// back: the store says so, naming the backend, and the processor, which can read nothing
+// meanwhile, backs off instead of asking every 10ms; once the transaction ends, it goes on.
+func TestStalledHorizon(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.NewPool(t)
+	store := eventstore.NewPostgres(pool, discardLogger())
+	t.Cleanup(store.Close)
+	counted := &countingStore{Postgres: store}
+	opts := testOptions()
+	opts.PollInterval = time.Second
+	h := newRecorder(nil)
+	g := startGroup(t, Config{Store: counted, Checkpoints: pgdriver.NewCheckpoints(pool), Leases: processor.NewMemoryLeases(),
+		Logger: discardLogger(), Options: opts}, saga("fines", h))
+	first := appendEvents(t, store, "book", 2)
+	eventually(t, 10*time.Second, func() bool { return h.count() == 2 }, "the first events handled")
+
+	// Another database, another application: a transaction that has written (it has an id).
+	otherURL := pgtest.NewDatabase(t)
+	other := pgtest.Connect(t, otherURL+"&application_name=nightly-report")
+	ctx := context.Background()
+	conn, err := other.Acquire(ctx)
+	require.NoError(t, err)
+	defer conn.Release()
+	tx, err := conn.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	var pid int
+	var xid string
+	require.NoError(t, tx.QueryRow(ctx, `SELECT pg_backend_pid(), pg_current_xact_id()::text`).Scan(&pid, &xid))
+
+	more := appendEvents(t, store, "member", 3)
+	var stall eventstore.Stall
+	eventually(t, 10*time.Second, func() bool {
+		s, stalled, err := store.Stalled(ctx)
+		require.NoError(t, err)
+		stall = s
+		return stalled
+	}, "the store says the horizon is stalled")
+	require.Equal(t, pid, stall.PID)
+	u, err := url.Parse(otherURL)
+	require.NoError(t, err)
+	require.Equal(t, strings.TrimPrefix(u.Path, "/"), stall.Database)
+	require.Equal(t, "nightly-report", stall.Application)
+	require.WithinDuration(t, time.Now(), stall.Since, time.Minute)
+	horizon, err := g.ReadHorizon(ctx)
+	require.NoError(t, err)
+	require.True(t, horizon.Stalled)
+	require.GreaterOrEqual(t, horizon.Seconds, 1.0)
+	require.Equal(t, pid, horizon.PID)
+	require.Equal(t, 2, h.count(), "nothing above the horizon is read")
+
+	// Reading every 10ms would be some 200 reads and 200 looks at the head in two seconds.
+	before := counted.reads.Load()
+	stalledFor := time.Now()
+	eventually(t, 10*time.Second, func() bool { return time.Since(stalledFor) >= 2*time.Second }, "two seconds of stall")
+	reads := counted.reads.Load() - before
+	t.Logf("%d reads of the log in two seconds of stall", reads)
+	require.Less(t, reads, int64(40), "the processor backs off while the horizon is stalled")
+
+	require.NoError(t, tx.Rollback(ctx))
+	eventually(t, 10*time.Second, func() bool { return h.count() == len(first)+len(more) }, "the events handled once the transaction ends")
+	_, stalled, err := store.Stalled(ctx)
+	require.NoError(t, err)
+	require.False(t, stalled)
+}

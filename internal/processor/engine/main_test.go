@@ -1,0 +1,239 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"library/internal/eventstore"
+	"library/internal/processor"
+	"library/internal/testkit/pgtest"
+)
+
+// TestMain runs the tests against a throwaway PostgreSQL (or TEST_DATABASE_URL) and then checks
+// that no goroutine outlived them: every group, lease, listener and proxy a test starts must be
+// stopped by the time the tests end. goleak.VerifyTestMain can't be used because it calls m.Run
+// itself; pgtest.Run returns after the cluster is gone, so what is left is ours.
+func TestMain(m *testing.M) {
+	code := pgtest.Run(m)
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: goroutines outlived the tests: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// eventually polls cond until it holds or timeout passes. Tests wait for conditions, never for
+// fixed times, so they are as fast as the code and don't fail on a slow machine.
+func eventually(t testing.TB, timeout time.Duration, cond func() bool, format string, args ...any) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not true after %v: %s", timeout, fmt.Sprintf(format, args...))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// testOptions are short so that retries, parking, polling and retaking a lost lease happen
+// within milliseconds. A small batch makes every test cross several batches.
+func testOptions() processor.Options {
+	return processor.Options{BatchSize: 4, PollInterval: 50 * time.Millisecond,
+		Retry: processor.Backoff{Attempts: 3, First: 10 * time.Millisecond, Max: 20 * time.Millisecond}, RetakeDelay: 20 * time.Millisecond}
+}
+
+// appendEvents appends n events to streams named after prefix, up to three per append, so that
+// the log has transactions of several events. It returns the events in log order.
+func appendEvents(t testing.TB, store eventstore.Store, prefix string, n int) []eventstore.Event {
+	t.Helper()
+	var out []eventstore.Event
+	for i := 0; i < n; {
+		k := min(3, n-i)
+		batch := make([]eventstore.NewEvent, k)
+		for j := range batch {
+			batch[j] = eventstore.NewEvent{Type: "Happened", Data: fmt.Appendf(nil, `{"n":%d}`, i+j),
+				Metadata: eventstore.Metadata{CommandID: fmt.Sprintf("%s-cmd-%d", prefix, i)}}
+		}
+		recorded, err := store.Append(context.Background(), fmt.Sprintf("%s-%d", prefix, i), 0, batch)
+		require.NoError(t, err)
+		out = append(out, recorded...)
+		i += k
+	}
+	return out
+}
+
+func positionsOf(events []eventstore.Event) []int64 {
+	out := make([]int64, len(events))
+	for i, e := range events {
+		out[i] = e.Position
+	}
+	return out
+}
+
+// recorder is a Handler that records what it handled. fail, when set, decides each attempt:
+// it may return an error, or block (it must give up when ctx ends, as a real handler would).
+type recorder struct {
+	fail func(ctx context.Context, e eventstore.Event, attempt int) error
+
+	mu      sync.Mutex
+	handled []int64       // positions handled successfully, in the order they were handled
+	calls   map[int64]int // attempts per position, failed or not
+}
+
+func newRecorder(fail func(ctx context.Context, e eventstore.Event, attempt int) error) *recorder {
+	return &recorder{fail: fail, calls: map[int64]int{}}
+}
+
+func (r *recorder) Handle(ctx context.Context, e eventstore.Event) error {
+	r.mu.Lock()
+	r.calls[e.Position]++
+	attempt := r.calls[e.Position]
+	r.mu.Unlock()
+	if r.fail != nil {
+		if err := r.fail(ctx, e, attempt); err != nil {
+			return err
+		}
+	}
+	r.mu.Lock()
+	r.handled = append(r.handled, e.Position)
+	r.mu.Unlock()
+	return nil
+}
+
+func (r *recorder) positions() []int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.handled)
+}
+
+func (r *recorder) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.handled)
+}
+
+func (r *recorder) attempts(position int64) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.calls[position]
+}
+
+// memoryView is a view model in memory: its rows and its checkpoint move together under
+// MemoryCheckpoints.SaveWith, as a PostgreSQL view model's do in one transaction. Several groups
+// may share one memoryView, as replicas share one database.
+type memoryView struct {
+	name string
+	cps  *processor.MemoryCheckpoints
+
+	mu      sync.Mutex
+	rows    []int64       // positions applied in the current generation, in order
+	applied map[int64]int // how often each position was applied, over all generations
+	resets  int
+	fenced  int // Apply or Reset calls refused because another holder moved the checkpoint
+}
+
+func newMemoryView(name string, cps *processor.MemoryCheckpoints) *memoryView {
+	return &memoryView{name: name, cps: cps, applied: map[int64]int{}}
+}
+
+func (v *memoryView) Apply(ctx context.Context, from, to processor.Position, events []eventstore.Event) error {
+	err := v.cps.SaveWith(ctx, v.name, from, to, func() {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		for _, e := range events {
+			v.rows = append(v.rows, e.Position)
+			v.applied[e.Position]++
+		}
+	})
+	v.countFenced(err)
+	return err
+}
+
+func (v *memoryView) Reset(ctx context.Context, from processor.Position) error {
+	err := v.cps.SaveWith(ctx, v.name, from, processor.Position{Generation: from.Generation + 1}, func() {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		v.rows = nil
+		v.resets++
+	})
+	v.countFenced(err)
+	return err
+}
+
+func (v *memoryView) countFenced(err error) {
+	if errors.Is(err, processor.ErrFenced) {
+		v.mu.Lock()
+		v.fenced++
+		v.mu.Unlock()
+	}
+}
+
+func (v *memoryView) snapshot() (rows []int64, applied map[int64]int, resets int) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	applied = make(map[int64]int, len(v.applied))
+	for k, n := range v.applied {
+		applied[k] = n
+	}
+	return slices.Clone(v.rows), applied, v.resets
+}
+
+// parkedOf returns a processor's parked events, in log order.
+func parkedOf(t testing.TB, cps processor.Checkpoints, name string) []processor.Parked {
+	t.Helper()
+	parked, err := cps.ListParked(context.Background(), name, 0)
+	require.NoError(t, err)
+	return parked
+}
+
+// startGroup makes and starts a group, stopped when the test ends.
+func startGroup(t testing.TB, cfg Config, processors ...processor.Processor) *Group {
+	t.Helper()
+	g, err := NewGroup(cfg, processors...)
+	require.NoError(t, err)
+	g.Start(context.Background())
+	t.Cleanup(func() { stopGroup(t, g) })
+	return g
+}
+
+// stopGroup stops g and fails the test when that is not prompt. Stopping twice is fine.
+func stopGroup(t testing.TB, g *Group) time.Duration {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	require.NoError(t, g.Stop(ctx))
+	return time.Since(start)
+}
+
+// memoryConfig is a replica in memory mode. Groups that share leases, checkpoints and store
+// behave as replicas sharing a database.
+func memoryConfig(store eventstore.Store, cps processor.Checkpoints, leases processor.Leases) Config {
+	return Config{Store: store, Checkpoints: cps, Leases: leases, Logger: discardLogger(), Options: testOptions()}
+}
+
+// raiseTo sets a to n if n is larger, however many goroutines do it at once.
+func raiseTo(a *atomic.Int64, n int64) {
+	for {
+		m := a.Load()
+		if n <= m || a.CompareAndSwap(m, n) {
+			return
+		}
+	}
+}

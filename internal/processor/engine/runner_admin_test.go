@@ -1,0 +1,217 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"library/internal/errs"
+	"library/internal/eventstore"
+	"library/internal/processor"
+	"library/internal/testkit/drivertest"
+)
+
+// retry-parked requeues parked events; the holder tries them again. One that fails again is
+// parked again (and not tried in a loop); one that succeeds is unparked.
+func TestGroupRetryParked(t *testing.T) {
+	t.Parallel()
+	env := newMemoryEnv()
+	events := appendEvents(t, env.store, "book", 6)
+	target := events[2]
+	var down atomic.Bool
+	down.Store(true)
+	h := newRecorder(func(_ context.Context, e eventstore.Event, _ int) error {
+		if e.Position == target.Position && down.Load() {
+			return errors.New("smtp: connection refused")
+		}
+		return nil
+	})
+	g := startGroup(t, env.config(), outbox("emails", h))
+	eventually(t, 5*time.Second, func() bool { return drivertest.CountParked(t, env.cps, "emails") == 1 && h.count() == 5 }, "parked, and the rest handled")
+
+	n, err := g.RetryParked(context.Background(), "emails")
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	eventually(t, 5*time.Second, func() bool {
+		return h.attempts(target.Position) == 6 && drivertest.CountParked(t, env.cps, "emails") == 1
+	}, "tried again, three more times, and parked again")
+	require.Zero(t, drivertest.CountDeferred(t, env.cps, "emails"), "parked again, it waits for the next retry-parked")
+	require.Equal(t, 6, h.attempts(target.Position), "not tried in a loop")
+
+	down.Store(false) // the mail server is back
+	n, err = g.RetryParked(context.Background(), "emails")
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	eventually(t, 5*time.Second, func() bool {
+		return drivertest.CountParked(t, env.cps, "emails") == 0 && drivertest.CountDeferred(t, env.cps, "emails") == 0 && h.count() == 6
+	}, "handled and forgotten")
+	require.Equal(t, 7, h.attempts(target.Position))
+	got := h.positions()
+	require.Equal(t, 6, len(got))
+	require.Equal(t, target.Position, got[5], "handled once, after the rest")
+
+	n, err = g.RetryParked(context.Background(), "emails")
+	require.NoError(t, err)
+	require.Zero(t, n, "nothing left to requeue")
+}
+
+// A view model gets every event once, in one Apply per batch; a replay empties it and applies
+// everything again, in generation 1.
+func TestGroupViewModelAndReplay(t *testing.T) {
+	t.Parallel()
+	env := newMemoryEnv()
+	events := appendEvents(t, env.store, "book", 11)
+	view := newMemoryView("catalog", env.cps)
+	g := startGroup(t, env.config(), processor.Processor{Name: "catalog", Kind: processor.KindViewModel, ViewModel: view})
+	all := positionsOf(events)
+	eventually(t, 5*time.Second, func() bool { rows, _, _ := view.snapshot(); return len(rows) == len(all) }, "every event applied")
+	rows, applied, _ := view.snapshot()
+	require.Equal(t, all, rows)
+	for _, p := range all {
+		require.Equal(t, 1, applied[p], "position %d applied once", p)
+	}
+
+	require.NoError(t, g.Replay(context.Background(), "catalog"))
+	eventually(t, 5*time.Second, func() bool {
+		rows, _, resets := view.snapshot()
+		return resets == 1 && len(rows) == len(all)
+	}, "reset and applied again")
+	rows, applied, _ = view.snapshot()
+	require.Equal(t, all, rows)
+	for _, p := range all {
+		require.Equal(t, 2, applied[p], "position %d applied once per generation", p)
+	}
+	require.Equal(t, processor.Position{Generation: 1, Checkpoint: events[len(events)-1].Checkpoint()}, drivertest.LoadPosition(t, env.cps, "catalog"))
+}
+
+// A saga replays too: its handler sees every event again. An outbox refuses.
+func TestGroupReplayOfSagaAndOutbox(t *testing.T) {
+	t.Parallel()
+	env := newMemoryEnv()
+	events := appendEvents(t, env.store, "book", 5)
+	sagaHandler, outboxHandler := newRecorder(nil), newRecorder(nil)
+	g := startGroup(t, env.config(), saga("fines", sagaHandler), outbox("emails", outboxHandler))
+	eventually(t, 5*time.Second, func() bool { return sagaHandler.count() == 5 && outboxHandler.count() == 5 }, "handled")
+
+	err := g.Replay(context.Background(), "emails")
+	require.True(t, errs.Is(err, errs.NotReplayable), "outbox replay: %v", err)
+
+	require.NoError(t, g.Replay(context.Background(), "fines"))
+	eventually(t, 5*time.Second, func() bool { return sagaHandler.count() == 10 }, "the saga handles everything again")
+	require.Equal(t, append(positionsOf(events), positionsOf(events)...), sagaHandler.positions())
+	require.Equal(t, int64(1), drivertest.LoadPosition(t, env.cps, "fines").Generation)
+	require.Equal(t, 5, outboxHandler.count(), "the outbox was not replayed")
+}
+
+// Admin requests name a processor this replica runs, and only its lease holder acts on them.
+func TestGroupAdminRefusals(t *testing.T) {
+	t.Parallel()
+	env := newMemoryEnv()
+	holder := startGroup(t, env.config(), saga("fines", newRecorder(nil)), outbox("emails", newRecorder(nil)))
+	eventually(t, 5*time.Second, func() bool { return holder.HoldsLease("fines") && holder.HoldsLease("emails") }, "leases taken")
+	standby := startGroup(t, env.config(), saga("fines", newRecorder(nil)), outbox("emails", newRecorder(nil)))
+
+	ctx := context.Background()
+	for _, g := range []*Group{holder, standby} {
+		require.True(t, errs.Is(g.Replay(ctx, "nope"), errs.NotFound))
+		_, err := g.RetryParked(ctx, "nope")
+		require.True(t, errs.Is(err, errs.NotFound))
+	}
+	for _, name := range []string{"fines", "emails"} {
+		require.False(t, standby.HoldsLease(name))
+		err := standby.Replay(ctx, name)
+		require.True(t, errs.Is(err, errs.NotLeaseHolder), "replay on a standby: %v", err)
+		_, err = standby.RetryParked(ctx, name)
+		require.True(t, errs.Is(err, errs.NotLeaseHolder), "retry-parked on a standby: %v", err)
+	}
+}
+
+// Status reports each processor from the shared store, and this replica's lease, events in
+// flight and last error.
+func TestGroupStatus(t *testing.T) {
+	t.Parallel()
+	env := newMemoryEnv()
+	events := appendEvents(t, env.store, "book", 6)
+	head := events[len(events)-1]
+	failing := head
+	retried := make(chan struct{}) // closed to let the second attempt of the failing event succeed
+	h := newRecorder(func(ctx context.Context, e eventstore.Event, attempt int) error {
+		if e.Position != failing.Position {
+			return nil
+		}
+		if attempt == 1 {
+			return errors.New("smtp: 452 try later")
+		}
+		select { // the second attempt waits, so that the test sees it in flight
+		case <-retried:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
+	g, err := NewGroup(env.config(), outbox("emails", h))
+	require.NoError(t, err)
+
+	statuses, err := g.Status(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, []processor.Status{{Name: "emails", Kind: processor.KindOutbox, Head: head.Position, Lag: 6}}, statuses, "before start")
+
+	g.Start(context.Background())
+	t.Cleanup(func() { stopGroup(t, g) })
+	eventually(t, 5*time.Second, func() bool { return h.attempts(failing.Position) == 2 }, "the first attempt failed")
+	statuses, err = g.Status(context.Background())
+	require.NoError(t, err)
+	require.Len(t, statuses, 1)
+	s := statuses[0]
+	require.True(t, s.HoldsLease)
+	require.NotNil(t, s.LastError, "the failed attempt shows while the event is deferred")
+	require.Equal(t, fmt.Sprintf("position %d: failed (the logs say why)", failing.Position), *s.LastError)
+	require.Equal(t, 1, s.Deferred)
+	require.Equal(t, int64(1), s.InFlight, "its second attempt is in flight")
+	require.Equal(t, head.Position, s.Head)
+
+	close(retried)
+	require.NoError(t, env.cps.Park(context.Background(), "emails", processor.Parked{Event: events[0], Reason: "old", Attempts: 6}))
+	want := processor.Status{Name: "emails", Kind: processor.KindOutbox, HoldsLease: true, Checkpoint: head.Position, Head: head.Position, Lag: 0, Parked: 1}
+	eventually(t, 5*time.Second, func() bool {
+		statuses, err = g.Status(context.Background())
+		require.NoError(t, err)
+		return statuses[0] == want
+	}, "caught up, nothing deferred, with the error cleared by the success")
+	require.Equal(t, 6, h.count())
+
+	more := appendEvents(t, env.store, "late", 2)
+	statuses, err = g.Status(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, more[1].Position, statuses[0].Head)
+}
+
+// A parked event's error stays in Status until the processor next succeeds.
+func TestGroupStatusShowsParkingError(t *testing.T) {
+	t.Parallel()
+	env := newMemoryEnv()
+	events := appendEvents(t, env.store, "book", 3)
+	h := newRecorder(func(_ context.Context, e eventstore.Event, _ int) error {
+		if e.Position == events[2].Position {
+			return &processor.ParkError{Reason: "member alice@example.org has no email address", Public: "no email address"}
+		}
+		return nil
+	})
+	g := startGroup(t, env.config(), outbox("emails", h))
+	eventually(t, 5*time.Second, func() bool { return drivertest.CountParked(t, env.cps, "emails") == 1 && h.count() == 2 }, "parked")
+	lastError := func() *string {
+		statuses, err := g.Status(context.Background())
+		require.NoError(t, err)
+		return statuses[0].LastError
+	}
+	got := lastError()
+	require.NotNil(t, got, "the parked event's error shows")
+	require.Equal(t, fmt.Sprintf("position %d: parked: no email address", events[2].Position), *got, "its public text, not its reason")
+	appendEvents(t, env.store, "late", 1)
+	eventually(t, 5*time.Second, func() bool { return lastError() == nil }, "the next success clears it")
+}
