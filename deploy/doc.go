@@ -8,8 +8,8 @@
 //
 // They render k8s/ (the base, in k8s/base/) and k8s/dev/ with kustomize in process, decode
 // every object strictly into the Kubernetes API types, and check probes, ports, security
-// settings, shutdown timing and every environment variable name against the README's
-// configuration table (which internal/app/config_env_test.go in turn checks against the code);
+// settings, shutdown timing and every environment variable name against the configuration
+// table, docs/configuration.md (which internal/config's tests in turn check against the code);
 // where the sign-in settings come from (the ConfigMap library-auth, per environment, like the
 // Secret library: see k8s/auth.example.yaml and k8s/secret.example.yaml); and that Prometheus
 // finds /metrics on its own port (METRICS_ADDR, the container port metrics, the pods'

@@ -13,9 +13,12 @@ import (
 // configRow is a row of the configuration table (docs/configuration.md): | `NAME` | default | meaning |.
 var configRow = regexp.MustCompile("^\\|\\s*`([A-Z][A-Z0-9_]*)`\\s*\\|\\s*([^|]*?)\\s*\\|")
 
+// leadingLiteral is a default cell that opens with a literal value: `336h`, or `0`: no cap.
+var leadingLiteral = regexp.MustCompile("^`([^`]*)`(?:$|:)")
+
 // readmeVariables reads the configuration table (docs/configuration.md): every variable the service reads
-// (internal/app/config_env_test.go checks the table against ConfigFromEnv), with its default
-// when the table gives one as a literal (`...`), or "".
+// (internal/config's tests check the table against config.Variables), with its default when
+// the table's cell opens with one as a literal (`...`, or `0`: no cap), or "".
 func readmeVariables(t *testing.T) map[string]string {
 	t.Helper()
 	f, err := os.Open(readmePath)
@@ -39,11 +42,9 @@ func readmeVariables(t *testing.T) map[string]string {
 			if _, dup := vars[row[1]]; dup {
 				t.Fatalf("docs/configuration.md: %s is in the configuration table twice", row[1])
 			}
-			def := row[2]
-			if len(def) >= 2 && strings.HasPrefix(def, "`") && strings.HasSuffix(def, "`") && strings.Count(def, "`") == 2 {
-				vars[row[1]] = def[1 : len(def)-1]
-			} else {
-				vars[row[1]] = ""
+			vars[row[1]] = ""
+			if lit := leadingLiteral.FindStringSubmatch(row[2]); lit != nil {
+				vars[row[1]] = lit[1]
 			}
 		}
 	}

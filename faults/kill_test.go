@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"library/internal/app"
+	"library/internal/config"
 	"library/internal/testkit/smtptest"
 )
 
@@ -184,8 +184,8 @@ func TestSIGKILLsOfRandomReplicasDuringLoansAndPayments(t *testing.T) {
 	if unexplained > 0 {
 		t.Errorf("%d emails were sent twice with no kill of the outbox's holder before them", unexplained)
 	}
-	if most := slices.Max(append(perTakeover, 0)); most > app.DefaultSMTPMaxInFlight {
-		t.Errorf("%d emails sent twice after one takeover: more than the emails in flight (%d)", most, app.DefaultSMTPMaxInFlight)
+	if most := slices.Max(append(perTakeover, 0)); most > config.Defaults().SMTPMaxInFlight {
+		t.Errorf("%d emails sent twice after one takeover: more than the emails in flight (%d)", most, config.Defaults().SMTPMaxInFlight)
 	}
 	catalogCaughtUp(t, s.pool, time.Minute)
 	watch.check(t)

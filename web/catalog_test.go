@@ -53,7 +53,7 @@ func TestLendShowsInTheCatalogAtOnce(t *testing.T) {
 	databaseURL := pgtest.NewDatabase(t)
 	release := holdLease(t, databaseURL, "catalog")
 	a := startService(t, fast(app.Config{DatabaseURL: databaseURL, ReplicaID: "a", WebUI: true}))
-	b := startService(t, fast(app.Config{DatabaseURL: databaseURL, ReplicaID: "b", WebUI: true, CatalogWait: 300 * time.Millisecond}))
+	b := startService(t, fast(app.Config{DatabaseURL: databaseURL, ReplicaID: "b", WebUI: true, Tuning: app.Tuning{CatalogWait: 300 * time.Millisecond}}))
 	lb := newBalancer(t, a, b)
 	addBooks(t, a, "dune|Dune|Frank Herbert", "emma|Emma|Jane Austen", "middlemarch|Middlemarch|George Eliot",
 		"beloved|Beloved|Toni Morrison", "ulysses|Ulysses|James Joyce")

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"library/internal/app"
+	"library/internal/config"
 	"library/web"
 )
 
@@ -121,11 +122,11 @@ func TestModulesImportOnlyTheirOwnFiles(t *testing.T) {
 // problem for a missing file, and only the API with WEB_UI=false.
 func TestServedByTheServiceUnlessWebUIIsOff(t *testing.T) {
 	t.Parallel()
-	on, err := app.ConfigFromEnv(func(string) string { return "" })
+	on, err := config.FromEnv(func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
-	off, err := app.ConfigFromEnv(func(name string) string {
+	off, err := config.FromEnv(func(name string) string {
 		if name == "WEB_UI" {
 			return "false"
 		}
@@ -137,7 +138,7 @@ func TestServedByTheServiceUnlessWebUIIsOff(t *testing.T) {
 	if !on.WebUI || off.WebUI {
 		t.Fatalf("WEB_UI unset gives WebUI %v, WEB_UI=false gives %v", on.WebUI, off.WebUI)
 	}
-	if _, err := app.ConfigFromEnv(func(name string) string {
+	if _, err := config.FromEnv(func(name string) string {
 		if name == "WEB_UI" {
 			return "sometimes"
 		}

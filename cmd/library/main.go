@@ -7,7 +7,7 @@
 //	library members audit           list member ids that look like email addresses
 //	library help                    print the usage (also -h, --help)
 //
-// Configuration comes from the environment; see README.md. A mistake in the command line ends
+// Configuration comes from the environment; see docs/configuration.md. A mistake in the command line ends
 // the process with status 2, any other failure with 1.
 package main
 
@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"library/internal/app"
+	"library/internal/config"
 	"library/internal/telemetry"
 	"library/internal/tracing"
 )
@@ -109,7 +110,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		_, err := fmt.Fprintln(stdout, usage)
 		return err
 	}
-	cfg, err := app.ConfigFromEnv(getenv)
+	cfg, err := config.FromEnv(getenv)
 	if err != nil {
 		return err
 	}
@@ -127,7 +128,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer flush(shutdownTracing, logger)
-	cfg.TracerProvider = tp
+	cfg.Tuning.TracerProvider = tp
 	a, err := app.New(ctx, cfg, logger)
 	if err != nil {
 		return err
@@ -135,7 +136,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return a.Run(ctx)
 }
 
-func newLogger(w io.Writer, cfg app.Config) *slog.Logger {
+func newLogger(w io.Writer, cfg config.Config) *slog.Logger {
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(cfg.LogLevel))
 	opts := &slog.HandlerOptions{Level: level}

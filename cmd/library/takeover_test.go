@@ -14,7 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"library/internal/app"
+	"library/internal/config"
 	"library/internal/notifications"
 	"library/internal/testkit/pgtest"
 	"library/internal/testkit/smtptest"
@@ -176,7 +176,7 @@ func TestSIGKILLOfTheHolderMidStream(t *testing.T) {
 	duplicates := len(sent) - len(count)
 	// Only an email the relay accepted in the instant before the kill, and the holder had not
 	// recorded yet, can go twice: at most the emails in flight.
-	require.LessOrEqual(t, duplicates, app.DefaultSMTPMaxInFlight, "at most the emails in flight are sent twice")
+	require.LessOrEqual(t, duplicates, config.Defaults().SMTPMaxInFlight, "at most the emails in flight are sent twice")
 	t.Logf("%d loans, %d emails, %d duplicates; the standby held the lease %s after SIGKILL and sent its first email %s after it",
 		loans, len(sent), duplicates, took.Round(time.Millisecond), firstAfterKill.Sub(killed).Round(time.Millisecond))
 }

@@ -20,11 +20,11 @@ func openDatabase(ctx context.Context, cfg Config, what string) (*pgxpool.Pool, 
 	if cfg.DatabaseURL == "" {
 		return nil, fmt.Errorf("%s needs DATABASE_URL: in memory nothing is kept", what)
 	}
-	cfg, err := cfg.parseURLs()
+	cfg, err := cfg.Complete()
 	if err != nil {
 		return nil, err
 	}
-	return pgxpool.NewWithConfig(ctx, cfg.database)
+	return pgxpool.NewWithConfig(ctx, cfg.Pool())
 }
 
 // RotateKeys rewraps every member's data key with the first key of PII_KEY, so that the

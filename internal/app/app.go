@@ -68,17 +68,16 @@ type App struct {
 // New builds the service and opens its listener, so that a bad address fails here, before
 // Run. With a database, pending migrations are applied first unless cfg.MigrateOnStart is false.
 func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
-	cfg, err := cfg.parseURLs()
+	cfg, err := cfg.Complete()
 	if err != nil {
 		return nil, err
 	}
-	cfg = cfg.withDefaults()
-	if err := cfg.checkAuth(); err != nil {
+	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
 	a := &App{cfg: cfg, logger: logger, metrics: metrics.New(logger)}
 	if cfg.DatabaseURL == "" {
-		memory := eventstore.NewMemory(cfg.Now)
+		memory := eventstore.NewMemory(cfg.Tuning.Now)
 		a.store, a.log = memory, memory
 		logger.Info("store: in memory; nothing is kept when the process stops")
 	} else {
@@ -94,9 +93,9 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 	}
 	repoOpts := aggregate.Options{CommandIDsPerStream: cfg.CommandIDsPerStream, Observer: a.metrics.Commands(),
 		Cipher: keyring, FingerprintKey: a.log.FingerprintKey,
-		Tracer:     tracing.Tracer(cfg.TracerProvider, "library/internal/aggregate"),
+		Tracer:     tracing.Tracer(cfg.Tuning.TracerProvider, "library/internal/aggregate"),
 		CacheBytes: cfg.AggregateCacheBytes, SnapshotEvery: cfg.SnapshotEvery, Logger: logger}
-	bookService := books.NewService(a.log, repoOpts, cfg.Now, cfg.LoanPeriod)
+	bookService := books.NewService(a.log, repoOpts, cfg.Tuning.Now, cfg.LoanPeriod)
 	accountService := accounts.NewService(a.log, repoOpts)
 	processors, catalog, members, err := a.background(bookService, accountService)
 	if err != nil {
@@ -107,7 +106,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 	guard, verifier := a.signIn()
 	a.verifier = verifier
 	modules := []httpapi.Module{
-		books.Routes{Service: bookService, Catalog: books.CatalogQuery{Catalog: catalog, Log: a.store, Wait: cfg.CatalogWait, Waits: books.NewWaitLimit(cfg.CatalogMaxWaits)}},
+		books.Routes{Service: bookService, Catalog: books.CatalogQuery{Catalog: catalog, Log: a.store, Wait: cfg.Tuning.CatalogWait, Waits: books.NewWaitLimit(cfg.CatalogMaxWaits)}},
 		accounts.Routes{Service: accountService, Elsewhere: members},
 		processorhttp.Routes{Group: processors, Replica: cfg.ReplicaID},
 		openapi.Routes{},
@@ -119,8 +118,8 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 	handler := httpapi.New(
 		httpapi.Options{
 			Logger: logger, Ready: a.ready, RequestTimeout: cfg.RequestTimeout, Guard: guard,
-			Observe: a.metrics.ObserveRequest, CORSOrigins: cfg.CORSOrigins, TracerProvider: cfg.TracerProvider,
-			Limits: cfg.edgeLimits(), TrustedProxies: cfg.TrustedProxies,
+			Observe: a.metrics.ObserveRequest, CORSOrigins: cfg.CORSOrigins, TracerProvider: cfg.Tuning.TracerProvider,
+			Limits: edgeLimits(cfg), TrustedProxies: cfg.TrustedProxies,
 		},
 		modules...,
 	)
@@ -148,9 +147,9 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 }
 
 func (a *App) openPostgres(ctx context.Context) error {
-	poolConfig := a.cfg.database.Copy() // the Config's own stays as parsed
-	if a.cfg.TracerProvider != nil {
-		poolConfig.ConnConfig.Tracer = telemetry.QueryTracer(a.cfg.TracerProvider)
+	poolConfig := a.cfg.Pool() // a copy: the Config's own stays as parsed
+	if a.cfg.Tuning.TracerProvider != nil {
+		poolConfig.ConnConfig.Tracer = telemetry.QueryTracer(a.cfg.Tuning.TracerProvider)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, poolConfig)
 	if err != nil {

@@ -23,13 +23,13 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		members     = elsewhere{log: a.log, streamIDs: accounts.Type().StreamID}
 	)
 	if a.pool == nil {
-		memory := processor.NewMemoryCheckpoints(a.cfg.Now)
+		memory := processor.NewMemoryCheckpoints(a.cfg.Tuning.Now)
 		checkpoints, leases, catalog = memory, processor.NewMemoryLeases(), books.NewMemoryCatalog(memory)
 		memoryAccepted := notifications.NewMemoryAcceptedEmails()
 		accepted, members.waiting, members.accepted = memoryAccepted, memory, memoryAccepted
 	} else {
 		shared := pgdriver.NewCheckpoints(a.pool)
-		timing := a.cfg.LeaseTiming
+		timing := a.cfg.Tuning.LeaseTiming
 		timing.RetryInterval = a.cfg.LeaseRetryInterval
 		checkpoints = shared
 		leases = pgdriver.NewLeases(a.pool.Config().ConnConfig, timing, a.logger)
@@ -45,8 +45,8 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 	outbox := &notifications.Outbox{
 		Mailer: mailer, Books: bookService, Accounts: accountService, Accepted: accepted,
 		Installation: a.store.Installation, From: a.cfg.MailFrom,
-		InFlight: a.cfg.SMTPMaxInFlight, Observer: a.metrics.Emails(), Now: a.cfg.Now,
-		Tracer: tracing.Tracer(a.cfg.TracerProvider, "library/internal/notifications"),
+		InFlight: a.cfg.SMTPMaxInFlight, Observer: a.metrics.Emails(), Now: a.cfg.Tuning.Now,
+		Tracer: tracing.Tracer(a.cfg.Tuning.TracerProvider, "library/internal/notifications"),
 	}
 	lateFines := accounts.LateFines{Accounts: accountService, FinePerDay: a.cfg.FinePerDay}
 
@@ -55,7 +55,7 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 	for i, p := range processors {
 		names[i] = p.Name
 	}
-	opts := a.cfg.Processors
+	opts := a.cfg.Tuning.Processors
 	opts.Observer = a.metrics.Processors(names...)
 	group, err := engine.NewGroup(engine.Config{
 		Store:       a.store,
@@ -63,7 +63,7 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		Leases:      leases,
 		Logger:      a.logger,
 		Options:     opts,
-		Tracer:      tracing.Tracer(a.cfg.TracerProvider, "library/internal/processor"),
+		Tracer:      tracing.Tracer(a.cfg.Tuning.TracerProvider, "library/internal/processor"),
 	}, processors...)
 	if err != nil {
 		return nil, nil, elsewhere{}, err
@@ -78,7 +78,7 @@ func (a *App) mailer() (notifications.Mailer, error) {
 		a.logger.Info("mail: SMTP_URL is unset; loan emails are written to the log")
 		return notifications.NewLogMailer(a.logger), nil
 	}
-	smtp := *a.cfg.smtp
+	smtp := a.cfg.SMTP()
 	smtp.MaxRate = a.cfg.SMTPMaxRate
 	a.logger.Info("mail: SMTP", "smtp", smtp, "max_in_flight", a.cfg.SMTPMaxInFlight, "max_rate", a.cfg.SMTPMaxRate)
 	return notifications.NewSMTPMailer(smtp, a.logger), nil

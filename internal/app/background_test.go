@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/app"
+	"library/internal/config"
 )
 
 type catalogList struct {
@@ -33,7 +34,7 @@ type catalogList struct {
 // event; status filters.
 func TestCatalog(t *testing.T) {
 	t.Parallel()
-	forEachStore(t, fastBackground(app.Config{CatalogWait: 3 * time.Second}), func(t *testing.T, a *api) {
+	forEachStore(t, fastBackground(app.Config{Tuning: app.Tuning{CatalogWait: 3 * time.Second}}), func(t *testing.T, a *api) {
 		addBook(t, a, "emma")
 		addBook(t, a, "dune")
 		lent := lend(t, a, "dune", "loan-1", "alice")
@@ -174,7 +175,7 @@ func TestStatusAndAdmin(t *testing.T) {
 // bearer token.
 func TestAdminWithoutToken(t *testing.T) {
 	t.Parallel()
-	fromEnv, err := app.ConfigFromEnv(func(string) string { return "" }) // ADMIN_TOKEN unset
+	fromEnv, err := config.FromEnv(func(string) string { return "" }) // ADMIN_TOKEN unset
 	require.NoError(t, err)
 	cfg := fastBackground(app.Config{})
 	cfg.AdminToken = fromEnv.AdminToken

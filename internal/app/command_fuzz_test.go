@@ -46,7 +46,7 @@ var fuzzNow = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 // have something to work on.
 func newFuzzHandler(tb testing.TB) http.Handler {
 	tb.Helper()
-	a, err := New(context.Background(), Config{HTTPAddr: "127.0.0.1:0", Now: func() time.Time { return fuzzNow }},
+	a, err := New(context.Background(), Config{HTTPAddr: "127.0.0.1:0", Tuning: Tuning{Now: func() time.Time { return fuzzNow }}},
 		slog.New(slog.DiscardHandler))
 	if err != nil {
 		tb.Fatalf("New: %v", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/app"
+	"library/internal/config"
 )
 
 // Settings that would leave the service less safe than it looks are refused at start, each
@@ -32,7 +33,7 @@ func TestUnsafeSignInSettingsAreRefused(t *testing.T) {
 		"AUTH that is neither unset nor off": {map[string]string{"AUTH": "none"}, "AUTH must be unset, or off"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			cfg, err := app.ConfigFromEnv(func(k string) string { return tc.env[k] })
+			cfg, err := config.FromEnv(func(k string) string { return tc.env[k] })
 			if err == nil {
 				cfg.HTTPAddr = "127.0.0.1:0"
 				_, err = app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -55,7 +56,7 @@ func TestSafeSignInSettingsStart(t *testing.T) {
 		"a long enough ADMIN_TOKEN":  {"ADMIN_TOKEN": strings.Repeat("k", 32)},
 	} {
 		t.Run(name, func(t *testing.T) {
-			cfg, err := app.ConfigFromEnv(func(k string) string { return env[k] })
+			cfg, err := config.FromEnv(func(k string) string { return env[k] })
 			require.NoError(t, err)
 			cfg.HTTPAddr = "127.0.0.1:0"
 			a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))

@@ -8,13 +8,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/app"
+	"library/internal/config"
 )
 
 // A web page from a configured origin may pay with a key and read whether its answer was a
 // replay; a page from anywhere else gets no CORS headers.
 func TestCORS(t *testing.T) {
 	t.Parallel()
-	cfg, err := app.ConfigFromEnv(func(name string) string {
+	cfg, err := config.FromEnv(func(name string) string {
 		if name == "CORS_ORIGINS" {
 			return "https://library.example.org, http://localhost:5173"
 		}
@@ -42,7 +43,7 @@ func TestCORS(t *testing.T) {
 	evil := a.Send(t, http.MethodGet, "/accounts/alice", nil, "Origin", "https://evil.example.com")
 	assert.Empty(t, evil.Header.Get("Access-Control-Allow-Origin"))
 
-	_, err = app.ConfigFromEnv(func(name string) string {
+	_, err = config.FromEnv(func(name string) string {
 		if name == "CORS_ORIGINS" {
 			return "https://library.example.org/path"
 		}

@@ -31,7 +31,7 @@ func TestErasureLeavesNothingReadable(t *testing.T) {
 	smtp := smtptest.Start(t)
 	databaseURL := pgtest.NewDatabase(t)
 	clock := newClock()
-	cfg := fastBackground(app.Config{DatabaseURL: databaseURL, SMTPURL: smtp.URL(), Now: clock.Now, FinePerDay: 25})
+	cfg := fastBackground(app.Config{DatabaseURL: databaseURL, SMTPURL: smtp.URL(), FinePerDay: 25, Tuning: app.Tuning{Now: clock.Now}})
 	a := &api{Base: startService(t, cfg), Store: "postgres", Clock: clock}
 
 	setContact(t, a, "m-erin", erinName, erinEmail)

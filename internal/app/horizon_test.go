@@ -20,7 +20,7 @@ import (
 func TestStalledHorizonShows(t *testing.T) {
 	t.Parallel()
 	cfg := fastBackground(app.Config{DatabaseURL: stores[1].DatabaseURL(t)})
-	cfg.CatalogWait = 300 * time.Millisecond
+	cfg.Tuning.CatalogWait = 300 * time.Millisecond
 	a := launch(t, cfg).API("postgres")
 	s := getStatus(t, a)
 	require.False(t, s.ReadHorizon.Stalled)

@@ -19,11 +19,11 @@ func MigrateDatabase(ctx context.Context, cfg Config, logger *slog.Logger, comma
 	if cfg.DatabaseURL == "" {
 		return errors.New("migrate needs DATABASE_URL: in memory there is no schema")
 	}
-	cfg, err := cfg.parseURLs()
+	cfg, err := cfg.Complete()
 	if err != nil {
 		return err
 	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg.database)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg.Pool())
 	if err != nil {
 		return err
 	}

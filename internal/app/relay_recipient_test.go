@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/app"
+	"library/internal/config"
 	"library/internal/processor"
 	"library/internal/testkit/smtptest"
 )
@@ -28,7 +29,7 @@ func TestOneRecipientRefusedForNowHoldsUpNoOne(t *testing.T) {
 			const stalled = "stalled@example.org"
 			smtp.RefuseRecipientKeepOpen(stalled, code, "4.7.0 try again later")
 			cfg := fastBackground(app.Config{SMTPURL: smtp.URL(), DatabaseURL: stores[1].DatabaseURL(t)})
-			cfg.Processors.Retry = processor.Backoff{Attempts: 3, First: 300 * time.Millisecond, Max: 300 * time.Millisecond}
+			cfg.Tuning.Processors.Retry = processor.Backoff{Attempts: 3, First: 300 * time.Millisecond, Max: 300 * time.Millisecond}
 			a := launch(t, cfg).API("postgres")
 			lendTo(t, a, 0, stalled)
 			var loans []result
@@ -71,7 +72,7 @@ func TestOneSlowDomainHoldsUpNoOne(t *testing.T) {
 	for _, limit := range []int{0, 2} { // 0: the default
 		want := limit
 		if want == 0 {
-			want = app.DefaultSMTPMaxPerDomain
+			want = config.Defaults().SMTPMaxPerDomain
 		}
 		t.Run(fmt.Sprint(want), func(t *testing.T) {
 			t.Parallel()
@@ -125,26 +126,5 @@ func TestOneSlowDomainHoldsUpNoOne(t *testing.T) {
 			assert.Zero(t, s.Deferred, "waiting for a slot uses up no attempt")
 			assert.Zero(t, s.Parked)
 		})
-	}
-}
-
-// SMTP_MAX_PER_DOMAIN is a whole number above 0, 4 by default; anything else is refused,
-// naming the variable.
-func TestConfigSMTPMaxPerDomain(t *testing.T) {
-	t.Parallel()
-	env := func(vars map[string]string) func(string) string {
-		return func(name string) string { return vars[name] }
-	}
-	cfg, err := app.ConfigFromEnv(env(nil))
-	require.NoError(t, err)
-	assert.Equal(t, 4, cfg.SMTPMaxPerDomain)
-	cfg, err = app.ConfigFromEnv(env(map[string]string{"SMTP_MAX_PER_DOMAIN": "2"}))
-	require.NoError(t, err)
-	assert.Equal(t, 2, cfg.SMTPMaxPerDomain)
-	for _, v := range []string{"0", "-1", "some", "1.5"} {
-		_, err := app.ConfigFromEnv(env(map[string]string{"SMTP_MAX_PER_DOMAIN": v}))
-		if assert.Error(t, err, v) {
-			assert.Contains(t, err.Error(), "SMTP_MAX_PER_DOMAIN")
-		}
 	}
 }

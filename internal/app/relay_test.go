@@ -101,7 +101,7 @@ func TestOneBadAddressHoldsUpNoOne(t *testing.T) {
 	const bad = "nobody@example.org"
 	smtp.RefuseRecipient(bad, 550, "no such user")
 	cfg := fastBackground(app.Config{SMTPURL: smtp.URL(), DatabaseURL: stores[1].DatabaseURL(t)})
-	cfg.Processors.Retry = processor.Backoff{Attempts: 6, First: time.Hour, Max: time.Hour}
+	cfg.Tuning.Processors.Retry = processor.Backoff{Attempts: 6, First: time.Hour, Max: time.Hour}
 	a := &api{Base: startService(t, cfg), Store: "postgres"}
 	lendTo(t, a, 0, bad)
 	var loans []result
@@ -129,7 +129,7 @@ func TestTemporaryRefusalIsDeferredOffTheLine(t *testing.T) {
 	const full = "full@example.org"
 	smtp.RefuseRecipient(full, 452, "mailbox full")
 	cfg := fastBackground(app.Config{SMTPURL: smtp.URL(), DatabaseURL: stores[1].DatabaseURL(t)})
-	cfg.Processors.Retry = processor.Backoff{Attempts: 3, First: 300 * time.Millisecond, Max: 300 * time.Millisecond}
+	cfg.Tuning.Processors.Retry = processor.Backoff{Attempts: 3, First: 300 * time.Millisecond, Max: 300 * time.Millisecond}
 	a := &api{Base: startService(t, cfg), Store: "postgres"}
 	lendTo(t, a, 0, full)
 	var loans []result

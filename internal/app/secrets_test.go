@@ -25,6 +25,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/app"
+	"library/internal/config"
 	"library/internal/testkit/apitest"
 	"library/internal/testkit/pgtest"
 	"library/internal/testkit/smtptest"
@@ -260,7 +261,7 @@ func TestConfigErrorsNeverShowSecrets(t *testing.T) {
 		{"SMTP_URL": "smtp://:" + escaped + "@mail.example.org"},
 		{"SMTP_URL": "smtp://" + userinfo + "@mail.example.org", "MAIL_FROM": "not an address"},
 	} {
-		_, err := app.ConfigFromEnv(func(name string) string { return env[name] })
+		_, err := config.FromEnv(func(name string) string { return env[name] })
 		if !assert.Error(t, err, "%v", env) {
 			continue
 		}

@@ -34,7 +34,7 @@ func startTracedReplica(t *testing.T, cfg app.Config, name string) tracedReplica
 	spans := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
-	cfg.TracerProvider, cfg.ReplicaID = tp, name
+	cfg.Tuning.TracerProvider, cfg.ReplicaID = tp, name
 	logs := &syncBuffer{}
 	logger := slog.New(tracing.LogHandler(slog.NewJSONHandler(logs, nil)))
 	base, _ := runServiceLogging(t, cfg, logger)
@@ -78,7 +78,7 @@ func TestTraceFromRequestToEmail(t *testing.T) {
 	t.Parallel()
 	smtp := smtptest.Start(t)
 	clk := newClock()
-	cfg := fastBackground(app.Config{DatabaseURL: pgtest.NewDatabase(t), SMTPURL: smtp.URL(), Now: clk.Now, FinePerDay: 30})
+	cfg := fastBackground(app.Config{DatabaseURL: pgtest.NewDatabase(t), SMTPURL: smtp.URL(), FinePerDay: 30, Tuning: app.Tuning{Now: clk.Now}})
 	b := startTracedReplica(t, cfg, "b") // first, so that it holds every lease
 	eventually(t, 10*time.Second, func() bool {
 		return processorStatus(t, b.api, notifications).HoldsLease && processorStatus(t, b.api, lateFines).HoldsLease

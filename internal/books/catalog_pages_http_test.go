@@ -91,7 +91,7 @@ func cursor(version byte, id string) string {
 // with every page.
 func TestHTTPCatalogPages(t *testing.T) {
 	t.Parallel()
-	apitest.ForEachStore(t, apitest.FastBackground(app.Config{CatalogWait: 2 * time.Second}), func(t *testing.T, a *apitest.API) {
+	apitest.ForEachStore(t, apitest.FastBackground(app.Config{Tuning: app.Tuning{CatalogWait: 2 * time.Second}}), func(t *testing.T, a *apitest.API) {
 		const n = 123
 		var ids []string
 		for i := range n {
@@ -184,7 +184,7 @@ func TestHTTPCatalogPages(t *testing.T) {
 // pages and with minPosition; 400 for a q out of the contract.
 func TestHTTPCatalogSearchQuery(t *testing.T) {
 	t.Parallel()
-	apitest.ForEachStore(t, apitest.FastBackground(app.Config{CatalogWait: 3 * time.Second}), func(t *testing.T, a *apitest.API) {
+	apitest.ForEachStore(t, apitest.FastBackground(app.Config{Tuning: app.Tuning{CatalogWait: 3 * time.Second}}), func(t *testing.T, a *apitest.API) {
 		addNamedBook(t, a, "dune", "Dune", "Frank Herbert")
 		addNamedBook(t, a, "emile", "Émile Zola", "ÉDITIONS DU SEUIL")
 		addNamedBook(t, a, "frankenstein", "Frankenstein", "Mary Shelley")

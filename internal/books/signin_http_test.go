@@ -19,7 +19,7 @@ import (
 func TestHTTPBorrowersAreForStaff(t *testing.T) {
 	t.Parallel()
 	idp := apitest.StartProvider(t)
-	cfg := apitest.WithSignIn(apitest.FastBackground(app.Config{CatalogWait: 5 * time.Second}), idp)
+	cfg := apitest.WithSignIn(apitest.FastBackground(app.Config{Tuning: app.Tuning{CatalogWait: 5 * time.Second}}), idp)
 	apitest.ForEachStore(t, cfg, func(t *testing.T, a *apitest.API) {
 		libby := idp.Bearer(t, "libby")
 		var last apitest.Result

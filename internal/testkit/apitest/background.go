@@ -15,13 +15,13 @@ const AdminToken = "test-admin-token-at-least-32-characters"
 // FastBackground shortens the waits of background work so that tests run quickly.
 func FastBackground(cfg app.Config) app.Config {
 	cfg.AdminToken = AdminToken
-	cfg.Processors = processor.Options{
+	cfg.Tuning.Processors = processor.Options{
 		PollInterval: 50 * time.Millisecond,
 		Retry:        processor.Backoff{Attempts: 3, First: 10 * time.Millisecond, Max: 40 * time.Millisecond},
 		RetakeDelay:  200 * time.Millisecond,
 	}
 	cfg.LeaseRetryInterval = 50 * time.Millisecond
-	cfg.LeaseTiming = pgdriver.LeaseTiming{CheckInterval: 200 * time.Millisecond, CheckTimeout: 500 * time.Millisecond}
+	cfg.Tuning.LeaseTiming = pgdriver.LeaseTiming{CheckInterval: 200 * time.Millisecond, CheckTimeout: 500 * time.Millisecond}
 	return cfg
 }
 

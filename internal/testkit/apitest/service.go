@@ -119,7 +119,7 @@ func (w *testLog) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Clock is a settable clock for app.Config.Now, safe for the server's goroutines.
+// Clock is a settable clock for app.Tuning.Now, safe for the server's goroutines.
 type Clock struct {
 	mu  sync.Mutex
 	now time.Time
@@ -168,8 +168,8 @@ func ForEachStore(t *testing.T, cfg app.Config, test func(t *testing.T, api *API
 			c := cfg
 			c.DatabaseURL = s.DatabaseURL(t)
 			clk := NewClock()
-			if c.Now == nil {
-				c.Now = clk.Now
+			if c.Tuning.Now == nil {
+				c.Tuning.Now = clk.Now
 			}
 			api := Launch(t, c, ServiceLogger(t, c)).API(s.Name)
 			api.Clock = clk

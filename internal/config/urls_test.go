@@ -1,11 +1,11 @@
-package app_test
+package config_test
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"library/internal/app"
+	"library/internal/config"
 )
 
 // The service's sessions end themselves when left idle in a transaction (a replica cut off
@@ -13,13 +13,13 @@ import (
 // notices), unless DATABASE_URL says otherwise; and a connection attempt gives up in time.
 func TestPoolConfigEndsSessionsLeftInATransaction(t *testing.T) {
 	t.Parallel()
-	cfg, err := app.ParsePoolConfig("postgres://library@db.example.org/library")
+	cfg, err := config.ParsePoolConfig("postgres://library@db.example.org/library")
 	require.NoError(t, err)
 	require.Equal(t, "10000", cfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"])
-	require.Equal(t, app.DefaultIdleInTransaction.Milliseconds(), int64(10000))
+	require.Equal(t, config.DefaultIdleInTransaction.Milliseconds(), int64(10000))
 	require.NotZero(t, cfg.ConnConfig.ConnectTimeout)
 
-	cfg, err = app.ParsePoolConfig("postgres://library@db.example.org/library?idle_in_transaction_session_timeout=60000")
+	cfg, err = config.ParsePoolConfig("postgres://library@db.example.org/library?idle_in_transaction_session_timeout=60000")
 	require.NoError(t, err)
 	require.Equal(t, "60000", cfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"], "the URL's own setting wins")
 }

@@ -1,4 +1,4 @@
-package app
+package config
 
 import (
 	"fmt"
@@ -8,33 +8,12 @@ import (
 	"library/internal/auth"
 )
 
-// authFromEnv reads who the service trusts to sign people in.
-func authFromEnv(c Config, getenv func(string) string) (Config, error) {
-	c.AuthIssuer = getenv("AUTH_ISSUER")
-	c.AuthAudience = getenv("AUTH_AUDIENCE")
-	c.AuthRolesClaim = or(getenv("AUTH_ROLES_CLAIM"), DefaultAuthRolesClaim)
-	c.AuthMemberClaim = or(getenv("AUTH_MEMBER_CLAIM"), DefaultAuthMemberClaim)
-	c.AuthClientID = getenv("AUTH_CLIENT_ID")
-	switch getenv("AUTH") {
-	case "":
-	case "off":
-		c.AuthOff = true
-	default:
-		return Config{}, fmt.Errorf("AUTH must be unset, or off to run without sign-in on purpose")
-	}
-	return c, nil
-}
-
-// Defaults of the sign-in settings.
-const (
-	DefaultAuthRolesClaim  = "roles"
-	DefaultAuthMemberClaim = "sub"
-)
-
-// checkAuth refuses settings that would leave the service less safe than it looks, naming the
-// variable: an open service on a real database that nobody chose to open, a provider without
-// an audience or over plain http, and an admin token short enough to guess.
-func (c Config) checkAuth() error {
+// Check refuses settings that would leave the service less safe than it looks, naming the
+// variable: an open service on a real database that nobody chose to open, members' data on a
+// real database without PII_KEY, a provider without an audience or over plain http, and an
+// admin token short enough to guess. The service checks them at start; the commands of the
+// command line, which serve nobody, don't.
+func (c Config) Check() error {
 	switch {
 	case c.AuthOff && c.AuthIssuer != "":
 		return fmt.Errorf("AUTH=off and AUTH_ISSUER are both set: unset one")

@@ -1,0 +1,144 @@
+package config
+
+import (
+	"net/netip"
+	"strconv"
+	"time"
+
+	"library/internal/accounts"
+	"library/internal/aggregate"
+	"library/internal/notifications"
+	"library/internal/processor/pgdriver"
+)
+
+// A Variable is one environment variable of the service: its name, the value it takes when
+// unset, and the field of Config it sets.
+type Variable struct {
+	// Name is the variable, such as HTTP_ADDR.
+	Name string
+	// Default is the value the variable takes when unset, as docs/configuration.md gives it;
+	// "" when unset means none, off, or what is found at start (REPLICA_ID: the host name).
+	Default string
+	field   field
+}
+
+// field is how a Variable's value reaches its field of a Config.
+type field struct {
+	// read sets the field from a value, the environment's or the default; its error names the
+	// variable.
+	read func(c *Config, name, value string) error
+	// zero reports whether a Config leaves the field zero, for Complete to give it the
+	// default; nil where zero means what it says (0: no limit, false: off, "": none).
+	zero func(c *Config) bool
+}
+
+// to is a field that parse reads, at the place at gives: zero stands.
+func to[T any](parse func(name, value string) (T, error), at func(*Config) *T) field {
+	return field{read: func(c *Config, name, value string) error {
+		v, err := parse(name, value)
+		if err != nil {
+			return err
+		}
+		*at(c) = v
+		return nil
+	}}
+}
+
+// orDefault is a field that parse reads, at the place at gives, and that takes the default
+// when a Config made in code leaves it zero.
+func orDefault[T comparable](parse func(name, value string) (T, error), at func(*Config) *T) field {
+	f := to(parse, at)
+	f.zero = func(c *Config) bool {
+		var zero T
+		return *at(c) == zero
+	}
+	return f
+}
+
+// Variables are the variables the service reads, in the order of docs/configuration.md: the
+// one place their defaults are stated (those that belong to another package are its
+// constants, written as the table gives them).
+var Variables = []Variable{
+	{"DATABASE_URL", "", to(text, func(c *Config) *string { return &c.DatabaseURL })},
+	{"HTTP_ADDR", ":8080", orDefault(text, func(c *Config) *string { return &c.HTTPAddr })},
+	{"REPLICA_ID", "", orDefault(hostName, func(c *Config) *string { return &c.ReplicaID })},
+	{"COMMAND_IDS_PER_STREAM", "100", orDefault(positiveInt, func(c *Config) *int { return &c.CommandIDsPerStream })},
+	{"AGGREGATE_CACHE_BYTES", strconv.Itoa(aggregate.DefaultCacheBytes), orDefault(positiveInt, func(c *Config) *int { return &c.AggregateCacheBytes })},
+	{"SNAPSHOT_EVERY", strconv.Itoa(aggregate.DefaultSnapshotEvery), orDefault(positiveInt, func(c *Config) *int { return &c.SnapshotEvery })},
+	{"LOAN_PERIOD", "336h", orDefault(positiveDuration, func(c *Config) *time.Duration { return &c.LoanPeriod })},
+	{"FINE_PER_DAY", strconv.Itoa(accounts.DefaultFinePerDay), orDefault(positiveInt64, func(c *Config) *int64 { return &c.FinePerDay })},
+	{"SMTP_URL", "", to(text, func(c *Config) *string { return &c.SMTPURL })},
+	{"MAIL_FROM", "library@localhost", orDefault(emailAddress, func(c *Config) *string { return &c.MailFrom })},
+	{"SMTP_MAX_IN_FLIGHT", "16", orDefault(positiveInt, func(c *Config) *int { return &c.SMTPMaxInFlight })},
+	{"SMTP_MAX_PER_DOMAIN", strconv.Itoa(notifications.DefaultMaxPerDomain), orDefault(positiveInt, func(c *Config) *int { return &c.SMTPMaxPerDomain })},
+	{"SMTP_MAX_RATE", "0", to(rate, func(c *Config) *float64 { return &c.SMTPMaxRate })},
+	{"AUTH_ISSUER", "", to(text, func(c *Config) *string { return &c.AuthIssuer })},
+	{"AUTH_AUDIENCE", "", to(text, func(c *Config) *string { return &c.AuthAudience })},
+	{"AUTH_ROLES_CLAIM", "roles", orDefault(text, func(c *Config) *string { return &c.AuthRolesClaim })},
+	{"AUTH_MEMBER_CLAIM", "sub", orDefault(text, func(c *Config) *string { return &c.AuthMemberClaim })},
+	{"AUTH_CLIENT_ID", "", to(text, func(c *Config) *string { return &c.AuthClientID })},
+	{"AUTH", "", to(authOff, func(c *Config) *bool { return &c.AuthOff })},
+	{"ADMIN_TOKEN", "", to(text, func(c *Config) *string { return &c.AdminToken })},
+	{"PII_KEY", "", to(text, func(c *Config) *string { return &c.PIIKey })},
+	{"METRICS_ADDR", "", to(text, func(c *Config) *string { return &c.MetricsAddr })},
+	{"CORS_ORIGINS", "", to(origins, func(c *Config) *[]string { return &c.CORSOrigins })},
+	{"RATE_LIMIT", "100", to(limit, func(c *Config) *int { return &c.RateLimit })},
+	{"AUTH_FAILURE_LIMIT", "10", to(limit, func(c *Config) *int { return &c.AuthFailureLimit })},
+	{"ACCOUNT_DATA_LIMIT", "5", to(limit, func(c *Config) *int { return &c.AccountDataLimit })},
+	{"TRUSTED_PROXIES", "", to(prefixes, func(c *Config) *[]netip.Prefix { return &c.TrustedProxies })},
+	{"CATALOG_MAX_WAITS", "64", to(limit, func(c *Config) *int { return &c.CatalogMaxWaits })},
+	{"LEASE_RETRY_INTERVAL", pgdriver.DefaultLeaseRetryInterval.String(), orDefault(positiveDuration, func(c *Config) *time.Duration { return &c.LeaseRetryInterval })},
+	{"MIGRATE_ON_START", "true", to(boolean, func(c *Config) *bool { return &c.MigrateOnStart })},
+	{"WEB_UI", "true", to(boolean, func(c *Config) *bool { return &c.WebUI })},
+	{"REQUEST_TIMEOUT", "10s", orDefault(positiveDuration, func(c *Config) *time.Duration { return &c.RequestTimeout })},
+	{"SHUTDOWN_DELAY", "0s", to(duration, func(c *Config) *time.Duration { return &c.ShutdownDelay })},
+	{"SHUTDOWN_TIMEOUT", "20s", orDefault(positiveDuration, func(c *Config) *time.Duration { return &c.ShutdownTimeout })},
+	{"PPROF_ADDR", "", to(text, func(c *Config) *string { return &c.PprofAddr })},
+	{"LOG_LEVEL", "info", orDefault(oneOf("debug", "info", "warn", "error"), func(c *Config) *string { return &c.LogLevel })},
+	{"LOG_FORMAT", "json", orDefault(oneOf("json", "text"), func(c *Config) *string { return &c.LogFormat })},
+}
+
+// FromEnv reads the configuration from environment variables (docs/configuration.md). Unset
+// variables take their defaults; a set variable that can't be read is an error naming the
+// variable, never repeating its value. The Config comes back Complete.
+func FromEnv(getenv func(string) string) (Config, error) {
+	var c Config
+	for _, v := range Variables {
+		value := getenv(v.Name)
+		if value == "" {
+			value = v.Default
+		}
+		if err := v.field.read(&c, v.Name, value); err != nil {
+			return Config{}, err
+		}
+	}
+	return c.Complete()
+}
+
+// Defaults is the configuration of an empty environment: every variable at its default.
+func Defaults() Config {
+	c, err := FromEnv(func(string) string { return "" })
+	if err != nil {
+		panic(err) // a default that can't be read: TestDefaultsRead says which
+	}
+	return c
+}
+
+// Complete is c as the service runs with it: each field that takes a default when left zero
+// and is (a Config made in code) takes it, from Variables; the clock is time.Now unless
+// Tuning brings one; and DatabaseURL and SMTPURL are parsed, unless parsed already (FromEnv
+// parses them, and New and the commands of the command line find them parsed). This is the
+// one place either URL is read.
+func (c Config) Complete() (Config, error) {
+	for _, v := range Variables {
+		if v.field.zero != nil && v.field.zero(&c) {
+			if err := v.field.read(&c, v.Name, v.Default); err != nil {
+				return Config{}, err
+			}
+		}
+	}
+	if c.Tuning.Now == nil {
+		c.Tuning.Now = time.Now
+	}
+	return c.parseURLs()
+}

@@ -1,0 +1,219 @@
+package importcheck
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "library"
+
+// layers are the module's packages that ship, from the top down: a package may import only
+// packages of the layers below its own. Paths are relative to the module.
+var layers = [][]string{
+	{"cmd/library", "cmd/devidp"},
+	{"internal/app"},
+	{"internal/config"},
+	{"internal/metrics"},
+	{"internal/catalog", "internal/latefines", "internal/notifications",
+		"internal/books/booksapi", "internal/accounts/accountsapi", "internal/processor/processorhttp"},
+	{"internal/httpapi", "internal/smtpclient", "internal/eventstore/pgstore", "internal/processor/pgdriver", "internal/devidp"},
+	{"internal/auth", "internal/telemetry", "internal/pgerr", "internal/openapi", "migrations", "web"},
+	{"internal/books", "internal/accounts"},
+	{"internal/aggregate", "internal/processor/engine"},
+	{"internal/processor"},
+	{"internal/eventstore"},
+	{"internal/validate", "internal/tracing", "internal/pii"},
+	{"internal/errs"},
+}
+
+// plain are the packages that must stay plain Go: the domain (the service's rules, the
+// aggregates that run them and the log they are kept in) and the engine of the background work,
+// whose drivers and handlers are adapters of their own.
+var plain = []string{"internal/books", "internal/accounts", "internal/aggregate", "internal/eventstore",
+	"internal/processor", "internal/processor/engine"}
+
+// adapters are the import paths (and their subpackages) the domain must not reach, however
+// indirectly: a database driver, an HTTP router or server, migrations.
+var adapters = []string{"github.com/jackc/pgx", "github.com/go-chi/", "net/http", "github.com/pressly/goose"}
+
+// tooling are the module's packages that never ship: test harnesses, the fault suite, the
+// mutation tool and the checks themselves. They may import anything; nothing that ships may
+// import a harness.
+var tooling = []string{"internal/testkit/", "internal/importcheck", "internal/sqlcheck", "faults", "scripts/"}
+
+// harnesses are the test harnesses.
+const harnesses = "internal/testkit/"
+
+// pkg is what `go list` says of one package.
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+	Error      *struct{ Err string }
+}
+
+// list runs `go list` on the module from its root, errors and all, so that an import cycle
+// made by a bad import is seen as the import it is.
+func list(t *testing.T) map[string]pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-e", "-deps=false", "-json=ImportPath,Imports,Deps,Error", "./...")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			t.Fatalf("go list: %v\n%s", err, exit.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
+	}
+	pkgs := map[string]pkg{}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs[strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")] = p
+	}
+	return pkgs
+}
+
+// local is the module-relative path of an import path of the module, and whether it is one.
+func local(path string) (string, bool) {
+	if path == module {
+		return "", true
+	}
+	rest, ok := strings.CutPrefix(path, module+"/")
+	return rest, ok
+}
+
+func layerOf(path string) int {
+	for i, layer := range layers {
+		if slices.Contains(layer, path) {
+			return i
+		}
+	}
+	return -1
+}
+
+func isTooling(path string) bool {
+	return slices.ContainsFunc(tooling, func(prefix string) bool {
+		return path == strings.TrimSuffix(prefix, "/") || strings.HasPrefix(path, prefix)
+	})
+}
+
+// Every package of the module has a place: a layer, or the tooling.
+func TestEveryPackageHasAPlace(t *testing.T) {
+	t.Parallel()
+	pkgs := list(t)
+	for path := range pkgs {
+		if layerOf(path) < 0 && !isTooling(path) {
+			t.Errorf("%s is in no layer of this test: put it in one (and in docs/architecture.md)", path)
+		}
+	}
+	for _, layer := range layers {
+		for _, path := range layer {
+			if _, ok := pkgs[path]; !ok {
+				t.Errorf("%s is in a layer but is not a package of the module", path)
+			}
+		}
+	}
+}
+
+// A package that ships imports only packages of the layers below its own.
+func TestImportsGoDown(t *testing.T) {
+	t.Parallel()
+	for path, p := range list(t) {
+		from := layerOf(path)
+		if from < 0 {
+			continue
+		}
+		for _, imported := range p.Imports {
+			to, ok := local(imported)
+			if !ok {
+				continue
+			}
+			if at := layerOf(to); at <= from {
+				t.Errorf("%s imports %s, which is not below it (layers %d and %d, from the top)", path, to, from, at)
+			}
+		}
+	}
+}
+
+// Nothing that ships reaches a test harness, directly or through another package.
+func TestNothingThatShipsImportsAHarness(t *testing.T) {
+	t.Parallel()
+	for path, p := range list(t) {
+		if isTooling(path) {
+			continue
+		}
+		for _, dep := range p.Deps {
+			if to, ok := local(dep); ok && strings.HasPrefix(to, harnesses) {
+				t.Errorf("%s imports the test harness %s", path, to)
+			}
+		}
+	}
+}
+
+// The plain packages reach no adapter, however indirectly: their Deps hold no database driver,
+// HTTP package or migration tool.
+func TestThePlainPackagesImportNoAdapter(t *testing.T) {
+	t.Parallel()
+	pkgs := list(t)
+	for _, path := range plain {
+		p, ok := pkgs[path]
+		if !ok {
+			t.Errorf("%s: no such package", path)
+			continue
+		}
+		if p.Error != nil {
+			t.Errorf("%s: %s", path, p.Error.Err)
+		}
+		for _, adapter := range adapters {
+			root := strings.TrimSuffix(adapter, "/")
+			for _, dep := range p.Deps {
+				if dep != root && !strings.HasPrefix(dep, root+"/") {
+					continue
+				}
+				// Name the first one the module's code imports itself, with the chain to it.
+				if via := chain(pkgs, path, dep); via != "" {
+					t.Errorf("%s reaches the adapter %s: %s", path, dep, via)
+					break
+				}
+			}
+		}
+	}
+}
+
+// chain is a path of imports from one package of the module to a dependency, for the message.
+func chain(pkgs map[string]pkg, from, dep string) string {
+	seen := map[string]bool{}
+	var walk func(path string) []string
+	walk = func(path string) []string {
+		p, ok := pkgs[path]
+		if !ok || seen[path] {
+			return nil
+		}
+		seen[path] = true
+		for _, imported := range p.Imports {
+			if imported == dep {
+				return []string{path, dep}
+			}
+			if to, ok := local(imported); ok {
+				if rest := walk(to); rest != nil {
+					return append([]string{path}, rest...)
+				}
+			}
+		}
+		return nil
+	}
+	return strings.Join(walk(from), " → ")
+}
