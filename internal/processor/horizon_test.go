@@ -11,12 +11,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/eventstore"
+	"library/internal/eventstore/pgstore"
 	"library/internal/testkit/pgtest"
 )
 
 // countingStore counts the reads a processor makes of the log.
 type countingStore struct {
-	*eventstore.Postgres
+	*pgstore.Postgres
 	reads atomic.Int64
 }
 
@@ -36,7 +37,7 @@ func (s *countingStore) Head(ctx context.Context) (eventstore.Checkpoint, error)
 func TestStalledHorizon(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.NewPool(t)
-	store := eventstore.NewPostgres(pool, discardLogger())
+	store := pgstore.New(pool, discardLogger())
 	t.Cleanup(store.Close)
 	counted := &countingStore{Postgres: store}
 	opts := testOptions()

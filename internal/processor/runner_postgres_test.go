@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/eventstore"
+	"library/internal/eventstore/pgstore"
 	"library/internal/testkit/pgtest"
 )
 
@@ -31,7 +32,7 @@ func TestPostgresTwoReplicas(t *testing.T) {
 	var replicas [2]replicaUnderTest
 	var store eventstore.Store
 	for i := range replicas {
-		s := eventstore.NewPostgres(pool, discardLogger())
+		s := pgstore.New(pool, discardLogger())
 		t.Cleanup(s.Close)
 		store = s
 		cfg := Config{Store: s, Checkpoints: cps, Leases: NewPostgresLeases(pool.Config().ConnConfig, timing, discardLogger()),

@@ -92,7 +92,7 @@ func (g *Group) Status(ctx context.Context) ([]Status, error) {
 }
 
 // StallReporter is implemented by stores whose read horizon can be held back by a transaction
-// elsewhere: eventstore.Postgres.
+// elsewhere: pgstore.Postgres.
 type StallReporter interface {
 	Stalled(ctx context.Context) (eventstore.Stall, bool, error)
 }

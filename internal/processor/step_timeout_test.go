@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"library/internal/eventstore"
+	"library/internal/eventstore/pgstore"
 	"library/internal/testkit/pgtest"
 )
 
@@ -19,7 +19,7 @@ import (
 func TestStuckQueryFailsAfterStepTimeout(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.NewPool(t)
-	store := eventstore.NewPostgres(pool, discardLogger())
+	store := pgstore.New(pool, discardLogger())
 	t.Cleanup(store.Close)
 	cps := NewPostgresCheckpoints(pool)
 	opts := testOptions()
