@@ -46,8 +46,8 @@ type profilePart struct {
 // profileParts are the parts of the code the report shows, in that order.
 var profileParts = []profilePart{
 	{Name: "HTTP server: a request from its first byte to its answer, handlers included", Focus: `^net/http\.\(\*conn\)\.serve$`},
-	{Name: "commands: queue, state, decision (internal/aggregate)", Focus: `^library/internal/aggregate\.`},
-	{Name: "event store: reads, appends, group commit (internal/eventstore)", Focus: `^library/internal/eventstore\.`},
+	{Name: "commands: queue, state, decision (internal/aggregate)", Focus: `^library/internal/aggregate(/window)?\.`},
+	{Name: "event store: reads, appends, group commit (internal/eventstore)", Focus: `^library/internal/eventstore(/pgstore)?\.`},
 	{Name: "pgx: the PostgreSQL protocol", Focus: `^github\.com/jackc/pgx/v5`},
 	{Name: "processors: view models, outbox, sagas (internal/processor)", Focus: `^library/internal/processor(/[a-z]+)?\.`},
 	{Name: "JSON (encoding/json)", Focus: `^encoding/json\.`},

@@ -14,6 +14,7 @@ import (
 
 	"library/internal/aggregate"
 	"library/internal/eventstore"
+	"library/internal/eventstore/pgstore"
 	"library/internal/testkit/pgtest"
 )
 
@@ -21,11 +22,11 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // replicas returns n services on one fresh database, each with its own pool and store, as n
 // replicas of the service would be.
-func replicas(t *testing.T, n int) ([]*Service, *eventstore.Postgres) {
+func replicas(t *testing.T, n int) ([]*Service, *pgstore.Postgres) {
 	t.Helper()
 	url := pgtest.NewDatabase(t)
 	services := make([]*Service, n)
-	var store *eventstore.Postgres
+	var store *pgstore.Postgres
 	for i := range services {
 		cfg, err := pgxpool.ParseConfig(url)
 		require.NoError(t, err)
@@ -33,7 +34,7 @@ func replicas(t *testing.T, n int) ([]*Service, *eventstore.Postgres) {
 		pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 		require.NoError(t, err)
 		t.Cleanup(pool.Close)
-		store = eventstore.NewPostgres(pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		store = pgstore.New(pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		t.Cleanup(store.Close)
 		services[i] = NewService(store, aggregate.Options{})
 	}

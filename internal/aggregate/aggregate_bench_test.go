@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"library/internal/aggregate/window"
 	"library/internal/eventstore"
 )
 
@@ -34,7 +35,7 @@ func benchCounterStream(b *testing.B, n int) *eventstore.Memory {
 	ctx := context.Background()
 	store := eventstore.NewMemory(nil)
 	for i := range n {
-		fp, _, err := fingerprintPayload(map[string]int{"n": i}, nil)
+		fp, _, err := window.FingerprintPayload(map[string]int{"n": i}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -67,37 +68,6 @@ func BenchmarkLoad(b *testing.B) {
 				}
 				if loaded.Version != int64(n) {
 					b.Fatalf("version %d, want %d", loaded.Version, n)
-				}
-			}
-		})
-	}
-}
-
-// BenchmarkRecentCommandsFind measures looking a command id up in a full window of 100
-// remembered commands (the default CommandIDsPerStream): a hit is a retried command, answered
-// from the log; a miss is every new command, which is looked up before it is decided.
-func BenchmarkRecentCommandsFind(b *testing.B) {
-	events := make([]eventstore.Event, defaultCommandIDsPerStream)
-	for i := range events {
-		events[i] = eventstore.Event{
-			Version:  int64(i + 1),
-			Type:     "Counted",
-			Metadata: eventstore.Metadata{CommandID: fmt.Sprintf("command-%d", i), Command: "count"},
-		}
-	}
-	rc := newRecentCommands(defaultCommandIDsPerStream).with(events)
-	for _, tc := range []struct {
-		name, id string
-		found    bool
-	}{
-		{"hit", "command-50", true},
-		{"miss", "command-unknown", false},
-	} {
-		b.Run(tc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, ok := rc.find(tc.id); ok != tc.found {
-					b.Fatalf("find(%q) = %v, want %v", tc.id, ok, tc.found)
 				}
 			}
 		})

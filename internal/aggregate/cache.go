@@ -35,7 +35,7 @@ type cached[S any] struct {
 }
 
 func newCache[S any](limit int, weighState func(S) int) *cache[S] {
-	weigh := func(l Loaded[S]) int { return entryBytes + weighState(l.State) + l.commands.bytes() }
+	weigh := func(l Loaded[S]) int { return entryBytes + weighState(l.State) + l.commands.Bytes() }
 	return &cache[S]{limit: limit, weigh: weigh, entries: make(map[string]*list.Element)}
 }
 

@@ -9,9 +9,9 @@
 // run; there is no separate key table to keep in step. A command without a key records its
 // name and fingerprint but no id: nothing can ask for it again.
 //
-// Loading a stream rebuilds the ids of its last CommandIDsPerStream keyed commands; commands
-// without a key take no place among them, so a hundred fines charged without a key never push a
-// payment's key out of the window. When a command arrives with an id among them:
+// Loading a stream rebuilds the ids of its last CommandIDsPerStream keyed commands (a window,
+// package window); commands without a key take no place among them, so a hundred fines charged
+// without a key never push a payment's key out of the window. When a command arrives with an id among them:
 //
 //   - same name and same payload fingerprint: the command is not decided again. Its result is
 //     rebuilt from the events that carry the id, so the answer is the first answer, byte for

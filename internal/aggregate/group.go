@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"library/internal/aggregate/window"
 	"library/internal/errs"
 	"library/internal/eventstore"
 )
@@ -124,7 +125,7 @@ func (r *Repository[S]) decideGroup(ctx context.Context, streamID string, loaded
 		d := &p.decisions[i]
 		d.sameAs = -1
 		key := w.cmd.Origin.CommandID
-		if past, ok := loaded.commands.find(key); ok {
+		if past, ok := loaded.commands.Find(key); ok {
 			res, err := r.replay(ctx, streamID, w.identity(), past)
 			d.replay, d.err = &res, err
 			continue
@@ -168,7 +169,7 @@ func (r *Repository[S]) decideGroup(ctx context.Context, streamID string, loaded
 // the second is then answered as the first, otherwise refused as a reused key.
 func sameCommand[S any](first, again *waiter[S]) error {
 	switch {
-	case personOf(first.meta.Actor) != personOf(again.meta.Actor):
+	case window.PersonOf(first.meta.Actor) != window.PersonOf(again.meta.Actor):
 		return errs.E(errs.IdempotencyKeyReused,
 			"this Idempotency-Key was first used by someone else on this stream; make a new key for each request")
 	case first.cmd.Name != again.cmd.Name:

@@ -5,16 +5,17 @@ import (
 
 	"sync"
 
+	"library/internal/aggregate/window"
 	"library/internal/eventstore"
 )
 
 // waiter is a command waiting for its turn on a stream.
 type waiter[S any] struct {
 	cmd Command[S]
-	fp  fingerprint // the payload's
+	fp  window.Fingerprint // the payload's
 	// legacyFP is the payload's unkeyed fingerprint, as commands recorded before keyed ones
 	// carry it: a retry across that change is still recognised.
-	legacyFP fingerprint
+	legacyFP window.Fingerprint
 	meta     eventstore.Metadata // what its events carry
 	done     chan outcome        // buffered: the leader never waits for the caller
 }
@@ -22,12 +23,12 @@ type waiter[S any] struct {
 // waiterIdentity is what decides whether a command is a repeat of a past one.
 type waiterIdentity struct {
 	name         string
-	fp, legacyFP fingerprint
-	actor        unique.Handle[person]
+	fp, legacyFP window.Fingerprint
+	actor        unique.Handle[window.Person]
 }
 
 func (w *waiter[S]) identity() waiterIdentity {
-	return waiterIdentity{name: w.cmd.Name, fp: w.fp, legacyFP: w.legacyFP, actor: personOf(w.meta.Actor)}
+	return waiterIdentity{name: w.cmd.Name, fp: w.fp, legacyFP: w.legacyFP, actor: window.PersonOf(w.meta.Actor)}
 }
 
 type outcome struct {

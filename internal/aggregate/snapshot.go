@@ -2,11 +2,9 @@ package aggregate
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"time"
-	"unique"
 
+	"library/internal/aggregate/window"
 	"library/internal/eventstore"
 )
 
@@ -26,45 +24,6 @@ const DefaultSnapshotEvery = 200
 
 // snapshotTimeout bounds the writing of one snapshot.
 const snapshotTimeout = 5 * time.Second
-
-// windowEntry is a pastCommand as a snapshot keeps it.
-type windowEntry struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	Fingerprint string `json:"fp"`
-	Subject     string `json:"sub,omitempty"`
-	Issuer      string `json:"iss,omitempty"`
-	First       int64  `json:"first"`
-	Count       int64  `json:"count"`
-}
-
-func encodeWindow(rc recentCommands) ([]byte, error) {
-	list := rc.all()
-	entries := make([]windowEntry, len(list))
-	for i, c := range list {
-		who := c.actor.Value()
-		entries[i] = windowEntry{ID: c.id, Name: c.name.Value(), Fingerprint: c.fingerprint.String(),
-			Subject: who.subject, Issuer: who.issuer, First: c.first, Count: c.count}
-	}
-	return json.Marshal(entries)
-}
-
-func decodeWindow(b []byte, limit int) (recentCommands, error) {
-	var entries []windowEntry
-	if err := json.Unmarshal(b, &entries); err != nil {
-		return recentCommands{}, err
-	}
-	rc := recentCommands{limit: limit, older: make([]*pastCommand, 0, len(entries))}
-	for _, e := range entries {
-		if e.ID == "" || e.First < 1 || e.Count < 1 {
-			return recentCommands{}, fmt.Errorf("a window entry without an id or events")
-		}
-		rc.older = append(rc.older, &pastCommand{id: e.ID, name: unique.Make(e.Name), fingerprint: fingerprintOf(e.Fingerprint),
-			actor: unique.Make(person{subject: e.Subject, issuer: e.Issuer}), first: e.First, count: e.Count})
-	}
-	rc.older = rc.all()
-	return rc, nil
-}
 
 // fromSnapshot is the aggregate a snapshot holds; ok is false (and the snapshot is to be
 // ignored) when it can't be read.
@@ -88,12 +47,12 @@ func (r *Repository[S]) fromSnapshot(ctx context.Context, snap *eventstore.Snaps
 		r.opts.Logger.Warn("snapshot ignored: its state can't be read", "aggregate", r.typ.Name, "version", snap.Version, "error", err)
 		return Loaded[S]{}, false
 	}
-	window, err := decodeWindow(snap.Window, r.opts.CommandIDsPerStream)
+	commands, err := window.Decode(snap.Window, r.opts.CommandIDsPerStream)
 	if err != nil {
 		r.opts.Logger.Warn("snapshot ignored: its window can't be read", "aggregate", r.typ.Name, "version", snap.Version, "error", err)
 		return Loaded[S]{}, false
 	}
-	return Loaded[S]{State: state, Version: snap.Version, Position: snap.Position, commands: window}, true
+	return Loaded[S]{State: state, Version: snap.Version, Position: snap.Position, commands: commands}, true
 }
 
 // snapshots reports whether this repository keeps snapshots.
@@ -127,12 +86,12 @@ func (r *Repository[S]) snapshot(ctx context.Context, streamID string, loaded Lo
 		}
 	}
 	if err == nil {
-		var window []byte
-		if window, err = encodeWindow(loaded.commands); err == nil {
+		var encoded []byte
+		if encoded, err = window.Encode(loaded.commands); err == nil {
 			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), snapshotTimeout)
 			defer cancel()
 			err = r.log.SaveSnapshot(ctx, eventstore.Snapshot{StreamID: streamID, Version: loaded.Version,
-				Position: loaded.Position, SchemaVersion: r.typ.Snapshot.Version, State: state, Window: window})
+				Position: loaded.Position, SchemaVersion: r.typ.Snapshot.Version, State: state, Window: encoded})
 		}
 	}
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
+	"library/internal/aggregate/window"
 	"library/internal/eventstore"
 )
 
@@ -189,7 +190,7 @@ func TestSnapshotPlusTailIsTheWholeStream(t *testing.T) {
 		require.Equal(t, a.State, b.State)
 		require.Equal(t, a.Version, b.Version)
 		require.Equal(t, a.Position, b.Position)
-		require.Equal(t, a.commands.all(), b.commands.all(), "the window of keys")
+		require.Equal(t, a.commands.All(), b.commands.All(), "the window of keys")
 		for _, cmd := range sent {
 			ra, errA := whole.replayOf(ctx, "a", cmd)
 			rb, errB := fromSnapshot.replayOf(ctx, "a", cmd)
@@ -210,7 +211,7 @@ func (r *Repository[S]) replayOf(ctx context.Context, id string, cmd Command[S])
 	if err != nil {
 		return Result{}, err
 	}
-	past, ok := loaded.commands.find(cmd.Origin.CommandID)
+	past, ok := loaded.commands.Find(cmd.Origin.CommandID)
 	if !ok {
 		return Result{}, nil
 	}
@@ -218,9 +219,9 @@ func (r *Repository[S]) replayOf(ctx context.Context, id string, cmd Command[S])
 	if err != nil {
 		return Result{}, err
 	}
-	fp, legacy, err := fingerprintPayload(cmd.Payload, key)
+	fp, legacy, err := window.FingerprintPayload(cmd.Payload, key)
 	if err != nil {
 		return Result{}, err
 	}
-	return r.replay(ctx, r.typ.StreamID(id), waiterIdentity{name: cmd.Name, fp: fp, legacyFP: legacy, actor: personOf(cmd.Origin.Actor)}, past)
+	return r.replay(ctx, r.typ.StreamID(id), waiterIdentity{name: cmd.Name, fp: fp, legacyFP: legacy, actor: window.PersonOf(cmd.Origin.Actor)}, past)
 }

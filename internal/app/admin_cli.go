@@ -11,7 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"library/internal/eventstore"
+	"library/internal/eventstore/pgstore"
 	"library/internal/validate"
 )
 
@@ -38,7 +38,7 @@ func RotateKeys(ctx context.Context, cfg Config, logger *slog.Logger, out io.Wri
 		return err
 	}
 	defer pool.Close()
-	store := eventstore.NewPostgres(pool, logger)
+	store := pgstore.New(pool, logger)
 	defer store.Close()
 	ring, err := Keyring(cfg, store)
 	if err != nil {

@@ -31,6 +31,7 @@ import (
 	"library/internal/books"
 	"library/internal/errs"
 	"library/internal/eventstore"
+	"library/internal/eventstore/pgstore"
 	"library/internal/httpapi"
 	"library/internal/metrics"
 	"library/internal/openapi"
@@ -47,7 +48,7 @@ type App struct {
 	cfg      Config
 	logger   *slog.Logger
 	pool     *pgxpool.Pool // nil in memory
-	pgStore  *eventstore.Postgres
+	pgStore  *pgstore.Postgres
 	store    eventstore.Store
 	log      logStore // the store, as commands use it: with snapshots and members' data keys
 	server   *http.Server
@@ -160,7 +161,7 @@ func (a *App) openPostgres(ctx context.Context) error {
 		return err
 	}
 	a.pool = pool
-	a.pgStore = eventstore.NewPostgres(pool, a.logger)
+	a.pgStore = pgstore.New(pool, a.logger)
 	a.store, a.log = a.pgStore, a.pgStore
 	host := poolConfig.ConnConfig.Host
 	a.logger.Info("store: PostgreSQL", "host", host, "database", poolConfig.ConnConfig.Database)

@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// Store is the log. Both implementations, Memory and Postgres, satisfy it and pass the same
-// contract tests.
+// Store is the log. Both implementations, Memory here and Postgres (package pgstore), satisfy
+// it and pass the same contract tests (package testkit/storetest).
 type Store interface {
 	// Append writes events to the end of a stream whose current version is expectedVersion
 	// (0 for a stream that must not exist yet). It returns the recorded events, or a
@@ -123,7 +123,10 @@ func (e *ConflictError) Error() string {
 	return fmt.Sprintf("eventstore: stream %q is no longer at version %d", e.StreamID, e.ExpectedVersion)
 }
 
-func validateAppend(streamID string, expectedVersion int64, events []NewEvent) error {
+// ValidateAppend checks an append's arguments as every Store does before it writes anything: a
+// stream id, an expected version that is not negative, and at least one event, each with a type
+// and valid JSON data.
+func ValidateAppend(streamID string, expectedVersion int64, events []NewEvent) error {
 	switch {
 	case streamID == "":
 		return fmt.Errorf("eventstore: append needs a stream id")

@@ -25,7 +25,7 @@ type Memory struct {
 	snapshots   map[string]Snapshot
 	keys        map[string]pii.WrappedKey // members' data keys
 	lastAppend  uint64
-	subscribers wakeups
+	subscribers Wakeups
 }
 
 var _ Store = (*Memory)(nil)
@@ -51,7 +51,7 @@ func (m *Memory) Append(ctx context.Context, streamID string, expectedVersion in
 
 // appendThen appends, and calls also while the log is locked, once the append is certain.
 func (m *Memory) appendThen(ctx context.Context, streamID string, expectedVersion int64, events []NewEvent, also func()) ([]Event, error) {
-	if err := validateAppend(streamID, expectedVersion, events); err != nil {
+	if err := ValidateAppend(streamID, expectedVersion, events); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -82,7 +82,7 @@ func (m *Memory) appendThen(ctx context.Context, streamID string, expectedVersio
 		recorded[i] = clone(ev)
 	}
 	also()
-	m.subscribers.wake()
+	m.subscribers.Wake()
 	return recorded, nil
 }
 
@@ -136,7 +136,7 @@ func (m *Memory) ReadAll(ctx context.Context, after Checkpoint, limit int) ([]Ev
 
 // Subscribe implements Store.
 func (m *Memory) Subscribe(ctx context.Context) <-chan struct{} {
-	return m.subscribers.subscribe(ctx)
+	return m.subscribers.Subscribe(ctx)
 }
 
 // Ping implements Store; memory is always reachable.

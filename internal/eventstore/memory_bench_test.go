@@ -1,24 +1,33 @@
-package eventstore
+package eventstore_test
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"testing"
+
+	"library/internal/eventstore"
+	"library/internal/testkit/storetest"
 )
 
-// BenchmarkMemoryAppend (bench_test.go) appends to new streams from many goroutines; these
-// measure one command's view of the in-memory store: one goroutine, one stream.
+// BenchmarkMemoryAppend appends one event at a time to distinct streams from many goroutines,
+// as BenchmarkPostgresAppend (package pgstore) does on PostgreSQL.
+func BenchmarkMemoryAppend(b *testing.B) {
+	storetest.BenchAppend(b, eventstore.NewMemory(nil))
+}
+
+// The benchmarks below measure one command's view of the in-memory store: one goroutine, one
+// stream.
 
 // benchNewEvents is a batch of n events like those a command writes: small JSON data and the
 // command's metadata.
-func benchNewEvents(n int) []NewEvent {
-	out := make([]NewEvent, n)
+func benchNewEvents(n int) []eventstore.NewEvent {
+	out := make([]eventstore.NewEvent, n)
 	for i := range out {
-		out[i] = NewEvent{
+		out[i] = eventstore.NewEvent{
 			Type: "PaymentReceived",
 			Data: json.RawMessage(`{"amount":1500}`),
-			Metadata: Metadata{
+			Metadata: eventstore.Metadata{
 				CommandID:     "KQ3Z7J2XW5RPM4TN6HBVYC8DFA",
 				Command:       "pay",
 				Fingerprint:   "sha256:0f1e2d3c4b5a69788796a5b4c3d2e1f0",
@@ -38,14 +47,14 @@ func BenchmarkMemoryAppendToStream(b *testing.B) {
 		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
 			ctx := context.Background()
 			batch := benchNewEvents(n)
-			s := NewMemory(nil)
+			s := eventstore.NewMemory(nil)
 			var version int64
 			appends := 0
 			b.ReportAllocs()
 			for b.Loop() {
 				if appends++; appends%10_000 == 0 {
 					b.StopTimer()
-					s, version = NewMemory(nil), 0
+					s, version = eventstore.NewMemory(nil), 0
 					b.StartTimer()
 				}
 				recorded, err := s.Append(ctx, "account-m1", version, batch)
@@ -65,7 +74,7 @@ func BenchmarkMemoryReadStream(b *testing.B) {
 	for _, n := range []int{10, 100, 1000} {
 		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
 			ctx := context.Background()
-			s := NewMemory(nil)
+			s := eventstore.NewMemory(nil)
 			if _, err := s.Append(ctx, "account-m1", 0, benchNewEvents(n)); err != nil {
 				b.Fatal(err)
 			}

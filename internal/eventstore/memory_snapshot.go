@@ -4,7 +4,7 @@ import "context"
 
 // SaveSnapshot implements Snapshots.
 func (m *Memory) SaveSnapshot(ctx context.Context, s Snapshot) error {
-	if err := validateSnapshot(s); err != nil {
+	if err := ValidateSnapshot(s); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
@@ -13,7 +13,7 @@ func (m *Memory) SaveSnapshot(ctx context.Context, s Snapshot) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.matches(s) {
-		return mismatch(s)
+		return Mismatch(s)
 	}
 	stored, ok := m.snapshots[s.StreamID]
 	if ok && stored.Version >= s.Version && stored.SchemaVersion == s.SchemaVersion && m.matches(stored) {

@@ -49,16 +49,16 @@ type VersionReader interface {
 
 var (
 	_ Snapshots     = (*Memory)(nil)
-	_ Snapshots     = (*Postgres)(nil)
 	_ VersionReader = (*Memory)(nil)
-	_ VersionReader = (*Postgres)(nil)
 )
 
 // ErrSnapshotMismatch is wrapped by the error of a SaveSnapshot whose snapshot is not of the
 // log: its version is ahead of the stream, or the event at its version is at another position.
 var ErrSnapshotMismatch = errors.New("eventstore: the snapshot does not match the log")
 
-func validateSnapshot(s Snapshot) error {
+// ValidateSnapshot checks a snapshot as every SaveSnapshot does before it looks at the log: a
+// stream id and a version of 1 or more.
+func ValidateSnapshot(s Snapshot) error {
 	switch {
 	case s.StreamID == "":
 		return fmt.Errorf("eventstore: a snapshot needs a stream id")
@@ -68,7 +68,9 @@ func validateSnapshot(s Snapshot) error {
 	return nil
 }
 
-func mismatch(s Snapshot) error {
+// Mismatch is the error of a SaveSnapshot whose snapshot s is not of the log: it wraps
+// ErrSnapshotMismatch.
+func Mismatch(s Snapshot) error {
 	return fmt.Errorf("%w: %q has no event at version %d and position %d", ErrSnapshotMismatch, s.StreamID, s.Version, s.Position)
 }
 

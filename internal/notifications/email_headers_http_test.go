@@ -24,6 +24,7 @@ import (
 
 	"library/internal/app"
 	"library/internal/eventstore"
+	"library/internal/eventstore/pgstore"
 	"library/internal/testkit/apitest"
 	"library/internal/testkit/pgtest"
 	"library/internal/testkit/smtptest"
@@ -167,7 +168,7 @@ func TestHTTPLoanEmailHeadersFromUncheckedEvents(t *testing.T) {
 	databaseURL := pgtest.NewDatabase(t)
 	a := &apitest.API{Base: apitest.StartService(t, apitest.FastBackground(app.Config{DatabaseURL: databaseURL, SMTPURL: smtp.URL(), MailFrom: mailFrom})),
 		Store: "postgres"}
-	store := eventstore.NewPostgres(pgtest.Connect(t, databaseURL), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	store := pgstore.New(pgtest.Connect(t, databaseURL), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(store.Close)
 	write := func(streamID, typ string, data any) {
 		t.Helper()

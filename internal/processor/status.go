@@ -53,7 +53,7 @@ type RelayReporter interface {
 }
 
 // StallReporter is implemented by stores whose read horizon can be held back by a transaction
-// elsewhere: eventstore.Postgres.
+// elsewhere: pgstore.Postgres.
 type StallReporter interface {
 	Stalled(ctx context.Context) (eventstore.Stall, bool, error)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/eventstore"
+	"library/internal/eventstore/pgstore"
 	"library/internal/processor"
 	"library/internal/processor/pgdriver"
 	"library/internal/testkit/pgtest"
@@ -18,7 +19,7 @@ import (
 
 // countingStore counts the reads a processor makes of the log.
 type countingStore struct {
-	*eventstore.Postgres
+	*pgstore.Postgres
 	reads atomic.Int64
 }
 
@@ -38,7 +39,7 @@ func (s *countingStore) Head(ctx context.Context) (eventstore.Checkpoint, error)
 func TestStalledHorizon(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.NewPool(t)
-	store := eventstore.NewPostgres(pool, discardLogger())
+	store := pgstore.New(pool, discardLogger())
 	t.Cleanup(store.Close)
 	counted := &countingStore{Postgres: store}
 	opts := testOptions()

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/eventstore"
+	"library/internal/eventstore/pgstore"
 	"library/internal/processor"
 	"library/internal/processor/pgdriver"
 	"library/internal/testkit/drivertest"
@@ -34,7 +35,7 @@ func TestPostgresTwoReplicas(t *testing.T) {
 	var replicas [2]replicaUnderTest
 	var store eventstore.Store
 	for i := range replicas {
-		s := eventstore.NewPostgres(pool, discardLogger())
+		s := pgstore.New(pool, discardLogger())
 		t.Cleanup(s.Close)
 		store = s
 		cfg := Config{Store: s, Checkpoints: cps, Leases: pgdriver.NewLeases(pool.Config().ConnConfig, timing, discardLogger()),

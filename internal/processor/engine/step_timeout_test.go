@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"library/internal/eventstore"
+	"library/internal/eventstore/pgstore"
 	"library/internal/processor/pgdriver"
 	"library/internal/testkit/drivertest"
 	"library/internal/testkit/pgtest"
@@ -21,7 +21,7 @@ import (
 func TestStuckQueryFailsAfterStepTimeout(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.NewPool(t)
-	store := eventstore.NewPostgres(pool, discardLogger())
+	store := pgstore.New(pool, discardLogger())
 	t.Cleanup(store.Close)
 	cps := pgdriver.NewCheckpoints(pool)
 	opts := testOptions()

@@ -1,4 +1,4 @@
-package aggregate
+package window
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ import (
 func TestWindowIsTheLastCommands(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		limit := rapid.IntRange(1, 40).Draw(t, "limit")
-		rc := newRecentCommands(limit)
+		rc := New(limit)
 		type model struct {
 			id           string
 			first, count int64
@@ -39,21 +39,21 @@ func TestWindowIsTheLastCommands(t *testing.T) {
 					batch = append(batch, eventstore.Event{Version: version, Metadata: eventstore.Metadata{CommandID: id, Command: "c"}})
 				}
 			}
-			rc = rc.with(batch)
+			rc = rc.With(batch)
 		}
 		want := all[max(0, len(all)-limit):]
-		got := rc.all()
+		got := rc.All()
 		require.Len(t, got, len(want))
 		for i, w := range want {
-			require.Equal(t, w.id, got[i].id)
-			require.Equal(t, w.first, got[i].first)
-			require.Equal(t, w.count, got[i].count)
-			found, ok := rc.find(w.id)
+			require.Equal(t, w.id, got[i].ID)
+			require.Equal(t, w.first, got[i].First)
+			require.Equal(t, w.count, got[i].Count)
+			found, ok := rc.Find(w.id)
 			require.True(t, ok)
 			require.Same(t, got[i], found)
 		}
 		for _, gone := range all[:len(all)-len(want)] {
-			_, ok := rc.find(gone.id)
+			_, ok := rc.Find(gone.id)
 			require.False(t, ok, "%s is out of the window", gone.id)
 		}
 	})

@@ -1,4 +1,4 @@
-package eventstore
+package pgstore
 
 import (
 	"context"
@@ -12,7 +12,9 @@ import (
 	"go.uber.org/goleak"
 
 	"library/internal/errs"
+	"library/internal/eventstore"
 	"library/internal/testkit/pgtest"
+	"library/internal/testkit/storetest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -20,15 +22,15 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 func newPostgres(t *testing.T, pool *pgxpool.Pool) *Postgres {
-	s := NewPostgres(pool, discardLogger())
+	s := New(pool, discardLogger())
 	t.Cleanup(s.Close)
 	return s
 }
 
 func TestPostgres(t *testing.T) {
 	t.Parallel()
-	testContract(t, func(t *testing.T) Store { return newPostgres(t, pgtest.NewPool(t)) })
-	testPositions(t, func(t *testing.T) Store { return newPostgres(t, pgtest.NewPool(t)) })
+	storetest.Contract(t, func(t *testing.T) eventstore.Store { return newPostgres(t, pgtest.NewPool(t)) })
+	storetest.Positions(t, func(t *testing.T) eventstore.Store { return newPostgres(t, pgtest.NewPool(t)) })
 }
 
 // A reader must never pass an event whose transaction commits after a later position was
@@ -43,11 +45,11 @@ func TestPostgresReadAllNeverSkipsALateCommit(t *testing.T) {
 	slow, err := pool.Begin(ctx)
 	require.NoError(t, err)
 	defer slow.Rollback(ctx) //nolint:errcheck // rolled back only if the test fails early
-	slowEvents, err := appendEvents(ctx, slow, "book-slow", 0, events("Slow"))
+	slowEvents, err := appendEvents(ctx, slow, "book-slow", 0, storetest.Events("Slow"))
 	require.NoError(t, err)
 
 	// The fast append takes a later position and commits first.
-	fastEvents, err := s.Append(ctx, "book-fast", 0, events("Fast"))
+	fastEvents, err := s.Append(ctx, "book-fast", 0, storetest.Events("Fast"))
 	require.NoError(t, err)
 	require.Greater(t, fastEvents[0].Position, slowEvents[0].Position)
 
@@ -57,19 +59,19 @@ func TestPostgresReadAllNeverSkipsALateCommit(t *testing.T) {
 	require.Equal(t, 1, committed, "only the fast append is visible")
 
 	// The log holds Fast back until Slow's transaction has finished.
-	read, err := s.ReadAll(ctx, Checkpoint{}, 0)
+	read, err := s.ReadAll(ctx, eventstore.Checkpoint{}, 0)
 	require.NoError(t, err)
 	require.Empty(t, read, "nothing is readable while an older transaction is still open")
 
 	require.NoError(t, slow.Commit(ctx))
-	read = readAllEventually(t, s, Checkpoint{}, 2)
-	require.Equal(t, []string{"Slow", "Fast"}, typesOf(read), "in the order of their transactions")
+	read = storetest.ReadAllEventually(t, s, eventstore.Checkpoint{}, 2)
+	require.Equal(t, []string{"Slow", "Fast"}, storetest.TypesOf(read), "in the order of their transactions")
 
 	// A reader that stopped at Fast would have missed Slow; a reader at Slow's checkpoint
 	// continues with Fast and nothing else.
 	rest, err := s.ReadAll(ctx, read[0].Checkpoint(), 0)
 	require.NoError(t, err)
-	require.Equal(t, []string{"Fast"}, typesOf(rest))
+	require.Equal(t, []string{"Fast"}, storetest.TypesOf(rest))
 }
 
 // The reverse interleaving: the transaction that starts first takes the later position.
@@ -85,18 +87,18 @@ func TestPostgresReadAllOrdersByTransaction(t *testing.T) {
 	// Give the first transaction its id before the second starts, then let the second insert.
 	_, err = first.Exec(ctx, `SELECT pg_current_xact_id()`)
 	require.NoError(t, err)
-	second, err := s.Append(ctx, "book-b", 0, events("Second"))
+	second, err := s.Append(ctx, "book-b", 0, storetest.Events("Second"))
 	require.NoError(t, err)
-	firstEvents, err := appendEvents(ctx, first, "book-a", 0, events("First"))
+	firstEvents, err := appendEvents(ctx, first, "book-a", 0, storetest.Events("First"))
 	require.NoError(t, err)
 	require.Greater(t, firstEvents[0].Position, second[0].Position)
 
-	read, err := s.ReadAll(ctx, Checkpoint{}, 0)
+	read, err := s.ReadAll(ctx, eventstore.Checkpoint{}, 0)
 	require.NoError(t, err)
 	require.Empty(t, read)
 	require.NoError(t, first.Commit(ctx))
-	read = readAllEventually(t, s, Checkpoint{}, 2)
-	require.Equal(t, []string{"First", "Second"}, typesOf(read))
+	read = storetest.ReadAllEventually(t, s, eventstore.Checkpoint{}, 2)
+	require.Equal(t, []string{"First", "Second"}, storetest.TypesOf(read))
 }
 
 // Appends to different streams don't queue behind each other: an open append to one stream
@@ -110,25 +112,25 @@ func TestPostgresAppendsToDifferentStreamsDoNotWait(t *testing.T) {
 	open, err := pool.Begin(ctx)
 	require.NoError(t, err)
 	defer open.Rollback(ctx) //nolint:errcheck // the open append is never committed
-	_, err = appendEvents(ctx, open, "stream-open", 0, events("Open"))
+	_, err = appendEvents(ctx, open, "stream-open", 0, storetest.Events("Open"))
 	require.NoError(t, err)
 
 	appendCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	_, err = s.Append(appendCtx, "stream-other", 0, events("Other"))
+	_, err = s.Append(appendCtx, "stream-other", 0, storetest.Events("Other"))
 	require.NoError(t, err, "an append to another stream must not wait for the open transaction")
 
 	// An append to the same stream at the same version does wait, then conflicts.
 	sameCtx, cancelSame := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		_, err := s.Append(sameCtx, "stream-open", 0, events("Same"))
+		_, err := s.Append(sameCtx, "stream-open", 0, storetest.Events("Same"))
 		done <- err
 	}()
 	require.NoError(t, open.Commit(ctx))
 	select {
 	case err := <-done:
-		require.ErrorAs(t, err, new(*ConflictError))
+		require.ErrorAs(t, err, new(*eventstore.ConflictError))
 	case <-time.After(10 * time.Second):
 		t.Fatal("the competing append neither conflicted nor returned")
 	}
@@ -147,14 +149,14 @@ func TestPostgresNotificationsCrossInstances(t *testing.T) {
 	wake := reader.Subscribe(ctx)
 	deadline := time.After(10 * time.Second)
 	for i := 0; ; i++ {
-		_, err := writer.Append(context.Background(), "s", int64(i), events("E"))
+		_, err := writer.Append(context.Background(), "s", int64(i), storetest.Events("E"))
 		require.NoError(t, err)
 		select {
 		case <-wake:
 		case <-deadline:
 			t.Fatal("the other instance was not woken within 10s")
 		}
-		if read, _ := reader.ReadAll(context.Background(), Checkpoint{}, 0); len(read) == i+1 {
+		if read, _ := reader.ReadAll(context.Background(), eventstore.Checkpoint{}, 0); len(read) == i+1 {
 			return
 		}
 	}
@@ -169,11 +171,11 @@ func TestPostgresUnreachableIsUnavailable(t *testing.T) {
 	defer pool.Close()
 	s := newPostgres(t, pool)
 
-	_, err = s.Append(ctx, "s", 0, events("E"))
+	_, err = s.Append(ctx, "s", 0, storetest.Events("E"))
 	require.True(t, errs.Is(err, errs.Unavailable), "got %v", err)
 	_, err = s.ReadStream(ctx, "s", 0)
 	require.True(t, errs.Is(err, errs.Unavailable), "got %v", err)
-	_, err = s.ReadAll(ctx, Checkpoint{}, 10)
+	_, err = s.ReadAll(ctx, eventstore.Checkpoint{}, 10)
 	require.True(t, errs.Is(err, errs.Unavailable), "got %v", err)
 	require.True(t, errs.Is(s.Ping(ctx), errs.Unavailable))
 	require.NotContains(t, err.Error(), "secret-password")

@@ -1,4 +1,4 @@
-package eventstore
+package pgstore
 
 import (
 	"context"
@@ -11,17 +11,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/errs"
+	"library/internal/eventstore"
 	"library/internal/testkit/pgtest"
+	"library/internal/testkit/storetest"
 )
 
 func TestPostgresSnapshots(t *testing.T) {
 	t.Parallel()
-	testSnapshots(t, func(t *testing.T) snapshotStore { return newPostgres(t, pgtest.NewPool(t)) }, forgetPostgres)
+	storetest.Snapshots(t, func(t *testing.T) storetest.SnapshotStore { return newPostgres(t, pgtest.NewPool(t)) }, forgetPostgres)
 }
 
-// forgetPostgres is a forgetFunc: it deletes the events from the test's own database, which
+// forgetPostgres is a storetest.ForgetFunc: it deletes the events from the test's own database, which
 // nothing but a restore of an older backup would do to the log.
-func forgetPostgres(t *testing.T, s snapshotStore, streamID string, keep int64) snapshotStore {
+func forgetPostgres(t *testing.T, s storetest.SnapshotStore, streamID string, keep int64) storetest.SnapshotStore {
 	t.Helper()
 	_, err := s.(*Postgres).pool.Exec(context.Background(), `DELETE FROM events WHERE stream_id = $1 AND version > $2`, streamID, keep)
 	require.NoError(t, err)
@@ -65,15 +67,15 @@ func TestPostgresLoadStreamIsOneStatement(t *testing.T) {
 	t.Cleanup(pool.Close)
 	s := newPostgres(t, pool)
 
-	written := appendStream(t, s, "loan-1", 4)
-	require.NoError(t, s.SaveSnapshot(ctx, snapshotAt(written[1], 1)))
+	written := storetest.AppendStream(t, s, "loan-1", 4)
+	require.NoError(t, s.SaveSnapshot(ctx, storetest.SnapshotAt(written[1], 1)))
 	require.NoError(t, pool.Ping(ctx)) // the pool has a connection: none is made during the load
 	counter.take()
 
 	got, tail, err := s.LoadStream(ctx, "loan-1", 1)
 	require.NoError(t, err)
 	require.NotNil(t, got)
-	require.Equal(t, []int64{3, 4}, versionsOf(tail))
+	require.Equal(t, []int64{3, 4}, storetest.VersionsOf(tail))
 	var statements []string
 	for _, sql := range counter.take() {
 		if sql != "SELECT pg_notify($1, '')" { // the appends' notification goes out on its own, whenever it does
@@ -93,7 +95,7 @@ func TestPostgresSnapshotsUnreachableIsUnavailable(t *testing.T) {
 
 	_, _, err = s.LoadStream(ctx, "s", 1)
 	require.True(t, errs.Is(err, errs.Unavailable), "got %v", err)
-	err = s.SaveSnapshot(ctx, Snapshot{StreamID: "s", Version: 1, Position: 1})
+	err = s.SaveSnapshot(ctx, eventstore.Snapshot{StreamID: "s", Version: 1, Position: 1})
 	require.True(t, errs.Is(err, errs.Unavailable), "got %v", err)
 	require.True(t, errs.Is(s.DeleteSnapshot(ctx, "s"), errs.Unavailable))
 	_, err = s.ReadVersions(ctx, "s", 1, 2)

@@ -1,28 +1,26 @@
-package eventstore
+package pgstore
 
 import (
 	"context"
 	"errors"
 	"log/slog"
 	"sync"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"library/internal/errs"
+	"library/internal/eventstore"
 )
 
-// notifyChannel is the PostgreSQL notification channel that appends signal on.
-const notifyChannel = "library_events"
-
-// Postgres is a Store on PostgreSQL. Its schema is created by the migrations in /migrations.
+// Postgres is an eventstore.Store on PostgreSQL. Its schema is created by the migrations in
+// /migrations.
 type Postgres struct {
 	pool   *pgxpool.Pool
 	logger *slog.Logger
 
-	subscribers   wakeups
-	stopListening context.CancelFunc // guarded by subscribers.mu
+	subscribers   eventstore.Wakeups
+	stopListening context.CancelFunc // guarded by the subscribers' lock
 	listeners     sync.WaitGroup
 
 	horizon   horizonWatch
@@ -33,11 +31,11 @@ type Postgres struct {
 	notifierDone  chan struct{}
 }
 
-var _ Store = (*Postgres)(nil)
+var _ eventstore.Store = (*Postgres)(nil)
 
-// NewPostgres returns a store that works through pool. Close it before closing the pool, which
-// stays the caller's.
-func NewPostgres(pool *pgxpool.Pool, logger *slog.Logger) *Postgres {
+// New returns a store that works through pool. Close it before closing the pool, which stays
+// the caller's.
+func New(pool *pgxpool.Pool, logger *slog.Logger) *Postgres {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Postgres{
 		pool:          pool,
@@ -47,8 +45,8 @@ func NewPostgres(pool *pgxpool.Pool, logger *slog.Logger) *Postgres {
 		notifierDone:  make(chan struct{}),
 	}
 	p.committer = newCommitter(pool, defaultBatches)
-	p.subscribers.onFirst = p.startListener
-	p.subscribers.onLast = p.stopListener
+	p.subscribers.OnFirst = p.startListener
+	p.subscribers.OnLast = p.stopListener
 	go p.notify(ctx)
 	return p
 }
@@ -58,56 +56,21 @@ type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-// Append implements Store.
-func (p *Postgres) Append(ctx context.Context, streamID string, expectedVersion int64, events []NewEvent) ([]Event, error) {
-	if err := validateAppend(streamID, expectedVersion, events); err != nil {
+// Append implements eventstore.Store.
+func (p *Postgres) Append(ctx context.Context, streamID string, expectedVersion int64, events []eventstore.NewEvent) ([]eventstore.Event, error) {
+	if err := eventstore.ValidateAppend(streamID, expectedVersion, events); err != nil {
 		return nil, err
 	}
 	recorded, err := p.committer.append(ctx, &appendRequest{streamID: streamID, expectedVersion: expectedVersion, events: events})
 	if err != nil {
 		return nil, err
 	}
-	p.subscribers.wake() // readers in this process need no round trip
+	p.subscribers.Wake() // readers in this process need no round trip
 	select {
 	case p.appended <- struct{}{}:
 	default: // a notification is already pending; it covers this append too
 	}
 	return recorded, nil
-}
-
-// notifyInterval is the least time between two notifications: what it adds, at most, to the
-// time another process takes to see an append.
-const notifyInterval = 5 * time.Millisecond
-
-// notify tells other processes that the log has grown: one pg_notify after appends have
-// committed, however many appends happened while the previous one was being sent. Sending it
-// after the commit, not inside the append, keeps appends to different streams from queueing
-// on PostgreSQL's notification lock, which a notifying transaction holds through its commit.
-// A notification lost to a crash or an outage costs readers a poll interval, nothing more.
-func (p *Postgres) notify(ctx context.Context) {
-	defer close(p.notifierDone)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-p.appended:
-		}
-		sent := time.Now()
-		notifyCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		_, err := p.pool.Exec(notifyCtx, "SELECT pg_notify($1, '')", notifyChannel)
-		cancel()
-		if err != nil && ctx.Err() == nil {
-			p.logger.Debug("append notification not sent; readers elsewhere fall back to polling", "error", translate(notifyCtx, err))
-		}
-		// Under load, one notification covers the appends of an interval.
-		timer := time.NewTimer(notifyInterval - time.Since(sent))
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return
-		case <-timer.C:
-		}
-	}
 }
 
 // selectEvent reads the metadata's fields as text: PostgreSQL finds them in its binary jsonb
@@ -124,8 +87,8 @@ const eventColumns = `stream_id, version, position, transaction_id, type, data::
 	coalesce(metadata->>'traceparent', ''), coalesce(metadata#>>'{actor,sub}', ''),
 	coalesce(metadata#>>'{actor,role}', ''), coalesce(metadata#>>'{actor,iss}', ''), recorded_at`
 
-// ReadStream implements Store.
-func (p *Postgres) ReadStream(ctx context.Context, streamID string, afterVersion int64) ([]Event, error) {
+// ReadStream implements eventstore.Store.
+func (p *Postgres) ReadStream(ctx context.Context, streamID string, afterVersion int64) ([]eventstore.Event, error) {
 	rows, err := p.pool.Query(ctx, selectEvent+` WHERE stream_id = $1 AND version > $2 ORDER BY version`, streamID, afterVersion)
 	if err != nil {
 		return nil, translate(ctx, err)
@@ -141,8 +104,8 @@ WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
 ORDER BY transaction_id, position
 LIMIT $3`
 
-// ReadAll implements Store.
-func (p *Postgres) ReadAll(ctx context.Context, after Checkpoint, limit int) ([]Event, error) {
+// ReadAll implements eventstore.Store.
+func (p *Postgres) ReadAll(ctx context.Context, after eventstore.Checkpoint, limit int) ([]eventstore.Event, error) {
 	var atMost *int // NULL: no limit
 	if limit > 0 {
 		atMost = &limit
@@ -154,9 +117,9 @@ func (p *Postgres) ReadAll(ctx context.Context, after Checkpoint, limit int) ([]
 	return collectEvents(ctx, rows)
 }
 
-func collectEvents(ctx context.Context, rows pgx.Rows) ([]Event, error) {
-	events, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Event, error) {
-		var e Event
+func collectEvents(ctx context.Context, rows pgx.Rows) ([]eventstore.Event, error) {
+	events, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (eventstore.Event, error) {
+		var e eventstore.Event
 		var data []byte
 		err := row.Scan(eventTargets(&e, &data)...)
 		e.Data, e.RecordedAt = data, e.RecordedAt.UTC()
@@ -166,22 +129,22 @@ func collectEvents(ctx context.Context, rows pgx.Rows) ([]Event, error) {
 		return nil, translate(ctx, err)
 	}
 	if events == nil {
-		events = []Event{}
+		events = []eventstore.Event{}
 	}
 	return events, nil
 }
 
 // eventTargets returns where a row's columns scan to: those of lead, then eventColumns into e,
 // but for the data, which goes into data.
-func eventTargets(e *Event, data *[]byte, lead ...any) []any {
+func eventTargets(e *eventstore.Event, data *[]byte, lead ...any) []any {
 	m := &e.Metadata
 	return append(lead, &e.StreamID, &e.Version, &e.Position, &e.TransactionID, &e.Type, data,
 		&m.CommandID, &m.Command, &m.Fingerprint, &m.CorrelationID, &m.TraceParent,
 		&m.Actor.Subject, &m.Actor.Role, &m.Actor.Issuer, &e.RecordedAt)
 }
 
-// Ping implements Store: the server answers and takes writes (it is not a standby or
-// read-only).
+// Ping implements eventstore.Store: the server answers and takes writes (it is not a standby
+// or read-only).
 func (p *Postgres) Ping(ctx context.Context) error {
 	var writable bool
 	err := p.pool.QueryRow(ctx, `SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off'`).Scan(&writable)
@@ -194,35 +157,35 @@ func (p *Postgres) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Head implements Store.
-func (p *Postgres) Head(ctx context.Context) (Checkpoint, error) {
-	var c Checkpoint
+// Head implements eventstore.Store.
+func (p *Postgres) Head(ctx context.Context) (eventstore.Checkpoint, error) {
+	var c eventstore.Checkpoint
 	err := p.pool.QueryRow(ctx, `SELECT transaction_id, position FROM events ORDER BY transaction_id DESC, position DESC LIMIT 1`).
 		Scan(&c.TransactionID, &c.Position)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Checkpoint{}, nil
+		return eventstore.Checkpoint{}, nil
 	}
 	if err != nil {
-		return Checkpoint{}, translate(ctx, err)
+		return eventstore.Checkpoint{}, translate(ctx, err)
 	}
 	return c, nil
 }
 
-// Locate implements Store.
-func (p *Postgres) Locate(ctx context.Context, position int64) (Checkpoint, error) {
-	c := Checkpoint{Position: position}
+// Locate implements eventstore.Store.
+func (p *Postgres) Locate(ctx context.Context, position int64) (eventstore.Checkpoint, error) {
+	c := eventstore.Checkpoint{Position: position}
 	err := p.pool.QueryRow(ctx, `SELECT transaction_id FROM events WHERE position = $1`, position).Scan(&c.TransactionID)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Checkpoint{}, errs.E(errs.NotFound, "there is no event at position %d", position)
+		return eventstore.Checkpoint{}, errs.E(errs.NotFound, "there is no event at position %d", position)
 	}
 	if err != nil {
-		return Checkpoint{}, translate(ctx, err)
+		return eventstore.Checkpoint{}, translate(ctx, err)
 	}
 	return c, nil
 }
 
-// CountAfter implements Store.
-func (p *Postgres) CountAfter(ctx context.Context, after Checkpoint) (int64, error) {
+// CountAfter implements eventstore.Store.
+func (p *Postgres) CountAfter(ctx context.Context, after eventstore.Checkpoint) (int64, error) {
 	var n int64
 	err := p.pool.QueryRow(ctx, `SELECT count(*) FROM events WHERE (transaction_id, position) > ($1::xid8, $2)`,
 		after.TransactionID, after.Position).Scan(&n)
@@ -239,8 +202,8 @@ const installationSQL = `
 WITH made AS (INSERT INTO installation DEFAULT VALUES ON CONFLICT (one) DO NOTHING RETURNING id)
 SELECT id::text FROM made UNION ALL SELECT id::text FROM installation LIMIT 1`
 
-// Installation implements Store: the id is made by the first call on a database, and kept in
-// its installation table.
+// Installation implements eventstore.Store: the id is made by the first call on a database,
+// and kept in its installation table.
 func (p *Postgres) Installation(ctx context.Context) (string, error) {
 	for {
 		var id string
@@ -255,81 +218,11 @@ func (p *Postgres) Installation(ctx context.Context) (string, error) {
 	}
 }
 
-// Subscribe implements Store. The first subscriber starts a listener on a dedicated connection;
-// it stops when the last subscription ends.
-func (p *Postgres) Subscribe(ctx context.Context) <-chan struct{} {
-	return p.subscribers.subscribe(ctx)
-}
-
-// startListener and stopListener run under the subscribers' mutex. A stopped listener may
-// still be winding down when the next one starts; that overlap is harmless.
-func (p *Postgres) startListener() {
-	ctx, cancel := context.WithCancel(context.Background())
-	p.stopListening = cancel
-	p.listeners.Add(1)
-	go func() {
-		defer p.listeners.Done()
-		p.listen(ctx)
-	}()
-}
-
-func (p *Postgres) stopListener() {
-	if p.stopListening != nil {
-		p.stopListening()
-		p.stopListening = nil
-	}
-}
-
 // Close stops sending and receiving notifications and waits for both to finish. Subscribers
 // get no more wake-ups. Close does not close the pool.
 func (p *Postgres) Close() {
 	p.stopNotifying()
 	<-p.notifierDone
-	p.subscribers.mu.Lock()
-	p.stopListener()
-	p.subscribers.mu.Unlock()
+	p.subscribers.Locked(p.stopListener)
 	p.listeners.Wait()
-}
-
-// listen holds a LISTEN connection until ctx ends, reconnecting with backoff when it breaks.
-func (p *Postgres) listen(ctx context.Context) {
-	const maxBackoff = 5 * time.Second
-	backoff := 100 * time.Millisecond
-	for ctx.Err() == nil {
-		err := p.listenOnce(ctx)
-		if ctx.Err() != nil {
-			return
-		}
-		p.logger.Warn("event notifications interrupted; readers fall back to polling until they resume",
-			"error", translate(ctx, err), "retry_in", backoff)
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(backoff):
-		}
-		backoff = min(2*backoff, maxBackoff)
-	}
-}
-
-func (p *Postgres) listenOnce(ctx context.Context) error {
-	conn, err := pgx.ConnectConfig(ctx, p.pool.Config().ConnConfig.Copy())
-	if err != nil {
-		return err
-	}
-	defer func() {
-		closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_ = conn.Close(closeCtx)
-	}()
-	if _, err := conn.Exec(ctx, "LISTEN "+notifyChannel); err != nil {
-		return err
-	}
-	// Appends may have happened while no one was listening.
-	p.subscribers.wake()
-	for {
-		if _, err := conn.WaitForNotification(ctx); err != nil {
-			return err
-		}
-		p.subscribers.wake()
-	}
 }

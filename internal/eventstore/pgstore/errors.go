@@ -1,4 +1,4 @@
-package eventstore
+package pgstore
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package eventstore
+package pgstore
 
 import (
 	"context"
@@ -7,26 +7,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"library/internal/eventstore"
 )
-
-// StallAfter is how long the read horizon may stay behind one running transaction before it
-// counts as stalled: appends take milliseconds, so a transaction open this long is something
-// else (a migration, a session left idle in a transaction, a long report).
-const StallAfter = time.Second
-
-// Stall says that the log's read horizon is held back: a transaction still running somewhere in
-// the PostgreSQL cluster began before events that have committed since, and ReadAll returns
-// none of them until it ends (see the package comment).
-type Stall struct {
-	// Since is when the holding transaction began, as PostgreSQL shows it, or else when this
-	// process first saw the horizon stand at it.
-	Since time.Time
-	// PID, Database and Application describe the holding backend, where PostgreSQL shows them:
-	// the role that reads may lack the right to see other roles' sessions. Zero when unknown.
-	PID         int
-	Database    string
-	Application string
-}
 
 // horizonSQL finds the oldest transaction still running in the cluster, whose id is the
 // horizon, and the backend that runs it when this role may see it. A prepared transaction
@@ -58,9 +41,9 @@ func (w *horizonWatch) since(xmin string, now time.Time) time.Time {
 	return w.firstSeen
 }
 
-// Stalled reports whether the read horizon has been held back for StallAfter or more, and by
-// what.
-func (p *Postgres) Stalled(ctx context.Context) (Stall, bool, error) {
+// Stalled reports whether the read horizon has been held back for eventstore.StallAfter or
+// more, and by what.
+func (p *Postgres) Stalled(ctx context.Context) (eventstore.Stall, bool, error) {
 	var (
 		xmin      string
 		running   bool
@@ -70,18 +53,18 @@ func (p *Postgres) Stalled(ctx context.Context) (Stall, bool, error) {
 	)
 	err := p.pool.QueryRow(ctx, horizonSQL).Scan(&xmin, &running, &pid, &db, &app, &xactStart)
 	if errors.Is(err, pgx.ErrNoRows) || (err == nil && !running) {
-		return Stall{}, false, nil
+		return eventstore.Stall{}, false, nil
 	}
 	if err != nil {
-		return Stall{}, false, translate(ctx, err)
+		return eventstore.Stall{}, false, translate(ctx, err)
 	}
 	now := time.Now()
-	s := Stall{Since: p.horizon.since(xmin, now), Database: db, Application: app}
+	s := eventstore.Stall{Since: p.horizon.since(xmin, now), Database: db, Application: app}
 	if pid != nil {
 		s.PID = int(*pid)
 	}
 	if xactStart != nil && xactStart.Before(s.Since) {
 		s.Since = xactStart.UTC()
 	}
-	return s, now.Sub(s.Since) >= StallAfter, nil
+	return s, now.Sub(s.Since) >= eventstore.StallAfter, nil
 }

@@ -1,4 +1,4 @@
-package eventstore
+package pgstore
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/testkit/pgtest"
+	"library/internal/testkit/storetest"
 )
 
 // An append sends a notification on the log's channel, which other processes listen on: a
@@ -26,7 +27,7 @@ func TestPostgresAppendNotifiesListeners(t *testing.T) {
 	require.NoError(t, err)
 
 	writer := newPostgres(t, pgtest.Connect(t, url))
-	_, err = writer.Append(ctx, "book-dune", 0, events("BookAdded"))
+	_, err = writer.Append(ctx, "book-dune", 0, storetest.Events("BookAdded"))
 	require.NoError(t, err)
 
 	waitCtx, stop := context.WithTimeout(ctx, 10*time.Second)

@@ -1,4 +1,4 @@
-package eventstore
+package pgstore
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"library/internal/errs"
+	"library/internal/eventstore"
 	"library/internal/pgerr"
 )
 
@@ -16,14 +17,14 @@ import (
 type appendRequest struct {
 	streamID        string
 	expectedVersion int64
-	events          []NewEvent
+	events          []eventstore.NewEvent
 	done            chan appendResult // buffered: the writer never waits for the caller
 	// span is the caller's span of this append, if it is traced: the batch's span links to it.
 	span trace.Span
 }
 
 type appendResult struct {
-	events []Event
+	events []eventstore.Event
 	err    error
 }
 
@@ -88,14 +89,14 @@ func writeOne(ctx context.Context, q querier, req *appendRequest) appendResult {
 		}
 		types[i], data[i], metadata[i] = e.Type, string(e.Data), string(m)
 	}
-	conflict := &ConflictError{StreamID: req.streamID, ExpectedVersion: req.expectedVersion}
+	conflict := &eventstore.ConflictError{StreamID: req.streamID, ExpectedVersion: req.expectedVersion}
 	rows, err := q.Query(ctx, appendOneSQL, req.streamID, req.expectedVersion, types, data, metadata)
 	if err != nil {
 		return appendResult{err: translate(ctx, err)}
 	}
-	recorded := make([]Event, 0, len(req.events))
+	recorded := make([]eventstore.Event, 0, len(req.events))
 	for rows.Next() {
-		e := Event{StreamID: req.streamID}
+		e := eventstore.Event{StreamID: req.streamID}
 		if err := rows.Scan(&e.Position, &e.TransactionID, &e.Version, &e.RecordedAt); err != nil {
 			rows.Close()
 			return appendResult{err: translate(ctx, err)}
@@ -146,7 +147,7 @@ func writeBatch(ctx context.Context, q querier, batch []*appendRequest) []append
 // some of its versions, otherwise the store's error.
 func failure(ctx context.Context, err error, req *appendRequest) error {
 	if pgerr.Code(err) == partialAppend {
-		return &ConflictError{StreamID: req.streamID, ExpectedVersion: req.expectedVersion}
+		return &eventstore.ConflictError{StreamID: req.streamID, ExpectedVersion: req.expectedVersion}
 	}
 	return translate(ctx, err)
 }
@@ -179,9 +180,9 @@ func writeTogether(ctx context.Context, q querier, batch []*appendRequest) ([]ap
 	if err != nil {
 		return nil, err
 	}
-	written := map[string][]Event{}
+	written := map[string][]eventstore.Event{}
 	for rows.Next() {
-		var e Event
+		var e eventstore.Event
 		if err := rows.Scan(&e.StreamID, &e.Version, &e.Position, &e.TransactionID, &e.RecordedAt); err != nil {
 			rows.Close()
 			return nil, err
@@ -196,10 +197,10 @@ func writeTogether(ctx context.Context, q querier, batch []*appendRequest) ([]ap
 	for i, req := range batch {
 		recorded := written[req.streamID]
 		if len(recorded) == 0 {
-			results[i] = appendResult{err: &ConflictError{StreamID: req.streamID, ExpectedVersion: req.expectedVersion}}
+			results[i] = appendResult{err: &eventstore.ConflictError{StreamID: req.streamID, ExpectedVersion: req.expectedVersion}}
 			continue
 		}
-		slices.SortFunc(recorded, func(a, b Event) int { return int(a.Version - b.Version) })
+		slices.SortFunc(recorded, func(a, b eventstore.Event) int { return int(a.Version - b.Version) })
 		for j := range recorded {
 			e := req.events[j]
 			recorded[j].Type, recorded[j].Data, recorded[j].Metadata = e.Type, append(json.RawMessage(nil), e.Data...), e.Metadata
@@ -211,7 +212,7 @@ func writeTogether(ctx context.Context, q querier, batch []*appendRequest) ([]ap
 
 // appendEvents writes one append on q at once: a pool, or a transaction in tests that hold
 // one open.
-func appendEvents(ctx context.Context, q querier, streamID string, expectedVersion int64, events []NewEvent) ([]Event, error) {
+func appendEvents(ctx context.Context, q querier, streamID string, expectedVersion int64, events []eventstore.NewEvent) ([]eventstore.Event, error) {
 	res := writeBatch(ctx, q, []*appendRequest{{streamID: streamID, expectedVersion: expectedVersion, events: events}})
 	return res[0].events, res[0].err
 }

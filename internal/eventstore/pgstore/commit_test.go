@@ -1,4 +1,4 @@
-package eventstore
+package pgstore
 
 import (
 	"context"
@@ -11,7 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/errs"
+	"library/internal/eventstore"
 	"library/internal/testkit/pgtest"
+	"library/internal/testkit/storetest"
 )
 
 // Appends that come at once share transactions: 50 goroutines, each appending to a stream of
@@ -23,11 +25,11 @@ func TestPostgresGroupCommit(t *testing.T) {
 	s := newPostgres(t, pgtest.NewPool(t))
 	const writers = 50
 	var wg sync.WaitGroup
-	results := make([][]Event, writers)
+	results := make([][]eventstore.Event, writers)
 	errs := make([]error, writers)
 	for i := range writers {
 		wg.Go(func() {
-			results[i], errs[i] = s.Append(ctx, fmt.Sprintf("many-%d", i), 0, events("One", "Two"))
+			results[i], errs[i] = s.Append(ctx, fmt.Sprintf("many-%d", i), 0, storetest.Events("One", "Two"))
 		})
 	}
 	wg.Wait()
@@ -40,7 +42,7 @@ func TestPostgresGroupCommit(t *testing.T) {
 		transactions[results[i][0].TransactionID] = true
 		read, err := s.ReadStream(ctx, fmt.Sprintf("many-%d", i), 0)
 		require.NoError(t, err)
-		require.Equal(t, []string{"One", "Two"}, typesOf(read))
+		require.Equal(t, []string{"One", "Two"}, storetest.TypesOf(read))
 	}
 	t.Logf("%d appends in %d transactions", writers, len(transactions))
 	require.Less(t, len(transactions), writers, "appends that came at once shared transactions")
@@ -48,7 +50,7 @@ func TestPostgresGroupCommit(t *testing.T) {
 	won := 0
 	for i := range writers {
 		wg.Go(func() {
-			_, errs[i] = s.Append(ctx, "one", 0, events(fmt.Sprintf("By%d", i)))
+			_, errs[i] = s.Append(ctx, "one", 0, storetest.Events(fmt.Sprintf("By%d", i)))
 		})
 	}
 	wg.Wait()
@@ -57,7 +59,7 @@ func TestPostgresGroupCommit(t *testing.T) {
 			won++
 			continue
 		}
-		require.ErrorAs(t, err, new(*ConflictError))
+		require.ErrorAs(t, err, new(*eventstore.ConflictError))
 	}
 	require.Equal(t, 1, won, "one append wins the version")
 	read, err := s.ReadStream(ctx, "one", 0)
@@ -72,17 +74,17 @@ func TestPostgresBatchFailsPerAppend(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.NewPool(t)
 	s := newPostgres(t, pool)
-	_, err := s.Append(ctx, "taken", 0, events("First"))
+	_, err := s.Append(ctx, "taken", 0, storetest.Events("First"))
 	require.NoError(t, err)
 	batch := []*appendRequest{
-		{streamID: "fine-1", expectedVersion: 0, events: events("A")},
-		{streamID: "taken", expectedVersion: 0, events: events("Late")},
-		{streamID: "bad\x00stream", expectedVersion: 0, events: events("B")}, // text can't hold NUL
-		{streamID: "fine-2", expectedVersion: 0, events: events("C", "D")},
+		{streamID: "fine-1", expectedVersion: 0, events: storetest.Events("A")},
+		{streamID: "taken", expectedVersion: 0, events: storetest.Events("Late")},
+		{streamID: "bad\x00stream", expectedVersion: 0, events: storetest.Events("B")}, // text can't hold NUL
+		{streamID: "fine-2", expectedVersion: 0, events: storetest.Events("C", "D")},
 	}
 	results := writeBatch(ctx, pool, batch)
 	require.NoError(t, results[0].err)
-	require.ErrorAs(t, results[1].err, new(*ConflictError))
+	require.ErrorAs(t, results[1].err, new(*eventstore.ConflictError))
 	require.Error(t, results[2].err)
 	require.False(t, errs.Is(results[2].err, errs.Unavailable), "a refusal, not an outage: %v", results[2].err)
 	require.NoError(t, results[3].err)
@@ -105,28 +107,28 @@ func TestPostgresBatchNeverWritesHalfAnAppend(t *testing.T) {
 	other, err := pool.Begin(ctx)
 	require.NoError(t, err)
 	defer other.Rollback(ctx) //nolint:errcheck // committed below; rolled back only on failure
-	_, err = appendEvents(ctx, other, "contested", 0, events("Theirs"))
+	_, err = appendEvents(ctx, other, "contested", 0, storetest.Events("Theirs"))
 	require.NoError(t, err)
 
 	done := make(chan []appendResult, 1)
 	go func() {
 		done <- writeBatch(ctx, pool, []*appendRequest{
-			{streamID: "contested", expectedVersion: 0, events: events("Mine1", "Mine2")},
-			{streamID: "bystander", expectedVersion: 0, events: events("Fine")},
+			{streamID: "contested", expectedVersion: 0, events: storetest.Events("Mine1", "Mine2")},
+			{streamID: "bystander", expectedVersion: 0, events: storetest.Events("Fine")},
 		})
 	}()
 	// The batch saw version 0 and waits on the other writer's version 1; let that commit.
 	require.Eventually(t, func() bool { return waitingOnLock(t, pool) }, 10*time.Second, 5*time.Millisecond)
 	require.NoError(t, other.Commit(ctx))
 	results := <-done
-	require.ErrorAs(t, results[0].err, new(*ConflictError))
+	require.ErrorAs(t, results[0].err, new(*eventstore.ConflictError))
 	require.NoError(t, results[1].err)
 	read, err := s.ReadStream(ctx, "contested", 0)
 	require.NoError(t, err)
-	require.Equal(t, []string{"Theirs"}, typesOf(read), "nothing of the half-taken append")
+	require.Equal(t, []string{"Theirs"}, storetest.TypesOf(read), "nothing of the half-taken append")
 	read, err = s.ReadStream(ctx, "bystander", 0)
 	require.NoError(t, err)
-	require.Equal(t, []string{"Fine"}, typesOf(read))
+	require.Equal(t, []string{"Fine"}, storetest.TypesOf(read))
 }
 
 // waitingOnLock reports whether a session of the database waits for a lock.

@@ -1,6 +1,15 @@
-package eventstore
+package pgstore
 
-import "context"
+import (
+	"context"
+
+	"library/internal/eventstore"
+)
+
+var (
+	_ eventstore.Snapshots     = (*Postgres)(nil)
+	_ eventstore.VersionReader = (*Postgres)(nil)
+)
 
 // saveSnapshotSQL checks the snapshot against the log and keeps it, in one statement: it is
 // written only if its event is in the log at its version and position, and it replaces the
@@ -21,9 +30,9 @@ WITH event AS (
 )
 SELECT EXISTS (SELECT FROM event)`
 
-// SaveSnapshot implements Snapshots.
-func (p *Postgres) SaveSnapshot(ctx context.Context, s Snapshot) error {
-	if err := validateSnapshot(s); err != nil {
+// SaveSnapshot implements eventstore.Snapshots.
+func (p *Postgres) SaveSnapshot(ctx context.Context, s eventstore.Snapshot) error {
+	if err := eventstore.ValidateSnapshot(s); err != nil {
 		return err
 	}
 	var matched bool
@@ -33,7 +42,7 @@ func (p *Postgres) SaveSnapshot(ctx context.Context, s Snapshot) error {
 		return translate(ctx, err)
 	}
 	if !matched {
-		return mismatch(s)
+		return eventstore.Mismatch(s)
 	}
 	return nil
 }
@@ -62,24 +71,24 @@ WHERE stream_id = $1 AND version > coalesce((SELECT version FROM snapshot), 0)
 	AND version <= coalesce((SELECT version FROM snapshot), 0) + 4611686018427387904
 ORDER BY version`
 
-// LoadStream implements Snapshots.
-func (p *Postgres) LoadStream(ctx context.Context, streamID string, schemaVersion int) (*Snapshot, []Event, error) {
+// LoadStream implements eventstore.Snapshots.
+func (p *Postgres) LoadStream(ctx context.Context, streamID string, schemaVersion int) (*eventstore.Snapshot, []eventstore.Event, error) {
 	rows, err := p.pool.Query(ctx, loadStreamSQL, streamID, schemaVersion)
 	if err != nil {
 		return nil, nil, translate(ctx, err)
 	}
 	defer rows.Close()
-	var snapshot *Snapshot
-	events := []Event{}
+	var snapshot *eventstore.Snapshot
+	events := []eventstore.Event{}
 	for rows.Next() {
 		var isSnapshot bool
 		var state, window, data []byte
-		var e Event
+		var e eventstore.Event
 		if err := rows.Scan(eventTargets(&e, &data, &isSnapshot, &state, &window)...); err != nil {
 			return nil, nil, translate(ctx, err)
 		}
 		if isSnapshot {
-			snapshot = &Snapshot{StreamID: e.StreamID, Version: e.Version, Position: e.Position,
+			snapshot = &eventstore.Snapshot{StreamID: e.StreamID, Version: e.Version, Position: e.Position,
 				SchemaVersion: schemaVersion, State: orEmpty(state), Window: orEmpty(window)}
 			continue
 		}
@@ -92,7 +101,7 @@ func (p *Postgres) LoadStream(ctx context.Context, streamID string, schemaVersio
 	return snapshot, events, nil
 }
 
-// DeleteSnapshot implements Snapshots.
+// DeleteSnapshot implements eventstore.Snapshots.
 func (p *Postgres) DeleteSnapshot(ctx context.Context, streamID string) error {
 	if _, err := p.pool.Exec(ctx, `DELETE FROM snapshots WHERE stream_id = $1`, streamID); err != nil {
 		return translate(ctx, err)
@@ -100,8 +109,8 @@ func (p *Postgres) DeleteSnapshot(ctx context.Context, streamID string) error {
 	return nil
 }
 
-// ReadVersions implements VersionReader.
-func (p *Postgres) ReadVersions(ctx context.Context, streamID string, from, to int64) ([]Event, error) {
+// ReadVersions implements eventstore.VersionReader.
+func (p *Postgres) ReadVersions(ctx context.Context, streamID string, from, to int64) ([]eventstore.Event, error) {
 	rows, err := p.pool.Query(ctx, selectEvent+` WHERE stream_id = $1 AND version BETWEEN $2 AND $3 ORDER BY version`,
 		streamID, from, to)
 	if err != nil {

@@ -1,4 +1,4 @@
-package eventstore
+package storetest
 
 import (
 	"context"
@@ -12,11 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/errs"
+	"library/internal/eventstore"
 )
 
-// testContract is the suite every Store must pass. newStore returns an empty store that lives
-// until the test ends.
-func testContract(t *testing.T, newStore func(t *testing.T) Store) {
+// Contract is the suite every eventstore.Store must pass. newStore returns an empty store that
+// lives until the test ends.
+func Contract(t *testing.T, newStore func(t *testing.T) eventstore.Store) {
 	t.Run("InstallationIsMadeOnceAndKept", func(t *testing.T) {
 		t.Parallel()
 		ctx, s, other := context.Background(), newStore(t), newStore(t)
@@ -45,9 +46,9 @@ func testContract(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("AppendStartsAStreamAtVersionOne", func(t *testing.T) {
 		t.Parallel()
 		ctx, s := context.Background(), newStore(t)
-		meta := Metadata{CommandID: "key-1", Command: "pay", Fingerprint: "f", CorrelationID: "req-1",
+		meta := eventstore.Metadata{CommandID: "key-1", Command: "pay", Fingerprint: "f", CorrelationID: "req-1",
 			TraceParent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}
-		got, err := s.Append(ctx, "account-alice", 0, []NewEvent{
+		got, err := s.Append(ctx, "account-alice", 0, []eventstore.NewEvent{
 			{Type: "FineCharged", Data: json.RawMessage(`{"amount":300}`), Metadata: meta},
 			{Type: "PaymentReceived", Data: json.RawMessage(`{"amount":100}`), Metadata: meta},
 		})
@@ -76,36 +77,36 @@ func testContract(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("AppendAtAnotherVersionIsAConflict", func(t *testing.T) {
 		t.Parallel()
 		ctx, s := context.Background(), newStore(t)
-		_, err := s.Append(ctx, "book-1", 0, events("BookAdded"))
+		_, err := s.Append(ctx, "book-1", 0, Events("BookAdded"))
 		require.NoError(t, err)
-		_, err = s.Append(ctx, "book-1", 1, events("BookLent"))
+		_, err = s.Append(ctx, "book-1", 1, Events("BookLent"))
 		require.NoError(t, err)
 
 		for _, expected := range []int64{0, 1, 3, 10} {
-			_, err := s.Append(ctx, "book-1", expected, events("BookReturned"))
-			var conflict *ConflictError
+			_, err := s.Append(ctx, "book-1", expected, Events("BookReturned"))
+			var conflict *eventstore.ConflictError
 			require.ErrorAs(t, err, &conflict, "expected version %d", expected)
 			require.Equal(t, "book-1", conflict.StreamID)
 			require.Equal(t, expected, conflict.ExpectedVersion)
 		}
-		_, err = s.Append(ctx, "book-2", 1, events("BookAdded"))
-		require.ErrorAs(t, err, new(*ConflictError), "a stream that does not exist is at version 0")
+		_, err = s.Append(ctx, "book-2", 1, Events("BookAdded"))
+		require.ErrorAs(t, err, new(*eventstore.ConflictError), "a stream that does not exist is at version 0")
 
 		read, err := s.ReadStream(ctx, "book-1", 0)
 		require.NoError(t, err)
-		require.Equal(t, []string{"BookAdded", "BookLent"}, typesOf(read), "a conflict writes nothing")
+		require.Equal(t, []string{"BookAdded", "BookLent"}, TypesOf(read), "a conflict writes nothing")
 	})
 
 	t.Run("AppendRejectsMalformedInput", func(t *testing.T) {
 		t.Parallel()
 		ctx, s := context.Background(), newStore(t)
-		_, err := s.Append(ctx, "", 0, events("A"))
+		_, err := s.Append(ctx, "", 0, Events("A"))
 		require.Error(t, err)
-		_, err = s.Append(ctx, "s", -1, events("A"))
+		_, err = s.Append(ctx, "s", -1, Events("A"))
 		require.Error(t, err)
 		_, err = s.Append(ctx, "s", 0, nil)
 		require.Error(t, err)
-		_, err = s.Append(ctx, "s", 0, []NewEvent{{Type: "A", Data: json.RawMessage(`{`)}})
+		_, err = s.Append(ctx, "s", 0, []eventstore.NewEvent{{Type: "A", Data: json.RawMessage(`{`)}})
 		require.Error(t, err)
 		read, err := s.ReadStream(ctx, "s", 0)
 		require.NoError(t, err)
@@ -115,19 +116,19 @@ func testContract(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("ReadStream", func(t *testing.T) {
 		t.Parallel()
 		ctx, s := context.Background(), newStore(t)
-		_, err := s.Append(ctx, "a", 0, events("A1", "A2"))
+		_, err := s.Append(ctx, "a", 0, Events("A1", "A2"))
 		require.NoError(t, err)
-		_, err = s.Append(ctx, "b", 0, events("B1"))
+		_, err = s.Append(ctx, "b", 0, Events("B1"))
 		require.NoError(t, err)
-		_, err = s.Append(ctx, "a", 2, events("A3"))
+		_, err = s.Append(ctx, "a", 2, Events("A3"))
 		require.NoError(t, err)
 
 		all, err := s.ReadStream(ctx, "a", 0)
 		require.NoError(t, err)
-		require.Equal(t, []string{"A1", "A2", "A3"}, typesOf(all))
+		require.Equal(t, []string{"A1", "A2", "A3"}, TypesOf(all))
 		tail, err := s.ReadStream(ctx, "a", 2)
 		require.NoError(t, err)
-		require.Equal(t, []string{"A3"}, typesOf(tail))
+		require.Equal(t, []string{"A3"}, TypesOf(tail))
 		require.Equal(t, int64(3), tail[0].Version)
 		none, err := s.ReadStream(ctx, "a", 3)
 		require.NoError(t, err)
@@ -142,18 +143,18 @@ func testContract(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("ReadAllInGlobalOrderFromACheckpoint", func(t *testing.T) {
 		t.Parallel()
 		ctx, s := context.Background(), newStore(t)
-		var appended []Event
+		var appended []eventstore.Event
 		for i := range 5 {
-			got, err := s.Append(ctx, fmt.Sprintf("s-%d", i%2), int64(i/2), events(fmt.Sprintf("E%d", i)))
+			got, err := s.Append(ctx, fmt.Sprintf("s-%d", i%2), int64(i/2), Events(fmt.Sprintf("E%d", i)))
 			require.NoError(t, err)
 			appended = append(appended, got...)
 		}
-		all := readAllEventually(t, s, Checkpoint{}, 5)
-		require.Equal(t, []string{"E0", "E1", "E2", "E3", "E4"}, typesOf(all))
+		all := ReadAllEventually(t, s, eventstore.Checkpoint{}, 5)
+		require.Equal(t, []string{"E0", "E1", "E2", "E3", "E4"}, TypesOf(all))
 
 		// Reading in pages from each page's last checkpoint gives the same events, once.
-		var paged []Event
-		var from Checkpoint
+		var paged []eventstore.Event
+		var from eventstore.Checkpoint
 		for {
 			page, err := s.ReadAll(ctx, from, 2)
 			require.NoError(t, err)
@@ -164,7 +165,7 @@ func testContract(t *testing.T, newStore func(t *testing.T) Store) {
 			paged = append(paged, page...)
 			from = page[len(page)-1].Checkpoint()
 		}
-		require.Equal(t, typesOf(all), typesOf(paged))
+		require.Equal(t, TypesOf(all), TypesOf(paged))
 		for i := 1; i < len(paged); i++ {
 			require.True(t, paged[i-1].Checkpoint().Before(paged[i].Checkpoint()))
 		}
@@ -179,7 +180,7 @@ func testContract(t *testing.T, newStore func(t *testing.T) Store) {
 		results := make(chan error, writers)
 		for i := range writers {
 			wg.Go(func() {
-				_, err := s.Append(ctx, "contended", 0, events(fmt.Sprintf("W%d", i)))
+				_, err := s.Append(ctx, "contended", 0, Events(fmt.Sprintf("W%d", i)))
 				results <- err
 			})
 		}
@@ -191,7 +192,7 @@ func testContract(t *testing.T, newStore func(t *testing.T) Store) {
 				won++
 				continue
 			}
-			require.ErrorAs(t, err, new(*ConflictError))
+			require.ErrorAs(t, err, new(*eventstore.ConflictError))
 		}
 		require.Equal(t, 1, won)
 		read, err := s.ReadStream(ctx, "contended", 0)
@@ -207,7 +208,7 @@ func testContract(t *testing.T, newStore func(t *testing.T) Store) {
 		for i := range streams {
 			wg.Go(func() {
 				for v := range perStream {
-					_, err := s.Append(ctx, fmt.Sprintf("stream-%d", i), int64(v), events("E"))
+					_, err := s.Append(ctx, fmt.Sprintf("stream-%d", i), int64(v), Events("E"))
 					if err != nil {
 						t.Error(err)
 						return
@@ -216,7 +217,7 @@ func testContract(t *testing.T, newStore func(t *testing.T) Store) {
 			})
 		}
 		wg.Wait()
-		all := readAllEventually(t, s, Checkpoint{}, streams*perStream)
+		all := ReadAllEventually(t, s, eventstore.Checkpoint{}, streams*perStream)
 		require.Len(t, all, streams*perStream)
 		seen := map[int64]bool{}
 		for _, e := range all {
@@ -233,14 +234,14 @@ func testContract(t *testing.T, newStore func(t *testing.T) Store) {
 		// The subscription may wake once when it starts listening; drain until an append is seen.
 		deadline := time.After(10 * time.Second)
 		for i := 0; ; i++ {
-			_, err := s.Append(context.Background(), "woken", int64(i), events("E"))
+			_, err := s.Append(context.Background(), "woken", int64(i), Events("E"))
 			require.NoError(t, err)
 			select {
 			case <-wake:
 			case <-deadline:
 				t.Fatal("no wake-up within 10s of an append")
 			}
-			if all := readAllEventually(t, s, Checkpoint{}, i+1); len(all) == i+1 {
+			if all := ReadAllEventually(t, s, eventstore.Checkpoint{}, i+1); len(all) == i+1 {
 				break
 			}
 		}
@@ -260,11 +261,11 @@ func testContract(t *testing.T, newStore func(t *testing.T) Store) {
 		s := newStore(t)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		_, err := s.Append(ctx, "x", 0, events("E"))
+		_, err := s.Append(ctx, "x", 0, Events("E"))
 		require.ErrorIs(t, err, context.Canceled)
 		_, err = s.ReadStream(ctx, "x", 0)
 		require.ErrorIs(t, err, context.Canceled)
-		_, err = s.ReadAll(ctx, Checkpoint{}, 0)
+		_, err = s.ReadAll(ctx, eventstore.Checkpoint{}, 0)
 		require.ErrorIs(t, err, context.Canceled)
 		read, err := s.ReadStream(context.Background(), "x", 0)
 		require.NoError(t, err)
@@ -272,19 +273,20 @@ func testContract(t *testing.T, newStore func(t *testing.T) Store) {
 	})
 }
 
-func testPositions(t *testing.T, newStore func(t *testing.T) Store) {
+// Positions is the suite of Head, Locate and CountAfter that every eventstore.Store must pass.
+func Positions(t *testing.T, newStore func(t *testing.T) eventstore.Store) {
 	t.Run("HeadLocateAndCountAfterFollowTheGlobalOrder", func(t *testing.T) {
 		t.Parallel()
 		ctx, s := context.Background(), newStore(t)
 		head, err := s.Head(ctx)
 		require.NoError(t, err)
-		require.Equal(t, Checkpoint{}, head, "an empty log's head is the start")
+		require.Equal(t, eventstore.Checkpoint{}, head, "an empty log's head is the start")
 		_, err = s.Locate(ctx, 1)
 		require.True(t, errs.Is(err, errs.NotFound), "no event yet: %v", err)
 
-		first, err := s.Append(ctx, "a", 0, events("One", "Two"))
+		first, err := s.Append(ctx, "a", 0, Events("One", "Two"))
 		require.NoError(t, err)
-		second, err := s.Append(ctx, "b", 0, events("Three"))
+		second, err := s.Append(ctx, "b", 0, Events("Three"))
 		require.NoError(t, err)
 
 		head, err = s.Head(ctx)
@@ -298,7 +300,7 @@ func testPositions(t *testing.T, newStore func(t *testing.T) Store) {
 		_, err = s.Locate(ctx, second[0].Position+1000)
 		require.True(t, errs.Is(err, errs.NotFound), "a position past the head: %v", err)
 
-		for after, want := range map[Checkpoint]int64{
+		for after, want := range map[eventstore.Checkpoint]int64{
 			{}:                     3,
 			first[0].Checkpoint():  2,
 			first[1].Checkpoint():  1,
@@ -309,39 +311,4 @@ func testPositions(t *testing.T, newStore func(t *testing.T) Store) {
 			require.Equal(t, want, n, "after %+v", after)
 		}
 	})
-}
-
-// readAllEventually polls ReadAll until it returns want events. In PostgreSQL an event becomes
-// readable only once every older transaction in the cluster has finished, and other tests hold
-// transactions open on purpose.
-func readAllEventually(t *testing.T, s Store, from Checkpoint, want int) []Event {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		read, err := s.ReadAll(context.Background(), from, 0)
-		require.NoError(t, err)
-		if len(read) >= want {
-			return read
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("read %d events, want %d, within 10s", len(read), want)
-		}
-		time.Sleep(10 * time.Millisecond) // polling: a condition with a deadline
-	}
-}
-
-func events(types ...string) []NewEvent {
-	out := make([]NewEvent, len(types))
-	for i, typ := range types {
-		out[i] = NewEvent{Type: typ, Data: json.RawMessage(`{"n":` + fmt.Sprint(i) + `}`)}
-	}
-	return out
-}
-
-func typesOf(events []Event) []string {
-	out := make([]string, len(events))
-	for i, e := range events {
-		out[i] = e.Type
-	}
-	return out
 }

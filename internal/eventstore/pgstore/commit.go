@@ -1,4 +1,4 @@
-package eventstore
+package pgstore
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
+
+	"library/internal/eventstore"
 )
 
 // committer writes appends in batches: group commit. An append that arrives while fewer than
@@ -43,7 +45,7 @@ func newCommitter(db querier, batches int) *committer {
 // append queues req and waits for its batch to be written, or for ctx to end. When ctx ends
 // while req is still queued, it is taken out and not written; once its batch is being written,
 // its outcome is unknown to the caller, as with any append whose answer is lost.
-func (c *committer) append(ctx context.Context, req *appendRequest) ([]Event, error) {
+func (c *committer) append(ctx context.Context, req *appendRequest) ([]eventstore.Event, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -126,7 +128,7 @@ func (c *committer) write(batch []*appendRequest) {
 	c.mu.Unlock()
 }
 
-const tracerName = "library/internal/eventstore"
+const tracerName = "library/internal/eventstore/pgstore"
 
 // batchSpan starts the span of a batch's write, linked to the spans of the appends it holds,
 // which belong to many requests: the batch is a trace of its own, a child of none of them.

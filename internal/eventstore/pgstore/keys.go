@@ -1,4 +1,4 @@
-package eventstore
+package pgstore
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"library/internal/eventstore"
 	"library/internal/pii"
 )
 
@@ -99,8 +100,8 @@ func (p *Postgres) RewrapDataKeys(ctx context.Context, rewrap func(pii.WrappedKe
 
 // Erase appends events and deletes owner's data key in one transaction: either the log records
 // the erasure and the key is gone, or neither. It does not wait for other appends.
-func (p *Postgres) Erase(ctx context.Context, streamID string, expectedVersion int64, events []NewEvent, owner string) ([]Event, error) {
-	if err := validateAppend(streamID, expectedVersion, events); err != nil {
+func (p *Postgres) Erase(ctx context.Context, streamID string, expectedVersion int64, events []eventstore.NewEvent, owner string) ([]eventstore.Event, error) {
+	if err := eventstore.ValidateAppend(streamID, expectedVersion, events); err != nil {
 		return nil, err
 	}
 	tx, err := p.pool.Begin(ctx)
@@ -118,7 +119,7 @@ func (p *Postgres) Erase(ctx context.Context, streamID string, expectedVersion i
 	if err := tx.Commit(ctx); err != nil {
 		return nil, translate(ctx, err)
 	}
-	p.subscribers.wake()
+	p.subscribers.Wake()
 	select {
 	case p.appended <- struct{}{}:
 	default:
