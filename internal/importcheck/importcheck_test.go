@@ -26,7 +26,7 @@ var layers = [][]string{
 	{"internal/auth", "internal/telemetry", "internal/pgerr", "internal/openapi", "migrations", "web"},
 	{"internal/books", "internal/accounts"},
 	{"internal/aggregate", "internal/processor/engine"},
-	{"internal/processor"},
+	{"internal/processor", "internal/aggregate/window"},
 	{"internal/eventstore"},
 	{"internal/validate", "internal/tracing", "internal/pii"},
 	{"internal/errs"},
