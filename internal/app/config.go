@@ -14,10 +14,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.opentelemetry.io/otel/trace"
 
-	"library/internal/accounts"
 	"library/internal/aggregate"
-	"library/internal/notifications"
+	"library/internal/latefines"
 	"library/internal/processor"
+	"library/internal/smtpclient"
 )
 
 // Config is everything the service reads from its environment.
@@ -133,7 +133,7 @@ type Config struct {
 	// database and smtp are DatabaseURL and SMTPURL, parsed once, by parseURLs: nil while
 	// unparsed or unset.
 	database *pgxpool.Config
-	smtp     *notifications.SMTPConfig
+	smtp     *smtpclient.Config
 }
 
 // Defaults of the documented configuration.
@@ -147,8 +147,8 @@ const (
 	DefaultShutdownTimeout     = 20 * time.Second
 	DefaultMailFrom            = "library@localhost"
 	DefaultSMTPMaxInFlight     = 16
-	DefaultSMTPMaxPerDomain    = notifications.DefaultMaxPerDomain
-	DefaultFinePerDay          = accounts.DefaultFinePerDay
+	DefaultSMTPMaxPerDomain    = smtpclient.DefaultMaxPerDomain
+	DefaultFinePerDay          = latefines.DefaultFinePerDay
 )
 
 func (c Config) withDefaults() Config {
@@ -388,7 +388,7 @@ func (c Config) parseURLs() (Config, error) {
 		c.database = database
 	}
 	if c.SMTPURL != "" && c.smtp == nil {
-		smtp, err := notifications.ParseSMTPURL(c.SMTPURL)
+		smtp, err := smtpclient.ParseURL(c.SMTPURL)
 		if err != nil {
 			return Config{}, err
 		}
