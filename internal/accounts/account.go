@@ -1,6 +1,8 @@
-// Package accounts keeps what each member owes the library: the Account aggregate (its events
-// and decisions, plain Go with no I/O), the service that runs its commands, the late-fines
-// saga that fines late returns, and its HTTP handlers.
+// Package accounts keeps what each member owes the library: the Account aggregate (its events,
+// commands and decisions, plain Go with no I/O), its snapshot codec, and the service that runs
+// its commands through package aggregate. It imports no HTTP or database package, nor package
+// books: the late-fines saga that fines late returns is package latefines, the HTTP handlers
+// are package accountsapi.
 //
 // A member's balance is fines charged minus payments received, in cents; negative is credit.
 // There must be something to pay: a payment on a balance of zero or less is refused. A fine

@@ -1,8 +1,9 @@
 // Package app wires the service together from a Config: the event store (in memory, or
 // PostgreSQL with its migrations), the feature services, the background processors (catalog,
-// loan emails, late fines) and the HTTP server, with the web app (package web) beside the API
-// unless Config.WebUI is off. It is the production wiring, used by
-// cmd/library and by tests that need the whole service.
+// loan emails, late fines), the adapters through which each sees only what it needs of the
+// services (elsewhere.go, sources.go), and the HTTP server, with the web app (package web)
+// beside the API unless Config.WebUI is off. It is the production wiring, used by cmd/library
+// and by tests that need the whole service.
 //
 // Shutdown runs in a fixed order when Run's context ends: readiness turns off; the HTTP server
 // serves for ShutdownDelay, then stops taking connections and drains the requests in flight,
@@ -26,9 +27,12 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"library/internal/accounts"
+	"library/internal/accounts/accountsapi"
 	"library/internal/aggregate"
 	"library/internal/auth"
 	"library/internal/books"
+	"library/internal/books/booksapi"
+	"library/internal/catalog"
 	"library/internal/errs"
 	"library/internal/eventstore"
 	"library/internal/eventstore/pgstore"
@@ -98,7 +102,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		CacheBytes: cfg.AggregateCacheBytes, SnapshotEvery: cfg.SnapshotEvery, Logger: logger}
 	bookService := books.NewService(a.log, repoOpts, cfg.Tuning.Now, cfg.LoanPeriod)
 	accountService := accounts.NewService(a.log, repoOpts)
-	processors, catalog, members, err := a.background(bookService, accountService)
+	processors, catalogView, members, err := a.background(bookService, accountService)
 	if err != nil {
 		a.closeStore()
 		return nil, err
@@ -107,8 +111,9 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 	guard, verifier := a.signIn()
 	a.verifier = verifier
 	modules := []httpapi.Module{
-		books.Routes{Service: bookService, Catalog: books.CatalogQuery{Catalog: catalog, Log: a.store, Wait: cfg.Tuning.CatalogWait, Waits: books.NewWaitLimit(cfg.CatalogMaxWaits)}},
-		accounts.Routes{Service: accountService, Elsewhere: members},
+		booksapi.Routes{Service: bookService},
+		catalog.Routes{Query: catalog.Query{Catalog: catalogView, Log: a.store, Wait: cfg.Tuning.CatalogWait, Waits: catalog.NewWaitLimit(cfg.CatalogMaxWaits)}},
+		accountsapi.Routes{Service: accountService, Elsewhere: members},
 		processorhttp.Routes{Group: processors, Replica: cfg.ReplicaID},
 		openapi.Routes{},
 		signInRoutes{cfg: cfg},

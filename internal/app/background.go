@@ -3,28 +3,33 @@ package app
 import (
 	"library/internal/accounts"
 	"library/internal/books"
+	"library/internal/catalog"
+	"library/internal/latefines"
 	"library/internal/notifications"
 	"library/internal/processor"
 	"library/internal/processor/engine"
 	"library/internal/processor/pgdriver"
+	"library/internal/smtpclient"
 	"library/internal/tracing"
 )
+
+var _ notifications.Mailer = (*smtpclient.Client)(nil)
 
 // background builds the processors that read the log: the catalog view model, the loan email
 // outbox and the late-fines saga, each to run under its own lease.
 //
 // It also returns what the processors keep about members, for erasure and export.
-func (a *App) background(bookService *books.Service, accountService *accounts.Service) (*engine.Group, books.Catalog, elsewhere, error) {
+func (a *App) background(bookService *books.Service, accountService *accounts.Service) (*engine.Group, catalog.Catalog, elsewhere, error) {
 	var (
 		checkpoints processor.Checkpoints
 		leases      processor.Leases
-		catalog     books.Catalog
+		catalogView catalog.Catalog
 		accepted    notifications.AcceptedEmails
 		members     = elsewhere{log: a.log, streamIDs: accounts.Type().StreamID}
 	)
 	if a.pool == nil {
 		memory := processor.NewMemoryCheckpoints(a.cfg.Tuning.Now)
-		checkpoints, leases, catalog = memory, processor.NewMemoryLeases(), books.NewMemoryCatalog(memory)
+		checkpoints, leases, catalogView = memory, processor.NewMemoryLeases(), catalog.NewMemory(memory)
 		memoryAccepted := notifications.NewMemoryAcceptedEmails()
 		accepted, members.waiting, members.accepted = memoryAccepted, memory, memoryAccepted
 	} else {
@@ -33,7 +38,7 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		timing.RetryInterval = a.cfg.LeaseRetryInterval
 		checkpoints = shared
 		leases = pgdriver.NewLeases(a.pool.Config().ConnConfig, timing, a.logger)
-		catalog = books.NewPostgresCatalog(a.pool, shared)
+		catalogView = catalog.NewPostgres(a.pool, shared)
 		pgAccepted := notifications.NewPostgresAcceptedEmails(a.pool)
 		accepted, members.waiting, members.accepted = pgAccepted, shared, pgAccepted
 	}
@@ -43,14 +48,14 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		return nil, nil, elsewhere{}, err
 	}
 	outbox := &notifications.Outbox{
-		Mailer: mailer, Books: bookService, Accounts: accountService, Accepted: accepted,
+		Mailer: mailer, Books: bookTitles{bookService}, Members: memberAddresses{accountService}, Accepted: accepted,
 		Installation: a.store.Installation, From: a.cfg.MailFrom,
 		InFlight: a.cfg.SMTPMaxInFlight, Observer: a.metrics.Emails(), Now: a.cfg.Tuning.Now,
 		Tracer: tracing.Tracer(a.cfg.Tuning.TracerProvider, "library/internal/notifications"),
 	}
-	lateFines := accounts.LateFines{Accounts: accountService, FinePerDay: a.cfg.FinePerDay}
+	lateFines := latefines.Saga{Accounts: accountService, FinePerDay: a.cfg.FinePerDay}
 
-	processors := []processor.Processor{books.CatalogProcessor(catalog), outbox.Processor(), lateFines.Processor()}
+	processors := []processor.Processor{catalog.Processor(catalogView), outbox.Processor(), lateFines.Processor()}
 	names := make([]string, len(processors))
 	for i, p := range processors {
 		names[i] = p.Name
@@ -70,7 +75,7 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 	}
 	a.metrics.WatchProcessors(group.Status, 0)
 	a.metrics.WatchHorizon(group.ReadHorizon, 0)
-	return group, catalog, members, nil
+	return group, catalogView, members, nil
 }
 
 func (a *App) mailer() (notifications.Mailer, error) {
@@ -81,5 +86,5 @@ func (a *App) mailer() (notifications.Mailer, error) {
 	smtp := a.cfg.SMTP()
 	smtp.MaxRate = a.cfg.SMTPMaxRate
 	a.logger.Info("mail: SMTP", "smtp", smtp, "max_in_flight", a.cfg.SMTPMaxInFlight, "max_rate", a.cfg.SMTPMaxRate)
-	return notifications.NewSMTPMailer(smtp, a.logger), nil
+	return smtpclient.New(smtp, a.logger), nil
 }

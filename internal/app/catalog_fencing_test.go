@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/books"
+	"library/internal/catalog"
 	"library/internal/eventstore"
 	"library/internal/processor"
 	"library/internal/processor/pgdriver"
@@ -25,7 +26,7 @@ func TestCatalogHoldersRacingOneBatch(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.NewPool(t)
 	checkpoints := pgdriver.NewCheckpoints(pool)
-	catalog := books.NewPostgresCatalog(pool, checkpoints)
+	view := catalog.NewPostgres(pool, checkpoints)
 
 	var batch []eventstore.Event
 	for i := 1; i <= 20; i++ {
@@ -43,7 +44,7 @@ func TestCatalogHoldersRacingOneBatch(t *testing.T) {
 	for i := range holders {
 		wg.Go(func() {
 			<-start
-			results[i] = catalog.Apply(ctx, processor.Position{}, to, batch)
+			results[i] = view.Apply(ctx, processor.Position{}, to, batch)
 		})
 	}
 	close(start)
@@ -60,12 +61,12 @@ func TestCatalogHoldersRacingOneBatch(t *testing.T) {
 		}
 	}
 	require.Equal(t, 1, won, "exactly one holder commits the batch")
-	page, pos, err := catalog.List(ctx, books.CatalogFilter{})
+	page, pos, err := view.List(ctx, catalog.Filter{})
 	require.NoError(t, err)
 	require.Len(t, page.Books, 20)
 	require.Equal(t, to, pos)
 
 	// A holder that is one batch behind can't apply the next batch either.
 	next := processor.Position{Checkpoint: eventstore.Checkpoint{TransactionID: 101, Position: 21}}
-	require.ErrorIs(t, catalog.Apply(ctx, processor.Position{}, next, batch[:1]), processor.ErrFenced)
+	require.ErrorIs(t, view.Apply(ctx, processor.Position{}, next, batch[:1]), processor.ErrFenced)
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"library/internal/accounts"
+	"library/internal/accounts/accountsapi"
 	"library/internal/books"
 	"library/internal/eventstore"
 	"library/internal/notifications"
@@ -37,16 +37,16 @@ type elsewhere struct {
 	streamIDs func(memberID string) string
 }
 
-var _ accounts.Elsewhere = elsewhere{}
+var _ accountsapi.Elsewhere = elsewhere{}
 
 // loans reads a member's loans from the log, in the order they were made.
-func (e elsewhere) loans(ctx context.Context, memberID string) ([]accounts.ExportedLoan, error) {
+func (e elsewhere) loans(ctx context.Context, memberID string) ([]accountsapi.ExportedLoan, error) {
 	events, err := e.log.MemberEvents(ctx, memberID)
 	if err != nil {
 		return nil, err
 	}
-	byLoan := map[string]*accounts.ExportedLoan{}
-	var out []*accounts.ExportedLoan
+	byLoan := map[string]*accountsapi.ExportedLoan{}
+	var out []*accountsapi.ExportedLoan
 	for _, ev := range events {
 		bookID, ok := strings.CutPrefix(ev.StreamID, books.Type().Name+"-")
 		if !ok {
@@ -56,7 +56,7 @@ func (e elsewhere) loans(ctx context.Context, memberID string) ([]accounts.Expor
 		case books.BookLent{}.EventType():
 			var lent books.BookLent
 			if json.Unmarshal(ev.Data, &lent) == nil {
-				l := &accounts.ExportedLoan{BookID: bookID, LoanID: lent.LoanID, LentAt: lent.LentAt, DueAt: lent.DueAt}
+				l := &accountsapi.ExportedLoan{BookID: bookID, LoanID: lent.LoanID, LentAt: lent.LentAt, DueAt: lent.DueAt}
 				byLoan[lent.LoanID], out = l, append(out, l)
 			}
 		case books.BookReturned{}.EventType():
@@ -67,14 +67,14 @@ func (e elsewhere) loans(ctx context.Context, memberID string) ([]accounts.Expor
 			}
 		}
 	}
-	loans := make([]accounts.ExportedLoan, len(out))
+	loans := make([]accountsapi.ExportedLoan, len(out))
 	for i, l := range out {
 		loans[i] = *l
 	}
 	return loans, nil
 }
 
-// OnLoan implements accounts.Elsewhere.
+// OnLoan implements accountsapi.Elsewhere.
 func (e elsewhere) OnLoan(ctx context.Context, memberID string) (int, error) {
 	loans, err := e.loans(ctx, memberID)
 	n := 0
@@ -86,14 +86,14 @@ func (e elsewhere) OnLoan(ctx context.Context, memberID string) (int, error) {
 	return n, err
 }
 
-// Forget implements accounts.Elsewhere.
+// Forget implements accountsapi.Elsewhere.
 func (e elsewhere) Forget(ctx context.Context, memberID string) error {
 	_, err := e.waiting.ForgetMember(ctx, memberID, e.streamIDs(memberID))
 	return err
 }
 
-// Export implements accounts.Elsewhere.
-func (e elsewhere) Export(ctx context.Context, memberID string) ([]accounts.ExportedLoan, []accounts.ExportedEmail, error) {
+// Export implements accountsapi.Elsewhere.
+func (e elsewhere) Export(ctx context.Context, memberID string) ([]accountsapi.ExportedLoan, []accountsapi.ExportedEmail, error) {
 	loans, err := e.loans(ctx, memberID)
 	if err != nil {
 		return nil, nil, err
@@ -106,9 +106,9 @@ func (e elsewhere) Export(ctx context.Context, memberID string) ([]accounts.Expo
 	if err != nil {
 		return nil, nil, err
 	}
-	emails := make([]accounts.ExportedEmail, len(accepted))
+	emails := make([]accountsapi.ExportedEmail, len(accepted))
 	for i, a := range accepted {
-		emails[i] = accounts.ExportedEmail{MessageID: a.MessageID, LoanID: a.LoanID, SentAt: a.AcceptedAt.UTC().Truncate(time.Microsecond)}
+		emails[i] = accountsapi.ExportedEmail{MessageID: a.MessageID, LoanID: a.LoanID, SentAt: a.AcceptedAt.UTC().Truncate(time.Microsecond)}
 	}
 	return loans, emails, nil
 }

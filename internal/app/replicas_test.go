@@ -142,7 +142,7 @@ func TestTwoReplicasSendOneEmailPerLoan(t *testing.T) {
 		requireJSON(t, r.Get(t, fmt.Sprintf("/books?minPosition=%d&status=lent", loans[len(loans)-1].Position)), &list)
 		assert.Len(t, list.Books, len(loans), "replica %s", r.name)
 	}
-	for _, name := range []string{catalog, notifications, lateFines} {
+	for _, name := range []string{catalogName, notifications, lateFines} {
 		h := holder(t, replicas, name)
 		for _, r := range replicas {
 			if r != h {
@@ -216,7 +216,7 @@ FROM pg_stat_activity WHERE backend_xid IS NOT NULL OR backend_xmin IS NOT NULL`
 	var stacks bytes.Buffer
 	_ = pprof.Lookup("goroutine").WriteTo(&stacks, 2)
 	for _, g := range strings.Split(stacks.String(), "\n\n") {
-		if strings.Contains(g, "internal/processor.") || strings.Contains(g, "internal/notifications.") {
+		if strings.Contains(g, "internal/processor.") || strings.Contains(g, "internal/notifications.") || strings.Contains(g, "internal/smtpclient.") {
 			t.Logf("%s", g)
 		}
 	}
@@ -231,7 +231,7 @@ func deref(s *string) string {
 
 // Processor names, as /status shows them.
 const (
-	catalog       = "catalog"
+	catalogName   = "catalog"
 	notifications = "notifications"
 	lateFines     = "late-fines"
 )

@@ -1,6 +1,8 @@
 // Package books is the library's catalogue of books and their loans: the Book aggregate (its
-// events and decisions, plain Go with no I/O), the service that runs its commands, the catalog
-// view model behind GET /books (in memory or in PostgreSQL), and its HTTP handlers.
+// events, commands and decisions, plain Go with no I/O), its snapshot codec, and the service
+// that runs its commands through package aggregate. It imports no HTTP or database package:
+// the catalog view model behind GET /books is package catalog, the HTTP handlers are package
+// booksapi.
 //
 // A book is added once, lent under a loan id chosen by the client, and returned under that loan
 // id. Loan ids make lending and returning idempotent in the domain itself: lending again under

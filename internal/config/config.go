@@ -15,9 +15,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.opentelemetry.io/otel/trace"
 
-	"library/internal/notifications"
 	"library/internal/processor"
 	"library/internal/processor/pgdriver"
+	"library/internal/smtpclient"
 )
 
 // Config is what operators set: each field but Tuning is one variable of Variables, and
@@ -127,7 +127,7 @@ type Config struct {
 	// database and smtp are DatabaseURL and SMTPURL, parsed once, by Complete: nil while
 	// unparsed or unset.
 	database *pgxpool.Config
-	smtp     *notifications.SMTPConfig
+	smtp     *smtpclient.Config
 }
 
 // Tuning is what the code that starts the service sets, and no variable does: cmd/library

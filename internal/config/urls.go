@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"library/internal/notifications"
+	"library/internal/smtpclient"
 )
 
 // parseURLs parses DatabaseURL and SMTPURL, each unless it is parsed already.
@@ -21,7 +21,7 @@ func (c Config) parseURLs() (Config, error) {
 		c.database = database
 	}
 	if c.SMTPURL != "" && c.smtp == nil {
-		smtp, err := notifications.ParseSMTPURL(c.SMTPURL)
+		smtp, err := smtpclient.ParseURL(c.SMTPURL)
 		if err != nil {
 			return Config{}, err
 		}
@@ -41,9 +41,9 @@ func (c Config) Pool() *pgxpool.Config {
 
 // SMTP is SMTPURL as Complete parsed it, with SMTPMaxPerDomain. It is the zero SMTPConfig
 // without SMTPURL, or before Complete.
-func (c Config) SMTP() notifications.SMTPConfig {
+func (c Config) SMTP() smtpclient.Config {
 	if c.smtp == nil {
-		return notifications.SMTPConfig{}
+		return smtpclient.Config{}
 	}
 	smtp := *c.smtp
 	smtp.MaxPerDomain = c.SMTPMaxPerDomain

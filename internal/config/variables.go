@@ -5,10 +5,10 @@ import (
 	"strconv"
 	"time"
 
-	"library/internal/accounts"
 	"library/internal/aggregate"
-	"library/internal/notifications"
+	"library/internal/latefines"
 	"library/internal/processor/pgdriver"
+	"library/internal/smtpclient"
 )
 
 // A Variable is one environment variable of the service: its name, the value it takes when
@@ -66,11 +66,11 @@ var Variables = []Variable{
 	{"AGGREGATE_CACHE_BYTES", strconv.Itoa(aggregate.DefaultCacheBytes), orDefault(positiveInt, func(c *Config) *int { return &c.AggregateCacheBytes })},
 	{"SNAPSHOT_EVERY", strconv.Itoa(aggregate.DefaultSnapshotEvery), orDefault(positiveInt, func(c *Config) *int { return &c.SnapshotEvery })},
 	{"LOAN_PERIOD", "336h", orDefault(positiveDuration, func(c *Config) *time.Duration { return &c.LoanPeriod })},
-	{"FINE_PER_DAY", strconv.Itoa(accounts.DefaultFinePerDay), orDefault(positiveInt64, func(c *Config) *int64 { return &c.FinePerDay })},
+	{"FINE_PER_DAY", strconv.Itoa(latefines.DefaultFinePerDay), orDefault(positiveInt64, func(c *Config) *int64 { return &c.FinePerDay })},
 	{"SMTP_URL", "", to(text, func(c *Config) *string { return &c.SMTPURL })},
 	{"MAIL_FROM", "library@localhost", orDefault(emailAddress, func(c *Config) *string { return &c.MailFrom })},
 	{"SMTP_MAX_IN_FLIGHT", "16", orDefault(positiveInt, func(c *Config) *int { return &c.SMTPMaxInFlight })},
-	{"SMTP_MAX_PER_DOMAIN", strconv.Itoa(notifications.DefaultMaxPerDomain), orDefault(positiveInt, func(c *Config) *int { return &c.SMTPMaxPerDomain })},
+	{"SMTP_MAX_PER_DOMAIN", strconv.Itoa(smtpclient.DefaultMaxPerDomain), orDefault(positiveInt, func(c *Config) *int { return &c.SMTPMaxPerDomain })},
 	{"SMTP_MAX_RATE", "0", to(rate, func(c *Config) *float64 { return &c.SMTPMaxRate })},
 	{"AUTH_ISSUER", "", to(text, func(c *Config) *string { return &c.AuthIssuer })},
 	{"AUTH_AUDIENCE", "", to(text, func(c *Config) *string { return &c.AuthAudience })},

@@ -1,8 +1,11 @@
 // Package notifications sends the library's loan emails.
 //
-// It holds the email a loan produces, the outbox that sends one email per BookLent event, the
-// record of the emails the relay accepted, and the mailers that deliver them: SMTPMailer talks
-// to the relay named by SMTP_URL, and the log mailer stands in for it when SMTP_URL is unset.
+// It holds the email a loan produces, the outbox that sends one email per BookLent event, and
+// the record of the emails the relay accepted. The outbox delivers through a Mailer: the SMTP
+// client (package smtpclient) talks to the relay named by SMTP_URL, and the log mailer stands
+// in for it when SMTP_URL is unset. It learns a book's title and a member's address through
+// Books and Members, which internal/app fills from the books and accounts services, so it
+// holds neither service.
 //
 // # What the outbox promises
 //
@@ -21,8 +24,8 @@
 //
 // # Failures
 //
-// A failed send is sorted as a mail operator sorts it (FailureClass), by the step that failed
-// and by whether the relay goes on talking after it:
+// A failed send is sorted as a mail operator sorts it (smtpclient.FailureClass), by the step
+// that failed and by whether the relay goes on talking after it:
 //
 //   - Refused for good (a 5xx, an address that can't be sent): the email is parked at once with
 //     the relay's reply.

@@ -9,11 +9,8 @@ import (
 
 	"library/internal/eventstore"
 	"library/internal/processor"
+	"library/internal/smtpclient"
 )
-
-// DefaultMaxPerDomain is how many emails may be in flight to one recipient domain at once when
-// SMTPConfig.MaxPerDomain (SMTP_MAX_PER_DOMAIN) is not set.
-const DefaultMaxPerDomain = 4
 
 // errDomainFull is why an email waits: its recipient domain has all its slots in use.
 var errDomainFull = errors.New("the recipient's domain has as many emails in flight as it may")
@@ -86,7 +83,7 @@ func (s *domainSlots) wakeAll() {
 // the conversation. If it has none, it sends nothing and returns processor.Later, with a
 // channel closed when a slot frees: the processor gives the email's slot to another email and
 // starts this one again then, without using up an attempt.
-func (o *Outbox) sendWithinDomain(ctx context.Context, e eventstore.Event, email Email) error {
+func (o *Outbox) sendWithinDomain(ctx context.Context, e eventstore.Event, email smtpclient.Email) error {
 	limit := o.maxPerDomain()
 	domain := recipientDomain(email.To)
 	if limit <= 0 || domain == "" {

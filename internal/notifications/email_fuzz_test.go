@@ -19,15 +19,16 @@ import (
 	"library/internal/aggregate"
 	"library/internal/books"
 	"library/internal/eventstore"
+	"library/internal/smtpclient"
 )
 
 // captureMailer keeps the last email it was given.
 type captureMailer struct {
 	mu   sync.Mutex
-	last *Email
+	last *smtpclient.Email
 }
 
-func (m *captureMailer) Send(_ context.Context, e Email) error {
+func (m *captureMailer) Send(_ context.Context, e smtpclient.Email) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.last = &e
@@ -36,7 +37,7 @@ func (m *captureMailer) Send(_ context.Context, e Email) error {
 
 func (m *captureMailer) Close() error { return nil }
 
-func (m *captureMailer) take() *Email {
+func (m *captureMailer) take() *smtpclient.Email {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e := m.last
@@ -87,7 +88,7 @@ func FuzzLoanEmail(f *testing.F) {
 	bookService := books.NewService(store, aggregate.Options{}, func() time.Time { return now }, 14*24*time.Hour)
 	accountService := accounts.NewService(store, aggregate.Options{})
 	mailer := &captureMailer{}
-	outbox := &Outbox{Mailer: mailer, Books: bookService, Accounts: accountService, From: "library@localhost",
+	outbox := &Outbox{Mailer: mailer, Books: serviceBooks{bookService}, Members: serviceMembers{accountService}, From: "library@localhost",
 		Installation: store.Installation}
 	var runs int
 
@@ -121,7 +122,7 @@ func FuzzLoanEmail(f *testing.F) {
 			t.Fatal("the outbox sent nothing")
 		}
 
-		msg, err := newMsg(*sent)
+		msg, err := smtpclient.NewMessage(*sent)
 		if err != nil {
 			t.Fatalf("an email to an address the service accepted (%q) cannot be built: %v", email, err)
 		}

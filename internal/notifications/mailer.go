@@ -3,27 +3,17 @@ package notifications
 import (
 	"context"
 	"log/slog"
+
+	"library/internal/smtpclient"
 )
 
-// Email is one message.
-type Email struct {
-	// MessageID is the Message-ID header, e.g. "<notifications.42@library>". It is sent
-	// exactly as given (angle brackets are added when missing), so a retried email keeps its
-	// identity and receivers can drop duplicates. Empty means the mailer makes one up.
-	MessageID string
-	// From and To are addresses, optionally with a display name ("Library <noreply@x.org>").
-	From, To string
-	Subject  string
-	// Body is plain text.
-	Body string
-}
-
-// Mailer sends emails. Send may keep a connection open for the next Send; Close ends it.
+// Mailer sends emails: smtpclient.Client, or the log mailer. A failed Send is a
+// *smtpclient.SendError, sorted by class, or ctx's error. Send may keep a connection open for the next Send; Close ends it.
 // The outbox closes it once it has had nothing to send for a second, so emails that come close
 // together share one SMTP connection.
 // A Mailer is safe for concurrent use, though its Sends run one at a time.
 type Mailer interface {
-	Send(ctx context.Context, e Email) error
+	Send(ctx context.Context, e smtpclient.Email) error
 	Close() error
 }
 
@@ -40,8 +30,9 @@ func NewLogMailer(logger *slog.Logger) Mailer {
 
 type logMailer struct{ logger *slog.Logger }
 
-// Send logs e. Like SMTPMailer it fails once ctx is done, so callers see the same contract.
-func (l logMailer) Send(ctx context.Context, e Email) error {
+// Send logs e. Like smtpclient.Client it fails once ctx is done, so callers see the same
+// contract.
+func (l logMailer) Send(ctx context.Context, e smtpclient.Email) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}

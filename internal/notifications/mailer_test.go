@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"library/internal/smtpclient"
 )
 
 func TestLogMailerLogsWithoutBodyOrRecipient(t *testing.T) {
@@ -16,7 +18,7 @@ func TestLogMailerLogsWithoutBodyOrRecipient(t *testing.T) {
 	var buf bytes.Buffer
 	m := NewLogMailer(slogJSON(&buf))
 
-	e := Email{
+	e := smtpclient.Email{
 		MessageID: "<notifications.42@library>",
 		From:      "noreply@library.test",
 		To:        "reader@example.com",

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"library/internal/eventstore"
+	"library/internal/smtpclient"
 )
 
 // MessageIDs makes the Message-ID of each loan email, from the event and the installation
@@ -29,7 +30,7 @@ type MessageIDs struct {
 func NewMessageIDs(installation, from string) MessageIDs {
 	domain := "localhost"
 	if addr, err := mail.ParseAddress(from); err == nil {
-		if i := strings.LastIndexByte(addr.Address, '@'); i >= 0 && validMessageID(addr.Address[i+1:]) {
+		if i := strings.LastIndexByte(addr.Address, '@'); i >= 0 && smtpclient.ValidMessageID(addr.Address[i+1:]) {
 			domain = addr.Address[i+1:]
 		}
 	}

@@ -12,11 +12,11 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
-	"library/internal/accounts"
 	"library/internal/books"
 	"library/internal/errs"
 	"library/internal/eventstore"
 	"library/internal/processor"
+	"library/internal/smtpclient"
 	"library/internal/tracing"
 )
 
@@ -27,9 +27,11 @@ const OutboxName = "notifications"
 // Outbox sends one email per BookLent, to the member's account email. It is safe for
 // concurrent use: the processor hands it up to Processor.InFlight loans at once.
 type Outbox struct {
-	Mailer   Mailer
-	Books    *books.Service
-	Accounts *accounts.Service
+	Mailer Mailer
+	// Books tells the title and author of the book lent.
+	Books Books
+	// Members tells where a member's email goes.
+	Members Members
 	// Accepted is the record of the emails the relay accepted.
 	Accepted AcceptedEmails
 	// Installation returns the installation id that goes into every Message-ID
@@ -62,8 +64,9 @@ type Observer interface {
 	EmailAccepted(took time.Duration)
 	// EmailSkipped: an email was not sent because the relay had accepted it before.
 	EmailSkipped()
-	// EmailFailed: an attempt to send failed, sorted into class; reason is SendError.Reason.
-	EmailFailed(class FailureClass, reason string)
+	// EmailFailed: an attempt to send failed, sorted into class; reason is
+	// smtpclient.SendError.Reason.
+	EmailFailed(class smtpclient.FailureClass, reason string)
 	// EmailDeferred: an email that failed for now waits for its next attempt.
 	EmailDeferred()
 	// EmailParked: an email was parked: refused for good, no address, or out of attempts.
@@ -124,7 +127,7 @@ func (o *Outbox) Handle(ctx context.Context, e eventstore.Event) error {
 
 // send hands the email to the mailer, in a span linked to the span of the command that lent the
 // book, in whichever replica that ran.
-func (o *Outbox) send(ctx context.Context, e eventstore.Event, email Email) error {
+func (o *Outbox) send(ctx context.Context, e eventstore.Event, email smtpclient.Email) error {
 	tracer := o.Tracer
 	if tracer == nil {
 		tracer = tracing.Tracer(nil, "")
@@ -135,7 +138,7 @@ func (o *Outbox) send(ctx context.Context, e eventstore.Event, email Email) erro
 	o.observe(func(ob Observer) { ob.EmailsInFlight(1) })
 	err := o.Mailer.Send(ctx, email)
 	o.observe(func(ob Observer) { ob.EmailsInFlight(-1) })
-	if se, ok := IsSendError(err); ok {
+	if se, ok := smtpclient.IsSendError(err); ok {
 		span.SetAttributes(attribute.String("library.email.failure", string(se.Class)), attribute.Int("smtp.reply.code", se.Code))
 		span.SetStatus(codes.Error, se.PublicText())
 	} else if err != nil {
@@ -145,25 +148,25 @@ func (o *Outbox) send(ctx context.Context, e eventstore.Event, email Email) erro
 }
 
 // email builds the email of a loan, or says why there is none yet.
-func (o *Outbox) email(ctx context.Context, bookID string, version int64, id string, lent books.BookLent) (Email, error) {
+func (o *Outbox) email(ctx context.Context, bookID string, version int64, id string, lent books.BookLent) (smtpclient.Email, error) {
 	// A book's title and author never change once it is added, so a book as of this event
 	// will do, and is usually kept in memory.
-	book, _, err := o.Books.GetAtLeast(ctx, bookID, version)
+	book, err := o.Books.BookAt(ctx, bookID, version)
 	if err != nil {
-		return Email{}, err
+		return smtpclient.Email{}, err
 	}
-	account, _, err := o.Accounts.Get(ctx, lent.MemberID)
+	account, err := o.Members.Recipient(ctx, lent.MemberID)
 	switch {
 	case errs.Is(err, errs.NotFound):
-		return Email{}, &processor.ParkError{Reason: "the member has no account, so no email address", Public: "no email address"}
+		return smtpclient.Email{}, &processor.ParkError{Reason: "the member has no account, so no email address", Public: "no email address"}
 	case err != nil:
-		return Email{}, err
+		return smtpclient.Email{}, err
 	case account.Erased:
-		return Email{}, &processor.ParkError{Reason: processor.ErasedReason, Public: "erased"}
+		return smtpclient.Email{}, &processor.ParkError{Reason: processor.ErasedReason, Public: "erased"}
 	case account.Email == "":
-		return Email{}, &processor.ParkError{Reason: "the member has no email address", Public: "no email address"}
+		return smtpclient.Email{}, &processor.ParkError{Reason: "the member has no email address", Public: "no email address"}
 	}
-	return Email{
+	return smtpclient.Email{
 		MessageID: id,
 		From:      o.From,
 		To:        account.Email,
@@ -175,16 +178,16 @@ func (o *Outbox) email(ctx context.Context, bookID string, version int64, id str
 // sendFailed sorts a failed send for the processor: a permanent refusal parks the email, a
 // relay that is down pauses sending, and anything else defers the email to a later attempt.
 func (o *Outbox) sendFailed(err error) error {
-	se, ok := IsSendError(err)
+	se, ok := smtpclient.IsSendError(err)
 	if !ok {
 		return err // ctx ended: the processor sees it
 	}
 	o.observe(func(ob Observer) { ob.EmailFailed(se.Class, se.Reason) })
 	switch se.Class {
-	case RelayDown:
+	case smtpclient.RelayDown:
 		o.relayDown()
 		return processor.Pause(err)
-	case Permanent:
+	case smtpclient.Permanent:
 		if se.Code != 0 {
 			o.relayAnswered()
 		}
@@ -288,7 +291,7 @@ func (o *Outbox) now() time.Time {
 	return time.Now()
 }
 
-func loanBody(name string, book books.Book, lent books.BookLent) string {
+func loanBody(name string, book Book, lent books.BookLent) string {
 	greeting := "Hello,"
 	if name != "" {
 		greeting = "Hello " + name + ","

@@ -17,6 +17,7 @@ import (
 	"library/internal/eventstore"
 	"library/internal/processor"
 	"library/internal/processor/engine"
+	"library/internal/smtpclient"
 	"library/internal/testkit/smtptest"
 )
 
@@ -88,10 +89,10 @@ func TestOutboxParksOneStalledRecipientWhileOthersGo(t *testing.T) {
 			t.Parallel()
 			env := newOutboxEnv(t)
 			tc.stall(env.srv)
-			cfg, err := ParseSMTPURL(env.srv.URL())
+			cfg, err := smtpclient.ParseURL(env.srv.URL())
 			require.NoError(t, err)
 			cfg.Timeout = 300 * time.Millisecond
-			mailer := NewSMTPMailer(cfg, nil)
+			mailer := smtpclient.New(cfg, nil)
 			t.Cleanup(func() { _ = mailer.Close() })
 			o := env.outbox(t)
 			o.Mailer, o.InFlight = mailer, 16
@@ -119,7 +120,7 @@ func TestOutboxParksOneStalledRecipientWhileOthersGo(t *testing.T) {
 			env.seen.mu.Lock()
 			defer env.seen.mu.Unlock()
 			require.Zero(t, env.seen.relayDown, "the relay was never reported down")
-			require.Equal(t, []FailureClass{Temporary, Temporary, Temporary}, env.seen.failed)
+			require.Equal(t, []smtpclient.FailureClass{smtpclient.Temporary, smtpclient.Temporary, smtpclient.Temporary}, env.seen.failed)
 			require.Equal(t, processor.Relay{State: "up"}, o.Relay())
 		})
 	}
@@ -132,11 +133,11 @@ func TestOutboxHandsBackAnEmailWhoseDomainIsFull(t *testing.T) {
 	t.Parallel()
 	env := newOutboxEnv(t)
 	env.srv.DelayRecipient("slow.example", 500*time.Millisecond)
-	cfg, err := ParseSMTPURL(env.srv.URL())
+	cfg, err := smtpclient.ParseURL(env.srv.URL())
 	require.NoError(t, err)
 	cfg.Timeout, cfg.MaxPerDomain = waitFor, 1
 	o := env.outbox(t)
-	o.Mailer = NewSMTPMailer(cfg, nil)
+	o.Mailer = smtpclient.New(cfg, nil)
 	first, second := env.lend(t, "a", "a@Slow.Example"), env.lend(t, "b", "b@slow.example")
 	other := env.lend(t, "c", "c@other.example")
 

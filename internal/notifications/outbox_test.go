@@ -15,6 +15,7 @@ import (
 	"library/internal/errs"
 	"library/internal/eventstore"
 	"library/internal/processor"
+	"library/internal/smtpclient"
 	"library/internal/testkit/smtptest"
 )
 
@@ -44,7 +45,7 @@ func newOutboxEnv(t *testing.T) outboxEnv {
 
 // outbox is a new outbox on the env's record, as a new holder of the lease would make it.
 func (env outboxEnv) outbox(t *testing.T) *Outbox {
-	return &Outbox{Mailer: newTestMailer(t, env.srv), Books: env.books, Accounts: env.accounts, Accepted: env.accepted,
+	return &Outbox{Mailer: newTestMailer(t, env.srv), Books: serviceBooks{env.books}, Members: serviceMembers{env.accounts}, Accepted: env.accepted,
 		Installation: env.store.Installation, From: "library@library.test", Observer: env.seen}
 }
 
@@ -68,12 +69,12 @@ func (env outboxEnv) lend(t *testing.T, id, email string) eventstore.Event {
 type seenEmails struct {
 	mu                                 sync.Mutex
 	accepted, skipped, relayDown, upAt int
-	failed                             []FailureClass
+	failed                             []smtpclient.FailureClass
 }
 
 func (s *seenEmails) EmailAccepted(time.Duration) { s.mu.Lock(); s.accepted++; s.mu.Unlock() }
 func (s *seenEmails) EmailSkipped()               { s.mu.Lock(); s.skipped++; s.mu.Unlock() }
-func (s *seenEmails) EmailFailed(c FailureClass, _ string) {
+func (s *seenEmails) EmailFailed(c smtpclient.FailureClass, _ string) {
 	s.mu.Lock()
 	s.failed = append(s.failed, c)
 	s.mu.Unlock()
@@ -189,7 +190,7 @@ func TestOutboxSortsTheRelaysAnswers(t *testing.T) {
 
 	require.NoError(t, o.Handle(t.Context(), env.lend(t, "d", "fine@example.org")))
 	require.Equal(t, processor.Relay{State: "up"}, o.Relay())
-	require.Equal(t, []FailureClass{Permanent, Temporary, RelayDown}, env.seen.failed)
+	require.Equal(t, []smtpclient.FailureClass{smtpclient.Permanent, smtpclient.Temporary, smtpclient.RelayDown}, env.seen.failed)
 	require.Equal(t, 1, env.seen.relayDown)
 }
 
@@ -204,7 +205,7 @@ func TestMessageIDs(t *testing.T) {
 	// The time it was recorded is 1796288400123456 microseconds, hoqbhyn39c in base 36.
 	require.Equal(t, "<notifications.42.hoqbhyn39c.5f0c5e2e-1111-4222-8333-944455556666@library.example.org>", id)
 	require.Equal(t, id, ids.For(e), "stable")
-	require.True(t, validMessageID(id[1:len(id)-1]))
+	require.True(t, smtpclient.ValidMessageID(id[1:len(id)-1]))
 
 	other := NewMessageIDs("00000000-1111-4222-8333-944455556666", "desk@library.example.org")
 	require.NotEqual(t, id, other.For(e), "another installation")

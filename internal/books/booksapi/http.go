@@ -1,0 +1,74 @@
+package booksapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"library/internal/aggregate"
+	"library/internal/auth"
+	"library/internal/books"
+	"library/internal/catalog"
+	"library/internal/errs"
+	"library/internal/httpapi"
+)
+
+// Routes are the book endpoints of the HTTP API but GET /books, the catalog's (package
+// catalog). Who may call each is the rules table's to say (package auth); the reads show
+// borrowers to staff only.
+type Routes struct {
+	Service *books.Service
+}
+
+// Routes implements httpapi.Module.
+func (h Routes) Routes(r chi.Router) {
+	r.Post("/books", httpapi.Command("", httpapi.KeyOptional, h.add))
+	r.Get("/books/{bookId}", httpapi.Handle(h.get))
+	r.Post("/books/{bookId}/loans", httpapi.Command("bookId", httpapi.KeyOptional, h.lend))
+	r.Post("/books/{bookId}/returns", httpapi.Command("bookId", httpapi.KeyOptional, h.giveBack))
+}
+
+func (h Routes) get(w http.ResponseWriter, r *http.Request) error {
+	bookID, err := httpapi.PathID(r, "bookId")
+	if err != nil {
+		return err
+	}
+	book, version, err := h.Service.Get(r.Context(), bookID)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, r, http.StatusOK, catalog.ViewFor(catalog.Book{
+		ID: book.ID, Title: book.Title, Author: book.Author, Status: book.Status(), Loan: book.Loan, Version: version,
+	}, auth.AccessFrom(r.Context())))
+	return nil
+}
+
+func (h Routes) add(ctx context.Context, _ string, body books.AddBook, o aggregate.Origin) (aggregate.Result, error) {
+	return h.Service.Add(ctx, body, o)
+}
+
+// lendRequest is the body of POST /books/{bookId}/loans.
+type lendRequest struct {
+	LoanID   string  `json:"loanId"`
+	MemberID string  `json:"memberId"`
+	DueAt    *string `json:"dueAt"`
+}
+
+func (h Routes) lend(ctx context.Context, bookID string, body lendRequest, o aggregate.Origin) (aggregate.Result, error) {
+	cmd := books.LendBook{LoanID: body.LoanID, MemberID: body.MemberID}
+	if body.DueAt != nil {
+		dueAt, err := time.Parse(time.RFC3339, *body.DueAt)
+		if err != nil {
+			return aggregate.Result{}, errs.E(errs.InvalidRequest, "dueAt must be an RFC 3339 time such as 2026-12-24T17:00:00Z")
+		}
+		dueAt = dueAt.UTC()
+		cmd.DueAt = &dueAt
+	}
+	return h.Service.Lend(ctx, bookID, cmd, o)
+}
+
+func (h Routes) giveBack(ctx context.Context, bookID string, body books.ReturnBook, o aggregate.Origin) (aggregate.Result, error) {
+	return h.Service.Return(ctx, bookID, body, o)
+}

@@ -1,0 +1,259 @@
+package catalog
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"library/internal/books"
+	"library/internal/errs"
+	"library/internal/eventstore"
+	"library/internal/processor"
+)
+
+// Name is the name of the catalog view model: its lease, its checkpoint. Never rename it.
+const Name = "catalog"
+
+// Book is a book as GET /books and GET /books/{bookId} show it.
+type Book struct {
+	ID      string      `json:"id"`
+	Title   string      `json:"title"`
+	Author  string      `json:"author"`
+	Status  string      `json:"status"`
+	Loan    *books.Loan `json:"loan"`
+	Version int64       `json:"version"`
+}
+
+// Catalog is the catalog view model: every book, kept up to date from the log by the holder of
+// the "catalog" lease, and readable on every replica.
+type Catalog interface {
+	processor.ViewModel
+	// List returns the page of books that filter chooses, ordered by id, with the catalog's
+	// position, both as of one moment. The filter is one that ParseFilter could make.
+	List(ctx context.Context, filter Filter) (Page, processor.Position, error)
+	// Position is how far the catalog has read the log.
+	Position(ctx context.Context) (processor.Position, error)
+}
+
+// Processor is the catalog as a processor to run.
+func Processor(c Catalog) processor.Processor {
+	return processor.Processor{Name: Name, Kind: processor.KindViewModel, ViewModel: c}
+}
+
+// catalogChange is what one event does to the catalog.
+type catalogChange struct {
+	BookID  string
+	Version int64
+	Event   books.Event // nil for an event that changes no book's fields, only its version
+}
+
+// catalogChanges decodes the book events of a batch. Events of other streams are skipped.
+func catalogChanges(events []eventstore.Event) ([]catalogChange, error) {
+	prefix := books.Type().Name + "-"
+	var out []catalogChange
+	for _, e := range events {
+		bookID, ok := strings.CutPrefix(e.StreamID, prefix)
+		if !ok {
+			continue
+		}
+		c := catalogChange{BookID: bookID, Version: e.Version}
+		var err error
+		switch e.Type {
+		case books.BookAdded{}.EventType():
+			c.Event, err = decode[books.BookAdded](e.Data)
+		case books.BookLent{}.EventType():
+			c.Event, err = decode[books.BookLent](e.Data)
+		case books.BookReturned{}.EventType():
+			c.Event, err = decode[books.BookReturned](e.Data)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("catalog: event %s at position %d: %w", e.Type, e.Position, err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func decode[E books.Event](data json.RawMessage) (books.Event, error) {
+	var e E
+	if err := json.Unmarshal(data, &e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// catalogStatus checks a status filter.
+func catalogStatus(status string) error {
+	switch status {
+	case "", "available", "lent":
+		return nil
+	}
+	return errs.E(errs.InvalidRequest, "status must be available or lent")
+}
+
+// Locator finds where an event is in the log's order; eventstore.Store is one.
+type Locator interface {
+	Locate(ctx context.Context, position int64) (eventstore.Checkpoint, error)
+}
+
+// Query answers GET /books, waiting for the catalog to reach a position when asked.
+type Query struct {
+	Catalog Catalog
+	Log     Locator
+	// Wait is how long a read waits for the catalog to reach minPosition (default 5 s).
+	Wait time.Duration
+	// PollInterval is how soon a waiting read looks at the catalog's position again (default
+	// 10 ms, growing to ten times that).
+	PollInterval time.Duration
+	// Waits bounds the reads that wait at once (NewWaitLimit); nil: no bound.
+	Waits *WaitLimit
+}
+
+// WaitLimit bounds how many reads wait for minPosition at once, on one replica, so that
+// waiting reads can't pile up: one more is answered NotCaughtUp at once instead of waiting.
+// A read whose position the catalog has reached already does not wait, and takes no place.
+type WaitLimit struct{ places chan struct{} }
+
+// NewWaitLimit lets at most n reads wait at once; nil (no bound) when n is 0 or less.
+func NewWaitLimit(n int) *WaitLimit {
+	if n <= 0 {
+		return nil
+	}
+	return &WaitLimit{places: make(chan struct{}, n)}
+}
+
+// Waiting is how many reads wait now.
+func (l *WaitLimit) Waiting() int {
+	if l == nil {
+		return 0
+	}
+	return len(l.places)
+}
+
+// waitPlace is one read's place among the waiting: taken before its first wait, given back
+// when the read ends.
+type waitPlace struct {
+	limit *WaitLimit
+	held  bool
+}
+
+// take takes a place, unless one is held already; false when all are taken.
+func (p *waitPlace) take() bool {
+	if p.limit == nil || p.held {
+		return true
+	}
+	select {
+	case p.limit.places <- struct{}{}:
+		p.held = true
+		return true
+	default:
+		return false
+	}
+}
+
+func (p *waitPlace) release() {
+	if p.held {
+		<-p.limit.places
+		p.held = false
+	}
+}
+
+// List returns the page of books that filter chooses once the catalog has handled the event
+// at minPosition (0: at once). It waits on the shared checkpoint, so it works on every replica,
+// whichever one runs the catalog. After Wait it gives up with errs.NotCaughtUp, and so it does
+// at once when it would have to wait while Waits are all taken.
+func (q Query) List(ctx context.Context, filter Filter, minPosition int64) (Page, processor.Position, error) {
+	if err := filter.check(); err != nil {
+		return Page{}, processor.Position{}, err
+	}
+	if minPosition <= 0 {
+		return q.Catalog.List(ctx, filter)
+	}
+	wait := q.Wait
+	if wait <= 0 {
+		wait = 5 * time.Second
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	place := &waitPlace{limit: q.Waits}
+	defer place.release()
+	target, err := q.locate(ctx, waitCtx, minPosition, place)
+	if err != nil {
+		return Page{}, processor.Position{}, err
+	}
+	for {
+		if err := q.waitFor(ctx, waitCtx, minPosition, target, place); err != nil {
+			return Page{}, processor.Position{}, err
+		}
+		page, pos, err := q.Catalog.List(ctx, filter)
+		if err != nil || !pos.Checkpoint.Before(target) {
+			return page, pos, err
+		}
+		// A replay began between the wait and the read, and the catalog is being rebuilt:
+		// wait for it again, within the same time.
+	}
+}
+
+// locate finds where the event at minPosition is in the log's order, waiting for it to appear.
+func (q Query) locate(ctx, waitCtx context.Context, minPosition int64, place *waitPlace) (eventstore.Checkpoint, error) {
+	var target eventstore.Checkpoint
+	err := q.poll(ctx, waitCtx, minPosition, place, func() (bool, error) {
+		c, err := q.Log.Locate(waitCtx, minPosition)
+		if errs.Is(err, errs.NotFound) {
+			return false, nil
+		}
+		target = c
+		return err == nil, err
+	})
+	return target, err
+}
+
+// waitFor waits until the catalog has handled the event at target.
+func (q Query) waitFor(ctx, waitCtx context.Context, minPosition int64, target eventstore.Checkpoint, place *waitPlace) error {
+	return q.poll(ctx, waitCtx, minPosition, place, func() (bool, error) {
+		pos, err := q.Catalog.Position(waitCtx)
+		return err == nil && !pos.Checkpoint.Before(target), err
+	})
+}
+
+// poll calls done until it reports true, starting every PollInterval and backing off to ten
+// times that, so that many waiting requests don't keep the database busy. Before it first
+// waits, it takes a place among the waiting reads, or gives up at once.
+func (q Query) poll(ctx, waitCtx context.Context, minPosition int64, place *waitPlace, done func() (bool, error)) error {
+	interval := q.PollInterval
+	if interval <= 0 {
+		interval = 10 * time.Millisecond
+	}
+	longest := 10 * interval
+	for {
+		ok, err := done()
+		switch {
+		case err != nil:
+			return q.waitError(ctx, waitCtx, minPosition, err)
+		case ok:
+			return nil
+		case !place.take():
+			return errs.E(errs.NotCaughtUp, "the catalog has not reached position %d yet, and as many reads as this replica lets wait "+
+				"are waiting already; try again shortly", minPosition)
+		}
+		timer := time.NewTimer(interval)
+		select {
+		case <-waitCtx.Done():
+			timer.Stop()
+			return q.waitError(ctx, waitCtx, minPosition, waitCtx.Err())
+		case <-timer.C:
+		}
+		interval = min(2*interval, longest)
+	}
+}
+
+// waitError tells a wait that ran out of time (NotCaughtUp) from the request ending or the store
+// failing.
+func (q Query) waitError(ctx, waitCtx context.Context, minPosition int64, err error) error {
+	if ctx.Err() == nil && waitCtx.Err() != nil {
+		return errs.E(errs.NotCaughtUp, "the catalog has not reached position %d yet; try again shortly", minPosition)
+	}
+	return err
+}

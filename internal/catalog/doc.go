@@ -1,0 +1,12 @@
+// Package catalog is the catalog view model: every book as GET /books lists it, kept up to date
+// from the books' events by the holder of the "catalog" lease (package processor), in memory or
+// in the catalog_books table; and GET /books itself (Routes), readable on every replica.
+//
+// What it promises: a batch's rows and the catalog's checkpoint move together, in one
+// transaction (or under one lock in memory), so a holder that lost its lease can't apply a batch
+// twice; a page and the position it is as of are read at one moment; a read with minPosition
+// waits until the catalog has handled that event, on whichever replica the catalog runs, or
+// answers NotCaughtUp after Query.Wait, at once when the replica's WaitLimit is full; pages in
+// id order visit every book once; a search folds case the same in memory and in PostgreSQL;
+// and a borrower is shown to staff only (ViewFor).
+package catalog

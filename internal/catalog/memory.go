@@ -1,0 +1,149 @@
+package catalog
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+
+	"library/internal/books"
+	"library/internal/eventstore"
+	"library/internal/processor"
+)
+
+// Memory is the catalog kept in the memory of one process, its checkpoint with it.
+type Memory struct {
+	checkpoints *processor.MemoryCheckpoints
+
+	mu    sync.RWMutex
+	books map[string]memoryEntry
+	// ids are the keys of books in order, so that a page is found without sorting.
+	ids      []string
+	position processor.Position
+}
+
+// memoryEntry is a book with the text a search looks in: what the catalog_books table's
+// search_text column holds.
+type memoryEntry struct {
+	book   Book
+	search string
+}
+
+var _ Catalog = (*Memory)(nil)
+
+// NewMemory returns an empty catalog whose checkpoint is kept in checkpoints.
+func NewMemory(checkpoints *processor.MemoryCheckpoints) *Memory {
+	return &Memory{checkpoints: checkpoints, books: map[string]memoryEntry{}}
+}
+
+// Apply implements processor.ViewModel.
+func (m *Memory) Apply(ctx context.Context, from, to processor.Position, events []eventstore.Event) error {
+	changes, err := catalogChanges(events)
+	if err != nil {
+		return err
+	}
+	return m.checkpoints.SaveWith(ctx, Name, from, to, func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		for _, c := range changes {
+			m.apply(c)
+		}
+		m.position = to
+	})
+}
+
+// Reset implements processor.ViewModel.
+func (m *Memory) Reset(ctx context.Context, from processor.Position) error {
+	to := processor.Position{Generation: from.Generation + 1}
+	return m.checkpoints.SaveWith(ctx, Name, from, to, func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		clear(m.books)
+		m.ids = m.ids[:0]
+		m.position = to
+	})
+}
+
+// apply makes one change; the caller holds mu.
+func (m *Memory) apply(c catalogChange) {
+	e, known := m.books[c.BookID]
+	if !known {
+		i, _ := slices.BinarySearch(m.ids, c.BookID)
+		m.ids = slices.Insert(m.ids, i, c.BookID)
+	}
+	e.book = applyToCatalog(e.book, c)
+	e.search = FoldCase(e.book.Title + searchSeparator + e.book.Author)
+	m.books[c.BookID] = e
+}
+
+// searchSeparator joins title and author in the text a search looks in. No search word holds
+// it, so no word matches across it.
+const searchSeparator = "\x1f"
+
+// List implements Catalog.
+func (m *Memory) List(ctx context.Context, f Filter) (Page, processor.Position, error) {
+	if err := ctx.Err(); err != nil {
+		return Page{}, processor.Position{}, err
+	}
+	if err := f.check(); err != nil {
+		return Page{}, processor.Position{}, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	// Ids compare byte by byte, as in PostgreSQL's "C" collation.
+	start, found := slices.BinarySearch(m.ids, f.After)
+	if found {
+		start++
+	}
+	page := Page{Books: []Book{}}
+	for _, id := range m.ids[start:] {
+		e := m.books[id]
+		if !e.matches(f) {
+			continue
+		}
+		if len(page.Books) == f.pageSize() {
+			page.More = true
+			break
+		}
+		page.Books = append(page.Books, e.book)
+	}
+	return page, m.position, nil
+}
+
+// matches reports whether the entry is a book that has the filter's status and words.
+func (e memoryEntry) matches(f Filter) bool {
+	if e.book.ID == "" || (f.Status != "" && e.book.Status != f.Status) {
+		return false // an entry with no BookAdded yet is no book
+	}
+	for _, w := range f.Words {
+		if !strings.Contains(e.search, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// Position implements Catalog.
+func (m *Memory) Position(ctx context.Context) (processor.Position, error) {
+	if err := ctx.Err(); err != nil {
+		return processor.Position{}, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.position, nil
+}
+
+// applyToCatalog returns a catalog entry after one change.
+func applyToCatalog(b Book, c catalogChange) Book {
+	b.Version = c.Version
+	switch e := c.Event.(type) {
+	case books.BookAdded:
+		b = Book{ID: c.BookID, Title: e.Title, Author: e.Author, Status: "available", Version: c.Version}
+	case books.BookLent:
+		b.Status = "lent"
+		b.Loan = &books.Loan{LoanID: e.LoanID, MemberID: e.MemberID, LentAt: e.LentAt, DueAt: e.DueAt}
+	case books.BookReturned:
+		b.Status, b.Loan = "available", nil
+	}
+	return b
+}

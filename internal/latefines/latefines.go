@@ -1,0 +1,101 @@
+package latefines
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"library/internal/accounts"
+	"library/internal/aggregate"
+	"library/internal/books"
+	"library/internal/errs"
+	"library/internal/eventstore"
+	"library/internal/processor"
+	"library/internal/validate"
+)
+
+// Name is the name of the late-fines saga: its lease, its checkpoint. Never rename it.
+const Name = "late-fines"
+
+// DefaultFinePerDay is the fine, in cents, for each day a book comes back late.
+const DefaultFinePerDay = 25
+
+// Saga is the saga that fines late returns: a BookReturned with daysLate > 0 charges
+// daysLate * FinePerDay cents to the member's account.
+//
+// It charges each loan once however often it runs, which a replay from the start of the log
+// relies on. The command id is "late-return:<loanId>", so a repeat within the account's
+// remembered command ids is answered from the log; and the fine carries the loan id, so an
+// account records nothing for a loan it has already been fined for, however old the loan. The
+// saga looks first and runs no command for a loan already fined, so a replay writes nothing.
+//
+// A loan id names one loan in the whole library: two loans under one id, even of two books,
+// are fined once between them.
+type Saga struct {
+	Accounts   Charger
+	FinePerDay int64
+}
+
+// Charger is what the saga needs of members' accounts (accounts.Service is one): a look at the
+// account, to charge no loan already fined, and the fine itself.
+type Charger interface {
+	// Get returns a member's account and its version, or errs.NotFound when nothing has
+	// happened to it yet.
+	Get(ctx context.Context, memberID string) (accounts.Account, int64, error)
+	// ChargeFine runs the chargeFine command on a member's account.
+	ChargeFine(ctx context.Context, memberID string, c accounts.ChargeFine, o aggregate.Origin) (aggregate.Result, error)
+}
+
+// Processor is the saga as a processor to run.
+func (l Saga) Processor() processor.Processor {
+	return processor.Processor{Name: Name, Kind: processor.KindSaga, Handler: l}
+}
+
+// Handle implements processor.Handler.
+func (l Saga) Handle(ctx context.Context, e eventstore.Event) error {
+	if e.Type != (books.BookReturned{}).EventType() || !strings.HasPrefix(e.StreamID, books.Type().Name+"-") {
+		return nil
+	}
+	var returned books.BookReturned
+	if err := json.Unmarshal(e.Data, &returned); err != nil {
+		return processor.Park(fmt.Sprintf("BookReturned can't be read: %v", err))
+	}
+	if returned.DaysLate <= 0 {
+		return nil
+	}
+	// A loan already fined needs no command at all. Checking first keeps a replay of the saga
+	// from writing anything, not even the marker of a repeated command.
+	account, _, err := l.Accounts.Get(ctx, returned.MemberID)
+	switch {
+	case errs.Is(err, errs.NotFound):
+	case err != nil:
+		return err
+	case account.Fined(returned.LoanID):
+		return nil
+	}
+	fine := accounts.ChargeFine{
+		Amount: min(int64(returned.DaysLate)*l.FinePerDay, validate.MaxAmount),
+		Reason: fmt.Sprintf("returned %d days late", returned.DaysLate),
+		LoanID: returned.LoanID,
+	}
+	origin := aggregate.Origin{CommandID: "late-return:" + returned.LoanID, CorrelationID: e.Metadata.CorrelationID,
+		Actor: eventstore.Actor{Subject: Name, Role: "system"}}
+	_, err = l.Accounts.ChargeFine(ctx, returned.MemberID, fine, origin)
+	if errs.Is(err, errs.IdempotencyKeyReused) {
+		// The command id is taken on this account by another command: a fine of this loan
+		// charged at another FINE_PER_DAY before a replay, or a client that chose this string
+		// as its Idempotency-Key. The fine's loan id still charges the loan at most once, so
+		// charge it under an id of its own.
+		origin.CommandID = ""
+		_, err = l.Accounts.ChargeFine(ctx, returned.MemberID, fine, origin)
+	}
+	switch {
+	case err == nil, errs.Is(err, errs.Gone): // an erased member is fined no more
+		return nil
+	case errs.Is(err, errs.InvalidRequest):
+		return processor.Park(err.Error())
+	default:
+		return err
+	}
+}
