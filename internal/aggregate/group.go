@@ -233,7 +233,11 @@ func failAll[S any](group []*waiter[S], err error) {
 func (r *Repository[S]) append(ctx context.Context, streamID string, version int64, events []eventstore.NewEvent, group []*waiter[S]) ([]eventstore.Event, error) {
 	for _, w := range group {
 		if w.cmd.Forget {
-			return r.log.Erase(ctx, streamID, version, events, r.owner(streamID))
+			appended, err := r.log.Erase(ctx, streamID, version, events, r.owner(streamID))
+			if f, ok := r.opts.Cipher.(interface{ Forget(owner string) }); ok && err == nil {
+				f.Forget(r.owner(streamID))
+			}
+			return appended, err
 		}
 	}
 	return r.log.Append(ctx, streamID, version, events)

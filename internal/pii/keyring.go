@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Erased is what a reader without the member's data key reads in place of a personal value.
@@ -43,6 +44,7 @@ type Store interface {
 type Keyring struct {
 	keks  KEKs
 	store Store
+	cache keyCache
 }
 
 // NewKeyring returns a Keyring whose data keys are wrapped by keks (the first wraps new ones)
@@ -125,6 +127,10 @@ func (k *Keyring) Rotate(ctx context.Context) (int, error) {
 }
 
 func (k *Keyring) dataKey(ctx context.Context, owner string) (cipher.AEAD, error) {
+	now := time.Now()
+	if kept := k.cache.get(owner, now); kept != nil {
+		return kept, nil
+	}
 	w, err := k.store.DataKey(ctx, owner)
 	if err != nil {
 		return nil, err
@@ -133,7 +139,11 @@ func (k *Keyring) dataKey(ctx context.Context, owner string) (cipher.AEAD, error
 	if err != nil {
 		return nil, err
 	}
-	return aead(raw)
+	dek, err := aead(raw)
+	if err == nil {
+		k.cache.put(owner, dek, now)
+	}
+	return dek, err
 }
 
 func (k *Keyring) newDataKey(ctx context.Context, owner string) (cipher.AEAD, error) {
@@ -151,7 +161,11 @@ func (k *Keyring) newDataKey(ctx context.Context, owner string) (cipher.AEAD, er
 	if raw, err = k.unwrap(w); err != nil {
 		return nil, err
 	}
-	return aead(raw)
+	dek, err := aead(raw)
+	if err == nil {
+		k.cache.put(owner, dek, time.Now())
+	}
+	return dek, err
 }
 
 // wrapAD binds a wrapped data key to the KEK that wrapped it.

@@ -57,6 +57,7 @@ func TestSealAndErase(t *testing.T) {
 
 	_, err = store.Erase(ctx, "account-alice", 0, []eventstore.NewEvent{{Type: "MemberErased", Data: []byte(`{}`)}}, "alice")
 	require.NoError(t, err)
+	ring.Forget("alice") // as the erasing replica does; another drops its copy within a minute
 	open, err = ring.Opener(ctx, "alice")
 	require.NoError(t, err)
 	gone, err := open("account-alice/1", sealed)
@@ -65,6 +66,45 @@ func TestSealAndErase(t *testing.T) {
 	late, err := ring.Sealer(ctx, "alice", false)
 	require.NoError(t, err)
 	assert.Nil(t, late, "an erased member gets no key from a late writer")
+}
+
+// countingStore counts the reads of member_keys.
+type countingStore struct {
+	pii.Store
+	reads int
+}
+
+func (s *countingStore) DataKey(ctx context.Context, owner string) (pii.WrappedKey, error) {
+	s.reads++
+	return s.Store.DataKey(ctx, owner)
+}
+
+// A replica keeps the data keys it unwrapped: sealing and opening again reads member_keys no
+// more, until the member is forgotten.
+func TestKeysAreKept(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := &countingStore{Store: eventstore.NewMemory(nil)}
+	ring := pii.NewKeyring(pii.KEKs{kek("1", 1)}, store)
+	seal, err := ring.Sealer(ctx, "alice", true)
+	require.NoError(t, err)
+	sealed, err := seal("account-alice/1", "Alice Liddell")
+	require.NoError(t, err)
+	reads := store.reads
+	for range 3 {
+		_, err := ring.Sealer(ctx, "alice", true)
+		require.NoError(t, err)
+		open, err := ring.Opener(ctx, "alice")
+		require.NoError(t, err)
+		plain, err := open("account-alice/1", sealed)
+		require.NoError(t, err)
+		require.Equal(t, "Alice Liddell", plain)
+	}
+	assert.Equal(t, reads, store.reads, "the kept key is used")
+	ring.Forget("alice")
+	_, err = ring.Opener(ctx, "alice")
+	require.NoError(t, err)
+	assert.Equal(t, reads+1, store.reads, "a forgotten key is read again")
 }
 
 // Rotation rewraps every data key with the first KEK, after which the old one can be dropped.
