@@ -10,8 +10,8 @@ import (
 )
 
 // The before measurements (BENCH_BEFORE): the service as built at another revision, a process
-// of its own on a database of its own, measured with the same commands and contention as the
-// current service. Each of its cells runs right after the current service's at the same
+// of its own on a database of its own, measured with the same commands, contact changes and
+// contention as the current service. Each of its cells runs right after the current service's at the same
 // concurrency, so that both meet the machine in the same state.
 
 // beforeSuffix marks the rows of the service built at BENCH_BEFORE.

@@ -42,7 +42,7 @@ type config struct {
 	// (BENCH_COLD_ROUNDS, default 7).
 	ColdRounds int
 	// Before is a git revision (BENCH_BEFORE, default none): the service is built at it too,
-	// and its commands and contention measured beside the current service's.
+	// and its commands, contact changes and contention measured beside the current service's.
 	Before string
 	// Output is the Markdown file written (BENCH_OUTPUT, default docs/benchmarks.md, relative
 	// to the module root; "-" writes none).

@@ -1,11 +1,12 @@
 // Command librarybench, a module of its own so that its dependencies stay out of the service's,
 // measures the service against PostgreSQL's own limits, side by side in
 // one run: a baseline of straight pgx transactions (read a stream, append one event) and
-// single-row autocommit appends (append.go), then the service's commands, replays and a
-// contended stream over HTTP, each at several concurrency levels; the commands again with a
-// librarian's access token, against a service process that trusts a devidp process this
-// program starts (signin.go); with BENCH_BEFORE, the commands and the contended stream of the
-// service built at another revision too (before.go). Every service process runs with AUTH=off
+// single-row autocommit appends (append.go), then the service's commands, contact changes
+// (which seal members' personal data, contacts.go), replays and a contended stream over HTTP,
+// each at several concurrency levels; the commands again with a librarian's access token,
+// against a service process that trusts a devidp process this program starts (signin.go);
+// with BENCH_BEFORE, the commands, the contact changes and the contended stream of the service
+// built at another revision too (before.go). Every service process runs with AUTH=off
 // but that one, and with an ADMIN_TOKEN of the run's (server.go).
 // Then where the service's CPU goes while it runs commands, from a profile (profile.go); and,
 // against the targets: the loan emails' delay from commit to an SMTP server in

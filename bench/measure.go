@@ -164,7 +164,8 @@ func runCell(ctx context.Context, cfg config, m measurement, c int) (cell, error
 
 // throughputMeasurements are the measurements in the order they run at each level: the limits
 // first, then the service's, commands with a token and each of the before service's right
-// after its counterpart.
+// after its counterpart. Contact changes run on accounts of their own, apart from the
+// payments'.
 func throughputMeasurements(cfg config, databaseURL, serviceURL string, p peers, watch *cacheWatch) []measurement {
 	conns := maxOf(cfg.Concurrency)
 	api := newAPIClient(serviceURL, conns)
@@ -181,6 +182,10 @@ func throughputMeasurements(cfg config, databaseURL, serviceURL string, p peers,
 	if beforeURL != "" {
 		beforeAPI = newAPIClient(beforeURL, conns)
 		ms = append(ms, before{&commands{api: beforeAPI, accounts: cfg.Accounts}})
+	}
+	ms = append(ms, &contacts{api: api, accounts: cfg.Accounts})
+	if beforeURL != "" {
+		ms = append(ms, before{&contacts{api: beforeAPI, accounts: cfg.Accounts}})
 	}
 	ms = append(ms, &replays{api: api, commands: cmds}, &contention{api: api})
 	if beforeURL != "" {

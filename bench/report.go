@@ -70,7 +70,7 @@ func (r report) rows() [][]string {
 // so that its throughput compares with the append limit's.
 func appends(measurement string) bool {
 	switch strings.TrimSuffix(measurement, beforeSuffix) {
-	case "baseline", "commands", signedInLabel, "contention":
+	case "baseline", "commands", signedInLabel, contactsLabel, "contention":
 		return true
 	}
 	return false
@@ -149,7 +149,7 @@ func (r report) intro() string {
 	n := r.Config.Accounts
 	paragraphs := []string{
 		"# Benchmarks",
-		fmt.Sprintf("Written by `make bench` (`cd bench && go run .`; %s per cell after a %s warm-up, %d accounts); run it again to replace this file. Settings: `BENCH_DURATION`, `BENCH_WARMUP`, `BENCH_CONCURRENCY`, `BENCH_ACCOUNTS`, `BENCH_LENDERS`, `BENCH_IDLE_LOANS`, `BENCH_GROWTH_PAYMENTS`, `BENCH_COLD_EVENTS` (the stream lengths of the cold loads, default `2,1000,20000,100000`), `BENCH_COLD_ROUNDS`, `BENCH_OUTPUT` (`-` for none), `BENCH_BEFORE` (a git revision: the service is built at it too, and its commands and contention measured in the same run) and `BENCH_DATABASE_URL` (a server where the run may create and drop databases; unset, it starts a throwaway cluster with `scripts/postgres.sh`). The throughput table comes first, then the targets, each met or not, and the aggregate cache, profile, outbox, slow relay and backlog, takeover, stream length, memory, cold load and catalog measurements they come from.",
+		fmt.Sprintf("Written by `make bench` (`cd bench && go run .`; %s per cell after a %s warm-up, %d accounts); run it again to replace this file. Settings: `BENCH_DURATION`, `BENCH_WARMUP`, `BENCH_CONCURRENCY`, `BENCH_ACCOUNTS`, `BENCH_LENDERS`, `BENCH_IDLE_LOANS`, `BENCH_GROWTH_PAYMENTS`, `BENCH_COLD_EVENTS` (the stream lengths of the cold loads, default `2,1000,20000,100000`), `BENCH_COLD_ROUNDS`, `BENCH_OUTPUT` (`-` for none), `BENCH_BEFORE` (a git revision: the service is built at it too, and its commands, contact changes and contention measured in the same run) and `BENCH_DATABASE_URL` (a server where the run may create and drop databases; unset, it starts a throwaway cluster with `scripts/postgres.sh`). The throughput table comes first, then the targets, each met or not, and the sealing of personal data, aggregate cache, profile, outbox, slow relay and backlog, takeover, stream length, memory, cold load and catalog measurements they come from.",
 			r.Config.Duration, r.Config.Warmup, n),
 	}
 	items := []string{
@@ -160,9 +160,10 @@ func (r report) intro() string {
 		fmt.Sprintf("**%s**: the same payments against a service process of its own, on a database of its own, with sign-in on: `AUTH_ISSUER` is a devidp process (`cmd/devidp`) that this program starts on a free loopback port, `AUTH_AUDIENCE=%s`, and every request carries `Authorization: Bearer` with a librarian's access token, each worker's its own, fetched once before the cells (client credentials) and then reused, as a client reuses its token until it expires. The service checks a token's signature the first time it sees it and then remembers it, so the warm-up pays for the checks and the cells measure a known token's cost. Each cell runs right after the commands' at the same concurrency; *vs commands* is its throughput over theirs, which is the same work with `AUTH=off`.", signedInLabel, tokenAudience),
 		"**replays**: the same requests again with their keys; an answer that is not `201` with `Idempotent-Replayed: true` and the first answer's body counts as an error.",
 		"**contention**: every worker pays into one account, a fresh one for each concurrency: one stream's pace, how many commands on one stream the service commits per second. (The baseline and the appends spread their work over streams; contention has no limit of its own.)",
+		fmt.Sprintf("**%s**: `PUT /accounts/{id}` with a name and an email and a fresh `Idempotency-Key`, over %d accounts of their own (not the payments'), each opened with its first contact before the cells and each a worker's own; every request asks for the other of the account's two contacts, so that each records a `ContactChanged` whose name and email the service seals (see *Sealing personal data*).", contactsLabel, n),
 	}
 	if r.BeforeCommit != "" {
-		items = append(items, fmt.Sprintf("**commands%[1]s**, **contention%[1]s**: the same against the service built at `BENCH_BEFORE` (`%[2]s`), a process of its own at its default settings on a database of its own; each cell runs right after the current service's at the same concurrency (commands' after %[3]s), so that both meet the machine in the same state.", beforeSuffix, r.BeforeCommit, signedInLabel))
+		items = append(items, fmt.Sprintf("**commands%[1]s**, **%[4]s%[1]s**, **contention%[1]s**: the same against the service built at `BENCH_BEFORE` (`%[2]s`), a process of its own at its default settings on a database of its own; each cell runs right after the current service's at the same concurrency (commands' after %[3]s), so that both meet the machine in the same state.", beforeSuffix, r.BeforeCommit, signedInLabel, contactsLabel))
 	}
 	var list []string
 	for _, it := range items {

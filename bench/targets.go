@@ -14,7 +14,8 @@ import (
 type section struct {
 	title  string
 	notes  []string
-	align  string // the Markdown alignment row
+	lines  []string // after the notes, each a line as it is, in the terminal too
+	align  string   // the Markdown alignment row
 	header []string
 	rows   [][]string
 }
@@ -116,6 +117,7 @@ func (r report) throughputTargets(t *targetRows) {
 		}
 	}
 	r.signInTarget(t)
+	r.sealingTarget(t)
 
 	unmeasured := " (not in BENCH_CONCURRENCY)"
 	if r.BeforeCommit == "" {
@@ -249,7 +251,7 @@ func (r report) sections() []section {
 		growth.rows = append(growth.rows, []string{fmt.Sprint(g.Events), formatLatency(g.P50), formatLatency(g.P99), fmt.Sprintf("%.2f ×", g.Ratio)})
 	}
 
-	return []section{r.targets(), r.cacheSection(), r.profileSection(), outbox, r.relaySection(), takeover, growth,
+	return []section{r.targets(), r.sealingSection(), r.cacheSection(), r.profileSection(), outbox, r.relaySection(), takeover, growth,
 		r.memorySection(), r.coldSection(), r.catalogSection()}
 }
 
@@ -258,6 +260,9 @@ func (r report) sectionsText() string {
 	var b strings.Builder
 	for _, s := range r.sections() {
 		fmt.Fprintf(&b, "\n%s\n", s.title)
+		for _, l := range s.lines {
+			fmt.Fprintf(&b, "%s\n", strings.ReplaceAll(l, "**", ""))
+		}
 		w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		_, _ = fmt.Fprintln(w, strings.Join(s.header, "\t")+"\t") // a strings.Builder does not fail
 		for _, row := range s.rows {
@@ -275,6 +280,9 @@ func (r report) sectionsMarkdown() string {
 		fmt.Fprintf(&b, "\n## %s\n\n", s.title)
 		for _, n := range s.notes {
 			fmt.Fprintf(&b, "%s\n\n", wrap(n, 96))
+		}
+		for _, l := range s.lines {
+			fmt.Fprintf(&b, "%s\n\n", l)
 		}
 		fmt.Fprintf(&b, "| %s |\n%s\n", strings.Join(s.header, " | "), s.align)
 		for _, row := range s.rows {

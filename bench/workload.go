@@ -50,7 +50,7 @@ func (c *apiClient) authorize(req *http.Request) {
 	}
 }
 
-// answer is what a POST got back.
+// answer is what a POST or a PUT got back.
 type answer struct {
 	status   int
 	replayed bool
@@ -58,7 +58,12 @@ type answer struct {
 }
 
 func (c *apiClient) post(ctx context.Context, path, key, body string) (answer, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.baseURL+path, strings.NewReader(body))
+	return c.send(ctx, http.MethodPost, path, key, body)
+}
+
+// send sends a JSON body with method to path, with key as its Idempotency-Key unless it is "".
+func (c *apiClient) send(ctx context.Context, method, path, key, body string) (answer, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.baseURL+path, strings.NewReader(body))
 	if err != nil {
 		return answer{}, err
 	}
@@ -74,7 +79,7 @@ func (c *apiClient) post(ctx context.Context, path, key, body string) (answer, e
 	defer func() { _ = resp.Body.Close() }()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return answer{}, fmt.Errorf("POST %s: reading the answer: %w", path, err)
+		return answer{}, fmt.Errorf("%s %s: reading the answer: %w", method, path, err)
 	}
 	return answer{status: resp.StatusCode, replayed: resp.Header.Get("Idempotent-Replayed") == "true", body: b}, nil
 }
