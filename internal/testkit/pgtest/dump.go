@@ -1,6 +1,7 @@
 package pgtest
 
 import (
+	"errors"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -26,7 +27,8 @@ func Dump(t testing.TB, url string) string {
 	}
 	out, err := exec.Command(pgDump, "--no-owner", "--dbname", url).Output()
 	if err != nil {
-		if exit, ok := err.(*exec.ExitError); ok {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
 			t.Fatalf("pg_dump: %v: %s", err, exit.Stderr)
 		}
 		t.Fatalf("pg_dump: %v", err)
