@@ -38,7 +38,7 @@ type Options struct {
 
 // Observer is told what this replica's runners do. Its methods are called on the runners'
 // goroutines, so they must be quick and safe for concurrent use. What the shared store knows
-// (checkpoints, lag, parked events) is not reported here: Group.Status reads it.
+// (checkpoints, lag, parked events) is not reported here: the engine's Group.Status reads it.
 type Observer interface {
 	// LeaseTaken: this replica took the processor's lease and runs it now.
 	LeaseTaken(processor string)

@@ -214,7 +214,8 @@ ORDER BY transaction_id, position LIMIT $2`, name, limitOrAll(limit))
 	return parked, translate(ctx, err)
 }
 
-// Requeue implements processor.Checkpoints: one statement moves every parked event to the deferred ones.
+// Requeue implements processor.Checkpoints: one statement moves every parked event to the
+// deferred ones.
 func (c *Checkpoints) Requeue(ctx context.Context, name string, now time.Time) (int, error) {
 	var n int
 	err := c.pool.QueryRow(ctx, `

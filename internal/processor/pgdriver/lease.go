@@ -103,9 +103,9 @@ func LockKey(name string) int64 {
 	return int64(h.Sum64()) //nolint:gosec // a key, not a quantity: wrapping is fine
 }
 
-// Acquire implements processor.Leases. A standby waits for the lock in PostgreSQL's own lock queue, on a
-// connection it keeps open, RetryInterval at a time (its lock_timeout): the server grants the
-// lock the moment the holder unlocks or its session ends, whether it stopped or died.
+// Acquire implements processor.Leases. A standby waits for the lock in PostgreSQL's own lock
+// queue, on a connection it keeps open, RetryInterval at a time (its lock_timeout): the server
+// grants the lock the moment the holder unlocks or its session ends, whether it stopped or died.
 func (l *Leases) Acquire(ctx context.Context, name string) (processor.Lease, error) {
 	key := LockKey(name)
 	var conn *pgx.Conn
