@@ -35,6 +35,10 @@ type Service struct {
 	repo      *aggregate.Repository[Account]
 	log       aggregate.Log
 	snapshots SnapshotDeleter
+	keys      KeyDeleter
+	// forget drops a member's data key from the memory of the keyring that opens their values
+	// (pii.Keyring.Forget), when it keeps any.
+	forget func(owner string)
 }
 
 // SnapshotDeleter drops a stream's snapshot (eventstore.Snapshots).
@@ -42,15 +46,27 @@ type SnapshotDeleter interface {
 	DeleteSnapshot(ctx context.Context, streamID string) error
 }
 
-// Log is what accounts keep their streams in: the log, with its snapshots.
+// KeyDeleter deletes a member's data key (member_keys) on its own, outside an erasure's append.
+type KeyDeleter interface {
+	// DeleteDataKey deletes owner's data key, if they have one.
+	DeleteDataKey(ctx context.Context, owner string) error
+}
+
+// Log is what accounts keep their streams in: the log, with its snapshots and members' data
+// keys.
 type Log interface {
 	aggregate.Log
 	SnapshotDeleter
+	KeyDeleter
 }
 
 // NewService returns a Service on log.
 func NewService(log Log, opts aggregate.Options) *Service {
-	return &Service{repo: aggregate.NewRepository(log, Type(), opts), log: log, snapshots: log}
+	s := &Service{repo: aggregate.NewRepository(log, Type(), opts), log: log, snapshots: log, keys: log, forget: func(string) {}}
+	if f, ok := opts.Cipher.(interface{ Forget(owner string) }); ok {
+		s.forget = f.Forget
+	}
+	return s
 }
 
 // SetContact records a member's name and email address.
@@ -86,6 +102,10 @@ func (s *Service) Pay(ctx context.Context, memberID string, c Pay, o aggregate.O
 // Erase forgets a member: it records MemberErased and deletes the member's data key in the same
 // transaction, so that their name and email, sealed in the log, can't be read again; then it
 // drops the account's snapshot, which may hold them too. The account must be settled.
+//
+// Erasing an erased member again records nothing, but deletes their data key again: a restore
+// of a backup taken before the erasure brings the key back to member_keys, and the runbook
+// (docs/reliability.md) erases such members again.
 func (s *Service) Erase(ctx context.Context, memberID string, o aggregate.Origin) (aggregate.Result, error) {
 	if err := validate.MemberID("memberId", memberID); err != nil {
 		return aggregate.Result{}, err
@@ -95,6 +115,14 @@ func (s *Service) Erase(ctx context.Context, memberID string, o aggregate.Origin
 	})
 	if err != nil {
 		return result, err
+	}
+	if !result.Recorded() || result.Replayed {
+		// Nothing was appended by this call (Erase decides nothing for an erased account, and a
+		// replay appends nothing), so no append deleted the key: the account was erased before.
+		if err := s.keys.DeleteDataKey(ctx, memberID); err != nil {
+			return result, err
+		}
+		s.forget(memberID)
 	}
 	return result, s.snapshots.DeleteSnapshot(ctx, Type().StreamID(memberID))
 }

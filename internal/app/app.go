@@ -111,7 +111,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 	guard, verifier := a.signIn()
 	a.verifier = verifier
 	modules := []httpapi.Module{
-		booksapi.Routes{Service: bookService},
+		booksapi.Routes{Service: bookService, Members: borrowers{accounts: accountService}},
 		catalog.Routes{Query: catalog.Query{Catalog: catalogView, Log: a.store, Wait: cfg.Tuning.CatalogWait, Waits: catalog.NewWaitLimit(cfg.CatalogMaxWaits)}},
 		accountsapi.Routes{Service: accountService, Elsewhere: members},
 		processorhttp.Routes{Group: processors, Replica: cfg.ReplicaID},

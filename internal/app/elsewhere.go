@@ -6,10 +6,14 @@ import (
 	"strings"
 	"time"
 
+	"library/internal/accounts"
 	"library/internal/accounts/accountsapi"
 	"library/internal/books"
+	"library/internal/books/booksapi"
+	"library/internal/errs"
 	"library/internal/eventstore"
 	"library/internal/notifications"
+	"library/internal/validate"
 )
 
 // memberForgetter drops the events waiting in the processors that name a member.
@@ -39,13 +43,16 @@ type elsewhere struct {
 
 var _ accountsapi.Elsewhere = elsewhere{}
 
-// loans reads a member's loans from the log, in the order they were made.
-func (e elsewhere) loans(ctx context.Context, memberID string) ([]accountsapi.ExportedLoan, error) {
+// loans reads a member's loans from the log, in the order they were made, with the positions
+// of their BookLent events.
+func (e elsewhere) loans(ctx context.Context, memberID string) ([]accountsapi.ExportedLoan, map[int64]bool, error) {
 	events, err := e.log.MemberEvents(ctx, memberID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	byLoan := map[string]*accountsapi.ExportedLoan{}
+	type loanKey struct{ book, loan string } // a loan id names a loan of one book
+	byLoan := map[loanKey]*accountsapi.ExportedLoan{}
+	lentAt := map[int64]bool{}
 	var out []*accountsapi.ExportedLoan
 	for _, ev := range events {
 		bookID, ok := strings.CutPrefix(ev.StreamID, books.Type().Name+"-")
@@ -57,13 +64,17 @@ func (e elsewhere) loans(ctx context.Context, memberID string) ([]accountsapi.Ex
 			var lent books.BookLent
 			if json.Unmarshal(ev.Data, &lent) == nil {
 				l := &accountsapi.ExportedLoan{BookID: bookID, LoanID: lent.LoanID, LentAt: lent.LentAt, DueAt: lent.DueAt}
-				byLoan[lent.LoanID], out = l, append(out, l)
+				byLoan[loanKey{bookID, lent.LoanID}], out = l, append(out, l)
+				lentAt[ev.Position] = true
 			}
 		case books.BookReturned{}.EventType():
 			var back books.BookReturned
-			if json.Unmarshal(ev.Data, &back) == nil && byLoan[back.LoanID] != nil {
+			if json.Unmarshal(ev.Data, &back) != nil {
+				continue
+			}
+			if l := byLoan[loanKey{bookID, back.LoanID}]; l != nil {
 				at, late := back.ReturnedAt, back.DaysLate
-				byLoan[back.LoanID].ReturnedAt, byLoan[back.LoanID].DaysLate = &at, &late
+				l.ReturnedAt, l.DaysLate = &at, &late
 			}
 		}
 	}
@@ -71,12 +82,12 @@ func (e elsewhere) loans(ctx context.Context, memberID string) ([]accountsapi.Ex
 	for i, l := range out {
 		loans[i] = *l
 	}
-	return loans, nil
+	return loans, lentAt, nil
 }
 
 // OnLoan implements accountsapi.Elsewhere.
 func (e elsewhere) OnLoan(ctx context.Context, memberID string) (int, error) {
-	loans, err := e.loans(ctx, memberID)
+	loans, _, err := e.loans(ctx, memberID)
 	n := 0
 	for _, l := range loans {
 		if l.ReturnedAt == nil {
@@ -92,9 +103,11 @@ func (e elsewhere) Forget(ctx context.Context, memberID string) error {
 	return err
 }
 
-// Export implements accountsapi.Elsewhere.
+// Export implements accountsapi.Elsewhere. The emails are looked up by loan id, which is a
+// book's own: another member may have had a loan of another book under the same id. Only the
+// emails about this member's own BookLent events, by their position, are theirs.
 func (e elsewhere) Export(ctx context.Context, memberID string) ([]accountsapi.ExportedLoan, []accountsapi.ExportedEmail, error) {
-	loans, err := e.loans(ctx, memberID)
+	loans, lentAt, err := e.loans(ctx, memberID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -106,9 +119,40 @@ func (e elsewhere) Export(ctx context.Context, memberID string) ([]accountsapi.E
 	if err != nil {
 		return nil, nil, err
 	}
-	emails := make([]accountsapi.ExportedEmail, len(accepted))
-	for i, a := range accepted {
-		emails[i] = accountsapi.ExportedEmail{MessageID: a.MessageID, LoanID: a.LoanID, SentAt: a.AcceptedAt.UTC().Truncate(time.Microsecond)}
+	emails := make([]accountsapi.ExportedEmail, 0, len(accepted))
+	for _, a := range accepted {
+		if !lentAt[a.Position] {
+			continue
+		}
+		emails = append(emails, accountsapi.ExportedEmail{MessageID: a.MessageID, LoanID: a.LoanID, SentAt: a.AcceptedAt.UTC().Truncate(time.Microsecond)})
 	}
 	return loans, emails, nil
+}
+
+// borrowers says who may borrow, from the accounts: the books' routes ask it before a loan,
+// since package books knows nothing of accounts.
+type borrowers struct {
+	accounts *accounts.Service
+}
+
+var _ booksapi.Members = borrowers{}
+
+// MayBorrow implements booksapi.Members. A member with an account may borrow unless they were
+// erased, whatever their id (accounts opened before the rule on ids keep working); a member
+// with no account yet may borrow under an opaque id, but not under one that looks like an
+// email address, which the loan would keep for ever in the book's stream.
+func (b borrowers) MayBorrow(ctx context.Context, memberID string) error {
+	account, _, err := b.accounts.Get(ctx, memberID)
+	switch {
+	case errs.Is(err, errs.NotFound) && validate.LooksLikeEmail(memberID):
+		return errs.E(errs.InvalidRequest,
+			"memberId may not look like an email address for a member with no account: member ids are kept for ever, so they must not be personal data; use the id the sign-in provider gives (its sub), or one the library makes")
+	case errs.Is(err, errs.NotFound):
+		return nil
+	case err != nil:
+		return err
+	case account.Erased:
+		return errs.E(errs.Gone, "this member's account was erased: nothing more can be lent to them")
+	}
+	return nil
 }

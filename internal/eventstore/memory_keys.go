@@ -62,6 +62,18 @@ func (m *Memory) RewrapDataKeys(ctx context.Context, rewrap func(pii.WrappedKey)
 	return n, nil
 }
 
+// DeleteDataKey deletes owner's data key, if they have one: an erased member's key that a
+// restore brought back.
+func (m *Memory) DeleteDataKey(ctx context.Context, owner string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.keys, owner)
+	return nil
+}
+
 // Erase appends events and deletes owner's data key at once.
 func (m *Memory) Erase(ctx context.Context, streamID string, expectedVersion int64, events []NewEvent, owner string) ([]Event, error) {
 	return m.appendThen(ctx, streamID, expectedVersion, events, func() { delete(m.keys, owner) })

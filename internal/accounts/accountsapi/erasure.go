@@ -61,7 +61,10 @@ func (h Routes) erase(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		if onLoan > 0 {
+		switch {
+		case onLoan == 1:
+			return errs.E(errs.AccountNotSettled, "the account is not settled: 1 book is still on loan to this member")
+		case onLoan > 1:
 			return errs.E(errs.AccountNotSettled, "the account is not settled: %d books are still on loan to this member", onLoan)
 		}
 	}

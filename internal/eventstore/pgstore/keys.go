@@ -98,6 +98,15 @@ func (p *Postgres) RewrapDataKeys(ctx context.Context, rewrap func(pii.WrappedKe
 	return n, nil
 }
 
+// DeleteDataKey deletes owner's data key, if they have one: an erased member's key that a
+// restore of a backup taken before the erasure brought back.
+func (p *Postgres) DeleteDataKey(ctx context.Context, owner string) error {
+	if _, err := p.pool.Exec(ctx, `DELETE FROM member_keys WHERE owner = $1`, owner); err != nil {
+		return translate(ctx, err)
+	}
+	return nil
+}
+
 // Erase appends events and deletes owner's data key in one transaction: either the log records
 // the erasure and the key is gone, or neither. It does not wait for other appends.
 func (p *Postgres) Erase(ctx context.Context, streamID string, expectedVersion int64, events []eventstore.NewEvent, owner string) ([]eventstore.Event, error) {
