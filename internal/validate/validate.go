@@ -109,21 +109,25 @@ func notPlainText(r rune) bool {
 // comments, no control characters, a host name (not an address in brackets) after the @, at
 // most 254 characters.
 func Email(field, s string) error {
-	bad := errs.E(errs.InvalidRequest, "%s must be a plain email address such as alice@example.com", field)
 	if len(s) == 0 || len(s) > MaxEmailLength || strings.IndexFunc(s, func(r rune) bool {
 		return r > unicode.MaxASCII || unicode.IsControl(r) || unicode.IsSpace(r)
 	}) >= 0 {
-		return bad
+		return badEmail(field)
 	}
 	addr, err := mail.ParseAddress(s)
 	if err != nil || addr.Name != "" || addr.Address != s {
-		return bad
+		return badEmail(field)
 	}
 	at := strings.LastIndexByte(s, '@')
 	if at <= 0 || !isHostName(s[at+1:]) {
-		return bad
+		return badEmail(field)
 	}
 	return nil
+}
+
+// badEmail is the error Email returns for field; it is built only once the address has failed.
+func badEmail(field string) error {
+	return errs.E(errs.InvalidRequest, "%s must be a plain email address such as alice@example.com", field)
 }
 
 // isHostName reports whether s is a DNS name: dot-separated labels of letters, digits and
