@@ -14,6 +14,7 @@ import (
 	"library/internal/eventstore/pgstore"
 	"library/internal/processor"
 	"library/internal/processor/pgdriver"
+	"library/internal/testkit/drivertest"
 	"library/internal/testkit/pgtest"
 )
 
@@ -44,11 +45,11 @@ func TestStalledHorizon(t *testing.T) {
 	counted := &countingStore{Postgres: store}
 	opts := testOptions()
 	opts.PollInterval = time.Second
-	h := newRecorder(nil)
+	h := drivertest.NewRecorder(nil)
 	g := startGroup(t, Config{Store: counted, Checkpoints: pgdriver.NewCheckpoints(pool), Leases: processor.NewMemoryLeases(),
 		Logger: discardLogger(), Options: opts}, saga("fines", h))
-	first := appendEvents(t, store, "book", 2)
-	eventually(t, 10*time.Second, func() bool { return h.count() == 2 }, "the first events handled")
+	first := drivertest.AppendEvents(t, store, "book", 2)
+	drivertest.Eventually(t, 10*time.Second, func() bool { return h.Count() == 2 }, "the first events handled")
 
 	// Another database, another application: a transaction that has written (it has an id).
 	otherURL := pgtest.NewDatabase(t)
@@ -64,11 +65,11 @@ func TestStalledHorizon(t *testing.T) {
 	var xid string
 	require.NoError(t, tx.QueryRow(ctx, `SELECT pg_backend_pid(), pg_current_xact_id()::text`).Scan(&pid, &xid))
 
-	more := appendEvents(t, store, "member", 3)
+	more := drivertest.AppendEvents(t, store, "member", 3)
 	var stall eventstore.Stall
 	// Other tests share the cluster: a transaction of theirs that began before this one is the
 	// oldest for as long as it lasts, so the stall is this one's once theirs have ended.
-	eventually(t, 10*time.Second, func() bool {
+	drivertest.Eventually(t, 10*time.Second, func() bool {
 		s, stalled, err := store.Stalled(ctx)
 		require.NoError(t, err)
 		stall = s
@@ -79,23 +80,23 @@ func TestStalledHorizon(t *testing.T) {
 	require.Equal(t, strings.TrimPrefix(u.Path, "/"), stall.Database)
 	require.Equal(t, "nightly-report", stall.Application)
 	require.WithinDuration(t, time.Now(), stall.Since, time.Minute)
-	eventually(t, 10*time.Second, func() bool {
+	drivertest.Eventually(t, 10*time.Second, func() bool {
 		horizon, err := g.ReadHorizon(ctx)
 		require.NoError(t, err)
 		return horizon.Stalled && horizon.PID == pid && horizon.Seconds >= 1
 	}, "the group reports the stall, a second old or more")
-	require.Equal(t, 2, h.count(), "nothing above the horizon is read")
+	require.Equal(t, 2, h.Count(), "nothing above the horizon is read")
 
 	// Reading every 10ms would be some 200 reads and 200 looks at the head in two seconds.
 	before := counted.reads.Load()
 	stalledFor := time.Now()
-	eventually(t, 10*time.Second, func() bool { return time.Since(stalledFor) >= 2*time.Second }, "two seconds of stall")
+	drivertest.Eventually(t, 10*time.Second, func() bool { return time.Since(stalledFor) >= 2*time.Second }, "two seconds of stall")
 	reads := counted.reads.Load() - before
 	t.Logf("%d reads of the log in two seconds of stall", reads)
 	require.Less(t, reads, int64(40), "the processor backs off while the horizon is stalled")
 
 	require.NoError(t, tx.Rollback(ctx))
-	eventually(t, 10*time.Second, func() bool { return h.count() == len(first)+len(more) }, "the events handled once the transaction ends")
+	drivertest.Eventually(t, 10*time.Second, func() bool { return h.Count() == len(first)+len(more) }, "the events handled once the transaction ends")
 	_, stalled, err := store.Stalled(ctx)
 	require.NoError(t, err)
 	require.False(t, stalled)

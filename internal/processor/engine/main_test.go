@@ -38,44 +38,11 @@ func TestMain(m *testing.M) {
 
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-// eventually polls cond until it holds or timeout passes. Tests wait for conditions, never for
-// fixed times, so they are as fast as the code and don't fail on a slow machine.
-func eventually(t testing.TB, timeout time.Duration, cond func() bool, format string, args ...any) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not true after %v: %s", timeout, fmt.Sprintf(format, args...))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // testOptions are short so that retries, parking, polling and retaking a lost lease happen
 // within milliseconds. A small batch makes every test cross several batches.
 func testOptions() processor.Options {
 	return processor.Options{BatchSize: 4, PollInterval: 50 * time.Millisecond,
 		Retry: processor.Backoff{Attempts: 3, First: 10 * time.Millisecond, Max: 20 * time.Millisecond}, RetakeDelay: 20 * time.Millisecond}
-}
-
-// appendEvents appends n events to streams named after prefix, up to three per append, so that
-// the log has transactions of several events. It returns the events in log order.
-func appendEvents(t testing.TB, store eventstore.Store, prefix string, n int) []eventstore.Event {
-	t.Helper()
-	var out []eventstore.Event
-	for i := 0; i < n; {
-		k := min(3, n-i)
-		batch := make([]eventstore.NewEvent, k)
-		for j := range batch {
-			batch[j] = eventstore.NewEvent{Type: "Happened", Data: fmt.Appendf(nil, `{"n":%d}`, i+j),
-				Metadata: eventstore.Metadata{CommandID: fmt.Sprintf("%s-cmd-%d", prefix, i)}}
-		}
-		recorded, err := store.Append(context.Background(), fmt.Sprintf("%s-%d", prefix, i), 0, batch)
-		require.NoError(t, err)
-		out = append(out, recorded...)
-		i += k
-	}
-	return out
 }
 
 func positionsOf(events []eventstore.Event) []int64 {
@@ -84,54 +51,6 @@ func positionsOf(events []eventstore.Event) []int64 {
 		out[i] = e.Position
 	}
 	return out
-}
-
-// recorder is a Handler that records what it handled. fail, when set, decides each attempt:
-// it may return an error, or block (it must give up when ctx ends, as a real handler would).
-type recorder struct {
-	fail func(ctx context.Context, e eventstore.Event, attempt int) error
-
-	mu      sync.Mutex
-	handled []int64       // positions handled successfully, in the order they were handled
-	calls   map[int64]int // attempts per position, failed or not
-}
-
-func newRecorder(fail func(ctx context.Context, e eventstore.Event, attempt int) error) *recorder {
-	return &recorder{fail: fail, calls: map[int64]int{}}
-}
-
-func (r *recorder) Handle(ctx context.Context, e eventstore.Event) error {
-	r.mu.Lock()
-	r.calls[e.Position]++
-	attempt := r.calls[e.Position]
-	r.mu.Unlock()
-	if r.fail != nil {
-		if err := r.fail(ctx, e, attempt); err != nil {
-			return err
-		}
-	}
-	r.mu.Lock()
-	r.handled = append(r.handled, e.Position)
-	r.mu.Unlock()
-	return nil
-}
-
-func (r *recorder) positions() []int64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.handled)
-}
-
-func (r *recorder) count() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.handled)
-}
-
-func (r *recorder) attempts(position int64) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.calls[position]
 }
 
 // memoryView is a view model in memory: its rows and its checkpoint move together under

@@ -11,6 +11,7 @@ import (
 
 	"library/internal/eventstore"
 	"library/internal/processor"
+	"library/internal/testkit/drivertest"
 )
 
 // counts is an Observer that counts what it is told, per processor.
@@ -45,7 +46,7 @@ func (c *counts) Failed(p string)               { c.add(c.failed, p, 1) }
 
 // parkCounter is a recorder that is told when its events are parked.
 type parkCounter struct {
-	*recorder
+	*drivertest.Recorder
 	mu     sync.Mutex
 	parked []int64
 }
@@ -67,9 +68,9 @@ func (p *parkCounter) parkedPositions() []int64 {
 func TestObserverHearsWhatRunnersDo(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	events := appendEvents(t, env.store, "book", 9)
+	events := drivertest.AppendEvents(t, env.store, "book", 9)
 	failing, hopeless := events[1], events[6]
-	h := &parkCounter{recorder: newRecorder(func(_ context.Context, e eventstore.Event, _ int) error {
+	h := &parkCounter{Recorder: drivertest.NewRecorder(func(_ context.Context, e eventstore.Event, _ int) error {
 		switch e.Position {
 		case failing.Position:
 			return errors.New("smtp: connection refused")
@@ -84,7 +85,7 @@ func TestObserverHearsWhatRunnersDo(t *testing.T) {
 	view := newMemoryView("catalog", env.cps)
 	g := startGroup(t, cfg, outbox("emails", h), processor.Processor{Name: "catalog", Kind: processor.KindViewModel, ViewModel: view})
 
-	eventually(t, 5*time.Second, func() bool {
+	drivertest.Eventually(t, 5*time.Second, func() bool {
 		return seen.get(seen.handled, "emails") == len(events) && seen.get(seen.handled, "catalog") == len(events)
 	}, "every event is done with")
 	require.ElementsMatch(t, []int64{failing.Position, hopeless.Position}, h.parkedPositions())

@@ -21,37 +21,37 @@ import (
 func TestGroupRetryParked(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	events := appendEvents(t, env.store, "book", 6)
+	events := drivertest.AppendEvents(t, env.store, "book", 6)
 	target := events[2]
 	var down atomic.Bool
 	down.Store(true)
-	h := newRecorder(func(_ context.Context, e eventstore.Event, _ int) error {
+	h := drivertest.NewRecorder(func(_ context.Context, e eventstore.Event, _ int) error {
 		if e.Position == target.Position && down.Load() {
 			return errors.New("smtp: connection refused")
 		}
 		return nil
 	})
 	g := startGroup(t, env.config(), outbox("emails", h))
-	eventually(t, 5*time.Second, func() bool { return drivertest.CountParked(t, env.cps, "emails") == 1 && h.count() == 5 }, "parked, and the rest handled")
+	drivertest.Eventually(t, 5*time.Second, func() bool { return drivertest.CountParked(t, env.cps, "emails") == 1 && h.Count() == 5 }, "parked, and the rest handled")
 
 	n, err := g.RetryParked(context.Background(), "emails")
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
-	eventually(t, 5*time.Second, func() bool {
-		return h.attempts(target.Position) == 6 && drivertest.CountParked(t, env.cps, "emails") == 1
+	drivertest.Eventually(t, 5*time.Second, func() bool {
+		return h.Attempts(target.Position) == 6 && drivertest.CountParked(t, env.cps, "emails") == 1
 	}, "tried again, three more times, and parked again")
 	require.Zero(t, drivertest.CountDeferred(t, env.cps, "emails"), "parked again, it waits for the next retry-parked")
-	require.Equal(t, 6, h.attempts(target.Position), "not tried in a loop")
+	require.Equal(t, 6, h.Attempts(target.Position), "not tried in a loop")
 
 	down.Store(false) // the mail server is back
 	n, err = g.RetryParked(context.Background(), "emails")
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
-	eventually(t, 5*time.Second, func() bool {
-		return drivertest.CountParked(t, env.cps, "emails") == 0 && drivertest.CountDeferred(t, env.cps, "emails") == 0 && h.count() == 6
+	drivertest.Eventually(t, 5*time.Second, func() bool {
+		return drivertest.CountParked(t, env.cps, "emails") == 0 && drivertest.CountDeferred(t, env.cps, "emails") == 0 && h.Count() == 6
 	}, "handled and forgotten")
-	require.Equal(t, 7, h.attempts(target.Position))
-	got := h.positions()
+	require.Equal(t, 7, h.Attempts(target.Position))
+	got := h.Positions()
 	require.Equal(t, 6, len(got))
 	require.Equal(t, target.Position, got[5], "handled once, after the rest")
 
@@ -65,11 +65,11 @@ func TestGroupRetryParked(t *testing.T) {
 func TestGroupViewModelAndReplay(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	events := appendEvents(t, env.store, "book", 11)
+	events := drivertest.AppendEvents(t, env.store, "book", 11)
 	view := newMemoryView("catalog", env.cps)
 	g := startGroup(t, env.config(), processor.Processor{Name: "catalog", Kind: processor.KindViewModel, ViewModel: view})
 	all := positionsOf(events)
-	eventually(t, 5*time.Second, func() bool { rows, _, _ := view.snapshot(); return len(rows) == len(all) }, "every event applied")
+	drivertest.Eventually(t, 5*time.Second, func() bool { rows, _, _ := view.snapshot(); return len(rows) == len(all) }, "every event applied")
 	rows, applied, _ := view.snapshot()
 	require.Equal(t, all, rows)
 	for _, p := range all {
@@ -77,7 +77,7 @@ func TestGroupViewModelAndReplay(t *testing.T) {
 	}
 
 	require.NoError(t, g.Replay(context.Background(), "catalog"))
-	eventually(t, 5*time.Second, func() bool {
+	drivertest.Eventually(t, 5*time.Second, func() bool {
 		rows, _, resets := view.snapshot()
 		return resets == 1 && len(rows) == len(all)
 	}, "reset and applied again")
@@ -93,28 +93,28 @@ func TestGroupViewModelAndReplay(t *testing.T) {
 func TestGroupReplayOfSagaAndOutbox(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	events := appendEvents(t, env.store, "book", 5)
-	sagaHandler, outboxHandler := newRecorder(nil), newRecorder(nil)
+	events := drivertest.AppendEvents(t, env.store, "book", 5)
+	sagaHandler, outboxHandler := drivertest.NewRecorder(nil), drivertest.NewRecorder(nil)
 	g := startGroup(t, env.config(), saga("fines", sagaHandler), outbox("emails", outboxHandler))
-	eventually(t, 5*time.Second, func() bool { return sagaHandler.count() == 5 && outboxHandler.count() == 5 }, "handled")
+	drivertest.Eventually(t, 5*time.Second, func() bool { return sagaHandler.Count() == 5 && outboxHandler.Count() == 5 }, "handled")
 
 	err := g.Replay(context.Background(), "emails")
 	require.True(t, errs.Is(err, errs.NotReplayable), "outbox replay: %v", err)
 
 	require.NoError(t, g.Replay(context.Background(), "fines"))
-	eventually(t, 5*time.Second, func() bool { return sagaHandler.count() == 10 }, "the saga handles everything again")
-	require.Equal(t, append(positionsOf(events), positionsOf(events)...), sagaHandler.positions())
+	drivertest.Eventually(t, 5*time.Second, func() bool { return sagaHandler.Count() == 10 }, "the saga handles everything again")
+	require.Equal(t, append(positionsOf(events), positionsOf(events)...), sagaHandler.Positions())
 	require.Equal(t, int64(1), drivertest.LoadPosition(t, env.cps, "fines").Generation)
-	require.Equal(t, 5, outboxHandler.count(), "the outbox was not replayed")
+	require.Equal(t, 5, outboxHandler.Count(), "the outbox was not replayed")
 }
 
 // Admin requests name a processor this replica runs, and only its lease holder acts on them.
 func TestGroupAdminRefusals(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	holder := startGroup(t, env.config(), saga("fines", newRecorder(nil)), outbox("emails", newRecorder(nil)))
-	eventually(t, 5*time.Second, func() bool { return holder.HoldsLease("fines") && holder.HoldsLease("emails") }, "leases taken")
-	standby := startGroup(t, env.config(), saga("fines", newRecorder(nil)), outbox("emails", newRecorder(nil)))
+	holder := startGroup(t, env.config(), saga("fines", drivertest.NewRecorder(nil)), outbox("emails", drivertest.NewRecorder(nil)))
+	drivertest.Eventually(t, 5*time.Second, func() bool { return holder.HoldsLease("fines") && holder.HoldsLease("emails") }, "leases taken")
+	standby := startGroup(t, env.config(), saga("fines", drivertest.NewRecorder(nil)), outbox("emails", drivertest.NewRecorder(nil)))
 
 	ctx := context.Background()
 	for _, g := range []*Group{holder, standby} {
@@ -136,11 +136,11 @@ func TestGroupAdminRefusals(t *testing.T) {
 func TestGroupStatus(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	events := appendEvents(t, env.store, "book", 6)
+	events := drivertest.AppendEvents(t, env.store, "book", 6)
 	head := events[len(events)-1]
 	failing := head
 	retried := make(chan struct{}) // closed to let the second attempt of the failing event succeed
-	h := newRecorder(func(ctx context.Context, e eventstore.Event, attempt int) error {
+	h := drivertest.NewRecorder(func(ctx context.Context, e eventstore.Event, attempt int) error {
 		if e.Position != failing.Position {
 			return nil
 		}
@@ -163,7 +163,7 @@ func TestGroupStatus(t *testing.T) {
 
 	g.Start(context.Background())
 	t.Cleanup(func() { stopGroup(t, g) })
-	eventually(t, 5*time.Second, func() bool { return h.attempts(failing.Position) == 2 }, "the first attempt failed")
+	drivertest.Eventually(t, 5*time.Second, func() bool { return h.Attempts(failing.Position) == 2 }, "the first attempt failed")
 	statuses, err = g.Status(context.Background())
 	require.NoError(t, err)
 	require.Len(t, statuses, 1)
@@ -178,14 +178,14 @@ func TestGroupStatus(t *testing.T) {
 	close(retried)
 	require.NoError(t, env.cps.Park(context.Background(), "emails", processor.Parked{Event: events[0], Reason: "old", Attempts: 6}))
 	want := processor.Status{Name: "emails", Kind: processor.KindOutbox, HoldsLease: true, Checkpoint: head.Position, Head: head.Position, Lag: 0, Parked: 1}
-	eventually(t, 5*time.Second, func() bool {
+	drivertest.Eventually(t, 5*time.Second, func() bool {
 		statuses, err = g.Status(context.Background())
 		require.NoError(t, err)
 		return statuses[0] == want
 	}, "caught up, nothing deferred, with the error cleared by the success")
-	require.Equal(t, 6, h.count())
+	require.Equal(t, 6, h.Count())
 
-	more := appendEvents(t, env.store, "late", 2)
+	more := drivertest.AppendEvents(t, env.store, "late", 2)
 	statuses, err = g.Status(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, more[1].Position, statuses[0].Head)
@@ -195,15 +195,15 @@ func TestGroupStatus(t *testing.T) {
 func TestGroupStatusShowsParkingError(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	events := appendEvents(t, env.store, "book", 3)
-	h := newRecorder(func(_ context.Context, e eventstore.Event, _ int) error {
+	events := drivertest.AppendEvents(t, env.store, "book", 3)
+	h := drivertest.NewRecorder(func(_ context.Context, e eventstore.Event, _ int) error {
 		if e.Position == events[2].Position {
 			return &processor.ParkError{Reason: "member alice@example.org has no email address", Public: "no email address"}
 		}
 		return nil
 	})
 	g := startGroup(t, env.config(), outbox("emails", h))
-	eventually(t, 5*time.Second, func() bool { return drivertest.CountParked(t, env.cps, "emails") == 1 && h.count() == 2 }, "parked")
+	drivertest.Eventually(t, 5*time.Second, func() bool { return drivertest.CountParked(t, env.cps, "emails") == 1 && h.Count() == 2 }, "parked")
 	lastError := func() *string {
 		statuses, err := g.Status(context.Background())
 		require.NoError(t, err)
@@ -212,6 +212,6 @@ func TestGroupStatusShowsParkingError(t *testing.T) {
 	got := lastError()
 	require.NotNil(t, got, "the parked event's error shows")
 	require.Equal(t, fmt.Sprintf("position %d: parked: no email address", events[2].Position), *got, "its public text, not its reason")
-	appendEvents(t, env.store, "late", 1)
-	eventually(t, 5*time.Second, func() bool { return lastError() == nil }, "the next success clears it")
+	drivertest.AppendEvents(t, env.store, "late", 1)
+	drivertest.Eventually(t, 5*time.Second, func() bool { return lastError() == nil }, "the next success clears it")
 }

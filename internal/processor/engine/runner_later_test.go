@@ -64,8 +64,8 @@ func (k *keySlots) mostAtOnce(key string) int {
 func TestGroupStartsOthersWhileAKeyIsFull(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	slowEvents := appendEvents(t, env.store, "slow", 12) // first in the log
-	fastEvents := appendEvents(t, env.store, "fast", 24)
+	slowEvents := drivertest.AppendEvents(t, env.store, "slow", 12) // first in the log
+	fastEvents := drivertest.AppendEvents(t, env.store, "fast", 24)
 	slow := map[int64]bool{}
 	for _, e := range slowEvents {
 		slow[e.Position] = true
@@ -76,7 +76,7 @@ func TestGroupStartsOthersWhileAKeyIsFull(t *testing.T) {
 	var handedBack, failedOnce atomic.Bool
 	var firstSlowDone, lastFastDone atomic.Int64
 	var attempts sync.Map // position -> the attempt it was handled at
-	h := newRecorder(func(ctx context.Context, e eventstore.Event, _ int) error {
+	h := drivertest.NewRecorder(func(ctx context.Context, e eventstore.Event, _ int) error {
 		if e.Position == failOnce {
 			switch {
 			case failedOnce.CompareAndSwap(false, true):
@@ -113,10 +113,10 @@ func TestGroupStartsOthersWhileAKeyIsFull(t *testing.T) {
 	startGroup(t, cfg, processor.Processor{Name: "emails", Kind: processor.KindOutbox, Handler: h, InFlight: 6})
 
 	all := append(append([]eventstore.Event(nil), slowEvents...), fastEvents...)
-	eventually(t, 10*time.Second, func() bool {
-		return h.count() == len(all) && drivertest.LoadPosition(t, env.cps, "emails").Checkpoint == all[len(all)-1].Checkpoint()
+	drivertest.Eventually(t, 10*time.Second, func() bool {
+		return h.Count() == len(all) && drivertest.LoadPosition(t, env.cps, "emails").Checkpoint == all[len(all)-1].Checkpoint()
 	}, "every event handled, the checkpoint at the end")
-	require.ElementsMatch(t, positionsOf(all), h.positions(), "each event once")
+	require.ElementsMatch(t, positionsOf(all), h.Positions(), "each event once")
 	require.Equal(t, 2, slots.mostAtOnce("slow"), "the slow key had its two slots, never more")
 	require.Less(t, lastFastDone.Load(), firstSlowDone.Load(),
 		"the fast events, after the slow ones in the log, did not wait for them")

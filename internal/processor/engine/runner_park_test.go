@@ -38,9 +38,9 @@ func TestGroupKeepsAnEventWhoseParkFails(t *testing.T) {
 	env := newMemoryEnv()
 	cps := &failingParks{MemoryCheckpoints: env.cps}
 	cps.failing.Store(true)
-	events := appendEvents(t, env.store, "book", 3)
+	events := drivertest.AppendEvents(t, env.store, "book", 3)
 	refused := events[1]
-	h := newRecorder(func(_ context.Context, e eventstore.Event, _ int) error {
+	h := drivertest.NewRecorder(func(_ context.Context, e eventstore.Event, _ int) error {
 		if e.Position == refused.Position {
 			return processor.Park("550 5.1.1 no such mailbox")
 		}
@@ -48,14 +48,14 @@ func TestGroupKeepsAnEventWhoseParkFails(t *testing.T) {
 	})
 	startGroup(t, memoryConfig(env.store, cps, env.leases), outbox("emails", h))
 
-	eventually(t, 10*time.Second, func() bool { return cps.tries.Load() >= 3 }, "Park tried again after failing")
+	drivertest.Eventually(t, 10*time.Second, func() bool { return cps.tries.Load() >= 3 }, "Park tried again after failing")
 	require.True(t, drivertest.LoadPosition(t, cps, "emails").Checkpoint.Before(refused.Checkpoint()),
 		"the checkpoint stays before an event that is neither handled nor parked")
 	require.Empty(t, parkedOf(t, cps, "emails"))
 
 	cps.failing.Store(false)
 	last := events[len(events)-1].Checkpoint()
-	eventually(t, 10*time.Second, func() bool { return drivertest.LoadPosition(t, cps, "emails").Checkpoint == last },
+	drivertest.Eventually(t, 10*time.Second, func() bool { return drivertest.LoadPosition(t, cps, "emails").Checkpoint == last },
 		"the processor goes on once Park succeeds")
 	parked := parkedOf(t, cps, "emails")
 	require.Len(t, parked, 1)

@@ -30,7 +30,7 @@ func TestPostgresTwoReplicas(t *testing.T) {
 
 	type replicaUnderTest struct {
 		group *Group
-		h     *recorder
+		h     *drivertest.Recorder
 	}
 	var replicas [2]replicaUnderTest
 	var store eventstore.Store
@@ -40,17 +40,17 @@ func TestPostgresTwoReplicas(t *testing.T) {
 		store = s
 		cfg := Config{Store: s, Checkpoints: cps, Leases: pgdriver.NewLeases(pool.Config().ConnConfig, timing, discardLogger()),
 			Logger: discardLogger(), Options: testOptions()}
-		h := newRecorder(nil)
+		h := drivertest.NewRecorder(nil)
 		replicas[i] = replicaUnderTest{group: startGroup(t, cfg, outbox("emails", h)), h: h}
 	}
-	events := appendEvents(t, store, "book", 50)
+	events := drivertest.AppendEvents(t, store, "book", 50)
 
 	handled := func() []int64 {
-		all := append(replicas[0].h.positions(), replicas[1].h.positions()...)
+		all := append(replicas[0].h.Positions(), replicas[1].h.Positions()...)
 		slices.Sort(all)
 		return all
 	}
-	eventually(t, 20*time.Second, func() bool { return len(handled()) >= len(events) }, "the first 50 are handled")
+	drivertest.Eventually(t, 20*time.Second, func() bool { return len(handled()) >= len(events) }, "the first 50 are handled")
 	want := positionsOf(events)
 	require.Equal(t, want, handled(), "each once, by one replica or the other")
 	holder, other := replicas[0], replicas[1]
@@ -59,20 +59,20 @@ func TestPostgresTwoReplicas(t *testing.T) {
 	}
 	require.True(t, holder.group.HoldsLease("emails"), "one replica holds the lease")
 	require.False(t, other.group.HoldsLease("emails"), "and only one")
-	t.Logf("before the stop: the holder handled %d, the standby %d", holder.h.count(), other.h.count())
+	t.Logf("before the stop: the holder handled %d, the standby %d", holder.h.Count(), other.h.Count())
 
 	took := stopGroup(t, holder.group)
 	t.Logf("the holder stopped in %v", took)
-	stoppedAt := holder.h.count()
-	more := appendEvents(t, store, "member", 50)
+	stoppedAt := holder.h.Count()
+	more := drivertest.AppendEvents(t, store, "member", 50)
 	want = append(want, positionsOf(more)...)
-	eventually(t, 20*time.Second, func() bool { return len(handled()) >= len(want) }, "the other replica handles the next 50")
+	drivertest.Eventually(t, 20*time.Second, func() bool { return len(handled()) >= len(want) }, "the other replica handles the next 50")
 	require.Equal(t, want, handled(), "all 100, each once")
 	require.True(t, other.group.HoldsLease("emails"))
-	require.Equal(t, stoppedAt, holder.h.count(), "the stopped replica handled nothing more")
-	require.Equal(t, positionsOf(more), other.h.positions()[len(other.h.positions())-len(more):], "in log order")
+	require.Equal(t, stoppedAt, holder.h.Count(), "the stopped replica handled nothing more")
+	require.Equal(t, positionsOf(more), other.h.Positions()[len(other.h.Positions())-len(more):], "in log order")
 	// The handler sees an event before its batch's checkpoint is saved: wait for the save.
-	eventually(t, 10*time.Second, func() bool {
+	drivertest.Eventually(t, 10*time.Second, func() bool {
 		return drivertest.LoadPosition(t, cps, "emails") == processor.Position{Checkpoint: more[len(more)-1].Checkpoint()}
 	},
 		"the checkpoint reaches the end of the log")

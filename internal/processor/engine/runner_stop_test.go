@@ -22,9 +22,9 @@ import (
 func TestGroupStopHandsOverToStandby(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	events := appendEvents(t, env.store, "book", 20)
+	events := drivertest.AppendEvents(t, env.store, "book", 20)
 	reached, gate := make(chan struct{}), make(chan struct{})
-	first := newRecorder(func(ctx context.Context, e eventstore.Event, attempt int) error {
+	first := drivertest.NewRecorder(func(ctx context.Context, e eventstore.Event, attempt int) error {
 		if e.Position != events[6].Position || attempt > 1 {
 			return nil
 		}
@@ -36,7 +36,7 @@ func TestGroupStopHandsOverToStandby(t *testing.T) {
 			return ctx.Err()
 		}
 	})
-	second := newRecorder(nil)
+	second := drivertest.NewRecorder(nil)
 	active, err := NewGroup(env.config(), outbox("emails", first))
 	require.NoError(t, err)
 	running, endRun := context.WithCancel(context.Background())
@@ -55,14 +55,14 @@ func TestGroupStopHandsOverToStandby(t *testing.T) {
 	t.Logf("Stop returned %v after the batch in hand could finish (Stop itself: %v)", time.Since(opened), took)
 	require.Less(t, time.Since(opened), 2*time.Second)
 	require.False(t, active.HoldsLease("emails"))
-	require.Equal(t, positionsOf(events[:7]), first.positions(), "the event in hand is finished, no other is started")
+	require.Equal(t, positionsOf(events[:7]), first.Positions(), "the event in hand is finished, no other is started")
 
-	eventually(t, 5*time.Second, func() bool { return second.count() == 13 }, "the standby takes over")
+	drivertest.Eventually(t, 5*time.Second, func() bool { return second.Count() == 13 }, "the standby takes over")
 	require.True(t, standbyGroup.HoldsLease("emails"))
-	more := appendEvents(t, env.store, "member", 7)
-	eventually(t, 5*time.Second, func() bool { return second.count() == 20 }, "and goes on")
-	require.Equal(t, positionsOf(append(events[7:], more...)), second.positions(), "from where the first stopped")
-	require.Equal(t, 7, first.count(), "the stopped replica handled nothing more")
+	more := drivertest.AppendEvents(t, env.store, "member", 7)
+	drivertest.Eventually(t, 5*time.Second, func() bool { return second.Count() == 20 }, "and goes on")
+	require.Equal(t, positionsOf(append(events[7:], more...)), second.Positions(), "from where the first stopped")
+	require.Equal(t, 7, first.Count(), "the stopped replica handled nothing more")
 }
 
 // A deferred event outlives its holder: Stop does not wait for its next attempt, and the next
@@ -70,9 +70,9 @@ func TestGroupStopHandsOverToStandby(t *testing.T) {
 func TestGroupDeferredEventOutlivesItsHolder(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	events := appendEvents(t, env.store, "book", 5)
+	events := drivertest.AppendEvents(t, env.store, "book", 5)
 	stuck := events[2]
-	h := newRecorder(func(_ context.Context, e eventstore.Event, _ int) error {
+	h := drivertest.NewRecorder(func(_ context.Context, e eventstore.Event, _ int) error {
 		if e.Position == stuck.Position {
 			return errors.New("451 4.3.0 try again later")
 		}
@@ -81,21 +81,21 @@ func TestGroupDeferredEventOutlivesItsHolder(t *testing.T) {
 	cfg := env.config()
 	cfg.Options.Retry = processor.Backoff{Attempts: 3, First: 500 * time.Millisecond, Max: 500 * time.Millisecond}
 	g := startGroup(t, cfg, outbox("emails", h))
-	eventually(t, 5*time.Second, func() bool {
-		return h.count() == 4 && drivertest.LoadPosition(t, env.cps, "emails").Checkpoint == events[4].Checkpoint()
+	drivertest.Eventually(t, 5*time.Second, func() bool {
+		return h.Count() == 4 && drivertest.LoadPosition(t, env.cps, "emails").Checkpoint == events[4].Checkpoint()
 	}, "the others handled, the checkpoint at the end")
 
 	took := stopGroup(t, g)
 	require.Less(t, took, 2*time.Second, "Stop does not wait for the deferred event")
-	require.Equal(t, 1, h.attempts(stuck.Position))
+	require.Equal(t, 1, h.Attempts(stuck.Position))
 	require.Zero(t, drivertest.CountParked(t, env.cps, "emails"), "stopping is not a reason to park")
 	require.Equal(t, 1, drivertest.CountDeferred(t, env.cps, "emails"), "the deferred event is kept for the next holder")
 
-	next := newRecorder(nil)
+	next := drivertest.NewRecorder(nil)
 	startGroup(t, cfg, outbox("emails", next))
-	eventually(t, 5*time.Second, func() bool { return next.count() == 1 }, "the next holder tries it when it is due")
-	require.Equal(t, []int64{stuck.Position}, next.positions(), "that one alone")
-	eventually(t, 5*time.Second, func() bool { return drivertest.CountDeferred(t, env.cps, "emails") == 0 }, "and forgets it")
+	drivertest.Eventually(t, 5*time.Second, func() bool { return next.Count() == 1 }, "the next holder tries it when it is due")
+	require.Equal(t, []int64{stuck.Position}, next.Positions(), "that one alone")
+	drivertest.Eventually(t, 5*time.Second, func() bool { return drivertest.CountDeferred(t, env.cps, "emails") == 0 }, "and forgets it")
 }
 
 // When Stop's context ends before the batch in hand, the batch is abandoned: Stop returns the
@@ -103,8 +103,8 @@ func TestGroupDeferredEventOutlivesItsHolder(t *testing.T) {
 func TestGroupStopAbandonsBatchWhenContextEnds(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	events := appendEvents(t, env.store, "book", 3)
-	h := newRecorder(func(ctx context.Context, e eventstore.Event, _ int) error {
+	events := drivertest.AppendEvents(t, env.store, "book", 3)
+	h := drivertest.NewRecorder(func(ctx context.Context, e eventstore.Event, _ int) error {
 		if e.Position == events[1].Position {
 			<-ctx.Done() // a handler that hangs until it is told to give up
 			return ctx.Err()
@@ -112,7 +112,7 @@ func TestGroupStopAbandonsBatchWhenContextEnds(t *testing.T) {
 		return nil
 	})
 	g := startGroup(t, env.config(), outbox("emails", h))
-	eventually(t, 5*time.Second, func() bool { return h.attempts(events[1].Position) == 1 }, "the handler hangs")
+	drivertest.Eventually(t, 5*time.Second, func() bool { return h.Attempts(events[1].Position) == 1 }, "the handler hangs")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
@@ -123,13 +123,13 @@ func TestGroupStopAbandonsBatchWhenContextEnds(t *testing.T) {
 	require.False(t, events[0].Checkpoint().Before(drivertest.LoadPosition(t, env.cps, "emails").Checkpoint),
 		"the checkpoint is not past the abandoned batch's handled events")
 
-	next := newRecorder(nil)
+	next := drivertest.NewRecorder(nil)
 	startGroup(t, env.config(), outbox("emails", next))
-	eventually(t, 5*time.Second, func() bool {
-		return next.count() >= 2 && drivertest.LoadPosition(t, env.cps, "emails").Checkpoint == events[2].Checkpoint()
+	drivertest.Eventually(t, 5*time.Second, func() bool {
+		return next.Count() >= 2 && drivertest.LoadPosition(t, env.cps, "emails").Checkpoint == events[2].Checkpoint()
 	},
 		"the next holder handles the abandoned batch")
-	require.Contains(t, next.positions(), events[1].Position)
+	require.Contains(t, next.Positions(), events[1].Position)
 }
 
 // killableLeases are memory leases that the test can take away, as a failed lock connection
@@ -191,9 +191,9 @@ func (l *killableLease) Release() {
 func TestGroupLeaseLostMidBatch(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	events := appendEvents(t, env.store, "book", 12)
+	events := drivertest.AppendEvents(t, env.store, "book", 12)
 	reached := make(chan struct{})
-	h := newRecorder(func(ctx context.Context, e eventstore.Event, attempt int) error {
+	h := drivertest.NewRecorder(func(ctx context.Context, e eventstore.Event, attempt int) error {
 		if e.Position == events[5].Position && attempt == 1 {
 			close(reached)
 			<-ctx.Done() // only the lost lease can end this
@@ -206,12 +206,12 @@ func TestGroupLeaseLostMidBatch(t *testing.T) {
 	<-reached
 	leases.kill()
 
-	eventually(t, 5*time.Second, func() bool {
+	drivertest.Eventually(t, 5*time.Second, func() bool {
 		return drivertest.LoadPosition(t, env.cps, "emails").Checkpoint == events[11].Checkpoint()
 	}, "all handled")
 	require.Equal(t, int32(2), leases.taken.Load(), "the lease was taken again")
 	counts := map[int64]int{}
-	for _, p := range h.positions() {
+	for _, p := range h.Positions() {
 		counts[p]++
 	}
 	for i, e := range events {
@@ -228,26 +228,26 @@ func TestGroupLeaseLostMidBatch(t *testing.T) {
 func TestGroupLostLeaseGoesToStandby(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	events := appendEvents(t, env.store, "book", 3)
+	events := drivertest.AppendEvents(t, env.store, "book", 3)
 	leases := &killableLeases{inner: env.leases}
 	cfg := memoryConfig(env.store, env.cps, leases)
 	cfg.Options.RetakeDelay = 200 * time.Millisecond
-	first, second := newRecorder(nil), newRecorder(nil)
+	first, second := drivertest.NewRecorder(nil), drivertest.NewRecorder(nil)
 	g1 := startGroup(t, cfg, saga("fines", first))
-	eventually(t, 5*time.Second, func() bool {
-		return first.count() == 3 && drivertest.LoadPosition(t, env.cps, "fines").Checkpoint == events[2].Checkpoint()
+	drivertest.Eventually(t, 5*time.Second, func() bool {
+		return first.Count() == 3 && drivertest.LoadPosition(t, env.cps, "fines").Checkpoint == events[2].Checkpoint()
 	}, "the first replica runs it, and saves its checkpoint")
 	g2 := startGroup(t, cfg, saga("fines", second))
 	leases.kill()
-	eventually(t, 5*time.Second, func() bool { return g2.HoldsLease("fines") }, "the standby takes the lease")
+	drivertest.Eventually(t, 5*time.Second, func() bool { return g2.HoldsLease("fines") }, "the standby takes the lease")
 	require.False(t, g1.HoldsLease("fines"))
 	statuses, err := g1.Status(context.Background())
 	require.NoError(t, err)
 	require.Nil(t, statuses[0].LastError, "a replica that lost its lease stands by: no error shows")
-	more := appendEvents(t, env.store, "member", 2)
-	eventually(t, 5*time.Second, func() bool { return second.count() == 2 }, "the standby goes on")
-	require.Equal(t, positionsOf(more), second.positions())
-	require.Equal(t, 3, first.count())
+	more := drivertest.AppendEvents(t, env.store, "member", 2)
+	drivertest.Eventually(t, 5*time.Second, func() bool { return second.Count() == 2 }, "the standby goes on")
+	require.Equal(t, positionsOf(more), second.Positions())
+	require.Equal(t, 3, first.Count())
 }
 
 // everyoneLeases is a broken lease service that lets every replica hold every lease at once:
@@ -274,15 +274,15 @@ func TestGroupFencingStopsTwoHoldersApplyingTwice(t *testing.T) {
 	cfg.Options.BatchSize = 3
 	var events []eventstore.Event
 	for i := range 5 { // there before either starts: both read the first batch from the start
-		events = append(events, appendEvents(t, env.store, fmt.Sprintf("book%d", i), 4)...)
+		events = append(events, drivertest.AppendEvents(t, env.store, fmt.Sprintf("book%d", i), 4)...)
 	}
 	processor := processor.Processor{Name: "catalog", Kind: processor.KindViewModel, ViewModel: view}
 	startGroup(t, cfg, processor)
 	startGroup(t, cfg, processor)
 	for i := 5; i < 20; i++ { // appended while both run, so that they race batch after batch
-		events = append(events, appendEvents(t, env.store, fmt.Sprintf("book%d", i), 4)...)
+		events = append(events, drivertest.AppendEvents(t, env.store, fmt.Sprintf("book%d", i), 4)...)
 	}
-	eventually(t, 10*time.Second, func() bool { rows, _, _ := view.snapshot(); return len(rows) >= len(events) }, "everything applied")
+	drivertest.Eventually(t, 10*time.Second, func() bool { rows, _, _ := view.snapshot(); return len(rows) >= len(events) }, "everything applied")
 	rows, applied, _ := view.snapshot()
 	require.Equal(t, positionsOf(events), rows, "each event once, in order")
 	for p, n := range applied {
@@ -331,17 +331,17 @@ func (s *flakyStore) ReadAll(ctx context.Context, after eventstore.Checkpoint, l
 func TestGroupRetriesStoreFailures(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	events := appendEvents(t, env.store, "book", 5)
+	events := drivertest.AppendEvents(t, env.store, "book", 5)
 	store := &flakyStore{Store: env.store}
 	store.failures.Store(2)
 	leases := &killableLeases{inner: env.leases}
-	h := newRecorder(nil)
+	h := drivertest.NewRecorder(nil)
 	g := startGroup(t, memoryConfig(store, env.cps, leases), saga("fines", h))
-	eventually(t, 5*time.Second, func() bool { return h.count() == len(events) }, "handled once the store is back")
-	require.Equal(t, positionsOf(events), h.positions())
+	drivertest.Eventually(t, 5*time.Second, func() bool { return h.Count() == len(events) }, "handled once the store is back")
+	require.Equal(t, positionsOf(events), h.Positions())
 	require.Less(t, store.failures.Load(), int32(0), "both failed reads were retried")
 	require.Equal(t, int32(1), leases.taken.Load(), "a store failure does not give the lease up")
-	eventually(t, 5*time.Second, func() bool {
+	drivertest.Eventually(t, 5*time.Second, func() bool {
 		statuses, err := g.Status(context.Background())
 		require.NoError(t, err)
 		return statuses[0].LastError == nil

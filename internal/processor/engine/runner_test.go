@@ -39,7 +39,7 @@ func outbox(name string, h processor.Handler) processor.Processor {
 func TestNewGroupChecksProcessors(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	h, view := newRecorder(nil), newMemoryView("v", env.cps)
+	h, view := drivertest.NewRecorder(nil), newMemoryView("v", env.cps)
 	for _, tc := range []struct {
 		why        string
 		processors []processor.Processor
@@ -66,17 +66,17 @@ func TestNewGroupChecksProcessors(t *testing.T) {
 func TestGroupHandlesEveryEventOnceInOrder(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	events := appendEvents(t, env.store, "book", 10)
-	h := newRecorder(nil)
+	events := drivertest.AppendEvents(t, env.store, "book", 10)
+	h := drivertest.NewRecorder(nil)
 	cfg := env.config()
 	cfg.Options.PollInterval = time.Hour // only the append's wake-up can start the next read
 	g := startGroup(t, cfg, saga("loans", h))
-	eventually(t, 5*time.Second, func() bool { return h.count() == len(events) }, "the first events are handled")
-	events = append(events, appendEvents(t, env.store, "member", 11)...)
-	eventually(t, 5*time.Second, func() bool { return h.count() == len(events) }, "the appended events are handled")
-	require.Equal(t, positionsOf(events), h.positions())
+	drivertest.Eventually(t, 5*time.Second, func() bool { return h.Count() == len(events) }, "the first events are handled")
+	events = append(events, drivertest.AppendEvents(t, env.store, "member", 11)...)
+	drivertest.Eventually(t, 5*time.Second, func() bool { return h.Count() == len(events) }, "the appended events are handled")
+	require.Equal(t, positionsOf(events), h.Positions())
 	// The handler sees an event before its batch's checkpoint is saved: wait for the save.
-	eventually(t, 5*time.Second, func() bool {
+	drivertest.Eventually(t, 5*time.Second, func() bool {
 		return drivertest.LoadPosition(t, env.cps, "loans") == processor.Position{Checkpoint: events[len(events)-1].Checkpoint()}
 	},
 		"the checkpoint reaches the end of the log")
@@ -89,9 +89,9 @@ func TestGroupHandlesEveryEventOnceInOrder(t *testing.T) {
 func TestGroupParksWhatFails(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	events := appendEvents(t, env.store, "book", 9)
+	events := drivertest.AppendEvents(t, env.store, "book", 9)
 	failing, hopeless := events[1], events[6]
-	h := newRecorder(func(_ context.Context, e eventstore.Event, _ int) error {
+	h := drivertest.NewRecorder(func(_ context.Context, e eventstore.Event, _ int) error {
 		switch e.Position {
 		case failing.Position:
 			return errors.New("smtp: connection refused")
@@ -101,23 +101,23 @@ func TestGroupParksWhatFails(t *testing.T) {
 		return nil
 	})
 	startGroup(t, env.config(), outbox("emails", h))
-	eventually(t, 5*time.Second, func() bool { return drivertest.CountParked(t, env.cps, "emails") == 2 }, "two events are parked")
-	eventually(t, 5*time.Second, func() bool { return h.count() == len(events)-2 }, "the others are handled")
+	drivertest.Eventually(t, 5*time.Second, func() bool { return drivertest.CountParked(t, env.cps, "emails") == 2 }, "two events are parked")
+	drivertest.Eventually(t, 5*time.Second, func() bool { return h.Count() == len(events)-2 }, "the others are handled")
 
 	parked := parkedOf(t, env.cps, "emails")
 	require.Len(t, parked, 2)
 	require.Equal(t, failing, parked[0].Event)
 	require.Equal(t, "smtp: connection refused", parked[0].Reason)
 	require.Equal(t, 3, parked[0].Attempts)
-	require.Equal(t, 3, h.attempts(failing.Position), "tried Retry.Attempts times")
+	require.Equal(t, 3, h.Attempts(failing.Position), "tried Retry.Attempts times")
 	require.Equal(t, hopeless, parked[1].Event)
 	require.Equal(t, "member has no email address", parked[1].Reason)
 	require.Equal(t, 1, parked[1].Attempts)
-	require.Equal(t, 1, h.attempts(hopeless.Position), "a Park error is not retried")
+	require.Equal(t, 1, h.Attempts(hopeless.Position), "a Park error is not retried")
 
 	want := slices.DeleteFunc(positionsOf(events), func(p int64) bool { return p == failing.Position || p == hopeless.Position })
-	require.Equal(t, want, h.positions(), "in order, past the parked events")
-	eventually(t, 5*time.Second, func() bool { return drivertest.LoadPosition(t, env.cps, "emails").Checkpoint == events[8].Checkpoint() },
+	require.Equal(t, want, h.Positions(), "in order, past the parked events")
+	drivertest.Eventually(t, 5*time.Second, func() bool { return drivertest.LoadPosition(t, env.cps, "emails").Checkpoint == events[8].Checkpoint() },
 		"the checkpoint moves past parked events")
 	require.Zero(t, drivertest.CountDeferred(t, env.cps, "emails"), "nothing is left deferred")
 }
@@ -128,10 +128,10 @@ func TestGroupParksWhatFails(t *testing.T) {
 func TestGroupDefersWhatFailsForNow(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	events := appendEvents(t, env.store, "book", 6)
+	events := drivertest.AppendEvents(t, env.store, "book", 6)
 	failing := events[1]
 	var retryNow atomic.Bool
-	h := newRecorder(func(_ context.Context, e eventstore.Event, _ int) error {
+	h := drivertest.NewRecorder(func(_ context.Context, e eventstore.Event, _ int) error {
 		if e.Position == failing.Position && !retryNow.Load() {
 			return errors.New("452 4.2.2 mailbox full")
 		}
@@ -140,8 +140,8 @@ func TestGroupDefersWhatFailsForNow(t *testing.T) {
 	cfg := env.config()
 	cfg.Options.Retry = processor.Backoff{Attempts: 3, First: 300 * time.Millisecond, Max: 300 * time.Millisecond}
 	startGroup(t, cfg, outbox("emails", h))
-	eventually(t, 5*time.Second, func() bool {
-		return h.count() == len(events)-1 && drivertest.LoadPosition(t, env.cps, "emails").Checkpoint == events[5].Checkpoint()
+	drivertest.Eventually(t, 5*time.Second, func() bool {
+		return h.Count() == len(events)-1 && drivertest.LoadPosition(t, env.cps, "emails").Checkpoint == events[5].Checkpoint()
 	}, "the others handled and the checkpoint past the deferred event")
 	require.Equal(t, 1, drivertest.CountDeferred(t, env.cps, "emails"))
 	deferred := drivertest.Due(t, env.cps, "emails", time.Now().Add(time.Hour))
@@ -152,9 +152,9 @@ func TestGroupDefersWhatFailsForNow(t *testing.T) {
 	require.WithinDuration(t, time.Now().Add(300*time.Millisecond), deferred[0].NextAttempt, 300*time.Millisecond)
 
 	retryNow.Store(true)
-	eventually(t, 5*time.Second, func() bool { return h.count() == len(events) }, "handled at its next attempt")
-	require.GreaterOrEqual(t, h.attempts(failing.Position), 2)
-	eventually(t, 5*time.Second, func() bool { return drivertest.CountDeferred(t, env.cps, "emails") == 0 }, "no longer deferred")
+	drivertest.Eventually(t, 5*time.Second, func() bool { return h.Count() == len(events) }, "handled at its next attempt")
+	require.GreaterOrEqual(t, h.Attempts(failing.Position), 2)
+	drivertest.Eventually(t, 5*time.Second, func() bool { return drivertest.CountDeferred(t, env.cps, "emails") == 0 }, "no longer deferred")
 	require.Zero(t, drivertest.CountParked(t, env.cps, "emails"))
 }
 
@@ -163,11 +163,11 @@ func TestGroupDefersWhatFailsForNow(t *testing.T) {
 func TestGroupHandlesInFlightEventsAtOnce(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	events := appendEvents(t, env.store, "book", 40)
+	events := drivertest.AppendEvents(t, env.store, "book", 40)
 	slow := events[3]
 	release := make(chan struct{})
 	var now, most atomic.Int64
-	h := newRecorder(func(ctx context.Context, e eventstore.Event, _ int) error {
+	h := drivertest.NewRecorder(func(ctx context.Context, e eventstore.Event, _ int) error {
 		raiseTo(&most, now.Add(1))
 		defer now.Add(-1)
 		if e.Position == slow.Position {
@@ -182,17 +182,17 @@ func TestGroupHandlesInFlightEventsAtOnce(t *testing.T) {
 	cfg := env.config()
 	cfg.Options.BatchSize = 10
 	g := startGroup(t, cfg, processor.Processor{Name: "emails", Kind: processor.KindOutbox, Handler: h, InFlight: 8})
-	eventually(t, 5*time.Second, func() bool {
-		return h.count() >= 20 && drivertest.LoadPosition(t, env.cps, "emails") == processor.Position{Checkpoint: events[2].Checkpoint()}
+	drivertest.Eventually(t, 5*time.Second, func() bool {
+		return h.Count() >= 20 && drivertest.LoadPosition(t, env.cps, "emails") == processor.Position{Checkpoint: events[2].Checkpoint()}
 	}, "the others go on past the slow one, and the checkpoint waits below it")
 	statuses, err := g.Status(context.Background())
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, statuses[0].InFlight, int64(1), "the slow event is in flight")
 	close(release)
-	eventually(t, 5*time.Second, func() bool {
-		return h.count() == len(events) && drivertest.LoadPosition(t, env.cps, "emails").Checkpoint == events[39].Checkpoint()
+	drivertest.Eventually(t, 5*time.Second, func() bool {
+		return h.Count() == len(events) && drivertest.LoadPosition(t, env.cps, "emails").Checkpoint == events[39].Checkpoint()
 	}, "everything handled, the checkpoint at the end")
-	require.ElementsMatch(t, positionsOf(events), h.positions(), "each event once")
+	require.ElementsMatch(t, positionsOf(events), h.Positions(), "each event once")
 	require.LessOrEqual(t, most.Load(), int64(8), "never more than InFlight at once")
 	require.Greater(t, most.Load(), int64(1), "more than one at once")
 }
@@ -202,11 +202,11 @@ func TestGroupHandlesInFlightEventsAtOnce(t *testing.T) {
 func TestGroupPausesWhileTheRelayIsDown(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	events := appendEvents(t, env.store, "book", 12)
+	events := drivertest.AppendEvents(t, env.store, "book", 12)
 	var down atomic.Bool
 	down.Store(true)
 	var calls atomic.Int64
-	h := newRecorder(func(_ context.Context, _ eventstore.Event, _ int) error {
+	h := drivertest.NewRecorder(func(_ context.Context, _ eventstore.Event, _ int) error {
 		calls.Add(1)
 		if down.Load() {
 			return processor.Pause(errors.New("dial tcp: connection refused"))
@@ -214,22 +214,22 @@ func TestGroupPausesWhileTheRelayIsDown(t *testing.T) {
 		return nil
 	})
 	g := startGroup(t, env.config(), processor.Processor{Name: "emails", Kind: processor.KindOutbox, Handler: h, InFlight: 4})
-	eventually(t, 5*time.Second, func() bool { return calls.Load() >= 4 }, "the relay is tried, and tried again")
+	drivertest.Eventually(t, 5*time.Second, func() bool { return calls.Load() >= 4 }, "the relay is tried, and tried again")
 	statuses, err := g.Status(context.Background())
 	require.NoError(t, err)
 	require.NotNil(t, statuses[0].LastError)
 	require.Contains(t, *statuses[0].LastError, "paused")
-	require.Zero(t, h.count())
+	require.Zero(t, h.Count())
 	require.Zero(t, drivertest.CountDeferred(t, env.cps, "emails"), "a relay that is down is no email's fault")
 	require.Zero(t, drivertest.CountParked(t, env.cps, "emails"))
 	before := calls.Load()
 	down.Store(false)
-	eventually(t, 5*time.Second, func() bool { return h.count() == len(events) }, "all sent once it is back")
+	drivertest.Eventually(t, 5*time.Second, func() bool { return h.Count() == len(events) }, "all sent once it is back")
 	require.Zero(t, drivertest.CountParked(t, env.cps, "emails"))
 	require.Zero(t, drivertest.CountDeferred(t, env.cps, "emails"))
 	// While paused, the events in hand (at most InFlight) wait, and only one probes at a time.
 	require.LessOrEqual(t, calls.Load()-before, int64(len(events)+4))
-	eventually(t, 5*time.Second, func() bool {
+	drivertest.Eventually(t, 5*time.Second, func() bool {
 		statuses, err := g.Status(context.Background())
 		require.NoError(t, err)
 		return statuses[0].LastError == nil
@@ -241,15 +241,15 @@ func TestGroupPausesWhileTheRelayIsDown(t *testing.T) {
 func TestGroupWaitsOutAnUnavailableDatabase(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	events := appendEvents(t, env.store, "book", 2)
-	h := newRecorder(func(_ context.Context, e eventstore.Event, attempt int) error {
+	events := drivertest.AppendEvents(t, env.store, "book", 2)
+	h := drivertest.NewRecorder(func(_ context.Context, e eventstore.Event, attempt int) error {
 		if e.Position == events[0].Position && attempt <= 4 {
 			return errs.E(errs.Unavailable, "the event store is unreachable")
 		}
 		return nil
 	})
 	startGroup(t, env.config(), saga("fines", h))
-	eventually(t, 10*time.Second, func() bool { return h.count() == 2 }, "both events handled")
-	require.Equal(t, 5, h.attempts(events[0].Position), "four failures, more than Retry.Attempts, then success")
+	drivertest.Eventually(t, 10*time.Second, func() bool { return h.Count() == 2 }, "both events handled")
+	require.Equal(t, 5, h.Attempts(events[0].Position), "four failures, more than Retry.Attempts, then success")
 	require.Zero(t, drivertest.CountParked(t, env.cps, "fines"))
 }

@@ -29,12 +29,12 @@ func TestStuckQueryFailsAfterStepTimeout(t *testing.T) {
 	observed := newCounts()
 	opts.Observer = observed
 	timing := pgdriver.LeaseTiming{RetryInterval: 50 * time.Millisecond, CheckInterval: 100 * time.Millisecond, CheckTimeout: time.Second}
-	h := newRecorder(nil)
+	h := drivertest.NewRecorder(nil)
 	g := startGroup(t, Config{Store: store, Checkpoints: cps, Leases: pgdriver.NewLeases(pool.Config().ConnConfig, timing, discardLogger()),
 		Logger: discardLogger(), Options: opts}, saga("fines", h))
 
-	first := appendEvents(t, store, "book", 3)
-	eventually(t, 20*time.Second, func() bool {
+	first := drivertest.AppendEvents(t, store, "book", 3)
+	drivertest.Eventually(t, 20*time.Second, func() bool {
 		return drivertest.LoadPosition(t, cps, "fines").Checkpoint == first[len(first)-1].Checkpoint()
 	}, "the first events handled")
 
@@ -50,19 +50,19 @@ func TestStuckQueryFailsAfterStepTimeout(t *testing.T) {
 	_, err = tx.Exec(ctx, `LOCK TABLE processor_checkpoints IN SHARE MODE`)
 	require.NoError(t, err)
 	failedBefore := observed.get(observed.failed, "fines")
-	more := appendEvents(t, store, "member", 3)
+	more := drivertest.AppendEvents(t, store, "member", 3)
 
 	runner := g.runners[0]
-	eventually(t, 20*time.Second, func() bool {
+	drivertest.Eventually(t, 20*time.Second, func() bool {
 		return observed.get(observed.failed, "fines") >= failedBefore+2 && strings.Contains(runner.lastErr(), "did not answer in time")
 	}, "the stuck checkpoint query failed, and failed again when tried again (last error %q)", runner.lastErr())
 	require.True(t, g.HoldsLease("fines"), "the lease is kept: its connection answers")
 
 	require.NoError(t, tx.Rollback(ctx))
-	eventually(t, 20*time.Second, func() bool {
+	drivertest.Eventually(t, 20*time.Second, func() bool {
 		return drivertest.LoadPosition(t, cps, "fines").Checkpoint == more[len(more)-1].Checkpoint()
 	}, "the processor goes on once the lock is gone")
 	for _, e := range more {
-		require.GreaterOrEqual(t, h.attempts(e.Position), 1, "every event handled")
+		require.GreaterOrEqual(t, h.Attempts(e.Position), 1, "every event handled")
 	}
 }

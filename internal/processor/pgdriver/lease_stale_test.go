@@ -32,7 +32,7 @@ func TestPostgresLeaseGoesStaleWhenItsCheckerStalls(t *testing.T) {
 	t.Cleanup(lease.Release)
 	require.True(t, lease.Fresh(), "fresh when just taken")
 
-	eventually(t, 10*time.Second, func() bool { return !lease.Fresh() }, "the lease to go stale with its checker stalled")
+	drivertest.Eventually(t, 10*time.Second, func() bool { return !lease.Fresh() }, "the lease to go stale with its checker stalled")
 	require.GreaterOrEqual(t, time.Since(taken), stalled.SessionTimeout-stalled.CheckTimeout,
 		"trusted for SessionTimeout less CheckTimeout after it was taken")
 	require.False(t, drivertest.IsClosed(lease.Lost()), "stale by its age alone: nothing said it was lost")

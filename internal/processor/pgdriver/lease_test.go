@@ -178,7 +178,7 @@ func TestPostgresLeasesOneHolderAtATime(t *testing.T) {
 	}
 	require.False(t, drivertest.IsClosed(held.Lost()), "the holder kept its lease throughout")
 	acquire(t, b, "catalog") // another name is free
-	eventually(t, 10*time.Second, func() bool { return leaseBackends(t, pool, false) == 2 },
+	drivertest.Eventually(t, 10*time.Second, func() bool { return leaseBackends(t, pool, false) == 2 },
 		"the two holders' sessions are left; the waiters closed theirs")
 }
 
@@ -225,12 +225,12 @@ func TestPostgresLeaseReleaseWakesStandby(t *testing.T) {
 	holder := acquire(t, replica(pool.Config().ConnConfig, testTiming()), "emails")
 	w := standby(t, replica(pool.Config().ConnConfig, slow), "emails", holder.Lost())
 	// Wait until the standby is queued for the lock.
-	eventually(t, 10*time.Second, func() bool { return leaseBackends(t, pool, true) == 1 }, "the standby queues for the lock")
+	drivertest.Eventually(t, 10*time.Second, func() bool { return leaseBackends(t, pool, true) == 1 }, "the standby queues for the lock")
 	require.False(t, w.acquired())
 
 	released := time.Now()
 	holder.Release()
-	eventually(t, 10*time.Second, w.acquired, "the standby takes the released lease")
+	drivertest.Eventually(t, 10*time.Second, w.acquired, "the standby takes the released lease")
 	took := w.at.Sub(released)
 	t.Logf("standby took over %v after the release (its retry interval is %v)", took, slow.RetryInterval)
 	require.Less(t, took, slow.RetryInterval, "granted from the queue, not found free on a later try")
@@ -245,7 +245,7 @@ func TestPostgresLeaseLostWhenSessionTerminated(t *testing.T) {
 	timing := testTiming()
 	holder := acquire(t, replica(pool.Config().ConnConfig, timing), "emails")
 	w := standby(t, replica(pool.Config().ConnConfig, timing), "emails", holder.Lost())
-	eventually(t, 10*time.Second, func() bool { return leaseBackends(t, pool, false) == 2 }, "holder and standby sessions")
+	drivertest.Eventually(t, 10*time.Second, func() bool { return leaseBackends(t, pool, false) == 2 }, "holder and standby sessions")
 
 	pid := holderPID(t, pool, "emails")
 	var terminated bool
@@ -254,9 +254,9 @@ func TestPostgresLeaseLostWhenSessionTerminated(t *testing.T) {
 	killed := time.Now()
 
 	bound := timing.CheckInterval + timing.CheckTimeout + 2*time.Second // margin for a loaded machine
-	eventually(t, bound, func() bool { return drivertest.IsClosed(holder.Lost()) }, "the holder notices its session is gone")
+	drivertest.Eventually(t, bound, func() bool { return drivertest.IsClosed(holder.Lost()) }, "the holder notices its session is gone")
 	lostAfter := time.Since(killed)
-	eventually(t, 10*time.Second, w.acquired, "the standby takes the lock the server released")
+	drivertest.Eventually(t, 10*time.Second, w.acquired, "the standby takes the lock the server released")
 	t.Logf("holder lost its lease %v after the kill; standby acquired %v after (holder gave up first: %v)",
 		lostAfter, w.at.Sub(killed), w.holderLostFirst)
 	require.NotEqual(t, pid, holderPID(t, pool, "emails"), "the standby's session holds it now")
@@ -275,14 +275,14 @@ func TestPostgresLeaseLostWhenConnectionCut(t *testing.T) {
 	require.NoError(t, err)
 	holder := acquire(t, replica(holderCfg, timing), "emails")
 	w := standby(t, replica(pool.Config().ConnConfig, timing), "emails", holder.Lost())
-	eventually(t, 10*time.Second, func() bool { return leaseBackends(t, pool, true) == 1 }, "the standby tries the lock")
+	drivertest.Eventually(t, 10*time.Second, func() bool { return leaseBackends(t, pool, true) == 1 }, "the standby tries the lock")
 
 	proxy.Cut()
 	cut := time.Now()
 	bound := timing.CheckInterval + timing.CheckTimeout + 2*time.Second
-	eventually(t, bound, func() bool { return drivertest.IsClosed(holder.Lost()) }, "the cut-off holder gives up")
+	drivertest.Eventually(t, bound, func() bool { return drivertest.IsClosed(holder.Lost()) }, "the cut-off holder gives up")
 	lostAfter := time.Since(cut)
-	eventually(t, 10*time.Second, w.acquired, "the standby takes the lock")
+	drivertest.Eventually(t, 10*time.Second, w.acquired, "the standby takes the lock")
 	t.Logf("holder lost its lease %v after the cut; standby acquired %v after (holder gave up first: %v)",
 		lostAfter, w.at.Sub(cut), w.holderLostFirst)
 }
@@ -302,10 +302,10 @@ func TestPostgresLeaseAcquireWaitsOutAnOutage(t *testing.T) {
 	proxy.Cut()
 	w := standby(t, replica(cfg, testTiming()), "emails", nil)
 	// It can't connect: the proxy turns everyone away. Let it fail a few tries.
-	eventually(t, 10*time.Second, func() bool { return dials.Load() >= 3 }, "Acquire tries again and again")
+	drivertest.Eventually(t, 10*time.Second, func() bool { return dials.Load() >= 3 }, "Acquire tries again and again")
 	require.False(t, w.acquired())
 	proxy.Restore()
-	eventually(t, 10*time.Second, w.acquired, "Acquire gets the lease once the database is back")
+	drivertest.Eventually(t, 10*time.Second, w.acquired, "Acquire gets the lease once the database is back")
 }
 
 // The holder is partitioned from the database: nothing it sends arrives, nothing is closed.
@@ -322,14 +322,14 @@ func TestPostgresLeasePartitionedHolderGivesUpFirst(t *testing.T) {
 	require.NoError(t, err)
 	holder := acquire(t, replica(holderCfg, timing), "emails")
 	w := standby(t, replica(pool.Config().ConnConfig, timing), "emails", holder.Lost())
-	eventually(t, 10*time.Second, func() bool { return leaseBackends(t, pool, true) == 1 }, "the standby tries the lock")
+	drivertest.Eventually(t, 10*time.Second, func() bool { return leaseBackends(t, pool, true) == 1 }, "the standby tries the lock")
 
 	hole.Freeze()
 	frozen := time.Now()
-	eventually(t, timing.CheckInterval+timing.CheckTimeout+2*time.Second, func() bool { return drivertest.IsClosed(holder.Lost()) },
+	drivertest.Eventually(t, timing.CheckInterval+timing.CheckTimeout+2*time.Second, func() bool { return drivertest.IsClosed(holder.Lost()) },
 		"the partitioned holder gives up")
 	lostAfter := time.Since(frozen)
-	eventually(t, timing.SessionTimeout+5*time.Second, w.acquired, "the server ends the silent session and a standby takes the lock")
+	drivertest.Eventually(t, timing.SessionTimeout+5*time.Second, w.acquired, "the server ends the silent session and a standby takes the lock")
 	acquiredAfter := w.at.Sub(frozen)
 	t.Logf("holder lost its lease %v after the partition; standby acquired %v after", lostAfter, acquiredAfter)
 	require.True(t, w.holderLostFirst, "the standby got the lock while the partitioned holder still trusted its lease")

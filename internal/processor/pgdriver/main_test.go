@@ -7,7 +7,6 @@ import (
 	"os"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
 
@@ -30,19 +29,6 @@ func TestMain(m *testing.M) {
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
-
-// eventually polls cond until it holds or timeout passes. Tests wait for conditions, never for
-// fixed times, so they are as fast as the code and don't fail on a slow machine.
-func eventually(t testing.TB, timeout time.Duration, cond func() bool, format string, args ...any) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not true after %v: %s", timeout, fmt.Sprintf(format, args...))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
 
 // raiseTo sets a to n if n is larger, however many goroutines do it at once.
 func raiseTo(a *atomic.Int64, n int64) {

@@ -29,28 +29,28 @@ type httpReplicas struct {
 	holder, standby  http.Handler
 	holderG          *engine.Group
 	events           []eventstore.Event
-	sagaH, outboxH   *recorder
+	sagaH, outboxH   *drivertest.Recorder
 	withoutAdminAuth http.Handler
 }
 
 func newHTTPReplicas(t *testing.T) httpReplicas {
 	t.Helper()
 	env := newMemoryEnv()
-	r := httpReplicas{env: env, events: appendEvents(t, env.store, "book", 5)}
-	r.sagaH = newRecorder(nil)
-	r.outboxH = newRecorder(func(_ context.Context, e eventstore.Event, _ int) error {
+	r := httpReplicas{env: env, events: drivertest.AppendEvents(t, env.store, "book", 5)}
+	r.sagaH = drivertest.NewRecorder(nil)
+	r.outboxH = drivertest.NewRecorder(func(_ context.Context, e eventstore.Event, _ int) error {
 		if e.StreamID == "book-3" {
 			return errors.New("smtp: connection refused")
 		}
 		return nil
 	})
 	r.holderG = startGroup(t, env.config(), saga("fines", r.sagaH), outbox("emails", r.outboxH))
-	eventually(t, 5*time.Second, func() bool {
+	drivertest.Eventually(t, 5*time.Second, func() bool {
 		return r.holderG.HoldsLease("fines") && r.holderG.HoldsLease("emails") && drivertest.CountParked(t, env.cps, "emails") == 2 &&
 			drivertest.LoadPosition(t, env.cps, "fines").Checkpoint == r.events[4].Checkpoint() &&
 			drivertest.LoadPosition(t, env.cps, "emails").Checkpoint == r.events[4].Checkpoint()
 	}, "the holder has handled the log and parked book-3's events")
-	standbyG := startGroup(t, env.config(), saga("fines", newRecorder(nil)), outbox("emails", newRecorder(nil)))
+	standbyG := startGroup(t, env.config(), saga("fines", drivertest.NewRecorder(nil)), outbox("emails", drivertest.NewRecorder(nil)))
 
 	opts := httpapi.Options{Logger: discardLogger(), Guard: auth.NewGuard(nil, adminToken)}
 	r.holder = httpapi.New(opts, Routes{Group: r.holderG, Replica: "replica-a"})
@@ -146,7 +146,7 @@ func TestHTTPAdminNeedsTheToken(t *testing.T) {
 			require.Contains(t, w.Header().Get("WWW-Authenticate"), "Bearer", "%s: %s", tc.why, path)
 		}
 	}
-	require.Equal(t, 5, r.sagaH.count(), "nothing was replayed")
+	require.Equal(t, 5, r.sagaH.Count(), "nothing was replayed")
 	require.Equal(t, 2, drivertest.CountParked(t, r.env.cps, "emails"), "nothing was requeued")
 }
 
@@ -165,10 +165,10 @@ func TestHTTPAdminAnswers(t *testing.T) {
 	w := serve(r.holder, http.MethodPost, "/admin/processors/emails/retry-parked", "bearer "+adminToken) // the scheme is case-insensitive
 	require.Equal(t, http.StatusAccepted, w.Code, w.Body.String())
 	require.JSONEq(t, `{"requeued": 2}`, w.Body.String())
-	eventually(t, 5*time.Second, func() bool { return r.outboxH.attempts(r.events[4].Position) == 6 }, "the holder tries them again")
+	drivertest.Eventually(t, 5*time.Second, func() bool { return r.outboxH.Attempts(r.events[4].Position) == 6 }, "the holder tries them again")
 
 	w = serve(r.holder, http.MethodPost, "/admin/processors/fines/replay", bearer)
 	require.Equal(t, http.StatusAccepted, w.Code, w.Body.String())
 	require.JSONEq(t, `{"processor": "fines", "replay": "started"}`, w.Body.String())
-	eventually(t, 5*time.Second, func() bool { return r.sagaH.count() == 10 }, "the saga replays")
+	drivertest.Eventually(t, 5*time.Second, func() bool { return r.sagaH.Count() == 10 }, "the saga replays")
 }
