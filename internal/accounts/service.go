@@ -32,10 +32,8 @@ func Type() aggregate.Type[Account] {
 
 // Service runs Account commands and reads accounts.
 type Service struct {
-	repo      *aggregate.Repository[Account]
-	log       aggregate.Log
-	snapshots SnapshotDeleter
-	keys      KeyDeleter
+	repo *aggregate.Repository[Account]
+	log  Log
 	// forget drops a member's data key from the memory of the keyring that opens their values
 	// (pii.Keyring.Forget), when it keeps any.
 	forget func(owner string)
@@ -62,7 +60,7 @@ type Log interface {
 
 // NewService returns a Service on log.
 func NewService(log Log, opts aggregate.Options) *Service {
-	s := &Service{repo: aggregate.NewRepository(log, Type(), opts), log: log, snapshots: log, keys: log, forget: func(string) {}}
+	s := &Service{repo: aggregate.NewRepository(log, Type(), opts), log: log, forget: func(string) {}}
 	if f, ok := opts.Cipher.(interface{ Forget(owner string) }); ok {
 		s.forget = f.Forget
 	}
@@ -119,12 +117,12 @@ func (s *Service) Erase(ctx context.Context, memberID string, o aggregate.Origin
 	if !result.Recorded() || result.Replayed {
 		// Nothing was appended by this call (Erase decides nothing for an erased account, and a
 		// replay appends nothing), so no append deleted the key: the account was erased before.
-		if err := s.keys.DeleteDataKey(ctx, memberID); err != nil {
+		if err := s.log.DeleteDataKey(ctx, memberID); err != nil {
 			return result, err
 		}
 		s.forget(memberID)
 	}
-	return result, s.snapshots.DeleteSnapshot(ctx, Type().StreamID(memberID))
+	return result, s.log.DeleteSnapshot(ctx, Type().StreamID(memberID))
 }
 
 // Get returns an account and its stream version, or errs.NotFound when nothing has happened to
