@@ -45,7 +45,7 @@ func Snapshots(t *testing.T, newStore func(t *testing.T) SnapshotStore, forget F
 	}
 }
 
-func snapshotsSaveAndLoad(t *testing.T, newStore func(t *testing.T) SnapshotStore, forget ForgetFunc) {
+func snapshotsSaveAndLoad(t *testing.T, newStore func(t *testing.T) SnapshotStore, _ ForgetFunc) {
 	t.Parallel()
 	ctx, s := context.Background(), newStore(t)
 	written := AppendStream(t, s, "loan-1", 5)
@@ -72,7 +72,7 @@ func snapshotsSaveAndLoad(t *testing.T, newStore func(t *testing.T) SnapshotStor
 	require.Empty(t, tail)
 }
 
-func snapshotsLoadWithoutASnapshotReadsEveryEvent(t *testing.T, newStore func(t *testing.T) SnapshotStore, forget ForgetFunc) {
+func snapshotsLoadWithoutASnapshotReadsEveryEvent(t *testing.T, newStore func(t *testing.T) SnapshotStore, _ ForgetFunc) {
 	t.Parallel()
 	ctx, s := context.Background(), newStore(t)
 	written := AppendStream(t, s, "loan-1", 3)
@@ -88,7 +88,7 @@ func snapshotsLoadWithoutASnapshotReadsEveryEvent(t *testing.T, newStore func(t 
 	require.Empty(t, tail)
 }
 
-func snapshotsASnapshotOfAnotherSchemaVersionIsIgnored(t *testing.T, newStore func(t *testing.T) SnapshotStore, forget ForgetFunc) {
+func snapshotsASnapshotOfAnotherSchemaVersionIsIgnored(t *testing.T, newStore func(t *testing.T) SnapshotStore, _ ForgetFunc) {
 	t.Parallel()
 	ctx, s := context.Background(), newStore(t)
 	written := AppendStream(t, s, "loan-1", 4)
@@ -104,7 +104,7 @@ func snapshotsASnapshotOfAnotherSchemaVersionIsIgnored(t *testing.T, newStore fu
 	requireSnapshot(t, s, "loan-1", 1, 0)
 }
 
-func snapshotsASaveNeverMovesBack(t *testing.T, newStore func(t *testing.T) SnapshotStore, forget ForgetFunc) {
+func snapshotsASaveNeverMovesBack(t *testing.T, newStore func(t *testing.T) SnapshotStore, _ ForgetFunc) {
 	t.Parallel()
 	ctx, s := context.Background(), newStore(t)
 	written := AppendStream(t, s, "loan-1", 8)
@@ -122,7 +122,7 @@ func snapshotsASaveNeverMovesBack(t *testing.T, newStore func(t *testing.T) Snap
 	requireSnapshot(t, s, "loan-1", 1, 8)
 }
 
-func snapshotsASnapshotThatIsNotOfTheLogIsRefused(t *testing.T, newStore func(t *testing.T) SnapshotStore, forget ForgetFunc) {
+func snapshotsASnapshotThatIsNotOfTheLogIsRefused(t *testing.T, newStore func(t *testing.T) SnapshotStore, _ ForgetFunc) {
 	t.Parallel()
 	ctx, s := context.Background(), newStore(t)
 	written := AppendStream(t, s, "loan-1", 3)
@@ -170,7 +170,7 @@ func snapshotsASnapshotTheLogNoLongerHasIsIgnored(t *testing.T, newStore func(t 
 	requireSnapshot(t, s, "loan-1", 1, 4)
 }
 
-func snapshotsReadVersions(t *testing.T, newStore func(t *testing.T) SnapshotStore, forget ForgetFunc) {
+func snapshotsReadVersions(t *testing.T, newStore func(t *testing.T) SnapshotStore, _ ForgetFunc) {
 	t.Parallel()
 	ctx, s := context.Background(), newStore(t)
 	written := AppendStream(t, s, "loan-1", 5)
@@ -193,7 +193,7 @@ func snapshotsReadVersions(t *testing.T, newStore func(t *testing.T) SnapshotSto
 	require.Empty(t, none)
 }
 
-func snapshotsDeleteSnapshot(t *testing.T, newStore func(t *testing.T) SnapshotStore, forget ForgetFunc) {
+func snapshotsDeleteSnapshot(t *testing.T, newStore func(t *testing.T) SnapshotStore, _ ForgetFunc) {
 	t.Parallel()
 	ctx, s := context.Background(), newStore(t)
 	written := AppendStream(t, s, "loan-1", 2)
@@ -205,7 +205,7 @@ func snapshotsDeleteSnapshot(t *testing.T, newStore func(t *testing.T) SnapshotS
 	requireSnapshot(t, s, "loan-1", 1, 1)
 }
 
-func snapshotsSnapshotsWithACancelledContext(t *testing.T, newStore func(t *testing.T) SnapshotStore, forget ForgetFunc) {
+func snapshotsSnapshotsWithACancelledContext(t *testing.T, newStore func(t *testing.T) SnapshotStore, _ ForgetFunc) {
 	t.Parallel()
 	s := newStore(t)
 	ctx, cancel := context.WithCancel(context.Background())
