@@ -132,14 +132,18 @@ type Account struct {
 	Balance int64
 	// finedLoans holds the loan ids that have been fined.
 	finedLoans map[string]bool
+	// loans holds the loans on the account (loanKey), open now.
+	loans map[string]bool
 }
 
 // NewAccount returns the state of an account with no events.
-func NewAccount() Account { return Account{finedLoans: make(map[string]bool)} }
+func NewAccount() Account {
+	return Account{finedLoans: make(map[string]bool), loans: make(map[string]bool)}
+}
 
 // Clone returns a copy of a that Apply can change without changing a.
 func Clone(a Account) Account {
-	a.finedLoans = maps.Clone(a.finedLoans)
+	a.finedLoans, a.loans = maps.Clone(a.finedLoans), maps.Clone(a.loans)
 	return a
 }
 
@@ -160,6 +164,10 @@ func Apply(a Account, e Event) Account {
 		}
 	case PaymentReceived:
 		a.Balance -= e.Amount
+	case LoanOpened:
+		a.loans[loanKey(e.BookID, e.LoanID)] = true
+	case LoanClosed:
+		delete(a.loans, loanKey(e.BookID, e.LoanID))
 	}
 	return a
 }

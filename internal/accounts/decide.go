@@ -3,6 +3,7 @@ package accounts
 import (
 	"library/internal/errs"
 	"library/internal/validate"
+	"strconv"
 )
 
 // Longest name and fine reason.
@@ -129,7 +130,8 @@ func (c Pay) Decide(a Account) ([]Event, error) {
 }
 
 // Erase asks to forget the member: only once the account is settled (nothing owed, no
-// credit). Whether a book is still on loan is the caller's to check: the account does not know.
+// credit, no book on loan). The account knows the loans made since loans are recorded on it;
+// those made before are the caller's to check, in the log.
 type Erase struct{}
 
 // Decide records the erasure, once: a second erasure records nothing.
@@ -139,6 +141,8 @@ func (Erase) Decide(a Account) ([]Event, error) {
 		return nil, nil
 	case a.Balance != 0:
 		return nil, errs.E(errs.AccountNotSettled, "the account is not settled: its balance is %d cents; settle it before erasing it", a.Balance)
+	case a.OnLoan() > 0:
+		return nil, errs.E(errs.AccountNotSettled, "the account is not settled: %s on loan to this member", BooksStill(a.OnLoan()))
 	}
 	return []Event{MemberErased{}}, nil
 }
@@ -157,4 +161,12 @@ func guarded(memberID string, decide func(Account) ([]Event, error)) func(Accoun
 		}
 		return decide(a)
 	}
+}
+
+// BooksStill says how many books are still somewhere: "1 book is still", "3 books are still".
+func BooksStill(n int) string {
+	if n == 1 {
+		return "1 book is still"
+	}
+	return strconv.Itoa(n) + " books are still"
 }

@@ -26,6 +26,8 @@ func Type() aggregate.Type[Account] {
 			aggregate.EventCodec[ContactChanged](),
 			aggregate.EventCodec[FineCharged](),
 			aggregate.EventCodec[PaymentReceived](),
+			aggregate.EventCodec[LoanOpened](),
+			aggregate.EventCodec[LoanClosed](),
 		},
 	}
 }

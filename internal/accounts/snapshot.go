@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 
 	"library/internal/aggregate"
@@ -9,7 +10,7 @@ import (
 
 // snapshotVersion names the encoding of an Account in snapshots: bump it whenever snapshotState
 // or what it means changes, so that older snapshots are ignored rather than misread.
-const snapshotVersion = 2
+const snapshotVersion = 3
 
 // snapshotState is an Account as a snapshot keeps it.
 type snapshotState struct {
@@ -21,6 +22,8 @@ type snapshotState struct {
 	EmailFrom  string   `json:"emailFrom,omitempty"`
 	Balance    int64    `json:"balance"`
 	FinedLoans []string `json:"finedLoans,omitempty"`
+	// Loans are the loans open on the account (bookId/loanId).
+	Loans []string `json:"loans,omitempty"`
 }
 
 func snapshotCodec() *aggregate.SnapshotCodec[Account] {
@@ -28,13 +31,8 @@ func snapshotCodec() *aggregate.SnapshotCodec[Account] {
 }
 
 func encodeSnapshot(a Account) ([]byte, error) {
-	loans := make([]string, 0, len(a.finedLoans))
-	for id := range a.finedLoans {
-		loans = append(loans, id)
-	}
-	slices.Sort(loans)
 	return json.Marshal(snapshotState{Seen: a.Seen, Erased: a.Erased, Opened: a.Opened, Name: a.Name, Email: a.Email, EmailFrom: a.EmailFrom,
-		Balance: a.Balance, FinedLoans: loans})
+		Balance: a.Balance, FinedLoans: slices.Sorted(maps.Keys(a.finedLoans)), Loans: slices.Sorted(maps.Keys(a.loans))})
 }
 
 func decodeSnapshot(b []byte) (Account, error) {
@@ -48,6 +46,9 @@ func decodeSnapshot(b []byte) (Account, error) {
 	for _, id := range s.FinedLoans {
 		a.finedLoans[id] = true
 	}
+	for _, key := range s.Loans {
+		a.loans[key] = true
+	}
 	return a, nil
 }
 
@@ -56,6 +57,9 @@ func weigh(a Account) int {
 	n := 128 + len(a.Name) + len(a.Email) + len(a.EmailFrom)
 	for id := range a.finedLoans {
 		n += 48 + len(id) // a map slot and its key
+	}
+	for key := range a.loans {
+		n += 48 + len(key)
 	}
 	return n
 }

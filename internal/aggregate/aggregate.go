@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -93,6 +94,24 @@ type Command[S any] struct {
 	// Forget makes the command erase its aggregate's owner: the append of its events deletes
 	// the owner's data key in the same transaction, so their sealed values can't be read again.
 	Forget bool
+	// Also, when set, makes a command that decided events write to a second stream too, in
+	// the same atomic append: a rule that spans two aggregates (a loan and the member's
+	// account) is then kept by optimistic concurrency on both streams. Also is given the
+	// decided events and returns the other stream's part, as read from the log at that moment,
+	// or an error that refuses the command. When the other stream has moved on by the time of
+	// the append, nothing is written and the command is decided again, Also asked again. A
+	// command with Also is decided and appended in a group of its own.
+	Also func(ctx context.Context, decided []Event) (Also, error)
+}
+
+// Also is a second stream's part of a command's append: Events go to StreamID, whose version
+// must still be ExpectedVersion. They carry the command's metadata but not its id, so that the
+// other stream's window of keys is not the command's to fill: a repeat is answered from the
+// command's own stream.
+type Also struct {
+	StreamID        string
+	ExpectedVersion int64
+	Events          []Event
 }
 
 // Result is what a command did: the stream's version and position after it, and the events it

@@ -177,6 +177,10 @@ func (l *swappableLog) Append(ctx context.Context, streamID string, expected int
 	return l.current.Load().Append(ctx, streamID, expected, events)
 }
 
+func (l *swappableLog) AppendAll(ctx context.Context, parts []eventstore.StreamAppend) ([][]eventstore.Event, error) {
+	return l.current.Load().AppendAll(ctx, parts)
+}
+
 func (l *swappableLog) ReadVersions(ctx context.Context, streamID string, from, to int64) ([]eventstore.Event, error) {
 	return l.current.Load().ReadVersions(ctx, streamID, from, to)
 }

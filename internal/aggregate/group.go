@@ -28,6 +28,8 @@ type decision struct {
 type plan struct {
 	decisions []decision
 	toAppend  []eventstore.NewEvent
+	// also is the other stream's part of the append, for a command with Also: nil for none.
+	also *eventstore.StreamAppend
 	// stale: a refusal or a "nothing to do" was decided on a kept aggregate, which may be
 	// behind the log: the group must be decided again on what the log says.
 	stale bool
@@ -72,13 +74,22 @@ func (r *Repository[S]) runGroup(ctx context.Context, streamID string, group []*
 			deliver(streamID, group, p, loaded, nil, nil)
 			return nil
 		}
-		recorded, err := r.append(ctx, streamID, loaded.Version, p.toAppend, group)
+		recorded, err := r.append(ctx, streamID, loaded.Version, p, group)
 		var conflict *eventstore.ConflictError
 		if errors.As(err, &conflict) {
 			if attempt >= r.opts.MaxAttempts {
 				failAll(group, errs.E(errs.ConcurrencyConflict,
-					"%s changed %d times while this command was being decided; try again", streamID, attempt))
+					"%s changed %d times while this command was being decided; try again", conflict.StreamID, attempt))
 				return nil
+			}
+			if conflict.StreamID != streamID {
+				// The other stream of an Also moved on: this one did not, and Also reads
+				// that one again when the command is decided again.
+				if err := backoff(ctx, attempt); err != nil {
+					failAll(group, err)
+					return nil
+				}
+				continue
 			}
 			if current {
 				// Another writer got there first: let the writers spread out. A kept
@@ -147,6 +158,12 @@ func (r *Repository[S]) decideGroup(ctx context.Context, streamID string, loaded
 		if events == nil {
 			d.first, p.stale = len(p.toAppend), true
 			continue
+		}
+		if w.cmd.Also != nil && len(decided) > 0 {
+			if p.also, err = r.alsoPart(ctx, w, decided); err != nil {
+				d.err = err // refused by the other stream, or it can't be read: nothing is appended
+				continue
+			}
 		}
 		if len(decided) > 0 {
 			if !cloned && r.typ.Clone != nil {
@@ -229,16 +246,47 @@ func failAll[S any](group []*waiter[S], err error) {
 }
 
 // append writes a decided group: with a command that forgets its owner among it, the append
-// also deletes the owner's data key, in its transaction.
-func (r *Repository[S]) append(ctx context.Context, streamID string, version int64, events []eventstore.NewEvent, group []*waiter[S]) ([]eventstore.Event, error) {
+// also deletes the owner's data key, in its transaction; with a command's Also, the append
+// spans the other stream too.
+func (r *Repository[S]) append(ctx context.Context, streamID string, version int64, p plan, group []*waiter[S]) ([]eventstore.Event, error) {
+	if p.also != nil {
+		parts, err := r.log.AppendAll(ctx, []eventstore.StreamAppend{
+			{StreamID: streamID, ExpectedVersion: version, Events: p.toAppend}, *p.also})
+		if err != nil {
+			return nil, err
+		}
+		return parts[0], nil
+	}
 	for _, w := range group {
 		if w.cmd.Forget {
-			appended, err := r.log.Erase(ctx, streamID, version, events, r.owner(streamID))
+			appended, err := r.log.Erase(ctx, streamID, version, p.toAppend, r.owner(streamID))
 			if f, ok := r.opts.Cipher.(interface{ Forget(owner string) }); ok && err == nil {
 				f.Forget(r.owner(streamID))
 			}
 			return appended, err
 		}
 	}
-	return r.log.Append(ctx, streamID, version, events)
+	return r.log.Append(ctx, streamID, version, p.toAppend)
+}
+
+// alsoPart asks a command's Also for the other stream's part of its append, and encodes it
+// with the command's metadata, less its id. Nil when Also has nothing to add.
+func (r *Repository[S]) alsoPart(ctx context.Context, w *waiter[S], decided []Event) (*eventstore.StreamAppend, error) {
+	also, err := w.cmd.Also(ctx, decided)
+	if err != nil || len(also.Events) == 0 {
+		return nil, err
+	}
+	for _, e := range also.Events {
+		if _, personal := e.(PersonalEvent); personal {
+			// It would be sealed with this stream's owner's key, not the other's.
+			return nil, errs.E(errs.Internal, "aggregate: %s can't be written by Also: it holds personal values", e.EventType())
+		}
+	}
+	meta := w.meta
+	meta.CommandID = ""
+	events, err := encode(also.Events, meta)
+	if err != nil {
+		return nil, err
+	}
+	return &eventstore.StreamAppend{StreamID: also.StreamID, ExpectedVersion: also.ExpectedVersion, Events: events}, nil
 }

@@ -72,12 +72,19 @@ func (s *streamQueues[S]) enqueue(streamID string, w *waiter[S]) (lead bool) {
 	return true
 }
 
-// take takes the stream's next group, the oldest first, up to limit commands.
+// take takes the stream's next group, the oldest first, up to limit commands. A command with
+// Also is a group of its own: its append spans another stream, and the group's would too.
 func (s *streamQueues[S]) take(streamID string, limit int) []*waiter[S] {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	q := s.queues[streamID]
 	n := min(limit, len(q.waiting))
+	for i, w := range q.waiting[:n] {
+		if w.cmd.Also != nil {
+			n = max(i, 1)
+			break
+		}
+	}
 	group := q.waiting[:n:n]
 	q.waiting = q.waiting[n:]
 	return group

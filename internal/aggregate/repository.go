@@ -17,6 +17,8 @@ type Log interface {
 	// ReadVersions returns the stream's events from version from to version to, both included.
 	ReadVersions(ctx context.Context, streamID string, from, to int64) ([]eventstore.Event, error)
 	Append(ctx context.Context, streamID string, expectedVersion int64, events []eventstore.NewEvent) ([]eventstore.Event, error)
+	// AppendAll appends to several streams at once, all or nothing: for commands with Also.
+	AppendAll(ctx context.Context, parts []eventstore.StreamAppend) ([][]eventstore.Event, error)
 	// LoadStream returns the stream's snapshot of the given schema version, if it has one that
 	// matches the log, and the events after it: in one round trip.
 	LoadStream(ctx context.Context, streamID string, schemaVersion int) (*eventstore.Snapshot, []eventstore.Event, error)

@@ -100,8 +100,8 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		Cipher: keyring, FingerprintKey: a.log.FingerprintKey,
 		Tracer:     tracing.Tracer(cfg.Tuning.TracerProvider, "library/internal/aggregate"),
 		CacheBytes: cfg.AggregateCacheBytes, SnapshotEvery: cfg.SnapshotEvery, Logger: logger}
-	bookService := books.NewService(a.log, repoOpts, cfg.Tuning.Now, cfg.LoanPeriod)
 	accountService := accounts.NewService(a.log, repoOpts)
+	bookService := books.NewService(a.log, repoOpts, cfg.Tuning.Now, cfg.LoanPeriod, accountService)
 	processors, catalogView, members, err := a.background(bookService, accountService)
 	if err != nil {
 		a.closeStore()
@@ -111,7 +111,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 	guard, verifier := a.signIn()
 	a.verifier = verifier
 	modules := []httpapi.Module{
-		booksapi.Routes{Service: bookService, Members: borrowers{accounts: accountService}},
+		booksapi.Routes{Service: bookService},
 		catalog.Routes{Query: catalog.Query{Catalog: catalogView, Log: a.store, Wait: cfg.Tuning.CatalogWait, Waits: catalog.NewWaitLimit(cfg.CatalogMaxWaits)}},
 		accountsapi.Routes{Service: accountService, Elsewhere: members},
 		processorhttp.Routes{Group: processors, Replica: cfg.ReplicaID},
@@ -198,7 +198,6 @@ func (a *App) Addr() string { return a.listener.Addr().String() }
 func (a *App) Run(ctx context.Context) error {
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- a.server.Serve(a.listener) }()
-	a.logger.Info("serving", "addr", a.Addr())
 	if a.cfg.PprofAddr != "" {
 		if err := a.servePprof(ctx, a.cfg.PprofAddr); err != nil {
 			a.logger.Warn("PPROF_ADDR: not serving Go profiles", "error", err)
@@ -207,6 +206,8 @@ func (a *App) Run(ctx context.Context) error {
 	a.processors.Start(context.WithoutCancel(ctx))
 	a.serveMetrics(ctx)
 	a.startSignIn(ctx)
+	// Last, so that what the start had to say (sign-in off, say) is in the log before it.
+	a.logger.Info("serving", "addr", a.Addr())
 
 	select {
 	case err := <-serveErr:

@@ -6,14 +6,10 @@ import (
 	"strings"
 	"time"
 
-	"library/internal/accounts"
 	"library/internal/accounts/accountsapi"
 	"library/internal/books"
-	"library/internal/books/booksapi"
-	"library/internal/errs"
 	"library/internal/eventstore"
 	"library/internal/notifications"
-	"library/internal/validate"
 )
 
 // memberForgetter drops the events waiting in the processors that name a member.
@@ -127,32 +123,4 @@ func (e elsewhere) Export(ctx context.Context, memberID string) ([]accountsapi.E
 		emails = append(emails, accountsapi.ExportedEmail{MessageID: a.MessageID, LoanID: a.LoanID, SentAt: a.AcceptedAt.UTC().Truncate(time.Microsecond)})
 	}
 	return loans, emails, nil
-}
-
-// borrowers says who may borrow, from the accounts: the books' routes ask it before a loan,
-// since package books knows nothing of accounts.
-type borrowers struct {
-	accounts *accounts.Service
-}
-
-var _ booksapi.Members = borrowers{}
-
-// MayBorrow implements booksapi.Members. A member with an account may borrow unless they were
-// erased, whatever their id (accounts opened before the rule on ids keep working); a member
-// with no account yet may borrow under an opaque id, but not under one that looks like an
-// email address, which the loan would keep for ever in the book's stream.
-func (b borrowers) MayBorrow(ctx context.Context, memberID string) error {
-	account, _, err := b.accounts.Get(ctx, memberID)
-	switch {
-	case errs.Is(err, errs.NotFound) && validate.LooksLikeEmail(memberID):
-		return errs.E(errs.InvalidRequest,
-			"memberId may not look like an email address for a member with no account: member ids are kept for ever, so they must not be personal data; use the id the sign-in provider gives (its sub), or one the library makes")
-	case errs.Is(err, errs.NotFound):
-		return nil
-	case err != nil:
-		return err
-	case account.Erased:
-		return errs.E(errs.Gone, "this member's account was erased: nothing more can be lent to them")
-	}
-	return nil
 }

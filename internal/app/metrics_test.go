@@ -97,7 +97,7 @@ func TestMetrics(t *testing.T) {
 		again := a.Call(t, http.MethodPost, "/books/dune/loans", obj{"loanId": "loan-1", "memberId": member})
 		requireResult(t, again, http.StatusOK, "book-dune")
 		getAccount(t, a, member)
-		const events = 5 // AccountOpened, FineCharged, PaymentReceived, BookAdded, BookLent
+		const events = 6 // AccountOpened, FineCharged, PaymentReceived, BookAdded, BookLent, LoanOpened
 
 		// The background work is counted as it happens: wait until every processor is done
 		// with every event and the loan email has gone.

@@ -18,7 +18,7 @@ func benchBook(b *testing.B, n int) *books.Service {
 	b.Helper()
 	ctx := context.Background()
 	clock := time.Date(2026, 3, 10, 14, 30, 15, 0, time.UTC)
-	svc := books.NewService(eventstore.NewMemory(nil), aggregate.Options{}, func() time.Time { return clock }, 14*24*time.Hour)
+	svc := books.NewService(eventstore.NewMemory(nil), aggregate.Options{}, func() time.Time { return clock }, 14*24*time.Hour, nil)
 	for i := range n {
 		o := aggregate.Origin{CommandID: fmt.Sprintf("key-%d", i), CorrelationID: fmt.Sprintf("request-%d", i)}
 		var err error

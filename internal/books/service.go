@@ -31,11 +31,27 @@ type Service struct {
 	repo       *aggregate.Repository[Book]
 	now        func() time.Time
 	loanPeriod time.Duration
+	borrowers  Borrowers
+}
+
+// Borrowers is what loans need of members' accounts, which package accounts keeps and this
+// package does not import. A loan and its end are written to the book's stream and the
+// member's account in one append (aggregate.Also), so that what is decided on the account at
+// the same moment, such as an erasure, conflicts with the loan on the account's stream, and one
+// of the two is decided again on what the other did.
+type Borrowers interface {
+	// Borrow returns the account's part of lending bookID to memberID under loanID, decided on
+	// the account as the log holds it now, or why the member may not borrow.
+	Borrow(ctx context.Context, memberID, bookID, loanID string) (aggregate.Also, error)
+	// GiveBack returns the account's part of the loan's end.
+	GiveBack(ctx context.Context, memberID, bookID, loanID string) (aggregate.Also, error)
 }
 
 // NewService returns a Service on log. now is the clock; loanPeriod is the default loan length.
-func NewService(log aggregate.Log, opts aggregate.Options, now func() time.Time, loanPeriod time.Duration) *Service {
-	return &Service{repo: aggregate.NewRepository(log, Type(), opts), now: now, loanPeriod: loanPeriod}
+// borrowers keeps members' side of loans; nil lends to any valid member id and records loans on
+// books alone.
+func NewService(log aggregate.Log, opts aggregate.Options, now func() time.Time, loanPeriod time.Duration, borrowers Borrowers) *Service {
+	return &Service{repo: aggregate.NewRepository(log, Type(), opts), now: now, loanPeriod: loanPeriod, borrowers: borrowers}
 }
 
 // Add adds a book to the catalogue.
@@ -51,6 +67,7 @@ func (s *Service) Lend(ctx context.Context, bookID string, c LendBook, o aggrega
 	return s.repo.Execute(ctx, bookID, aggregate.Command[Book]{
 		Name: "lendBook", Origin: o, Payload: c, Validate: c.Validate,
 		Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.loanPeriod) },
+		Also:   s.onAccount(bookID),
 	})
 }
 
@@ -59,7 +76,27 @@ func (s *Service) Return(ctx context.Context, bookID string, c ReturnBook, o agg
 	return s.repo.Execute(ctx, bookID, aggregate.Command[Book]{
 		Name: "returnBook", Origin: o, Payload: c, Validate: c.Validate,
 		Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now()) },
+		Also:   s.onAccount(bookID),
 	})
+}
+
+// onAccount is the Also of the commands that start and end loans: the member's account's part
+// of what they decided. Nil without Borrowers.
+func (s *Service) onAccount(bookID string) func(context.Context, []Event) (aggregate.Also, error) {
+	if s.borrowers == nil {
+		return nil
+	}
+	return func(ctx context.Context, decided []Event) (aggregate.Also, error) {
+		for _, e := range decided {
+			switch e := e.(type) {
+			case BookLent:
+				return s.borrowers.Borrow(ctx, e.MemberID, bookID, e.LoanID)
+			case BookReturned:
+				return s.borrowers.GiveBack(ctx, e.MemberID, bookID, e.LoanID)
+			}
+		}
+		return aggregate.Also{}, nil
+	}
 }
 
 // Get returns a book and its stream version, or errs.NotFound.

@@ -15,6 +15,11 @@
 // the unique (stream_id, version) index decides, in memory a mutex does. A conflict is never a
 // silent overwrite; the caller reloads and decides again.
 //
+// AppendAll writes to several streams at once, each part at its expected version, all or none:
+// a rule that spans two aggregates (a loan and the member's account) is kept by writing both in
+// one append, so that anything decided on either stream at the same moment conflicts with it.
+// Its parts are written in WriteOrder, which makes their positions the same in every store.
+//
 // Every event also has a global Position, unique across streams. Positions are handed out when
 // an event is inserted, not when its transaction commits, so in a store that writes appends in
 // parallel a transaction can commit an event at position 7 after another transaction has

@@ -14,6 +14,11 @@ type Store interface {
 	// (0 for a stream that must not exist yet). It returns the recorded events, or a
 	// *ConflictError when the stream is at another version.
 	Append(ctx context.Context, streamID string, expectedVersion int64, events []NewEvent) ([]Event, error)
+	// AppendAll writes to several streams at once: every part at its expected version, or
+	// none of them. When one part's stream has moved on, nothing is written and the
+	// *ConflictError names that stream. It returns each part's recorded events, in the order
+	// of parts. Parts must name distinct streams.
+	AppendAll(ctx context.Context, parts []StreamAppend) ([][]Event, error)
 	// ReadStream returns a stream's events with a version above afterVersion, in version order.
 	// A stream that does not exist has no events; that is not an error.
 	ReadStream(ctx context.Context, streamID string, afterVersion int64) ([]Event, error)
@@ -45,6 +50,33 @@ type NewEvent struct {
 	Type     string
 	Data     json.RawMessage
 	Metadata Metadata
+}
+
+// StreamAppend is one stream's part of an AppendAll: the events to append to StreamID, whose
+// current version must be ExpectedVersion.
+type StreamAppend struct {
+	StreamID        string
+	ExpectedVersion int64
+	Events          []NewEvent
+}
+
+// ValidateAppendAll checks AppendAll's arguments as every Store does before it writes
+// anything: at least one part, each a valid append, no stream twice.
+func ValidateAppendAll(parts []StreamAppend) error {
+	if len(parts) == 0 {
+		return fmt.Errorf("eventstore: AppendAll needs at least one part")
+	}
+	seen := make(map[string]bool, len(parts))
+	for _, p := range parts {
+		if err := ValidateAppend(p.StreamID, p.ExpectedVersion, p.Events); err != nil {
+			return err
+		}
+		if seen[p.StreamID] {
+			return fmt.Errorf("eventstore: AppendAll names the stream %q twice", p.StreamID)
+		}
+		seen[p.StreamID] = true
+	}
+	return nil
 }
 
 // Event is an event as recorded in the log.

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -54,36 +56,72 @@ func (m *Memory) appendThen(ctx context.Context, streamID string, expectedVersio
 	if err := ValidateAppend(streamID, expectedVersion, events); err != nil {
 		return nil, err
 	}
+	recorded, err := m.appendAll(ctx, []StreamAppend{{StreamID: streamID, ExpectedVersion: expectedVersion, Events: events}}, also)
+	if err != nil {
+		return nil, err
+	}
+	return recorded[0], nil
+}
+
+// AppendAll implements Store: the parts are checked and written under one lock, as one append.
+func (m *Memory) AppendAll(ctx context.Context, parts []StreamAppend) ([][]Event, error) {
+	if err := ValidateAppendAll(parts); err != nil {
+		return nil, err
+	}
+	return m.appendAll(ctx, parts, func() {})
+}
+
+func (m *Memory) appendAll(ctx context.Context, parts []StreamAppend, also func()) ([][]Event, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if int64(len(m.streams[streamID])) != expectedVersion {
-		return nil, &ConflictError{StreamID: streamID, ExpectedVersion: expectedVersion}
+	for _, p := range parts {
+		if int64(len(m.streams[p.StreamID])) != p.ExpectedVersion {
+			return nil, &ConflictError{StreamID: p.StreamID, ExpectedVersion: p.ExpectedVersion}
+		}
 	}
 	m.lastAppend++
 	// Microseconds, like PostgreSQL, so that an event reads back exactly as it was returned.
 	recordedAt := m.now().UTC().Truncate(time.Microsecond)
-	recorded := make([]Event, len(events))
-	for i, e := range events {
-		ev := Event{
-			StreamID:      streamID,
-			Version:       expectedVersion + int64(i) + 1,
-			Position:      int64(len(m.all)) + 1,
-			TransactionID: m.lastAppend,
-			Type:          e.Type,
-			Data:          bytes.Clone(e.Data),
-			Metadata:      e.Metadata,
-			RecordedAt:    recordedAt,
+	out := make([][]Event, len(parts))
+	for _, j := range WriteOrder(parts) {
+		p := parts[j]
+		recorded := make([]Event, len(p.Events))
+		for i, e := range p.Events {
+			ev := Event{
+				StreamID:      p.StreamID,
+				Version:       p.ExpectedVersion + int64(i) + 1,
+				Position:      int64(len(m.all)) + 1,
+				TransactionID: m.lastAppend,
+				Type:          e.Type,
+				Data:          bytes.Clone(e.Data),
+				Metadata:      e.Metadata,
+				RecordedAt:    recordedAt,
+			}
+			m.streams[p.StreamID] = append(m.streams[p.StreamID], len(m.all))
+			m.all = append(m.all, ev)
+			recorded[i] = clone(ev)
 		}
-		m.streams[streamID] = append(m.streams[streamID], len(m.all))
-		m.all = append(m.all, ev)
-		recorded[i] = clone(ev)
+		out[j] = recorded
 	}
 	also()
 	m.subscribers.Wake()
-	return recorded, nil
+	return out, nil
+}
+
+// WriteOrder is the order in which a store writes the parts of an AppendAll: by stream id,
+// whatever the caller's order, so that two writes that touch the same streams take their locks
+// in one order (and never deadlock), and every store gives one write's events the same
+// positions.
+func WriteOrder(parts []StreamAppend) []int {
+	order := make([]int, len(parts))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(parts[a].StreamID, parts[b].StreamID) })
+	return order
 }
 
 // ReadStream implements Store.

@@ -73,8 +73,9 @@ func TestHTTPLoanEmailWithoutAddressIsParked(t *testing.T) {
 
 		var s = apitest.CaughtUp(t, a, "notifications")
 		require.Equal(t, 1, s.Parked)
-		require.NotNil(t, s.LastError)
-		assert.Contains(t, *s.LastError, "no email address")
+		parked := apitest.ListParked(t, a, "notifications").Parked
+		require.Len(t, parked, 1)
+		assert.Contains(t, parked[0].Reason, "no email address")
 
 		apitest.SetContact(t, a, member, "Bob", member+"@example.org")
 		r := apitest.Admin(t, a, "notifications", "retry-parked")

@@ -61,11 +61,8 @@ func (h Routes) erase(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		switch {
-		case onLoan == 1:
-			return errs.E(errs.AccountNotSettled, "the account is not settled: 1 book is still on loan to this member")
-		case onLoan > 1:
-			return errs.E(errs.AccountNotSettled, "the account is not settled: %d books are still on loan to this member", onLoan)
+		if onLoan > 0 {
+			return errs.E(errs.AccountNotSettled, "the account is not settled: %s on loan to this member", accounts.BooksStill(onLoan))
 		}
 	}
 	result, err := h.Service.Erase(r.Context(), memberID, origin)

@@ -20,18 +20,6 @@ import (
 // borrowers to staff only.
 type Routes struct {
 	Service *books.Service
-	// Members says who may borrow; nil lets anyone whose id is valid.
-	Members Members
-}
-
-// Members is what the books' routes ask of the members' accounts, which package books does not
-// know: whether a member may borrow. Package app answers it with the accounts.
-type Members interface {
-	// MayBorrow returns nil when the member may borrow, or why not: errs.InvalidRequest for a
-	// new member whose id looks like an email address (member ids are kept for ever in the
-	// book's stream, so they must not be personal data), errs.Gone for an erased member. A
-	// member with no account yet, under an opaque id, may borrow.
-	MayBorrow(ctx context.Context, memberID string) error
 }
 
 // Routes implements httpapi.Module.
@@ -77,14 +65,6 @@ func (h Routes) lend(ctx context.Context, bookID string, body lendRequest, o agg
 		}
 		dueAt = dueAt.UTC()
 		cmd.DueAt = &dueAt
-	}
-	if h.Members != nil {
-		if err := cmd.Validate(); err != nil { // the member is asked about a valid id only
-			return aggregate.Result{}, err
-		}
-		if err := h.Members.MayBorrow(ctx, cmd.MemberID); err != nil {
-			return aggregate.Result{}, err
-		}
 	}
 	return h.Service.Lend(ctx, bookID, cmd, o)
 }

@@ -140,3 +140,53 @@ func waitingOnLock(t *testing.T, pool *pgxpool.Pool) bool {
 	require.NoError(t, err)
 	return n > 0
 }
+
+// Two appends to one stream never share a batch: in one statement both would see the same
+// head, and the second would be counted written by the first's row. Here the one batch that
+// may be written at a time is held up by a lock while appends queue behind it: two of them to
+// one stream at one version, which must end with one winner and one conflict.
+func TestPostgresBatchHoldsOneAppendPerStream(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.NewPool(t)
+	c := newCommitter(pool, 1)
+
+	other, err := pool.Begin(ctx)
+	require.NoError(t, err)
+	defer other.Rollback(ctx) //nolint:errcheck // committed below; rolled back only on failure
+	_, err = appendEvents(ctx, other, "held", 0, storetest.Events("Theirs"))
+	require.NoError(t, err)
+	held := make(chan error, 1)
+	go func() {
+		_, err := c.append(ctx, &appendRequest{streamID: "held", expectedVersion: 0, events: storetest.Events("Mine")})
+		held <- err
+	}()
+	require.Eventually(t, func() bool { return waitingOnLock(t, pool) }, 10*time.Second, 5*time.Millisecond)
+
+	results := make(chan error, 2)
+	for i := range 2 {
+		go func() {
+			_, err := c.append(ctx, &appendRequest{streamID: "twice", expectedVersion: 0, events: storetest.Events(fmt.Sprintf("By%d", i))})
+			results <- err
+		}()
+	}
+	require.Eventually(t, func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return len(c.queue) == 2
+	}, 10*time.Second, time.Millisecond, "both appends queue behind the held batch")
+	require.NoError(t, other.Commit(ctx))
+	require.ErrorAs(t, <-held, new(*eventstore.ConflictError))
+	won := 0
+	for range 2 {
+		if err := <-results; err == nil {
+			won++
+		} else {
+			require.ErrorAs(t, err, new(*eventstore.ConflictError))
+		}
+	}
+	require.Equal(t, 1, won, "one append wins the version")
+	var n int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM events WHERE stream_id = 'twice'`).Scan(&n))
+	require.Equal(t, 1, n)
+}

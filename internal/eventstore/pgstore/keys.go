@@ -128,11 +128,7 @@ func (p *Postgres) Erase(ctx context.Context, streamID string, expectedVersion i
 	if err := tx.Commit(ctx); err != nil {
 		return nil, translate(ctx, err)
 	}
-	p.subscribers.Wake()
-	select {
-	case p.appended <- struct{}{}:
-	default:
-	}
+	p.appendedNow()
 	return res.events, nil
 }
 

@@ -65,11 +65,7 @@ func (p *Postgres) Append(ctx context.Context, streamID string, expectedVersion 
 	if err != nil {
 		return nil, err
 	}
-	p.subscribers.Wake() // readers in this process need no round trip
-	select {
-	case p.appended <- struct{}{}:
-	default: // a notification is already pending; it covers this append too
-	}
+	p.appendedNow()
 	return recorded, nil
 }
 

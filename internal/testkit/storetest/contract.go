@@ -18,10 +18,7 @@ import (
 // Contract is the suite every eventstore.Store must pass. newStore returns an empty store that
 // lives until the test ends.
 func Contract(t *testing.T, newStore func(t *testing.T) eventstore.Store) {
-	for _, c := range []struct {
-		name string
-		run  func(t *testing.T, newStore func(t *testing.T) eventstore.Store)
-	}{
+	checks := []check{
 		{"InstallationIsMadeOnceAndKept", contractInstallationIsMadeOnceAndKept},
 		{"AppendStartsAStreamAtVersionOne", contractAppendStartsAStreamAtVersionOne},
 		{"AppendAtAnotherVersionIsAConflict", contractAppendAtAnotherVersionIsAConflict},
@@ -32,9 +29,16 @@ func Contract(t *testing.T, newStore func(t *testing.T) eventstore.Store) {
 		{"ConcurrentAppendsToManyStreamsAreAllRead", contractConcurrentAppendsToManyStreamsAreAllRead},
 		{"SubscribeWakesAfterAppend", contractSubscribeWakesAfterAppend},
 		{"CancelledContext", contractCancelledContext},
-	} {
+	}
+	for _, c := range append(checks, appendAllChecks...) {
 		t.Run(c.name, func(t *testing.T) { c.run(t, newStore) })
 	}
+}
+
+// check is one named check of a suite.
+type check struct {
+	name string
+	run  func(t *testing.T, newStore func(t *testing.T) eventstore.Store)
 }
 
 func contractInstallationIsMadeOnceAndKept(t *testing.T, newStore func(t *testing.T) eventstore.Store) {

@@ -1,0 +1,97 @@
+package accounts
+
+import (
+	"context"
+
+	"library/internal/aggregate"
+	"library/internal/validate"
+)
+
+// LoanOpened records, on the member's account, that a book was lent to them. It is written in
+// the same append as the book's BookLent (aggregate.Also), so that a loan and anything decided
+// on the account at the same moment (an erasure, later a limit) conflict on this stream: one
+// of them is decided again on what the other did. It holds ids only.
+type LoanOpened struct {
+	BookID string `json:"bookId"`
+	LoanID string `json:"loanId"`
+}
+
+// LoanClosed records, on the member's account, that a loan the account holds ended, in the
+// same append as the book's BookReturned.
+type LoanClosed struct {
+	BookID string `json:"bookId"`
+	LoanID string `json:"loanId"`
+}
+
+// EventType names the event in the log; never rename it.
+func (LoanOpened) EventType() string { return "LoanOpened" }
+
+// EventType names the event in the log; never rename it.
+func (LoanClosed) EventType() string { return "LoanClosed" }
+
+// loanKey names a loan on an account: a loan id is a book's own, so the book is part of it.
+func loanKey(bookID, loanID string) string { return bookID + "/" + loanID }
+
+// OnLoan counts the books on loan to the member that the account knows of: every loan made
+// since loans are recorded on accounts.
+func (a Account) OnLoan() int { return len(a.loans) }
+
+// Borrow is what lending a book asks of the member's account: whether they may borrow, and the
+// event that records the loan on their account, at the version it was decided on. Nothing is
+// lent to an erased member (errs.Gone), and no account is started under an id that looks like
+// an email address (errs.InvalidRequest).
+type Borrow struct {
+	BookID string
+	LoanID string
+}
+
+// Decide returns the account's event for the loan.
+func (c Borrow) Decide(a Account) ([]Event, error) {
+	if a.loans[loanKey(c.BookID, c.LoanID)] {
+		return nil, nil
+	}
+	return []Event{LoanOpened(c)}, nil
+}
+
+// GiveBack is what returning a book does to the member's account: the loan is closed there,
+// if the account holds it (a loan made before loans were recorded on accounts is not), and
+// whatever became of the account: a book comes back from an erased member too.
+type GiveBack struct {
+	BookID string
+	LoanID string
+}
+
+// Decide returns the account's event for the loan's end, none when it holds no such loan.
+func (c GiveBack) Decide(a Account) ([]Event, error) {
+	if !a.loans[loanKey(c.BookID, c.LoanID)] {
+		return nil, nil
+	}
+	return []Event{LoanClosed(c)}, nil
+}
+
+// Borrow is the account's part of a loan of bookID to memberID under loanID, decided on the
+// account as the log holds it now (books.Borrowers).
+func (s *Service) Borrow(ctx context.Context, memberID, bookID, loanID string) (aggregate.Also, error) {
+	return s.also(ctx, memberID, guarded(memberID, Borrow{BookID: bookID, LoanID: loanID}.Decide))
+}
+
+// GiveBack is the account's part of the end of a loan (books.Borrowers).
+func (s *Service) GiveBack(ctx context.Context, memberID, bookID, loanID string) (aggregate.Also, error) {
+	return s.also(ctx, memberID, GiveBack{BookID: bookID, LoanID: loanID}.Decide)
+}
+
+// also decides on the member's account, read now, and returns what the decision appends to it.
+func (s *Service) also(ctx context.Context, memberID string, decide func(Account) ([]Event, error)) (aggregate.Also, error) {
+	if err := validate.MemberID("memberId", memberID); err != nil {
+		return aggregate.Also{}, err
+	}
+	loaded, err := s.repo.Load(ctx, memberID)
+	if err != nil {
+		return aggregate.Also{}, err
+	}
+	events, err := decide(loaded.State)
+	if err != nil {
+		return aggregate.Also{}, err
+	}
+	return aggregate.Also{StreamID: Type().StreamID(memberID), ExpectedVersion: loaded.Version, Events: events}, nil
+}

@@ -1,0 +1,94 @@
+package app_test
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"library/internal/app"
+	"library/internal/testkit/pgtest"
+)
+
+// An erasure and a loan to the same member, sent at the same moment (on two replicas where
+// there is a database), never both succeed: the loan is written to the member's account in
+// the same append as to the book, so the two conflict on the account's stream, and the one
+// decided second sees what the first did. Either the member is erased and the book stays on
+// the shelf (410), or the book is lent and the erasure is refused (409).
+func TestErasureAndALoanNeverBothSucceed(t *testing.T) {
+	t.Parallel()
+	const pairs = 400
+	for _, store := range stores {
+		t.Run(store.Name, func(t *testing.T) {
+			t.Parallel()
+			lender, eraser := erasureRaceReplicas(t, store.Name)
+			var both, erased, lent atomic.Int32
+			var wg sync.WaitGroup
+			slots := make(chan struct{}, 8)
+			for i := range pairs {
+				member, book := fmt.Sprintf("m-race-%d", i), fmt.Sprintf("race-%d", i)
+				setContact(t, lender, member, "Rae Tracer", "")
+				addBook(t, lender, book)
+				slots <- struct{}{}
+				wg.Add(2)
+				var lendStatus, eraseStatus atomic.Int32
+				done := make(chan struct{}, 2)
+				go func() {
+					defer wg.Done()
+					r := lender.Call(t, http.MethodPost, "/books/"+book+"/loans", obj{"loanId": "loan-1", "memberId": member})
+					lendStatus.Store(int32(r.Status))
+					done <- struct{}{}
+				}()
+				go func() {
+					defer wg.Done()
+					r := eraser.Call(t, http.MethodPost, "/accounts/"+member+"/erasure", nil)
+					eraseStatus.Store(int32(r.Status))
+					done <- struct{}{}
+				}()
+				go func() {
+					<-done
+					<-done
+					<-slots
+					l, e := lendStatus.Load(), eraseStatus.Load()
+					switch {
+					case l == http.StatusCreated && e == http.StatusCreated:
+						both.Add(1)
+					case l == http.StatusCreated && e == http.StatusConflict:
+						lent.Add(1)
+					case l == http.StatusGone && e == http.StatusCreated:
+						erased.Add(1)
+					default:
+						t.Errorf("pair %d: lend %d, erasure %d", i, l, e)
+					}
+				}()
+			}
+			wg.Wait()
+			for range cap(slots) {
+				slots <- struct{}{}
+			}
+			t.Logf("%d pairs: %d lent, %d erased, %d both", pairs, lent.Load(), erased.Load(), both.Load())
+			require.Zero(t, both.Load(), "a member erased with a book out")
+			require.Equal(t, int32(pairs), lent.Load()+erased.Load())
+		})
+	}
+}
+
+// erasureRaceReplicas returns where to lend and where to erase: one service in memory, two
+// replicas of one database on PostgreSQL.
+func erasureRaceReplicas(t *testing.T, store string) (lender, eraser *api) {
+	t.Helper()
+	if store != "postgres" {
+		a := &api{Base: startService(t, app.Config{}), Store: store}
+		return a, a
+	}
+	databaseURL := pgtest.NewDatabase(t)
+	var apis []*api
+	for _, name := range []string{"a", "b"} {
+		base, _ := runService(t, app.Config{DatabaseURL: databaseURL, ReplicaID: name})
+		apis = append(apis, &api{Base: base, Store: store})
+	}
+	return apis[0], apis[1]
+}
