@@ -26,49 +26,37 @@ func TestErasureAndALoanNeverBothSucceed(t *testing.T) {
 			t.Parallel()
 			lender, eraser := erasureRaceReplicas(t, store.Name)
 			var both, erased, lent atomic.Int32
-			var wg sync.WaitGroup
+			var pairsDone sync.WaitGroup
 			slots := make(chan struct{}, 8)
 			for i := range pairs {
-				member, book := fmt.Sprintf("m-race-%d", i), fmt.Sprintf("race-%d", i)
-				setContact(t, lender, member, "Rae Tracer", "")
-				addBook(t, lender, book)
 				slots <- struct{}{}
-				wg.Add(2)
-				var lendStatus, eraseStatus atomic.Int32
-				done := make(chan struct{}, 2)
-				go func() {
-					defer wg.Done()
-					r := lender.Call(t, http.MethodPost, "/books/"+book+"/loans", obj{"loanId": "loan-1", "memberId": member})
-					lendStatus.Store(int32(r.Status))
-					done <- struct{}{}
-				}()
-				go func() {
-					defer wg.Done()
-					r := eraser.Call(t, http.MethodPost, "/accounts/"+member+"/erasure", nil)
-					eraseStatus.Store(int32(r.Status))
-					done <- struct{}{}
-				}()
-				go func() {
-					<-done
-					<-done
-					<-slots
-					l, e := lendStatus.Load(), eraseStatus.Load()
+				pairsDone.Go(func() {
+					defer func() { <-slots }()
+					member, book := fmt.Sprintf("m-race-%d", i), fmt.Sprintf("race-%d", i)
+					setContact(t, lender, member, "Rae Tracer", "")
+					addBook(t, lender, book)
+					var lendStatus, eraseStatus int
+					var pair sync.WaitGroup
+					pair.Go(func() {
+						lendStatus = lender.Call(t, http.MethodPost, "/books/"+book+"/loans", obj{"loanId": "loan-1", "memberId": member}).Status
+					})
+					pair.Go(func() {
+						eraseStatus = eraser.Call(t, http.MethodPost, "/accounts/"+member+"/erasure", nil).Status
+					})
+					pair.Wait()
 					switch {
-					case l == http.StatusCreated && e == http.StatusCreated:
+					case lendStatus == http.StatusCreated && eraseStatus == http.StatusCreated:
 						both.Add(1)
-					case l == http.StatusCreated && e == http.StatusConflict:
+					case lendStatus == http.StatusCreated && eraseStatus == http.StatusConflict:
 						lent.Add(1)
-					case l == http.StatusGone && e == http.StatusCreated:
+					case lendStatus == http.StatusGone && eraseStatus == http.StatusCreated:
 						erased.Add(1)
 					default:
-						t.Errorf("pair %d: lend %d, erasure %d", i, l, e)
+						t.Errorf("pair %d: lend %d, erasure %d", i, lendStatus, eraseStatus)
 					}
-				}()
+				})
 			}
-			wg.Wait()
-			for range cap(slots) {
-				slots <- struct{}{}
-			}
+			pairsDone.Wait()
 			t.Logf("%d pairs: %d lent, %d erased, %d both", pairs, lent.Load(), erased.Load(), both.Load())
 			require.Zero(t, both.Load(), "a member erased with a book out")
 			require.Equal(t, int32(pairs), lent.Load()+erased.Load())
