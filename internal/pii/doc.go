@@ -1,8 +1,9 @@
 // Package pii keeps members' personal data erasable in an append-only log (crypto-shredding).
 //
-// Personal fields (a member's name and email) are written to the log sealed with a data key
-// of that member's own: AES-256-GCM, with the stream and the event's version as associated
-// data, so that a sealed value can't be moved to another event and read there. Data keys are
+// Personal fields (a member's name and email, what staff wrote about them in a fine's reason)
+// are written to the log sealed with a data key of that member's own: AES-256-GCM, with the
+// stream and the event's version as associated data, so that a sealed value can't be moved to
+// another event and read there. Data keys are
 // kept apart from the log (member_keys), each wrapped (sealed) by a key-encryption key from
 // PII_KEY. Several key-encryption keys may be given, each with an id: the first wraps new data
 // keys and the others still unwrap old ones, so the KEK can be rotated without rewriting the
