@@ -11,7 +11,10 @@
 //
 // Erasing a member deletes their data key: every sealed value of theirs, in the log, in
 // backups of it, and in any copy of an event, can no longer be read by anyone. A reader
-// without the key gets Erased, never an error and never the sealed text.
+// without the key gets Erased, never an error and never the sealed text. The store keeps a
+// mark in place of the key, and an erased member never gets a key again (ErrErased), however
+// late a writer asks. A member who never had one (their values were written before sealing)
+// gets one when something of theirs is first sealed, their account's snapshot included.
 //
 // What an operator must keep: the KEKs (PII_KEY), apart from the database's backups. Without
 // them no personal data can be read, and with them and a backup of member_keys, data keys
