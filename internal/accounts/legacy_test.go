@@ -76,7 +76,7 @@ func TestAnAccountFromBeforeSealingGetsASnapshot(t *testing.T) {
 		require.EqualValues(t, 25, snap.Version)
 		require.Equal(t, []int{0}, counted.tails, "and no event before it")
 		require.True(t, pii.IsSealed(string(snap.State)), "the snapshot is sealed")
-		require.NotContains(t, string(snap.State), "Olga")
+		require.NotContains(t, string(snap.State), "Olga Oldtimer")
 	})
 }
 

@@ -84,7 +84,7 @@ func TestFineReasonsAreSealed(t *testing.T) {
 		require.Equal(t, legacyReason, storedFine(t, stored[0]).Reason, "a reason from before sealing stays as it was")
 		sealed := storedFine(t, stored[1])
 		require.True(t, pii.IsSealed(sealed.Reason), "the log holds the reason sealed: %s", stored[1].Data)
-		require.NotContains(t, string(stored[1].Data), "Elm")
+		require.NotContains(t, string(stored[1].Data), "12 Elm St")
 		require.EqualValues(t, 300, sealed.Amount, "the amount is not personal")
 
 		again, err := accounts.NewService(log, aggregate.Options{Cipher: keyring(log)}).
@@ -121,4 +121,35 @@ func mustJSON(t *testing.T, v any) []byte {
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return b
+}
+
+// A change of contact seals both the new name and the new email: either can be erased only if
+// it is sealed. Every reader sees them opened.
+func TestContactChangesAreSealed(t *testing.T) {
+	t.Parallel()
+	forEachKeyedLog(t, func(t *testing.T, log keyedLog) {
+		ctx := t.Context()
+		svc := accounts.NewService(log, aggregate.Options{Cipher: keyring(log)})
+		_, err := svc.SetContact(ctx, "m-ann", accounts.SetContact{Name: "Ann Reader", Email: "ann@example.org"}, aggregate.Origin{})
+		require.NoError(t, err)
+		_, err = svc.SetContact(ctx, "m-ann", accounts.SetContact{Name: "Ann Writer", Email: "ann.writer@example.org"}, aggregate.Origin{})
+		require.NoError(t, err)
+
+		stored, err := log.ReadStream(ctx, "account-m-ann", 0)
+		require.NoError(t, err)
+		require.Len(t, stored, 2)
+		for _, e := range stored {
+			var contact struct{ Name, Email string }
+			require.NoError(t, json.Unmarshal(e.Data, &contact))
+			require.True(t, pii.IsSealed(contact.Name), "%s: the name is sealed: %s", e.Type, e.Data)
+			require.True(t, pii.IsSealed(contact.Email), "%s: the email is sealed: %s", e.Type, e.Data)
+			for _, plain := range []string{"Ann Reader", "Ann Writer", "@example.org"} {
+				require.NotContains(t, string(e.Data), plain)
+			}
+		}
+		require.Equal(t, "ContactChanged", stored[1].Type)
+		_, opened, err := svc.Everything(ctx, "m-ann")
+		require.NoError(t, err)
+		require.Equal(t, accounts.ContactChanged{Name: "Ann Writer", Email: "ann.writer@example.org"}, opened[1])
+	})
 }
