@@ -11,10 +11,8 @@ import (
 
 var _ pii.Store = (*Memory)(nil)
 
-// erasedKey is what m.keys holds for an erased member in place of their key: no KEK, nothing
-// wrapped, and a mark that they never get a key again.
-var erasedKey = pii.WrappedKey{}
-
+// isErased reports whether k is what m.keys holds for an erased member in place of their key
+// (the zero WrappedKey: no KEK, nothing wrapped), so that they never get a key again.
 func isErased(k pii.WrappedKey) bool { return k.KEKID == "" }
 
 // DataKey implements pii.Store.
@@ -83,13 +81,13 @@ func (m *Memory) DeleteDataKey(ctx context.Context, owner string) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.keys[owner] = erasedKey
+	m.keys[owner] = pii.WrappedKey{} // erased
 	return nil
 }
 
 // Erase appends events and deletes owner's data key at once, marking them erased.
 func (m *Memory) Erase(ctx context.Context, streamID string, expectedVersion int64, events []NewEvent, owner string) ([]Event, error) {
-	return m.appendThen(ctx, streamID, expectedVersion, events, func() { m.keys[owner] = erasedKey })
+	return m.appendThen(ctx, streamID, expectedVersion, events, func() { m.keys[owner] = pii.WrappedKey{} })
 }
 
 // FingerprintKey returns the secret of this log's keyed fingerprints: new for every memory log.
