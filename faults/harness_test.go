@@ -137,9 +137,9 @@ func (s *system) retry(method, path, body string, headers ...string) outcome {
 
 // once sends a request once, to a random replica: what a client does with a request it can't
 // safely repeat.
-func (s *system) once(method, path, body string) outcome {
+func (s *system) once(method, path, body string, headers ...string) outcome {
 	r := s.replicas[rand.IntN(len(s.replicas))]
-	a, err := s.call(r, method, path, body)
+	a, err := s.call(r, method, path, body, headers...)
 	if err != nil {
 		return outcome{attempts: 1, failures: []string{err.Error()}}
 	}

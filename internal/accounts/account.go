@@ -46,7 +46,8 @@ const (
 )
 
 // FineCharged records that the member owes Amount more. LoanID is set when the fine is for a
-// loan.
+// loan. Reason is free text that staff type, and may name or describe the member: the log keeps
+// it sealed like their name (fines charged before it was sealed keep theirs in clear).
 type FineCharged struct {
 	Amount int64  `json:"amount"`
 	Reason string `json:"reason"`
@@ -54,8 +55,8 @@ type FineCharged struct {
 }
 
 // MemberErased records that the member asked to be forgotten: their data key was deleted in
-// the same transaction, so their name and email, sealed in the log, can't be read again. It
-// holds no personal data.
+// the same transaction, so their name, email and fines' reasons, sealed in the log, can't be
+// read again. It holds no personal data.
 type MemberErased struct{}
 
 // PaymentReceived records that the member paid Amount.
@@ -103,6 +104,22 @@ func (e ContactChanged) SealPersonal(seal func(string) (string, error)) (aggrega
 func (e ContactChanged) OpenPersonal(open func(string) (string, error)) (aggregate.Event, error) {
 	var err error
 	e.Name, e.Email, err = sealBoth(open, e.Name, e.Email)
+	return e, err
+}
+
+// SealPersonal implements aggregate.PersonalEvent: the reason is personal, as staff may write
+// anything about the member in it.
+func (e FineCharged) SealPersonal(seal func(string) (string, error)) (aggregate.Event, error) {
+	var err error
+	e.Reason, err = seal(e.Reason)
+	return e, err
+}
+
+// OpenPersonal implements aggregate.PersonalEvent. A reason from before reasons were sealed
+// reads as it was written.
+func (e FineCharged) OpenPersonal(open func(string) (string, error)) (aggregate.Event, error) {
+	var err error
+	e.Reason, err = open(e.Reason)
 	return e, err
 }
 

@@ -100,8 +100,8 @@ func (s *Service) Pay(ctx context.Context, memberID string, c Pay, o aggregate.O
 }
 
 // Erase forgets a member: it records MemberErased and deletes the member's data key in the same
-// transaction, so that their name and email, sealed in the log, can't be read again; then it
-// drops the account's snapshot, which may hold them too. The account must be settled.
+// transaction, so that their name, email and fines' reasons, sealed in the log, can't be read
+// again; then it drops the account's snapshot, which may hold their name and email too. The account must be settled.
 //
 // Erasing an erased member again records nothing, but deletes their data key again: a restore
 // of a backup taken before the erasure brings the key back to member_keys, and the runbook

@@ -61,3 +61,17 @@ func TestAKeyTwiceInOneGroupFromTwoPeople(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 6, loaded.State.total, "1 and alice's 5")
 }
+
+// A person is their subject at their provider: the same subject from another issuer is
+// someone else, and a key first used by one is refused to the other.
+func TestAKeyAnswersNoOneElseOfTheSameSubject(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	repo, _ := newTallies(t, Options{})
+	_, err := repo.Execute(ctx, "a", addAs(5, "k", "alice"))
+	require.NoError(t, err)
+	elsewhere := addAs(5, "k", "alice")
+	elsewhere.Origin.Actor.Issuer = "https://other-idp.test"
+	_, err = repo.Execute(ctx, "a", elsewhere)
+	require.True(t, errs.Is(err, errs.IdempotencyKeyReused), "alice of another provider: %v", err)
+}

@@ -24,7 +24,8 @@ type PersonalEvent interface {
 // sealed value to where it is: its stream and its event's version.
 type Cipher interface {
 	// Sealer seals owner's values; with create, it makes owner's data key when there is none,
-	// otherwise it returns nil then.
+	// otherwise it returns nil then. It returns nil for an owner who was erased, who never gets
+	// a key again, however late a writer asks.
 	Sealer(ctx context.Context, owner string, create bool) (func(ad, plaintext string) (string, error), error)
 	// Opener opens owner's values: without owner's key, each sealed value opens as erased.
 	Opener(ctx context.Context, owner string) (func(ad, value string) (string, error), error)
@@ -62,6 +63,11 @@ func (r *Repository[S]) sealed(ctx context.Context, streamID string, decided []E
 			var err error
 			if seal, err = r.opts.Cipher.Sealer(ctx, r.owner(streamID), true); err != nil {
 				return nil, err
+			}
+			if seal == nil {
+				// The owner was erased since the state this was decided on: the log holds the
+				// erasure, and nothing personal is recorded for them again.
+				return nil, errs.E(errs.Gone, "the owner of %s was erased", streamID)
 			}
 			out = append([]Event(nil), decided...)
 		}

@@ -73,10 +73,11 @@ func (r *Repository[S]) due(before, after int64) bool {
 func (r *Repository[S]) snapshot(ctx context.Context, streamID string, loaded Loaded[S]) {
 	state, err := r.typ.Snapshot.Encode(loaded.State)
 	if err == nil && r.typ.Personal != nil && r.typ.Personal(loaded.State) && r.opts.Cipher != nil {
-		// A state that holds personal values is sealed with its owner's key, and never written
-		// without one: the owner may have been erased since this state was folded.
+		// A state that holds personal values is sealed with its owner's key, made now when its
+		// values were all written before sealing. It is never written without one: an owner
+		// erased since this state was folded gets no key again, and no snapshot.
 		var seal func(ad, plaintext string) (string, error)
-		if seal, err = r.opts.Cipher.Sealer(ctx, r.owner(streamID), false); err == nil && seal == nil {
+		if seal, err = r.opts.Cipher.Sealer(ctx, r.owner(streamID), true); err == nil && seal == nil {
 			return
 		}
 		if err == nil {

@@ -15,17 +15,19 @@ import (
 	"library/internal/testkit/smtptest"
 )
 
-// The member's personal data, which must be nowhere once they are erased.
+// The member's personal data, which must be nowhere once they are erased: their name, their
+// email, and what staff typed about them in a fine's reason.
 const (
-	erinName  = "Erin Zweistein"
-	erinEmail = "erin.zweistein@example.org"
+	erinName    = "Erin Zweistein"
+	erinEmail   = "erin.zweistein@example.org"
+	erinAddress = "12 Elm St"
 )
 
 // A member who had loans, fines, emails and payments is erased: the account answers 410 for
 // everyone; a replay of every processor folds and sends nothing for them; a loan email still
 // pending for them is parked as erased, never sent; and a dump of the whole database, and the
-// events table's raw bytes, hold neither their name nor their email. Everyone else's data is
-// intact.
+// events table's raw bytes, hold neither their name, nor their email, nor a fine's reason that
+// named them. Everyone else's data is intact.
 func TestErasureLeavesNothingReadable(t *testing.T) {
 	t.Parallel()
 	smtp := smtptest.Start(t)
@@ -42,7 +44,7 @@ func TestErasureLeavesNothingReadable(t *testing.T) {
 	clock.Advance(20 * 24 * time.Hour)
 	requireResult(t, a.Call(t, http.MethodPost, "/books/dune/returns", obj{"loanId": "loan-1"}), http.StatusCreated, "book-dune")
 	eventually(t, 20*time.Second, func() bool { return getAccount(t, a, "m-erin").Balance > 0 }, "the late fine")
-	fine(t, a, "m-erin", 300, "a torn page")
+	fine(t, a, "m-erin", 300, "Erin Q. Member, "+erinAddress+", tore a page of Dune")
 	requireResult(t, pay(t, a, "m-erin", getAccount(t, a, "m-erin").Balance, "pay-all"), http.StatusCreated, "account-m-erin")
 
 	// A second loan whose email can't go yet: the relay takes no mail.
@@ -107,7 +109,7 @@ func TestErasureLeavesNothingReadable(t *testing.T) {
 	var raw string
 	require.NoError(t, pool.QueryRow(context.Background(), `SELECT string_agg(data::text || metadata::text, ' ') FROM events`).Scan(&raw))
 	dump := pgtest.Dump(t, databaseURL)
-	for _, secret := range []string{erinName, "Zweistein", erinEmail, "erin.zweistein"} {
+	for _, secret := range []string{erinName, "Zweistein", erinEmail, "erin.zweistein", erinAddress, "Erin Q. Member"} {
 		assert.NotContains(t, raw, secret, "the events' raw bytes")
 		assert.NotContains(t, dump, secret, "the database's dump")
 	}

@@ -11,6 +11,10 @@ import (
 
 var _ pii.Store = (*Memory)(nil)
 
+// isErased reports whether k is what m.keys holds for an erased member in place of their key
+// (the zero WrappedKey: no KEK, nothing wrapped), so that they never get a key again.
+func isErased(k pii.WrappedKey) bool { return k.KEKID == "" }
+
 // DataKey implements pii.Store.
 func (m *Memory) DataKey(ctx context.Context, owner string) (pii.WrappedKey, error) {
 	if err := ctx.Err(); err != nil {
@@ -19,13 +23,13 @@ func (m *Memory) DataKey(ctx context.Context, owner string) (pii.WrappedKey, err
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	k, ok := m.keys[owner]
-	if !ok {
+	if !ok || isErased(k) {
 		return pii.WrappedKey{}, pii.ErrNoKey
 	}
 	return pii.WrappedKey{KEKID: k.KEKID, Wrapped: bytes.Clone(k.Wrapped)}, nil
 }
 
-// AddDataKey implements pii.Store.
+// AddDataKey implements pii.Store: an erased member gets no key.
 func (m *Memory) AddDataKey(ctx context.Context, owner string, k pii.WrappedKey) (pii.WrappedKey, error) {
 	if err := ctx.Err(); err != nil {
 		return pii.WrappedKey{}, err
@@ -33,6 +37,9 @@ func (m *Memory) AddDataKey(ctx context.Context, owner string, k pii.WrappedKey)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if kept, ok := m.keys[owner]; ok {
+		if isErased(kept) {
+			return pii.WrappedKey{}, pii.ErrErased
+		}
 		return pii.WrappedKey{KEKID: kept.KEKID, Wrapped: bytes.Clone(kept.Wrapped)}, nil
 	}
 	m.keys[owner] = pii.WrappedKey{KEKID: k.KEKID, Wrapped: bytes.Clone(k.Wrapped)}
@@ -49,6 +56,10 @@ func (m *Memory) RewrapDataKeys(ctx context.Context, rewrap func(pii.WrappedKey)
 	next := make(map[string]pii.WrappedKey, len(m.keys))
 	n := 0
 	for _, owner := range slices.Sorted(maps.Keys(m.keys)) {
+		if isErased(m.keys[owner]) {
+			next[owner] = m.keys[owner]
+			continue
+		}
 		k, changed, err := rewrap(m.keys[owner])
 		if err != nil {
 			return 0, err
@@ -63,20 +74,20 @@ func (m *Memory) RewrapDataKeys(ctx context.Context, rewrap func(pii.WrappedKey)
 }
 
 // DeleteDataKey deletes owner's data key, if they have one: an erased member's key that a
-// restore brought back.
+// restore brought back. The member is marked erased, as Erase does.
 func (m *Memory) DeleteDataKey(ctx context.Context, owner string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	delete(m.keys, owner)
+	m.keys[owner] = pii.WrappedKey{} // erased
 	return nil
 }
 
-// Erase appends events and deletes owner's data key at once.
+// Erase appends events and deletes owner's data key at once, marking them erased.
 func (m *Memory) Erase(ctx context.Context, streamID string, expectedVersion int64, events []NewEvent, owner string) ([]Event, error) {
-	return m.appendThen(ctx, streamID, expectedVersion, events, func() { delete(m.keys, owner) })
+	return m.appendThen(ctx, streamID, expectedVersion, events, func() { m.keys[owner] = pii.WrappedKey{} })
 }
 
 // FingerprintKey returns the secret of this log's keyed fingerprints: new for every memory log.

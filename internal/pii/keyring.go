@@ -28,12 +28,22 @@ type WrappedKey struct {
 // ErrNoKey is a member without a data key: none was ever needed, or they were erased.
 var ErrNoKey = errors.New("pii: no data key")
 
+// ErrErased is a member who was erased: they have no data key, and never get one again.
+var ErrErased = errors.New("pii: the member was erased")
+
 // Store keeps the wrapped data keys, one per member.
+//
+// Erasing a member (the append that records it, or deleting their key on its own after a
+// restore) leaves a mark in place of their key, so that the store refuses them a new one for
+// good: a writer that still holds a state from before the erasure (a snapshot written late, a
+// command decided on a kept aggregate) must not make them a key, which would seal their values
+// anew, readable again, and which could not open what their erased key sealed.
 type Store interface {
-	// DataKey returns a member's wrapped data key, or ErrNoKey.
+	// DataKey returns a member's wrapped data key, or ErrNoKey (also for an erased member).
 	DataKey(ctx context.Context, owner string) (WrappedKey, error)
 	// AddDataKey keeps k as the member's data key unless they have one, and returns the one
-	// kept: two replicas that make a key at once end with the same one.
+	// kept: two replicas that make a key at once end with the same one. A member who was
+	// erased gets none: ErrErased.
 	AddDataKey(ctx context.Context, owner string, k WrappedKey) (WrappedKey, error)
 	// RewrapDataKeys passes every wrapped key to rewrap and keeps what it returns when it says
 	// so; it returns how many were kept anew.
@@ -52,15 +62,18 @@ type Keyring struct {
 func NewKeyring(keks KEKs, store Store) *Keyring { return &Keyring{keks: keks, store: store} }
 
 // Sealer returns the sealing of one member's personal values. Without a data key, it makes one
-// when create is true, and otherwise returns nil: a member who was erased gets no new key from
-// a late writer. ad is what a sealed value is bound to: its stream and its event's version.
+// when create is true, and otherwise returns nil; it returns nil too for a member who was
+// erased, who never gets a key again, whoever asks late. ad is what a sealed value is bound
+// to: its stream and its event's version.
 func (k *Keyring) Sealer(ctx context.Context, owner string, create bool) (func(ad, plaintext string) (string, error), error) {
 	dek, err := k.dataKey(ctx, owner)
 	switch {
 	case errors.Is(err, ErrNoKey) && !create:
 		return nil, nil
 	case errors.Is(err, ErrNoKey):
-		dek, err = k.newDataKey(ctx, owner)
+		if dek, err = k.newDataKey(ctx, owner); errors.Is(err, ErrErased) {
+			return nil, nil
+		}
 	}
 	if err != nil {
 		return nil, err

@@ -66,6 +66,11 @@ func TestSealAndErase(t *testing.T) {
 	late, err := ring.Sealer(ctx, "alice", false)
 	require.NoError(t, err)
 	assert.Nil(t, late, "an erased member gets no key from a late writer")
+	late, err = ring.Sealer(ctx, "alice", true)
+	require.NoError(t, err)
+	assert.Nil(t, late, "even one that would make a key")
+	_, err = store.AddDataKey(ctx, "alice", pii.WrappedKey{KEKID: "1", Wrapped: []byte("a key")})
+	require.ErrorIs(t, err, pii.ErrErased, "the store refuses them one")
 }
 
 // countingStore counts the reads of member_keys.

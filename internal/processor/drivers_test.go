@@ -15,6 +15,11 @@ func TestMemoryCheckpoints(t *testing.T) {
 	drivertest.TestCheckpoints(t, func(*testing.T) processor.Checkpoints { return processor.NewMemoryCheckpoints(nil) })
 }
 
+func TestMemoryForgetMember(t *testing.T) {
+	t.Parallel()
+	drivertest.TestForgetMember(t, func(*testing.T) drivertest.Forgetter { return processor.NewMemoryCheckpoints(nil) })
+}
+
 func TestMemoryLeases(t *testing.T) {
 	t.Parallel()
 	drivertest.TestLeases(t, func(*testing.T) processor.Leases { return processor.NewMemoryLeases() })

@@ -58,3 +58,25 @@ func TestWindowIsTheLastCommands(t *testing.T) {
 		}
 	})
 }
+
+// A key answers the person who used it, and who a person is takes both their subject and the
+// provider that vouches for it: one subject at two issuers is two people. The role they acted
+// in does not matter.
+func TestAPersonIsTheirSubjectAtTheirIssuer(t *testing.T) {
+	alice := eventstore.Actor{Subject: "alice", Issuer: "https://a.example", Role: "member"}
+	sameSubjectElsewhere := eventstore.Actor{Subject: "alice", Issuer: "https://b.example", Role: "member"}
+	asStaff := eventstore.Actor{Subject: "alice", Issuer: "https://a.example", Role: "librarian"}
+	require.NotEqual(t, PersonOf(alice), PersonOf(sameSubjectElsewhere), "another provider's alice")
+	require.NotEqual(t, PersonOf(alice), PersonOf(eventstore.Actor{Subject: "bob", Issuer: "https://a.example"}))
+	require.Equal(t, PersonOf(alice), PersonOf(asStaff), "alice in another role")
+
+	events := []eventstore.Event{{Version: 1, Metadata: eventstore.Metadata{CommandID: "k", Command: "pay", Actor: alice}}}
+	kept, err := Encode(New(10).With(events))
+	require.NoError(t, err)
+	decoded, err := Decode(kept, 10)
+	require.NoError(t, err)
+	found, ok := decoded.Find("k")
+	require.True(t, ok)
+	require.Equal(t, PersonOf(alice), found.Actor, "a snapshot's window keeps the issuer")
+	require.NotEqual(t, PersonOf(sameSubjectElsewhere), found.Actor)
+}

@@ -13,10 +13,21 @@ import (
 
 var _ pii.Store = (*Postgres)(nil)
 
+// An erased member's row in member_keys holds no key: an empty kek_id (no KEK has an empty id)
+// and nothing wrapped. It stays, so that the member is never given a key again.
+const (
+	erasedKEKID = `''`
+	// eraseDataKeySQL deletes owner's data key and marks them erased.
+	eraseDataKeySQL = `
+INSERT INTO member_keys (owner, kek_id, wrapped) VALUES ($1, ` + erasedKEKID + `, '')
+ON CONFLICT (owner) DO UPDATE SET kek_id = excluded.kek_id, wrapped = excluded.wrapped`
+)
+
 // DataKey implements pii.Store.
 func (p *Postgres) DataKey(ctx context.Context, owner string) (pii.WrappedKey, error) {
 	var k pii.WrappedKey
-	err := p.pool.QueryRow(ctx, `SELECT kek_id, wrapped FROM member_keys WHERE owner = $1`, owner).Scan(&k.KEKID, &k.Wrapped)
+	err := p.pool.QueryRow(ctx, `SELECT kek_id, wrapped FROM member_keys WHERE owner = $1 AND kek_id <> `+erasedKEKID, owner).
+		Scan(&k.KEKID, &k.Wrapped)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return pii.WrappedKey{}, pii.ErrNoKey
 	}
@@ -27,7 +38,7 @@ func (p *Postgres) DataKey(ctx context.Context, owner string) (pii.WrappedKey, e
 }
 
 // addDataKeySQL keeps a member's first key; when two replicas race, the loser reads the
-// winner's.
+// winner's. An erased member's row is read back as it is: no key.
 const addDataKeySQL = `
 WITH added AS (
 	INSERT INTO member_keys (owner, kek_id, wrapped) VALUES ($1, $2, $3)
@@ -35,7 +46,7 @@ WITH added AS (
 )
 SELECT kek_id, wrapped FROM added UNION ALL SELECT kek_id, wrapped FROM member_keys WHERE owner = $1 LIMIT 1`
 
-// AddDataKey implements pii.Store.
+// AddDataKey implements pii.Store: an erased member gets no key.
 func (p *Postgres) AddDataKey(ctx context.Context, owner string, k pii.WrappedKey) (pii.WrappedKey, error) {
 	for {
 		var kept pii.WrappedKey
@@ -45,6 +56,9 @@ func (p *Postgres) AddDataKey(ctx context.Context, owner string, k pii.WrappedKe
 		}
 		if err != nil {
 			return pii.WrappedKey{}, translate(ctx, err)
+		}
+		if kept.KEKID == "" {
+			return pii.WrappedKey{}, pii.ErrErased
 		}
 		return kept, nil
 	}
@@ -58,7 +72,7 @@ func (p *Postgres) RewrapDataKeys(ctx context.Context, rewrap func(pii.WrappedKe
 		return 0, translate(ctx, err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	rows, err := tx.Query(ctx, `SELECT owner, kek_id, wrapped FROM member_keys ORDER BY owner FOR UPDATE`)
+	rows, err := tx.Query(ctx, `SELECT owner, kek_id, wrapped FROM member_keys WHERE kek_id <> `+erasedKEKID+` ORDER BY owner FOR UPDATE`)
 	if err != nil {
 		return 0, translate(ctx, err)
 	}
@@ -99,16 +113,18 @@ func (p *Postgres) RewrapDataKeys(ctx context.Context, rewrap func(pii.WrappedKe
 }
 
 // DeleteDataKey deletes owner's data key, if they have one: an erased member's key that a
-// restore of a backup taken before the erasure brought back.
+// restore of a backup taken before the erasure brought back. The member is marked erased, as
+// Erase does.
 func (p *Postgres) DeleteDataKey(ctx context.Context, owner string) error {
-	if _, err := p.pool.Exec(ctx, `DELETE FROM member_keys WHERE owner = $1`, owner); err != nil {
+	if _, err := p.pool.Exec(ctx, eraseDataKeySQL, owner); err != nil {
 		return translate(ctx, err)
 	}
 	return nil
 }
 
-// Erase appends events and deletes owner's data key in one transaction: either the log records
-// the erasure and the key is gone, or neither. It does not wait for other appends.
+// Erase appends events and deletes owner's data key in one transaction, marking them erased:
+// either the log records the erasure and the key is gone, or neither. It does not wait for
+// other appends.
 func (p *Postgres) Erase(ctx context.Context, streamID string, expectedVersion int64, events []eventstore.NewEvent, owner string) ([]eventstore.Event, error) {
 	if err := eventstore.ValidateAppend(streamID, expectedVersion, events); err != nil {
 		return nil, err
@@ -122,7 +138,7 @@ func (p *Postgres) Erase(ctx context.Context, streamID string, expectedVersion i
 	if res.err != nil {
 		return nil, res.err
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM member_keys WHERE owner = $1`, owner); err != nil {
+	if _, err := tx.Exec(ctx, eraseDataKeySQL, owner); err != nil {
 		return nil, translate(ctx, err)
 	}
 	if err := tx.Commit(ctx); err != nil {

@@ -1,5 +1,6 @@
 // Package drivertest is the contract that every processor driver meets, as tests any driver's
-// package runs on its own: TestCheckpoints for a processor.Checkpoints, TestLeases for a
+// package runs on its own: TestCheckpoints for a processor.Checkpoints, TestForgetMember for
+// checkpoints that forget an erased member's waiting events, TestLeases for a
 // processor.Leases. Package processor runs them on its memory drivers, package pgdriver on
 // PostgreSQL, so that the engine can count on the same behaviour from either: a checkpoint
 // moves only by compare-and-set and only forward, a replay fences the previous generation,
