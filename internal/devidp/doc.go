@@ -22,5 +22,5 @@
 //     curl -u libby:libby-password -d grant_type=client_credentials $ISSUER/oauth/token
 //   - Cross-origin requests are allowed from loopback origins and from the origins of
 //     Options.RedirectURIs.
-//   - RotateKey, Sign, PublicKeyPEM and Token are hooks for tests.
+//   - RotateKey, RetireKey, Sign, PublicKeyPEM and Token are hooks for tests.
 package devidp

@@ -132,6 +132,13 @@ var mutations = []mutation{
 		pkg:     "./internal/app/",
 	},
 	{
+		name:    "a remembered token outlives its expiry: Caller.ExpiresAt in milliseconds",
+		file:    "internal/auth/claims.go",
+		find:    "ExpiresAt: token.Expiry.Unix()",
+		replace: "ExpiresAt: token.Expiry.UnixMilli()",
+		pkg:     "./internal/auth/",
+	},
+	{
 		name:    "an Idempotency-Key replays its answer to someone else who sends it",
 		file:    "internal/aggregate/replay.go",
 		find:    "case past.Actor != w.actor:",
