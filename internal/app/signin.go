@@ -18,7 +18,7 @@ func (a *App) signIn() (*auth.Guard, *auth.Verifier) {
 		return auth.NewGuard(nil, a.cfg.AdminToken), nil
 	}
 	v := auth.NewVerifier(auth.VerifierConfig{
-		Issuer: a.cfg.AuthIssuer, Audience: a.cfg.AuthAudience,
+		Issuer: a.cfg.AuthIssuer, Audience: a.cfg.AuthAudience, WebClientID: a.cfg.AuthClientID,
 		RolesClaim: a.cfg.AuthRolesClaim, MemberClaim: a.cfg.AuthMemberClaim,
 		Logger: a.logger, // tokens expire by the wall clock, whatever clock the library keeps
 	})
@@ -72,12 +72,14 @@ type providerConfig struct {
 	Issuer   string  `json:"issuer"`
 	ClientID *string `json:"clientId"`
 	Audience string  `json:"audience"`
+	// LogoutIDTokenHint: the provider wants the ID token as id_token_hint to sign out.
+	LogoutIDTokenHint bool `json:"logoutIdTokenHint"`
 }
 
 func (s signInRoutes) Routes(r chi.Router) {
 	view := signInConfig{Open: s.cfg.AuthIssuer == ""}
 	if !view.Open {
-		view.Auth = &providerConfig{Issuer: s.cfg.AuthIssuer, Audience: s.cfg.AuthAudience}
+		view.Auth = &providerConfig{Issuer: s.cfg.AuthIssuer, Audience: s.cfg.AuthAudience, LogoutIDTokenHint: s.cfg.AuthLogoutIDTokenHint}
 		if s.cfg.AuthClientID != "" {
 			view.Auth.ClientID = &s.cfg.AuthClientID
 		}

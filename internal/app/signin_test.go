@@ -48,6 +48,17 @@ func TestNotReadyUntilTheProviderAnswers(t *testing.T) {
 	require.Equal(t, http.StatusOK, a.Call(t, http.MethodGet, "/accounts/me", nil, "Authorization", idp.Bearer(t, "alice")).Status)
 }
 
+// The web app's ID token opens nothing: signed in through the provider's page, the access token
+// says who the person is, and the ID token given with it is refused as not an access token.
+func TestAnIDTokenIsNoAccessToken(t *testing.T) {
+	t.Parallel()
+	idp := apitest.StartProvider(t)
+	a := apitest.Launch(t, apitest.WithSignIn(fastBackground(app.Config{}), idp), slogTo(t, io.Discard)).API("memory")
+	access, id := idp.SignInAsTheWebApp(t, "alice")
+	require.Equal(t, http.StatusOK, a.Call(t, http.MethodGet, "/accounts/me", nil, "Authorization", "Bearer "+access).Status)
+	requireProblem(t, a.Call(t, http.MethodGet, "/accounts/me", nil, "Authorization", "Bearer "+id), http.StatusUnauthorized, "Unauthorized")
+}
+
 // Tokens never reach the logs, good or bad; nor does the ADMIN_TOKEN used as a break-glass,
 // which acts as an operator.
 func TestTokensNeverLogged(t *testing.T) {

@@ -7,6 +7,14 @@
 // asymmetric: "none" and the HMAC algorithms are refused, so that the provider's public key
 // can't be used as a shared secret.
 //
+// Access tokens only: a web app holds an ID token too, signed by the same provider and perhaps
+// for the same audience, and it must open nothing. A token whose header type (typ) is at+jwt is
+// an access token (RFC 9068). A token of another type is refused; an untyped one, or one typed
+// JWT, is refused when it carries a claim only ID tokens carry (nonce, at_hash, c_hash), when
+// Keycloak typed it ID, or when it was issued to the web app: azp is AUTH_CLIENT_ID and aud
+// names it, as OpenID Connect wants of an ID token (azp alone would refuse the access tokens of
+// the providers that name there the client that asked for them).
+//
 // Keys: the key set (the discovery document's jwks_uri) is fetched at start, and fetched again
 // (a) when it is KeySetMaxAge (5 minutes) old, on the next token that needs it, and (b) for a
 // token whose kid names no key held, or that names none and no key held verifies it, so that

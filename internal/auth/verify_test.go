@@ -200,7 +200,7 @@ func TestVerifyWaitsForTheProvider(t *testing.T) {
 }
 
 // Roles and the member id come from the claims the settings name: a dotted path (Keycloak's
-// realm_access.roles), groups (Dex, Entra), and a member claim that is not a member id leaves
+// realm_access.roles), groups (Entra ID), and a member claim that is not a member id leaves
 // the person without one. An email the provider does not vouch for is not taken.
 func TestVerifyReadsTheConfiguredClaims(t *testing.T) {
 	t.Parallel()
@@ -215,8 +215,8 @@ func TestVerifyReadsTheConfiguredClaims(t *testing.T) {
 	assert.Equal(t, "libby.k", c.MemberID)
 	assert.Empty(t, c.Email, "an address the provider does not vouch for")
 
-	dex := newVerifier(t, p, auth.VerifierConfig{RolesClaim: "groups"})
-	c, err = dex.Verify(context.Background(), p.sign(t, map[string]any{"groups": []string{"operator"}, "sub": "not/an id"}))
+	entra := newVerifier(t, p, auth.VerifierConfig{RolesClaim: "groups"})
+	c, err = entra.Verify(context.Background(), p.sign(t, map[string]any{"groups": []string{"operator"}, "sub": "not/an id"}))
 	require.NoError(t, err)
 	assert.Equal(t, []auth.Role{auth.Member, auth.Operator}, c.Roles())
 	assert.Empty(t, c.MemberID, "a subject that is not a member id")

@@ -10,8 +10,8 @@ import (
 
 // Check refuses settings that would leave the service less safe than it looks, naming the
 // variable: an open service on a real database that nobody chose to open, members' data on a
-// real database without PII_KEY, a provider without an audience or over plain http, and an
-// admin token short enough to guess. The service checks them at start; the commands of the
+// real database without PII_KEY, a provider without an audience, over plain http, or whose
+// audience is the web app's client id, and an admin token short enough to guess. The service checks them at start; the commands of the
 // command line, which serve nobody, don't.
 func (c Config) Check() error {
 	switch {
@@ -22,6 +22,9 @@ func (c Config) Check() error {
 			"(set AUTH_ISSUER and AUTH_AUDIENCE), or AUTH=off to run without sign-in on purpose")
 	case c.AuthIssuer != "" && c.AuthAudience == "":
 		return fmt.Errorf("AUTH_AUDIENCE is unset: set it to the audience the provider puts in access tokens for this service")
+	case c.AuthIssuer != "" && c.AuthClientID == c.AuthAudience:
+		return fmt.Errorf("AUTH_CLIENT_ID is AUTH_AUDIENCE: the web app's ID tokens name its client id as their audience, " +
+			"so they would pass for access tokens; give the service an audience of its own at the provider")
 	case c.PIIKey == "" && c.DatabaseURL != "":
 		return fmt.Errorf("PII_KEY is unset: with DATABASE_URL, members' names and emails are sealed with keys that PII_KEY wraps; " +
 			"set it to a base64 32-byte secret (head -c 32 /dev/urandom | base64), kept apart from the database's backups")

@@ -82,8 +82,13 @@ type Config struct {
 	// (AUTH_MEMBER_CLAIM).
 	AuthRolesClaim  string
 	AuthMemberClaim string
-	// AuthClientID is the web app's client id at the provider (AUTH_CLIENT_ID).
+	// AuthClientID is the web app's client id at the provider (AUTH_CLIENT_ID). Its ID tokens
+	// are refused as access tokens, so it must differ from AuthAudience.
 	AuthClientID string
+	// AuthLogoutIDTokenHint has the web app send its ID token as id_token_hint when it signs
+	// out, for providers that require one (AUTH_LOGOUT_ID_TOKEN_HINT); otherwise it sends
+	// client_id and post_logout_redirect_uri, and keeps no ID token.
+	AuthLogoutIDTokenHint bool
 	// AuthOff runs without sign-in on purpose (AUTH=off): everyone may do everything but the
 	// admin actions. It is refused together with AuthIssuer, and logged loudly.
 	AuthOff bool

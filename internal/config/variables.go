@@ -77,6 +77,7 @@ var Variables = []Variable{
 	{"AUTH_ROLES_CLAIM", "roles", orDefault(text, func(c *Config) *string { return &c.AuthRolesClaim })},
 	{"AUTH_MEMBER_CLAIM", "sub", orDefault(text, func(c *Config) *string { return &c.AuthMemberClaim })},
 	{"AUTH_CLIENT_ID", "", to(text, func(c *Config) *string { return &c.AuthClientID })},
+	{"AUTH_LOGOUT_ID_TOKEN_HINT", "false", to(boolean, func(c *Config) *bool { return &c.AuthLogoutIDTokenHint })},
 	{"AUTH", "", to(authOff, func(c *Config) *bool { return &c.AuthOff })},
 	{"ADMIN_TOKEN", "", to(text, func(c *Config) *string { return &c.AdminToken })},
 	{"PII_KEY", "", to(text, func(c *Config) *string { return &c.PIIKey })},

@@ -125,11 +125,19 @@ func (p *Provider) RetireKey(id string) error {
 // typ JWT), so that a test can make tokens the provider would never issue: expired ones, ones
 // for another audience or issuer, ones without a claim. It is a hook for tests.
 func (p *Provider) Sign(claims map[string]any) (string, error) {
+	return p.SignTyped("JWT", claims)
+}
+
+// SignTyped is Sign with another header type (typ), such as at+jwt (RFC 9068), the type of
+// other providers' access tokens. It is a hook for tests.
+func (p *Provider) SignTyped(typ string, claims map[string]any) (string, error) {
 	payload, err := json.Marshal(claims)
 	if err != nil {
 		return "", fmt.Errorf("devidp: sign: %w", err)
 	}
-	signer, err := op.SignerFromKey(p.keys.current())
+	key := p.keys.current()
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: key.SignatureAlgorithm(), Key: &jose.JSONWebKey{Key: key.private, KeyID: key.id}},
+		(&jose.SignerOptions{}).WithType(jose.ContentType(typ)))
 	if err != nil {
 		return "", fmt.Errorf("devidp: sign: %w", err)
 	}

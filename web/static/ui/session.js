@@ -17,7 +17,7 @@ const SCOPE = "openid profile email";
 
 const session = {
   mode: "unknown", // "open": no sign-in; "signin": people sign in; "unknown": /config.json unread
-  auth: null, // /config.json's auth: {issuer, clientId, audience}
+  auth: null, // /config.json's auth: {issuer, clientId, audience, logoutIdTokenHint}
   provider: null, // the provider's discovery document
   me: null, // GET /accounts/me, while signed in
   member: null, // the member id of the last person signed in on this page, for waiting intents
@@ -129,6 +129,8 @@ export async function signIn(returnTo = location.hash) {
   const redirectUri = location.origin + location.pathname;
   sessionStorage.setItem(ROUND_TRIP_KEY, JSON.stringify({ state, verifier, returnTo: String(returnTo || "#/books"), redirectUri }));
   const url = new URL(session.provider.authorization_endpoint);
+  // No nonce: PKCE binds the code to this tab, and a provider may copy a nonce into the access
+  // token, which the service would then refuse as an ID token.
   url.search = new URLSearchParams({
     response_type: "code", client_id: session.auth.clientId, redirect_uri: redirectUri, scope: SCOPE,
     state, code_challenge: challenge, code_challenge_method: "S256",
@@ -136,9 +138,14 @@ export async function signIn(returnTo = location.hash) {
   location.assign(url.href);
 }
 
-/** signOut forgets the tokens and ends the session at the provider, which sends the browser back here. */
+/**
+ * signOut forgets the tokens and ends the session at the provider, which sends the browser back
+ * here. It names this app by its client id; the ID token goes too (id_token_hint) only when
+ * /config.json says the provider requires it: the address ends up in the browser's history and
+ * the provider's logs.
+ */
 export function signOut() {
-  const hint = idToken();
+  const hint = session.auth?.logoutIdTokenHint === true ? idToken() : "";
   // Forgotten now, not only with the page: Back could bring this page back from the cache.
   forgetTokens({ quiet: true });
   session.member = null;
@@ -204,7 +211,8 @@ async function exchange(code, saved) {
     const why = data.error_description || data.error || `${response.status}`;
     throw new Error(`The sign-in could not be finished: the sign-in service said ${why}. Sign in again.`);
   }
-  keepTokens({ access: data.access_token, id: data.id_token ?? "" });
+  // The ID token is kept only to sign out with, where the provider requires it.
+  keepTokens({ access: data.access_token, id: session.auth.logoutIdTokenHint === true ? (data.id_token ?? "") : "" });
 }
 
 /** readMe asks the service who signed in: their member id, roles and account. */
