@@ -71,7 +71,7 @@ func TestSafeSignInSettingsStart(t *testing.T) {
 	}
 }
 
-// With sign-in off the service says so at start, loudly.
+// With sign-in off the service says so at start, loudly, and that it serves this machine only.
 func TestOpenServiceSaysSo(t *testing.T) {
 	t.Parallel()
 	var logs syncBuffer
@@ -79,4 +79,15 @@ func TestOpenServiceSaysSo(t *testing.T) {
 	_, stop := runServiceLogging(t, app.Config{}, logger)
 	stop()
 	assert.Contains(t, logs.String(), "level=WARN msg=\"no sign-in: in memory without AUTH_ISSUER, anyone")
+	assert.Contains(t, logs.String(), "msg=\"no sign-in: serving this machine only (127.0.0.1")
+}
+
+// Go's profiles off this machine are refused at start, naming PPROF_ADDR.
+func TestPprofOffThisMachineIsRefused(t *testing.T) {
+	t.Parallel()
+	cfg, err := config.FromEnv(func(k string) string { return map[string]string{"PPROF_ADDR": ":6060"}[k] })
+	require.NoError(t, err)
+	cfg.HTTPAddr = "127.0.0.1:0"
+	_, err = app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.ErrorContains(t, err, "PPROF_ADDR")
 }

@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"net/http"
 	"time"
 
@@ -44,6 +46,7 @@ func (a *App) startSignIn(ctx context.Context) {
 		}
 	}
 	warn()
+	a.sayWhoCanReach()
 	go func() {
 		tick := time.NewTicker(openWarningEvery)
 		defer tick.Stop()
@@ -56,6 +59,18 @@ func (a *App) startSignIn(ctx context.Context) {
 			}
 		}
 	}()
+}
+
+// sayWhoCanReach says, at the start of an open service, who can reach it: this machine only
+// (HTTP_ADDR's default while open), or every machine that reaches the address it listens on.
+func (a *App) sayWhoCanReach() {
+	addr := a.listener.Addr()
+	if tcp, ok := addr.(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
+		a.logger.Info(fmt.Sprintf("no sign-in: serving this machine only (%s); set HTTP_ADDR (such as :8080) to serve others, "+
+			"who may then do anything", addr))
+		return
+	}
+	a.logger.Warn(fmt.Sprintf("no sign-in: serving other machines too (%s, HTTP_ADDR): anyone who reaches it may do anything", addr))
 }
 
 // signInRoutes serve GET /config.json: what a web app needs to sign people in.

@@ -11,7 +11,8 @@ import (
 // Check refuses settings that would leave the service less safe than it looks, naming the
 // variable: an open service on a real database that nobody chose to open, members' data on a
 // real database without PII_KEY, a provider without an audience, over plain http, or whose
-// audience is the web app's client id, and an admin token short enough to guess. The service checks them at start; the commands of the
+// audience is the web app's client id, an admin token short enough to guess, and Go's profiles
+// served off this machine. The service checks them at start; the commands of the
 // command line, which serve nobody, don't.
 func (c Config) Check() error {
 	switch {
@@ -31,10 +32,20 @@ func (c Config) Check() error {
 	case c.AdminToken != "" && len(c.AdminToken) < auth.MinAdminTokenLength:
 		return fmt.Errorf("ADMIN_TOKEN must be at least %d characters (try: openssl rand -hex 32)", auth.MinAdminTokenLength)
 	}
+	if c.PprofAddr != "" && !onThisMachine(c.PprofAddr) {
+		return fmt.Errorf("PPROF_ADDR must be an address on this machine, such as 127.0.0.1:6060: " +
+			"Go's profiles show what the service does and holds, to anyone who reaches them")
+	}
 	if c.AuthIssuer != "" {
 		return checkIssuer(c.AuthIssuer)
 	}
 	return nil
+}
+
+// onThisMachine reports whether addr (host:port) listens on a loopback address only.
+func onThisMachine(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	return err == nil && isLoopback(host)
 }
 
 // checkIssuer wants an https URL, or http on this machine (a provider for demos and tests).
