@@ -73,7 +73,8 @@ func (a *App) sayWhoCanReach() {
 	a.logger.Warn(fmt.Sprintf("no sign-in: serving other machines too (%s, HTTP_ADDR): anyone who reaches it may do anything", addr))
 }
 
-// signInRoutes serve GET /config.json: what a web app needs to sign people in.
+// signInRoutes serve GET /config.json: what a web app needs to sign people in, and the replicas
+// its operations page may watch.
 type signInRoutes struct{ cfg Config }
 
 // signInConfig is GET /config.json.
@@ -81,6 +82,9 @@ type signInConfig struct {
 	Auth *providerConfig `json:"auth"`
 	// Open is true while sign-in is off: the web app says so on every page.
 	Open bool `json:"open"`
+	// Replicas are the other replicas the operations page may watch and send tokens to
+	// (OPERATIONS_REPLICAS), besides the origin that served it.
+	Replicas []string `json:"replicas"`
 }
 
 type providerConfig struct {
@@ -92,7 +96,7 @@ type providerConfig struct {
 }
 
 func (s signInRoutes) Routes(r chi.Router) {
-	view := signInConfig{Open: s.cfg.AuthIssuer == ""}
+	view := signInConfig{Open: s.cfg.AuthIssuer == "", Replicas: append([]string{}, s.cfg.OperationsReplicas...)}
 	if !view.Open {
 		view.Auth = &providerConfig{Issuer: s.cfg.AuthIssuer, Audience: s.cfg.AuthAudience, LogoutIDTokenHint: s.cfg.AuthLogoutIDTokenHint}
 		if s.cfg.AuthClientID != "" {

@@ -32,6 +32,9 @@ func (c Config) Check() error {
 	case c.AdminToken != "" && len(c.AdminToken) < auth.MinAdminTokenLength:
 		return fmt.Errorf("ADMIN_TOKEN must be at least %d characters (try: openssl rand -hex 32)", auth.MinAdminTokenLength)
 	}
+	if err := checkReplicas(c.OperationsReplicas); err != nil {
+		return err
+	}
 	if c.PprofAddr != "" && !onThisMachine(c.PprofAddr) {
 		return fmt.Errorf("PPROF_ADDR must be an address on this machine, such as 127.0.0.1:6060: " +
 			"Go's profiles show what the service does and holds, to anyone who reaches them")

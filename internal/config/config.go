@@ -105,6 +105,10 @@ type Config struct {
 	// CORSOrigins are the browser origins (such as https://library.example.org, or *) whose
 	// pages may call the API (CORS_ORIGINS).
 	CORSOrigins []string
+	// OperationsReplicas are the base URLs of the other replicas the web app's operations page
+	// may watch and send tokens to, besides the origin that served it (OPERATIONS_REPLICAS):
+	// https, or http on this machine.
+	OperationsReplicas []string
 	// Limits at the edge, each 0 for no limit: RateLimit is how many requests a second one
 	// client may make (RATE_LIMIT); AuthFailureLimit how many refused tokens a minute one
 	// address may send before no token from it is checked (AUTH_FAILURE_LIMIT);

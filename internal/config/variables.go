@@ -84,6 +84,7 @@ var Variables = []Variable{
 	{"PII_KEY", "", to(text, func(c *Config) *string { return &c.PIIKey })},
 	{"METRICS_ADDR", "", to(text, func(c *Config) *string { return &c.MetricsAddr })},
 	{"CORS_ORIGINS", "", to(origins, func(c *Config) *[]string { return &c.CORSOrigins })},
+	{"OPERATIONS_REPLICAS", "", to(replicaURLs, func(c *Config) *[]string { return &c.OperationsReplicas })},
 	{"RATE_LIMIT", "100", to(limit, func(c *Config) *int { return &c.RateLimit })},
 	{"AUTH_FAILURE_LIMIT", "10", to(limit, func(c *Config) *int { return &c.AuthFailureLimit })},
 	{"ACCOUNT_DATA_LIMIT", "5", to(limit, func(c *Config) *int { return &c.AccountDataLimit })},

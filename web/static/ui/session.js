@@ -7,7 +7,7 @@
 // is and which roles they have, and can() says what the pages show them. With sign-in off the
 // page shows everything, and says on every page that anyone may do anything.
 
-import { call } from "./api.js";
+import { baseURL, call, defaultBase } from "./api.js";
 import { accessToken, forgetTokens, idToken, keepTokens, onTokensChange } from "./token.js";
 
 /** ROUND_TRIP_KEY holds {state, verifier, returnTo, redirectUri} while the person is at the provider. */
@@ -22,6 +22,7 @@ const session = {
   me: null, // GET /accounts/me, while signed in
   member: null, // the member id of the last person signed in on this page, for waiting intents
   problem: "", // why sign-in can't be done, or was not finished, in a sentence
+  replicas: [], // /config.json's replicas: the other replicas the operations page may watch
 };
 
 onTokensChange(() => {
@@ -52,6 +53,7 @@ async function readConfig() {
   try {
     const { data } = await call("GET", "/config.json", { attempts: 2, timeoutMs: 5000 });
     session.auth = data?.auth ?? null;
+    session.replicas = Array.isArray(data?.replicas) ? data.replicas.map(String) : [];
     session.mode = session.auth ? "signin" : data?.open === true ? "open" : "unknown";
   } catch {
     session.mode = "unknown"; // the pages show everything; the service refuses what it must
@@ -71,6 +73,29 @@ async function readProvider() {
   } catch {
     session.problem = `Signing in is not possible right now: the sign-in service at ${issuer} can't be reached.`;
   }
+}
+
+/**
+ * replicas are the library's replicas that the operations page may ask for their status and send
+ * tokens to: the API this page talks to, and those /config.json names (OPERATIONS_REPLICAS), each
+ * over https, or http on this machine. No other, whatever the page's storage says.
+ */
+export function replicas() {
+  const listed = session.replicas.map(replicaBase).filter((base) => base !== null);
+  return [...new Set([defaultBase, ...listed])];
+}
+
+/** replicaBase is a replica's base URL, or null when it is not https, nor http on this machine. */
+function replicaBase(raw) {
+  let url;
+  try {
+    url = new URL(raw);
+  } catch {
+    return null;
+  }
+  if (url.username || url.password || url.search || url.hash) return null;
+  const loopback = url.hostname === "localhost" || url.hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(url.hostname);
+  return url.protocol === "https:" || (url.protocol === "http:" && loopback) ? baseURL(url.href) : null;
 }
 
 /** signInAvailable: sign-in is on, and this page may start one. */
