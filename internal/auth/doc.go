@@ -16,7 +16,7 @@
 // the providers that name there the client that asked for them).
 //
 // Keys: the key set (the discovery document's jwks_uri) is fetched at start, and fetched again
-// (a) when it is KeySetMaxAge (5 minutes) old, on the next token that needs it, and (b) for a
+// (a) when it is KeySetMaxAge (5 minutes) old, on the next token to verify, and (b) for a
 // token whose kid names no key held, or that names none and no key held verifies it, so that
 // rotation needs no restart. A token that names a key held but whose signature that key
 // refuses is forged: it fetches nothing. Whatever the tokens, the key set is never fetched
@@ -41,9 +41,9 @@
 // With sign-in off (AUTH=off, or in memory with no provider) every caller is an Open one, who
 // may do everything but the admin actions, which still want ADMIN_TOKEN.
 //
-// Failure handling: until the provider's discovery document has been read, a request that
-// carries a token is answered 503 (never let through), and readiness says why; the Verifier
-// keeps trying in the background. Once read, later outages of the provider keep the cached
-// keys. Tokens are never logged, and the reason a token was refused is told to its sender
-// only in words that name no secret.
+// Failure handling: until the provider's discovery document and key set have been read, a
+// request that carries a token is answered 503 (never let through), and readiness says why;
+// the Verifier keeps trying in the background. Once read, later outages of the provider keep
+// the keys held. Tokens are never logged, and the reason a token was refused is told to its
+// sender only in words that name no secret.
 package auth

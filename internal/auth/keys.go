@@ -70,6 +70,18 @@ func withSignedBy(ctx context.Context, s *signedBy) context.Context {
 	return context.WithValue(ctx, signedByKey{}, s)
 }
 
+// fetchKeySet fetches the key set at url for the first time.
+func fetchKeySet(ctx context.Context, url string, client *http.Client, now func() time.Time, log *slog.Logger) (*keySet, error) {
+	k := &keySet{url: url, client: client, now: now, log: log}
+	keys, err := k.download(ctx)
+	if err != nil {
+		return nil, err
+	}
+	k.keys, k.fetchedAt = keys, now()
+	k.triedAt = k.fetchedAt
+	return k, nil
+}
+
 // VerifySignature returns the payload of a token that a key of the set verifies.
 func (k *keySet) VerifySignature(ctx context.Context, raw string) ([]byte, error) {
 	jws, err := jose.ParseSigned(raw, asymmetricJOSE)
@@ -81,8 +93,9 @@ func (k *keySet) VerifySignature(ctx context.Context, raw string) ([]byte, error
 		k.refetch(ctx, false)
 	}
 	payload, id, ok := k.verify(jws, header.KeyID)
-	if !ok && (header.KeyID == "" || !k.holds(header.KeyID)) && k.refetch(ctx, true) {
-		payload, id, ok = k.verify(jws, header.KeyID)
+	if !ok && (header.KeyID == "" || !k.holds(header.KeyID)) {
+		k.refetch(ctx, true)
+		payload, id, ok = k.verify(jws, header.KeyID) // with what this fetch, or the one waited for, brought
 	}
 	if !ok {
 		return nil, errNoKey
@@ -143,27 +156,27 @@ func (k *keySet) age() time.Duration {
 }
 
 // refetch fetches the key set unless it was tried less than KeyRefetchInterval ago (by this
-// caller or another, while this one waited), and reports whether it did and it worked. When
-// another fetch is under way, it waits for it only if wait is set: a token that needs a key
-// the set lacks waits; one that the keys held can verify goes on with them.
-func (k *keySet) refetch(ctx context.Context, wait bool) bool {
+// caller or another, while this one waited). When another fetch is under way, it waits for it
+// only if wait is set: a token that needs a key the set lacks waits; one that the keys held
+// can verify goes on with them.
+func (k *keySet) refetch(ctx context.Context, wait bool) {
 	if wait {
 		k.fetching.Lock()
 	} else if !k.fetching.TryLock() {
-		return false
+		return
 	}
 	defer k.fetching.Unlock()
 	k.mu.RLock()
 	recent := k.now().Sub(k.triedAt) < KeyRefetchInterval
 	k.mu.RUnlock()
-	if recent {
-		return false
+	if !recent {
+		k.fetch(ctx)
 	}
-	return k.fetch(ctx) == nil
 }
 
-// fetch reads the key set. It keeps the keys there were when it fails.
-func (k *keySet) fetch(ctx context.Context) error {
+// fetch reads the key set. It keeps the keys there were when it fails, and says so once per
+// outage.
+func (k *keySet) fetch(ctx context.Context) {
 	ctx = context.WithoutCancel(ctx) // a fetch serves every waiting request, not only the one that asked
 	keys, err := k.download(ctx)
 	k.mu.Lock()
@@ -175,13 +188,12 @@ func (k *keySet) fetch(ctx context.Context) error {
 				"url", k.url, "error", err)
 		}
 		k.failing = true
-		return err
+		return
 	}
 	if k.failing {
 		k.log.Info("auth: the OpenID provider's key set is fetched again", "url", k.url)
 	}
 	k.keys, k.fetchedAt, k.failing = keys, k.triedAt, false
-	return nil
 }
 
 // download GETs the key set and reads its signing keys.

@@ -158,8 +158,8 @@ func (v *Verifier) trustProvider(ctx context.Context) (*trust, error) {
 	if err := provider.Claims(&doc); err != nil || doc.KeysURL == "" {
 		return nil, errors.New("the provider's discovery document names no key set (jwks_uri)")
 	}
-	keys := &keySet{url: doc.KeysURL, client: v.cfg.Client, now: v.cfg.Now, log: v.cfg.Logger}
-	if err := keys.fetch(ctx); err != nil {
+	keys, err := fetchKeySet(ctx, doc.KeysURL, v.cfg.Client, v.cfg.Now, v.cfg.Logger)
+	if err != nil {
 		return nil, err
 	}
 	return &trust{keys: keys, verifier: oidc.NewVerifier(doc.Issuer, keys, &oidc.Config{

@@ -18,7 +18,8 @@
 //   - The web app's client (Options.WebClientID) is public: no secret, authorization code
 //     with PKCE S256 required, refresh tokens with offline_access, and any http redirect URI
 //     on a loopback host (localhost, 127.0.0.1, [::1]) at any port and path, plus
-//     Options.RedirectURIs.
+//     Options.RedirectURIs. It signs out at /end_session with client_id and
+//     post_logout_redirect_uri alone: no id_token_hint is needed.
 //   - Every user is also a confidential client (id = Username, secret = Password) that may
 //     use the client_credentials grant, for tokens in scripts:
 //     curl -u libby:libby-password -d grant_type=client_credentials $ISSUER/oauth/token
