@@ -84,7 +84,7 @@ func fetchKeySet(ctx context.Context, url string, client *http.Client, now func(
 
 // VerifySignature returns the payload of a token that a key of the set verifies.
 func (k *keySet) VerifySignature(ctx context.Context, raw string) ([]byte, error) {
-	jws, err := jose.ParseSigned(raw, asymmetricJOSE)
+	jws, err := jose.ParseSignedCompact(raw, asymmetricJOSE)
 	if err != nil || len(jws.Signatures) != 1 {
 		return nil, errors.New("malformed jwt")
 	}
