@@ -3,7 +3,7 @@
 # The library service as a container image: a static binary on distroless, run as nonroot.
 #
 #   docker build -t library:dev .
-#   docker run --rm -p 8080:8080 library:dev                      # serve, in memory
+#   docker run --rm -p 127.0.0.1:8080:8080 -e HTTP_ADDR=:8080 library:dev   # serve, in memory, to this machine
 #   docker run --rm -e DATABASE_URL=... library:dev migrate up    # apply migrations, then exit
 #
 # ENTRYPOINT is the binary and CMD its default arguments, so `migrate up|down|status` are just
@@ -32,7 +32,8 @@ FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/library /library
 # nonroot, by number, so that Kubernetes' runAsNonRoot can check it without reading /etc/passwd.
 USER 65532:65532
-# HTTP_ADDR defaults to :8080.
+# HTTP_ADDR defaults to :8080, and to the container's own 127.0.0.1:8080 while the service runs
+# without sign-in (set it to :8080 then, and publish the port on the host's loopback only).
 EXPOSE 8080
 ENTRYPOINT ["/library"]
 CMD ["serve"]

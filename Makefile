@@ -1,7 +1,7 @@
 # The commands a newcomer needs. `make test` is the one command that runs every test.
 .PHONY: run test faults fuzz lint bench mutate build demo smoke screenshots fmt clean
 
-run: ## serve the API on :8080, in memory
+run: ## serve the API on 127.0.0.1:8080, in memory, without sign-in
 	go run ./cmd/library
 
 test: ## every test, PostgreSQL included (a throwaway cluster starts by itself), with the race detector, then the deployment's and the benchmark's modules, then the fault suite

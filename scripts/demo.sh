@@ -114,7 +114,14 @@ export AUTH_ISSUER="http://127.0.0.1:$idp_port" AUTH_AUDIENCE=library AUTH_CLIEN
 export LOG_FORMAT=text
 replica=a
 for port in "${api_ports[@]}"; do
-  HTTP_ADDR="127.0.0.1:$port" REPLICA_ID="$replica" "$work/library" >"$work/$replica.log" 2>&1 &
+  # The operations page of each replica may watch the others, which allow its origin.
+  others=()
+  for other in "${api_ports[@]}"; do
+    [[ $other == "$port" ]] || others+=("http://127.0.0.1:$other")
+  done
+  others_list=$(IFS=,; echo "${others[*]}")
+  OPERATIONS_REPLICAS="$others_list" CORS_ORIGINS="$others_list" \
+    HTTP_ADDR="127.0.0.1:$port" REPLICA_ID="$replica" "$work/library" >"$work/$replica.log" 2>&1 &
   pids+=($!)
   # One at a time: the first takes every lease, and the migrations run once.
   wait_for "http://127.0.0.1:$port/readyz" "replica $replica" "$work/$replica.log" "${pids[-1]}"

@@ -4,7 +4,9 @@ package web_test
 // holds each lease, and, after the holder is killed with SIGKILL, that the other took over.
 
 import (
+	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -16,6 +18,20 @@ import (
 
 // processors are the background processors every replica runs, by the names /status gives.
 var processors = []string{"catalog", "notifications", "late-fines"}
+
+// freeAddr is a loopback address with a port free right now, for a process to listen on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := new(net.ListenConfig).Listen(context.Background(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	if err := ln.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return addr
+}
 
 // holdsAll reports whether the process says it holds every processor's lease.
 func holdsAll(p *proctest.Process) bool {
@@ -41,9 +57,10 @@ func holdsAll(p *proctest.Process) bool {
 	return held == len(processors)
 }
 
-// The page is served by the first process ("holder"), which holds every lease; the second
-// ("standby") allows that page's origin (CORS_ORIGINS). The operator lists both, and the page
-// shows holder as the holder of every lease, and both replicas up. Retry parked goes to the
+// The page is served by the first process ("holder"), which holds every lease and names the
+// second ("standby") in OPERATIONS_REPLICAS; standby allows that page's origin (CORS_ORIGINS).
+// The page watches both, and shows holder as the holder of every lease, and both replicas up;
+// an address that is not one of them can't be added. Retry parked goes to the
 // holder with the admin token typed into the page, which stores it nowhere. Then the holder is
 // killed with SIGKILL: the page, still open, shows standby holding every lease and holder
 // unreachable.
@@ -51,7 +68,8 @@ func TestOperationsShowsTheHolderAndTheTakeover(t *testing.T) {
 	t.Parallel()
 	buildBinary(t)
 	env := []string{"DATABASE_URL=" + pgtest.NewDatabase(t), "ADMIN_TOKEN=" + adminToken, "LEASE_RETRY_INTERVAL=100ms"}
-	holder := proctest.Start(t, append(env, "REPLICA_ID=holder")...)
+	standbyAddr := freeAddr(t) // holder must name standby before standby starts
+	holder := proctest.Start(t, append(env, "REPLICA_ID=holder", "OPERATIONS_REPLICAS=http://"+standbyAddr)...)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("holder's log:\n%s", holder.Output())
@@ -64,7 +82,7 @@ func TestOperationsShowsTheHolderAndTheTakeover(t *testing.T) {
 		}
 		time.Sleep(pollInterval) // polling /status, bounded by the deadline
 	}
-	standby := proctest.Start(t, append(env, "REPLICA_ID=standby", "CORS_ORIGINS=http://"+holder.Addr())...)
+	standby := proctest.Start(t, append(env, "REPLICA_ID=standby", "HTTP_ADDR="+standbyAddr, "CORS_ORIGINS=http://"+holder.Addr())...)
 	holderURL, standbyURL := holder.URL(""), standby.URL("")
 	// A loan to a member with no email address: its email is parked, for Retry parked to send.
 	addBooks(t, holderURL, "dune|Dune|Frank Herbert", "emma|Emma|Jane Austen")
@@ -72,6 +90,9 @@ func TestOperationsShowsTheHolderAndTheTakeover(t *testing.T) {
 
 	tb := newTab(t)
 	tb.open(holderURL + "/#/operations")
+	tb.get("textbox", "Replica addresses").fill(holderURL + "\nhttp://127.0.0.1:1")
+	tb.get("button", "Watch these replicas").click()
+	tb.waitText("region", "Replicas to watch", "http://127.0.0.1:1 is not one of this library's replicas")
 	tb.get("textbox", "Replica addresses").fill(holderURL + "\n" + standbyURL)
 	tb.get("button", "Watch these replicas").click()
 	for _, name := range processors {

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -209,10 +210,48 @@ func TestLibrarianChargesAFine(t *testing.T) {
 		t.Fatalf("bob's balance is %d after a fine of 2.50, want 250", account.Balance)
 	}
 
+	logout := interceptRequests(tb, "*/end_session*", func(int, intercepted) verdict { return verdict{} })
 	tb.get("banner", "").get("button", "Sign out").click()
 	tb.waitText("table", "Books", "No books yet.") // the page, loaded again from the provider's way back
 	tb.get("banner", "").get("button", "Sign in")
 	requireAbsent(tb, "textbox", "Find a member", "region", "Add a book")
+	requireLogout(t, logout.waitRequests(1)[0].URL, false)
+}
+
+// requireLogout checks the provider's end_session URL the page went to: the web app's client id
+// and where to come back, and the ID token only when the provider requires it
+// (AUTH_LOGOUT_ID_TOKEN_HINT), since the URL ends up in the browser's history and the
+// provider's logs.
+func requireLogout(t *testing.T, endSession string, withHint bool) {
+	t.Helper()
+	u, err := url.Parse(endSession)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	if q.Get("client_id") != apitest.WebClientID || q.Get("post_logout_redirect_uri") == "" {
+		t.Errorf("signing out went to %s, without the client id and where to come back", endSession)
+	}
+	if hint := q.Get("id_token_hint"); (hint != "") != withHint {
+		t.Errorf("signing out sent id_token_hint: %v, want %v", hint != "", withHint)
+	}
+}
+
+// A provider that requires an ID token to sign out (AUTH_LOGOUT_ID_TOKEN_HINT) gets it.
+func TestSignOutSendsTheIDTokenWhereRequired(t *testing.T) {
+	t.Parallel()
+	p := apitest.StartProvider(t)
+	cfg := apitest.WithSignIn(app.Config{WebUI: true}, p)
+	cfg.AuthLogoutIDTokenHint = true
+	base := startService(t, cfg)
+
+	tb := newTab(t)
+	tb.open(base + "/#/books")
+	signIn(tb, "alice")
+	logout := interceptRequests(tb, "*/end_session*", func(int, intercepted) verdict { return verdict{} })
+	tb.get("banner", "").get("button", "Sign out").click()
+	tb.get("banner", "").get("button", "Sign in")
+	requireLogout(t, logout.waitRequests(1)[0].URL, true)
 }
 
 // A service without sign-in says so on every page, and shows everything as it allows: the

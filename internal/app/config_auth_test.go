@@ -16,7 +16,8 @@ import (
 
 // Settings that would leave the service less safe than it looks are refused at start, each
 // naming its variable: an open service on a real database that nobody chose to open, a
-// provider without an audience or over plain http elsewhere than this machine, a short
+// provider without an audience, over plain http elsewhere than this machine, or whose audience
+// is the web app's client id (whose ID tokens would pass for access tokens), a short
 // ADMIN_TOKEN, and an AUTH value that means nothing.
 func TestUnsafeSignInSettingsAreRefused(t *testing.T) {
 	t.Parallel()
@@ -25,11 +26,13 @@ func TestUnsafeSignInSettingsAreRefused(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		"a database without a provider":      {map[string]string{"DATABASE_URL": db}, "AUTH_ISSUER"},
-		"a provider without an audience":     {map[string]string{"AUTH_ISSUER": "https://login.example.org"}, "AUTH_AUDIENCE"},
-		"a provider over http":               {map[string]string{"AUTH_ISSUER": "http://login.example.org", "AUTH_AUDIENCE": "library"}, "AUTH_ISSUER must be an https URL"},
-		"both AUTH=off and a provider":       {map[string]string{"AUTH": "off", "AUTH_ISSUER": "https://login.example.org", "AUTH_AUDIENCE": "library"}, "AUTH=off and AUTH_ISSUER"},
-		"a short ADMIN_TOKEN":                {map[string]string{"ADMIN_TOKEN": "let-me-in"}, "ADMIN_TOKEN must be at least 32 characters"},
+		"a database without a provider":  {map[string]string{"DATABASE_URL": db}, "AUTH_ISSUER"},
+		"a provider without an audience": {map[string]string{"AUTH_ISSUER": "https://login.example.org"}, "AUTH_AUDIENCE"},
+		"a provider over http":           {map[string]string{"AUTH_ISSUER": "http://login.example.org", "AUTH_AUDIENCE": "library"}, "AUTH_ISSUER must be an https URL"},
+		"both AUTH=off and a provider":   {map[string]string{"AUTH": "off", "AUTH_ISSUER": "https://login.example.org", "AUTH_AUDIENCE": "library"}, "AUTH=off and AUTH_ISSUER"},
+		"a short ADMIN_TOKEN":            {map[string]string{"ADMIN_TOKEN": "let-me-in"}, "ADMIN_TOKEN must be at least 32 characters"},
+		"the web app's client id as the audience": {map[string]string{"AUTH_ISSUER": "https://login.example.org", "AUTH_AUDIENCE": "library",
+			"AUTH_CLIENT_ID": "library"}, "AUTH_CLIENT_ID is AUTH_AUDIENCE"},
 		"AUTH that is neither unset nor off": {map[string]string{"AUTH": "none"}, "AUTH must be unset, or off"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -68,7 +71,7 @@ func TestSafeSignInSettingsStart(t *testing.T) {
 	}
 }
 
-// With sign-in off the service says so at start, loudly.
+// With sign-in off the service says so at start, loudly, and that it serves this machine only.
 func TestOpenServiceSaysSo(t *testing.T) {
 	t.Parallel()
 	var logs syncBuffer
@@ -76,4 +79,15 @@ func TestOpenServiceSaysSo(t *testing.T) {
 	_, stop := runServiceLogging(t, app.Config{}, logger)
 	stop()
 	assert.Contains(t, logs.String(), "level=WARN msg=\"no sign-in: in memory without AUTH_ISSUER, anyone")
+	assert.Contains(t, logs.String(), "msg=\"no sign-in: serving this machine only (127.0.0.1")
+}
+
+// Go's profiles off this machine are refused at start, naming PPROF_ADDR.
+func TestPprofOffThisMachineIsRefused(t *testing.T) {
+	t.Parallel()
+	cfg, err := config.FromEnv(func(k string) string { return map[string]string{"PPROF_ADDR": ":6060"}[k] })
+	require.NoError(t, err)
+	cfg.HTTPAddr = "127.0.0.1:0"
+	_, err = app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.ErrorContains(t, err, "PPROF_ADDR")
 }

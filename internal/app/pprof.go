@@ -11,7 +11,8 @@ import (
 
 // servePprof serves Go's runtime profiles (/debug/pprof/) on addr, apart from the API, until
 // ctx ends: for an operator who needs to see where the service's time goes. It is off unless
-// PPROF_ADDR is set, and must never be reachable from outside (bind it to 127.0.0.1).
+// PPROF_ADDR is set, and never reachable from outside: config.Check refuses an address off
+// this machine.
 func (a *App) servePprof(ctx context.Context, addr string) error {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)

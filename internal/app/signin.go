@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"net/http"
 	"time"
 
@@ -18,7 +20,7 @@ func (a *App) signIn() (*auth.Guard, *auth.Verifier) {
 		return auth.NewGuard(nil, a.cfg.AdminToken), nil
 	}
 	v := auth.NewVerifier(auth.VerifierConfig{
-		Issuer: a.cfg.AuthIssuer, Audience: a.cfg.AuthAudience,
+		Issuer: a.cfg.AuthIssuer, Audience: a.cfg.AuthAudience, WebClientID: a.cfg.AuthClientID,
 		RolesClaim: a.cfg.AuthRolesClaim, MemberClaim: a.cfg.AuthMemberClaim,
 		Logger: a.logger, // tokens expire by the wall clock, whatever clock the library keeps
 	})
@@ -44,6 +46,7 @@ func (a *App) startSignIn(ctx context.Context) {
 		}
 	}
 	warn()
+	a.sayWhoCanReach()
 	go func() {
 		tick := time.NewTicker(openWarningEvery)
 		defer tick.Stop()
@@ -58,7 +61,20 @@ func (a *App) startSignIn(ctx context.Context) {
 	}()
 }
 
-// signInRoutes serve GET /config.json: what a web app needs to sign people in.
+// sayWhoCanReach says, at the start of an open service, who can reach it: this machine only
+// (HTTP_ADDR's default while open), or every machine that reaches the address it listens on.
+func (a *App) sayWhoCanReach() {
+	addr := a.listener.Addr()
+	if tcp, ok := addr.(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
+		a.logger.Info(fmt.Sprintf("no sign-in: serving this machine only (%s); set HTTP_ADDR (such as :8080) to serve others, "+
+			"who may then do anything", addr))
+		return
+	}
+	a.logger.Warn(fmt.Sprintf("no sign-in: serving other machines too (%s, HTTP_ADDR): anyone who reaches it may do anything", addr))
+}
+
+// signInRoutes serve GET /config.json: what a web app needs to sign people in, and the replicas
+// its operations page may watch.
 type signInRoutes struct{ cfg Config }
 
 // signInConfig is GET /config.json.
@@ -66,18 +82,23 @@ type signInConfig struct {
 	Auth *providerConfig `json:"auth"`
 	// Open is true while sign-in is off: the web app says so on every page.
 	Open bool `json:"open"`
+	// Replicas are the other replicas the operations page may watch and send tokens to
+	// (OPERATIONS_REPLICAS), besides the origin that served it.
+	Replicas []string `json:"replicas"`
 }
 
 type providerConfig struct {
 	Issuer   string  `json:"issuer"`
 	ClientID *string `json:"clientId"`
 	Audience string  `json:"audience"`
+	// LogoutIDTokenHint: the provider wants the ID token as id_token_hint to sign out.
+	LogoutIDTokenHint bool `json:"logoutIdTokenHint"`
 }
 
 func (s signInRoutes) Routes(r chi.Router) {
-	view := signInConfig{Open: s.cfg.AuthIssuer == ""}
+	view := signInConfig{Open: s.cfg.AuthIssuer == "", Replicas: append([]string{}, s.cfg.OperationsReplicas...)}
 	if !view.Open {
-		view.Auth = &providerConfig{Issuer: s.cfg.AuthIssuer, Audience: s.cfg.AuthAudience}
+		view.Auth = &providerConfig{Issuer: s.cfg.AuthIssuer, Audience: s.cfg.AuthAudience, LogoutIDTokenHint: s.cfg.AuthLogoutIDTokenHint}
 		if s.cfg.AuthClientID != "" {
 			view.Auth.ClientID = &s.cfg.AuthClientID
 		}

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
@@ -46,6 +47,46 @@ func TestNotReadyUntilTheProviderAnswers(t *testing.T) {
 	idp := apitest.StartProviderAt(t, issuer)
 	eventually(t, 20*time.Second, func() bool { return a.Get(t, "/readyz").Status == http.StatusOK }, "ready once the provider answers")
 	require.Equal(t, http.StatusOK, a.Call(t, http.MethodGet, "/accounts/me", nil, "Authorization", idp.Bearer(t, "alice")).Status)
+}
+
+// The web app's ID token opens nothing: signed in through the provider's page, the access token
+// says who the person is, and the ID token given with it is refused as not an access token.
+func TestAnIDTokenIsNoAccessToken(t *testing.T) {
+	t.Parallel()
+	idp := apitest.StartProvider(t)
+	a := apitest.Launch(t, apitest.WithSignIn(fastBackground(app.Config{}), idp), slogTo(t, io.Discard)).API("memory")
+	access, id := idp.SignInAsTheWebApp(t, "alice")
+	require.Equal(t, http.StatusOK, a.Call(t, http.MethodGet, "/accounts/me", nil, "Authorization", "Bearer "+access).Status)
+	requireProblem(t, a.Call(t, http.MethodGet, "/accounts/me", nil, "Authorization", "Bearer "+id), http.StatusUnauthorized, "Unauthorized")
+}
+
+// GET /config.json tells the web app how to sign in and sign out, and which other replicas its
+// operations page may send tokens to (OPERATIONS_REPLICAS).
+func TestConfigJSONSaysWhatTheWebAppNeeds(t *testing.T) {
+	t.Parallel()
+	idp := apitest.StartProvider(t)
+	cfg := apitest.WithSignIn(fastBackground(app.Config{}), idp)
+	cfg.OperationsReplicas = []string{"https://replica-2.library.example.org"}
+	cfg.AuthLogoutIDTokenHint = true
+	a := apitest.Launch(t, cfg, slogTo(t, io.Discard)).API("memory")
+	var got struct {
+		Auth struct {
+			ClientID          string `json:"clientId"`
+			LogoutIDTokenHint bool   `json:"logoutIdTokenHint"`
+		} `json:"auth"`
+		Replicas []string `json:"replicas"`
+	}
+	r := a.Get(t, "/config.json")
+	require.Equal(t, http.StatusOK, r.Status)
+	require.NoError(t, json.Unmarshal(r.Body, &got))
+	assert.Equal(t, apitest.WebClientID, got.Auth.ClientID)
+	assert.True(t, got.Auth.LogoutIDTokenHint)
+	assert.Equal(t, []string{"https://replica-2.library.example.org"}, got.Replicas)
+
+	open := apitest.Launch(t, fastBackground(app.Config{}), slogTo(t, io.Discard)).API("memory")
+	r = open.Get(t, "/config.json")
+	require.Equal(t, http.StatusOK, r.Status)
+	assert.JSONEq(t, `{"auth": null, "open": true, "replicas": []}`, string(r.Body))
 }
 
 // Tokens never reach the logs, good or bad; nor does the ADMIN_TOKEN used as a break-glass,

@@ -1,52 +1,72 @@
 package auth
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
-// tokenCache remembers verified tokens, by their SHA-256, until they expire, so that a caller's
-// next request skips the signature check. It holds at most size tokens: when full, it first
-// forgets the expired ones, then any, so that a flood of tokens can't grow it.
+// TokenCacheLifetime is the longest a verified token is remembered: after it, the token is
+// verified again, against the key set as it is then.
+const TokenCacheLifetime = 5 * time.Minute
+
+// tokenCache remembers verified tokens, by their SHA-256, so that a caller's next request skips
+// the signature check: until the token expires, for at most TokenCacheLifetime, and while the
+// key that verified it is still in the provider's key set. It holds at most size tokens: when
+// full, it first forgets the expired ones, then any, so that a flood of tokens can't grow it.
 type tokenCache struct {
 	mu     sync.Mutex
 	size   int
-	tokens map[[32]byte]Caller
+	tokens map[[32]byte]cached
+}
+
+// cached is a verified token: its caller, the key that verified it (heldKey.id), and the Unix
+// time after which it must be verified again.
+type cached struct {
+	caller Caller
+	keyID  string
+	until  int64
 }
 
 func newTokenCache(size int) *tokenCache {
-	return &tokenCache{size: size, tokens: make(map[[32]byte]Caller)}
+	return &tokenCache{size: size, tokens: make(map[[32]byte]cached)}
 }
 
-// get returns the caller of a token that is still valid at the Unix time validAt (the
-// expiry check's now, less the allowed skew).
-func (c *tokenCache) get(key [32]byte, validAt int64) (Caller, bool) {
+// get returns the caller of a token that is still valid at now, less the allowed skew (the
+// token's exp), and at now (the cache's own limit), and whose key held still has.
+func (c *tokenCache) get(key [32]byte, now time.Time, held func(keyID string) bool) (Caller, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	caller, ok := c.tokens[key]
+	e, ok := c.tokens[key]
 	if !ok {
 		return Caller{}, false
 	}
-	if caller.ExpiresAt < validAt {
+	if e.stale(now) || !held(e.keyID) {
 		delete(c.tokens, key)
 		return Caller{}, false
 	}
-	return caller, true
+	return e.caller, true
 }
 
-// put remembers a token's caller. validAt is get's: tokens that expired by then go first
-// when the cache is full.
-func (c *tokenCache) put(key [32]byte, caller Caller, validAt int64) {
+// put remembers a token's caller, verified at now with the key keyID.
+func (c *tokenCache) put(key [32]byte, caller Caller, keyID string, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.tokens) >= c.size {
-		c.evict(validAt)
+		c.evict(now)
 	}
-	c.tokens[key] = caller
+	c.tokens[key] = cached{caller: caller, keyID: keyID, until: now.Add(TokenCacheLifetime).Unix()}
 }
 
-// evict makes room: it drops the expired tokens, and if that left the cache over nine tenths
+// stale reports whether the token expired (beyond the skew) or was remembered long enough.
+func (e cached) stale(now time.Time) bool {
+	return e.caller.ExpiresAt < now.Add(-MaxClockSkew).Unix() || e.until < now.Unix()
+}
+
+// evict makes room: it drops the stale tokens, and if that left the cache over nine tenths
 // full, arbitrary ones (map order is random) until it is not.
-func (c *tokenCache) evict(validAt int64) {
-	for k, v := range c.tokens {
-		if v.ExpiresAt < validAt {
+func (c *tokenCache) evict(now time.Time) {
+	for k, e := range c.tokens {
+		if e.stale(now) {
 			delete(c.tokens, k)
 		}
 	}

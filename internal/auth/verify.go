@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
+	jose "github.com/go-jose/go-jose/v4"
 )
 
 // MaxClockSkew is how far the service's clock and the provider's may disagree about a token's
@@ -25,6 +26,15 @@ var asymmetric = []string{
 	oidc.PS256, oidc.PS384, oidc.PS512, oidc.EdDSA,
 }
 
+// asymmetricJOSE is asymmetric, as go-jose names them.
+var asymmetricJOSE = func() []jose.SignatureAlgorithm {
+	algs := make([]jose.SignatureAlgorithm, len(asymmetric))
+	for i, a := range asymmetric {
+		algs[i] = jose.SignatureAlgorithm(a)
+	}
+	return algs
+}()
+
 // VerifierConfig says which provider to trust and how to read its tokens.
 type VerifierConfig struct {
 	// Issuer is the provider's URL (AUTH_ISSUER): its discovery document is at
@@ -32,11 +42,15 @@ type VerifierConfig struct {
 	Issuer string
 	// Audience must be among a token's aud (AUTH_AUDIENCE).
 	Audience string
+	// WebClientID is the web app's client id at the provider (AUTH_CLIENT_ID), whose ID tokens
+	// are refused; empty when there is no web app.
+	WebClientID string
 	// RolesClaim is the dotted path of the roles claim (AUTH_ROLES_CLAIM). Default "roles".
 	RolesClaim string
 	// MemberClaim names the claim that holds the member id (AUTH_MEMBER_CLAIM). Default "sub".
 	MemberClaim string
-	// Now is the clock. Default time.Now.
+	// Now is the clock of expiries, of the token cache and of the key set's fetches. Default
+	// time.Now.
 	Now func() time.Time
 	// Client fetches discovery and keys. Default http.DefaultClient with a 10 s timeout.
 	Client *http.Client
@@ -48,11 +62,17 @@ type VerifierConfig struct {
 
 // Verifier checks access tokens from one provider. Its methods are safe for concurrent use.
 type Verifier struct {
-	cfg      VerifierConfig
-	verifier atomic.Pointer[oidc.IDTokenVerifier] // nil until discovery succeeded
-	mu       sync.Mutex
-	lastErr  error // why discovery has not succeeded yet
-	cache    *tokenCache
+	cfg     VerifierConfig
+	trust   atomic.Pointer[trust] // nil until discovery succeeded
+	mu      sync.Mutex
+	lastErr error // why discovery has not succeeded yet
+	cache   *tokenCache
+}
+
+// trust is what discovery found: the provider's key set, and go-oidc's verifier over it.
+type trust struct {
+	verifier *oidc.IDTokenVerifier
+	keys     *keySet
 }
 
 // ErrInvalidToken is the reason of every refused token: its detail says why, in words fit for
@@ -103,10 +123,10 @@ func (v *Verifier) Start(ctx context.Context) {
 	}()
 }
 
-// discover reads the discovery document once and, when it can, makes the token verifier.
+// discover reads the discovery document and the key set it names once and, when it can, makes
+// the token verifier.
 func (v *Verifier) discover(ctx context.Context) error {
-	ctx = oidc.ClientContext(ctx, v.cfg.Client)
-	provider, err := oidc.NewProvider(ctx, v.cfg.Issuer)
+	t, err := v.trustProvider(ctx)
 	if err != nil {
 		v.mu.Lock()
 		first := v.lastErr == nil || v.lastErr.Error() != err.Error()
@@ -118,14 +138,7 @@ func (v *Verifier) discover(ctx context.Context) error {
 		}
 		return err
 	}
-	// The key set outlives this call: it fetches keys again whenever a token names one it
-	// does not have, with the client above.
-	keys := context.WithoutCancel(ctx)
-	v.verifier.Store(provider.VerifierContext(keys, &oidc.Config{
-		ClientID:             v.cfg.Audience,
-		SupportedSigningAlgs: asymmetric,
-		SkipExpiryCheck:      true, // checked below, with MaxClockSkew
-	}))
+	v.trust.Store(t)
 	v.mu.Lock()
 	v.lastErr = nil
 	v.mu.Unlock()
@@ -133,10 +146,33 @@ func (v *Verifier) discover(ctx context.Context) error {
 	return nil
 }
 
+func (v *Verifier) trustProvider(ctx context.Context) (*trust, error) {
+	provider, err := oidc.NewProvider(oidc.ClientContext(ctx, v.cfg.Client), v.cfg.Issuer)
+	if err != nil {
+		return nil, err
+	}
+	var doc struct {
+		Issuer  string `json:"issuer"`
+		KeysURL string `json:"jwks_uri"`
+	}
+	if err := provider.Claims(&doc); err != nil || doc.KeysURL == "" {
+		return nil, errors.New("the provider's discovery document names no key set (jwks_uri)")
+	}
+	keys, err := fetchKeySet(ctx, doc.KeysURL, v.cfg.Client, v.cfg.Now, v.cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
+	return &trust{keys: keys, verifier: oidc.NewVerifier(doc.Issuer, keys, &oidc.Config{
+		ClientID:             v.cfg.Audience,
+		SupportedSigningAlgs: asymmetric,
+		SkipExpiryCheck:      true, // checked in caller, with MaxClockSkew
+	})}, nil
+}
+
 // Ready is nil once the provider's discovery document has been read; until then it says why
 // not.
 func (v *Verifier) Ready() error {
-	if v.verifier.Load() != nil {
+	if v.trust.Load() != nil {
 		return nil
 	}
 	v.mu.Lock()
@@ -150,23 +186,31 @@ var ErrNotReady = errors.New("the OpenID provider has not been reached yet")
 // Verify checks a raw access token and returns its caller. A refused token is an error that
 // wraps ErrInvalidToken; ErrNotReady means it could not be checked yet.
 func (v *Verifier) Verify(ctx context.Context, raw string) (Caller, error) {
-	key := sha256.Sum256([]byte(raw))
-	now := v.cfg.Now()
-	if c, ok := v.cache.get(key, now.Add(-MaxClockSkew).Unix()); ok {
-		return c, nil
-	}
-	verifier := v.verifier.Load()
-	if verifier == nil {
+	t := v.trust.Load()
+	if t == nil {
 		return Caller{}, ErrNotReady
 	}
-	token, err := verifier.Verify(ctx, raw)
+	key := sha256.Sum256([]byte(raw))
+	now := v.cfg.Now()
+	if c, ok := v.cache.get(key, now, t.keys.has); ok {
+		return c, nil
+	}
+	var signer signedBy
+	token, err := t.verifier.Verify(withSignedBy(ctx, &signer), raw)
 	if err != nil {
 		return Caller{}, fmt.Errorf("%w: %s", ErrInvalidToken, reason(err))
 	}
-	c, err := v.caller(token, now)
+	var claims map[string]any
+	if err := token.Claims(&claims); err != nil {
+		return Caller{}, fmt.Errorf("%w: its claims can't be read", ErrInvalidToken)
+	}
+	if err := v.accessTokenOnly(signer.headerType, token, claims); err != nil {
+		return Caller{}, err
+	}
+	c, err := v.caller(token, claims, now)
 	if err != nil {
 		return Caller{}, err
 	}
-	v.cache.put(key, c, now.Add(-MaxClockSkew).Unix())
+	v.cache.put(key, c, signer.keyID, now)
 	return c, nil
 }

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,11 +23,13 @@ import (
 	"library/internal/devidp"
 )
 
-// provider is a real OpenID provider (package devidp) on loopback, which a test may stop.
+// provider is a real OpenID provider (package devidp) on loopback, which a test may stop. It
+// counts the fetches of its key set.
 type provider struct {
 	*devidp.Provider
-	issuer string
-	server *httptest.Server
+	issuer     string
+	server     *httptest.Server
+	keyFetches atomic.Int64
 }
 
 // startProvider starts a provider on addr ("127.0.0.1:0" for any port).
@@ -37,10 +40,17 @@ func startProvider(t *testing.T, addr string) *provider {
 	issuer := "http://" + ln.Addr().String()
 	p, err := devidp.New(devidp.Options{Issuer: issuer, Audience: "library", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	require.NoError(t, err)
-	server := &httptest.Server{Listener: ln, Config: &http.Server{Handler: p.Handler()}}
-	server.Start()
-	t.Cleanup(server.Close)
-	return &provider{Provider: p, issuer: issuer, server: server}
+	pr := &provider{Provider: p, issuer: issuer}
+	idp := p.Handler()
+	pr.server = &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/keys" {
+			pr.keyFetches.Add(1)
+		}
+		idp.ServeHTTP(w, r)
+	})}}
+	pr.server.Start()
+	t.Cleanup(pr.server.Close)
+	return pr
 }
 
 func (p *provider) token(t *testing.T, username string) string {
@@ -132,11 +142,13 @@ func TestVerifyRefusesBadTokens(t *testing.T) {
 }
 
 // The provider rotates its key: tokens signed with the new key verify without a restart (the
-// key set is fetched again for a key id it does not know), and older ones still do.
+// key set is fetched again for a key id it does not know, once 30 s have passed since the last
+// fetch), and older ones still do.
 func TestVerifyFollowsKeyRotation(t *testing.T) {
 	t.Parallel()
 	p := startProvider(t, "127.0.0.1:0")
-	v := newVerifier(t, p, auth.VerifierConfig{})
+	c := newClock()
+	v := newVerifier(t, p, auth.VerifierConfig{Now: c.Now})
 	before := p.token(t, "alice")
 	_, err := v.Verify(context.Background(), before)
 	require.NoError(t, err)
@@ -144,10 +156,16 @@ func TestVerifyFollowsKeyRotation(t *testing.T) {
 	require.NoError(t, p.RotateKey())
 	require.NotEqual(t, oldKey, p.KeyID())
 	after := p.sign(t, map[string]any{"sub": "bob"})
-	c, err := v.Verify(context.Background(), after)
+	_, err = v.Verify(context.Background(), after)
+	require.ErrorIs(t, err, auth.ErrInvalidToken, "within 30 s of the last fetch, the key set is not fetched again")
+
+	c.Advance(auth.KeyRefetchInterval)
+	got, err := v.Verify(context.Background(), after)
 	require.NoError(t, err)
-	assert.Equal(t, "bob", c.Subject)
+	assert.Equal(t, "bob", got.Subject)
 	_, err = v.Verify(context.Background(), p.sign(t, map[string]any{"sub": "carol"}))
+	require.NoError(t, err)
+	_, err = v.Verify(context.Background(), before)
 	require.NoError(t, err)
 }
 
@@ -182,7 +200,7 @@ func TestVerifyWaitsForTheProvider(t *testing.T) {
 }
 
 // Roles and the member id come from the claims the settings name: a dotted path (Keycloak's
-// realm_access.roles), groups (Dex, Entra), and a member claim that is not a member id leaves
+// realm_access.roles), groups (Entra ID), and a member claim that is not a member id leaves
 // the person without one. An email the provider does not vouch for is not taken.
 func TestVerifyReadsTheConfiguredClaims(t *testing.T) {
 	t.Parallel()
@@ -197,8 +215,8 @@ func TestVerifyReadsTheConfiguredClaims(t *testing.T) {
 	assert.Equal(t, "libby.k", c.MemberID)
 	assert.Empty(t, c.Email, "an address the provider does not vouch for")
 
-	dex := newVerifier(t, p, auth.VerifierConfig{RolesClaim: "groups"})
-	c, err = dex.Verify(context.Background(), p.sign(t, map[string]any{"groups": []string{"operator"}, "sub": "not/an id"}))
+	entra := newVerifier(t, p, auth.VerifierConfig{RolesClaim: "groups"})
+	c, err = entra.Verify(context.Background(), p.sign(t, map[string]any{"groups": []string{"operator"}, "sub": "not/an id"}))
 	require.NoError(t, err)
 	assert.Equal(t, []auth.Role{auth.Member, auth.Operator}, c.Roles())
 	assert.Empty(t, c.MemberID, "a subject that is not a member id")

@@ -82,8 +82,13 @@ type Config struct {
 	// (AUTH_MEMBER_CLAIM).
 	AuthRolesClaim  string
 	AuthMemberClaim string
-	// AuthClientID is the web app's client id at the provider (AUTH_CLIENT_ID).
+	// AuthClientID is the web app's client id at the provider (AUTH_CLIENT_ID). Its ID tokens
+	// are refused as access tokens, so it must differ from AuthAudience.
 	AuthClientID string
+	// AuthLogoutIDTokenHint has the web app send its ID token as id_token_hint when it signs
+	// out, for providers that require one (AUTH_LOGOUT_ID_TOKEN_HINT); otherwise it sends
+	// client_id and post_logout_redirect_uri, and keeps no ID token.
+	AuthLogoutIDTokenHint bool
 	// AuthOff runs without sign-in on purpose (AUTH=off): everyone may do everything but the
 	// admin actions. It is refused together with AuthIssuer, and logged loudly.
 	AuthOff bool
@@ -100,6 +105,10 @@ type Config struct {
 	// CORSOrigins are the browser origins (such as https://library.example.org, or *) whose
 	// pages may call the API (CORS_ORIGINS).
 	CORSOrigins []string
+	// OperationsReplicas are the base URLs of the other replicas the web app's operations page
+	// may watch and send tokens to, besides the origin that served it (OPERATIONS_REPLICAS):
+	// https, or http on this machine.
+	OperationsReplicas []string
 	// Limits at the edge, each 0 for no limit: RateLimit is how many requests a second one
 	// client may make (RATE_LIMIT); AuthFailureLimit how many refused tokens a minute one
 	// address may send before no token from it is checked (AUTH_FAILURE_LIMIT);

@@ -17,7 +17,8 @@ type Variable struct {
 	// Name is the variable, such as HTTP_ADDR.
 	Name string
 	// Default is the value the variable takes when unset, as docs/configuration.md gives it;
-	// "" when unset means none, off, or what is found at start (REPLICA_ID: the host name).
+	// "" when unset means none, off, what is found at start (REPLICA_ID: the host name), or
+	// what the other variables make it (HTTP_ADDR: see Complete).
 	Default string
 	field   field
 }
@@ -60,7 +61,7 @@ func orDefault[T comparable](parse func(name, value string) (T, error), at func(
 // constants, written as the table gives them).
 var Variables = []Variable{
 	{"DATABASE_URL", "", to(text, func(c *Config) *string { return &c.DatabaseURL })},
-	{"HTTP_ADDR", ":8080", orDefault(text, func(c *Config) *string { return &c.HTTPAddr })},
+	{"HTTP_ADDR", "", orDefault(text, func(c *Config) *string { return &c.HTTPAddr })}, // unset: see Complete
 	{"REPLICA_ID", "", orDefault(hostName, func(c *Config) *string { return &c.ReplicaID })},
 	{"COMMAND_IDS_PER_STREAM", "100", orDefault(positiveInt, func(c *Config) *int { return &c.CommandIDsPerStream })},
 	{"AGGREGATE_CACHE_BYTES", strconv.Itoa(aggregate.DefaultCacheBytes), orDefault(positiveInt, func(c *Config) *int { return &c.AggregateCacheBytes })},
@@ -77,11 +78,13 @@ var Variables = []Variable{
 	{"AUTH_ROLES_CLAIM", "roles", orDefault(text, func(c *Config) *string { return &c.AuthRolesClaim })},
 	{"AUTH_MEMBER_CLAIM", "sub", orDefault(text, func(c *Config) *string { return &c.AuthMemberClaim })},
 	{"AUTH_CLIENT_ID", "", to(text, func(c *Config) *string { return &c.AuthClientID })},
+	{"AUTH_LOGOUT_ID_TOKEN_HINT", "false", to(boolean, func(c *Config) *bool { return &c.AuthLogoutIDTokenHint })},
 	{"AUTH", "", to(authOff, func(c *Config) *bool { return &c.AuthOff })},
 	{"ADMIN_TOKEN", "", to(text, func(c *Config) *string { return &c.AdminToken })},
 	{"PII_KEY", "", to(text, func(c *Config) *string { return &c.PIIKey })},
 	{"METRICS_ADDR", "", to(text, func(c *Config) *string { return &c.MetricsAddr })},
 	{"CORS_ORIGINS", "", to(origins, func(c *Config) *[]string { return &c.CORSOrigins })},
+	{"OPERATIONS_REPLICAS", "", to(replicaURLs, func(c *Config) *[]string { return &c.OperationsReplicas })},
 	{"RATE_LIMIT", "100", to(limit, func(c *Config) *int { return &c.RateLimit })},
 	{"AUTH_FAILURE_LIMIT", "10", to(limit, func(c *Config) *int { return &c.AuthFailureLimit })},
 	{"ACCOUNT_DATA_LIMIT", "5", to(limit, func(c *Config) *int { return &c.AccountDataLimit })},
@@ -125,7 +128,8 @@ func Defaults() Config {
 }
 
 // Complete is c as the service runs with it: each field that takes a default when left zero
-// and is (a Config made in code) takes it, from Variables; the clock is time.Now unless
+// and is (a Config made in code) takes it, from Variables, and HTTPAddr its default, which
+// depends on whether the service is open (defaultHTTPAddr); the clock is time.Now unless
 // Tuning brings one; and DatabaseURL and SMTPURL are parsed, unless parsed already (FromEnv
 // parses them, and New and the commands of the command line find them parsed). This is the
 // one place either URL is read.
@@ -137,8 +141,30 @@ func (c Config) Complete() (Config, error) {
 			}
 		}
 	}
+	if c.HTTPAddr == "" {
+		c.HTTPAddr = c.defaultHTTPAddr()
+	}
 	if c.Tuning.Now == nil {
 		c.Tuning.Now = time.Now
 	}
 	return c.parseURLs()
 }
+
+// The addresses the service listens on when HTTP_ADDR is unset: every interface when it signs
+// people in, this machine only when it is open (no AUTH_ISSUER), since anyone who reaches an
+// open service may do anything.
+const (
+	DefaultHTTPAddr = ":8080"
+	OpenHTTPAddr    = "127.0.0.1:8080"
+)
+
+func (c Config) defaultHTTPAddr() string {
+	if c.Open() {
+		return OpenHTTPAddr
+	}
+	return DefaultHTTPAddr
+}
+
+// Open reports whether the service runs without sign-in (no AUTH_ISSUER: in memory, or with
+// AUTH=off), when anyone who reaches it may do anything.
+func (c Config) Open() bool { return c.AuthIssuer == "" }

@@ -70,6 +70,32 @@ func TestRefreshTokenIsReplacedOnUse(t *testing.T) {
 	requireOAuthError(t, err, "invalid_grant")
 }
 
+// ID tokens are the web app's alone: their only audience is its client id, never the service's,
+// so that the service can't take one for an access token. Access tokens are the service's:
+// their audience is the service's alone. So on a refresh too.
+func TestIDTokensAreForTheWebAppOnly(t *testing.T) {
+	t.Parallel()
+	i := startIDP(t, Options{})
+	cfg := i.oauthConfig(t, webRedirect)
+	verifier := oauth2.GenerateVerifier()
+	back := i.signIn(t, cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(verifier)), "alice", "alice-password")
+	signedIn, err := cfg.Exchange(t.Context(), back.Query().Get("code"), oauth2.VerifierOption(verifier))
+	require.NoError(t, err)
+	refreshed, err := cfg.TokenSource(t.Context(), &oauth2.Token{RefreshToken: signedIn.RefreshToken}).Token()
+	require.NoError(t, err)
+
+	for name, tok := range map[string]*oauth2.Token{"signed in": signedIn, "refreshed": refreshed} {
+		idToken, ok := tok.Extra("id_token").(string)
+		require.True(t, ok, "%s: an ID token", name)
+		id := unverifiedClaims(t, idToken)
+		require.Equal(t, []any{"library-web"}, id["aud"], "%s: the ID token's audience", name)
+		require.Equal(t, "library-web", id["azp"], "%s: the ID token's authorized party", name)
+		require.Equal(t, []any{"library"}, unverifiedClaims(t, tok.AccessToken)["aud"], "%s: the access token's audience", name)
+		_, err := i.accessVerifier(t).Verify(t.Context(), idToken)
+		require.ErrorContains(t, err, "audience", "%s: the ID token is not for the service", name)
+	}
+}
+
 func TestWrongPasswordShowsTheFormAgain(t *testing.T) {
 	t.Parallel()
 	i := startIDP(t, Options{})

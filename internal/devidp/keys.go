@@ -79,6 +79,23 @@ func (r *keyring) rotate() error {
 	return nil
 }
 
+// retire forgets the key with this id; the current key can't be retired.
+func (r *keyring) retire(id string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, k := range r.keys {
+		if k.id != id {
+			continue
+		}
+		if i == len(r.keys)-1 {
+			return fmt.Errorf("devidp: key %s signs now: rotate before retiring it", id)
+		}
+		r.keys = append(r.keys[:i:i], r.keys[i+1:]...)
+		return nil
+	}
+	return fmt.Errorf("devidp: no key %s", id)
+}
+
 // public returns the public keys, newest first.
 func (r *keyring) public() []op.Key {
 	r.mu.Lock()
@@ -97,15 +114,30 @@ func (p *Provider) RotateKey() error {
 	return p.keys.rotate()
 }
 
+// RetireKey withdraws a key that no longer signs from the key set, as a provider does once it
+// no longer trusts a key (or once the tokens it signed have expired): tokens signed with it no
+// longer verify. It is a hook for tests.
+func (p *Provider) RetireKey(id string) error {
+	return p.keys.retire(id)
+}
+
 // Sign signs claims as they are with the current key (RS256, with its kid in the header and
 // typ JWT), so that a test can make tokens the provider would never issue: expired ones, ones
 // for another audience or issuer, ones without a claim. It is a hook for tests.
 func (p *Provider) Sign(claims map[string]any) (string, error) {
+	return p.SignTyped("JWT", claims)
+}
+
+// SignTyped is Sign with another header type (typ), such as at+jwt (RFC 9068), the type of
+// other providers' access tokens. It is a hook for tests.
+func (p *Provider) SignTyped(typ string, claims map[string]any) (string, error) {
 	payload, err := json.Marshal(claims)
 	if err != nil {
 		return "", fmt.Errorf("devidp: sign: %w", err)
 	}
-	signer, err := op.SignerFromKey(p.keys.current())
+	key := p.keys.current()
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: key.SignatureAlgorithm(), Key: &jose.JSONWebKey{Key: key.private, KeyID: key.id}},
+		(&jose.SignerOptions{}).WithType(jose.ContentType(typ)))
 	if err != nil {
 		return "", fmt.Errorf("devidp: sign: %w", err)
 	}

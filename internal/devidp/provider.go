@@ -124,7 +124,7 @@ func (p *Provider) opOptions() []op.Option {
 		AllowedMethods:   []string{http.MethodGet, http.MethodHead, http.MethodPost},
 		AllowedHeaders:   []string{"Origin", "Accept", "Accept-Language", "Authorization", "Content-Type", "X-Requested-With"},
 		ExposedHeaders:   []string{"Location", "Content-Length"},
-	})}
+	}), op.WithHttpInterceptors(p.ownTokenGrants)}
 	if p.issuer.Scheme == "http" {
 		opts = append(opts, op.WithAllowInsecure())
 	}

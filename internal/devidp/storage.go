@@ -78,7 +78,7 @@ func (s *storage) CreateAuthRequest(_ context.Context, req *oidc.AuthRequest, _ 
 		id: randomID(), created: s.p.now(), clientID: req.ClientID, redirectURI: req.RedirectURI,
 		state: req.State, nonce: req.Nonce, scopes: slices.Clone(req.Scopes),
 		responseType: req.ResponseType, responseMode: req.ResponseMode,
-		audience: []string{req.ClientID, s.p.opts.Audience},
+		audience: []string{s.p.opts.Audience}, // the access token's; its ID token's is the client's (exchange.go)
 	}
 	if req.CodeChallenge != "" {
 		a.challenge = &oidc.CodeChallenge{Challenge: req.CodeChallenge, Method: req.CodeChallengeMethod}

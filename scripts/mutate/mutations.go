@@ -132,6 +132,27 @@ var mutations = []mutation{
 		pkg:     "./internal/app/",
 	},
 	{
+		name:    "a remembered token outlives its expiry: Caller.ExpiresAt in milliseconds",
+		file:    "internal/auth/claims.go",
+		find:    "ExpiresAt: token.Expiry.Unix()",
+		replace: "ExpiresAt: token.Expiry.UnixMilli()",
+		pkg:     "./internal/auth/",
+	},
+	{
+		name:    "every forged token fetches the provider's keys again",
+		file:    "internal/auth/keys.go",
+		find:    "recent := k.now().Sub(k.triedAt) < KeyRefetchInterval",
+		replace: "recent := false",
+		pkg:     "./internal/auth/",
+	},
+	{
+		name:    "an ID token opens the API: the claims only ID tokens carry are not looked for",
+		file:    "internal/auth/access.go",
+		find:    `var idTokenClaims = []string{"nonce", "at_hash", "c_hash"}`,
+		replace: `var idTokenClaims = []string{}`,
+		pkg:     "./internal/auth/",
+	},
+	{
 		name:    "an Idempotency-Key replays its answer to someone else who sends it",
 		file:    "internal/aggregate/replay.go",
 		find:    "case past.Actor != w.actor:",

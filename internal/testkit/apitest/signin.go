@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/oauth2"
 
 	"library/internal/app"
 	"library/internal/devidp"
@@ -81,12 +82,52 @@ func (p *Provider) Bearer(t testing.TB, username string) string {
 	return "Bearer " + p.Token(t, username)
 }
 
+// WebClientID is the web app's client id at the test provider (the service's AUTH_CLIENT_ID).
+const WebClientID = "library-web"
+
+// SignInAsTheWebApp signs the user in as the web app does: the authorization code flow with
+// PKCE through the provider's own sign-in form, for the web app's client. It returns the access
+// token and the ID token the provider gave.
+func (p *Provider) SignInAsTheWebApp(t testing.TB, username string) (accessToken, idToken string) {
+	t.Helper()
+	ctx := context.Background()
+	cfg := &oauth2.Config{
+		ClientID:    WebClientID,
+		Endpoint:    oauth2.Endpoint{AuthURL: p.Issuer + "/authorize", TokenURL: p.Issuer + "/oauth/token", AuthStyle: oauth2.AuthStyleInParams},
+		RedirectURL: "http://127.0.0.1:1/", // the web app's page; nothing need listen: the browser stops there
+		Scopes:      []string{"openid", "profile", "email"},
+	}
+	verifier := oauth2.GenerateVerifier()
+	browser := &http.Client{CheckRedirect: func(req *http.Request, _ []*http.Request) error {
+		if req.URL.Host != p.server.Listener.Addr().String() {
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}}
+	form, err := browser.Get(cfg.AuthCodeURL("state", oauth2.S256ChallengeOption(verifier)))
+	require.NoError(t, err)
+	_ = form.Body.Close()
+	require.Equal(t, http.StatusOK, form.StatusCode, "the provider's sign-in form")
+	back, err := browser.PostForm(p.Issuer+"/login", url.Values{
+		"id": {form.Request.URL.Query().Get("id")}, "username": {username}, "password": {username + "-password"},
+	})
+	require.NoError(t, err)
+	_ = back.Body.Close()
+	to, err := back.Location()
+	require.NoError(t, err, "the provider sends the browser back to the web app")
+	tok, err := cfg.Exchange(ctx, to.Query().Get("code"), oauth2.VerifierOption(verifier))
+	require.NoError(t, err)
+	idToken, _ = tok.Extra("id_token").(string)
+	require.NotEmpty(t, idToken, "the provider gave an ID token")
+	return tok.AccessToken, idToken
+}
+
 // Stop stops the provider, as an outage would.
 func (p *Provider) Stop() { p.server.Close() }
 
 // WithSignIn is cfg with sign-in through p.
 func WithSignIn(cfg app.Config, p *Provider) app.Config {
-	cfg.AuthIssuer, cfg.AuthAudience, cfg.AuthClientID = p.Issuer, Audience, "library-web"
+	cfg.AuthIssuer, cfg.AuthAudience, cfg.AuthClientID = p.Issuer, Audience, WebClientID
 	cfg.AuthOff = false
 	return cfg
 }

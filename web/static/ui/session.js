@@ -7,7 +7,7 @@
 // is and which roles they have, and can() says what the pages show them. With sign-in off the
 // page shows everything, and says on every page that anyone may do anything.
 
-import { call } from "./api.js";
+import { baseURL, call, defaultBase } from "./api.js";
 import { accessToken, forgetTokens, idToken, keepTokens, onTokensChange } from "./token.js";
 
 /** ROUND_TRIP_KEY holds {state, verifier, returnTo, redirectUri} while the person is at the provider. */
@@ -17,11 +17,12 @@ const SCOPE = "openid profile email";
 
 const session = {
   mode: "unknown", // "open": no sign-in; "signin": people sign in; "unknown": /config.json unread
-  auth: null, // /config.json's auth: {issuer, clientId, audience}
+  auth: null, // /config.json's auth: {issuer, clientId, audience, logoutIdTokenHint}
   provider: null, // the provider's discovery document
   me: null, // GET /accounts/me, while signed in
   member: null, // the member id of the last person signed in on this page, for waiting intents
   problem: "", // why sign-in can't be done, or was not finished, in a sentence
+  replicas: [], // /config.json's replicas: the other replicas the operations page may watch
 };
 
 onTokensChange(() => {
@@ -52,6 +53,7 @@ async function readConfig() {
   try {
     const { data } = await call("GET", "/config.json", { attempts: 2, timeoutMs: 5000 });
     session.auth = data?.auth ?? null;
+    session.replicas = Array.isArray(data?.replicas) ? data.replicas.map(String) : [];
     session.mode = session.auth ? "signin" : data?.open === true ? "open" : "unknown";
   } catch {
     session.mode = "unknown"; // the pages show everything; the service refuses what it must
@@ -71,6 +73,29 @@ async function readProvider() {
   } catch {
     session.problem = `Signing in is not possible right now: the sign-in service at ${issuer} can't be reached.`;
   }
+}
+
+/**
+ * replicas are the library's replicas that the operations page may ask for their status and send
+ * tokens to: the API this page talks to, and those /config.json names (OPERATIONS_REPLICAS), each
+ * over https, or http on this machine. No other, whatever the page's storage says.
+ */
+export function replicas() {
+  const listed = session.replicas.map(replicaBase).filter((base) => base !== null);
+  return [...new Set([defaultBase, ...listed])];
+}
+
+/** replicaBase is a replica's base URL, or null when it is not https, nor http on this machine. */
+function replicaBase(raw) {
+  let url;
+  try {
+    url = new URL(raw);
+  } catch {
+    return null;
+  }
+  if (url.username || url.password || url.search || url.hash) return null;
+  const loopback = url.hostname === "localhost" || url.hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(url.hostname);
+  return url.protocol === "https:" || (url.protocol === "http:" && loopback) ? baseURL(url.href) : null;
 }
 
 /** signInAvailable: sign-in is on, and this page may start one. */
@@ -129,6 +154,8 @@ export async function signIn(returnTo = location.hash) {
   const redirectUri = location.origin + location.pathname;
   sessionStorage.setItem(ROUND_TRIP_KEY, JSON.stringify({ state, verifier, returnTo: String(returnTo || "#/books"), redirectUri }));
   const url = new URL(session.provider.authorization_endpoint);
+  // No nonce: PKCE binds the code to this tab, and a provider may copy a nonce into the access
+  // token, which the service would then refuse as an ID token.
   url.search = new URLSearchParams({
     response_type: "code", client_id: session.auth.clientId, redirect_uri: redirectUri, scope: SCOPE,
     state, code_challenge: challenge, code_challenge_method: "S256",
@@ -136,9 +163,14 @@ export async function signIn(returnTo = location.hash) {
   location.assign(url.href);
 }
 
-/** signOut forgets the tokens and ends the session at the provider, which sends the browser back here. */
+/**
+ * signOut forgets the tokens and ends the session at the provider, which sends the browser back
+ * here. It names this app by its client id; the ID token goes too (id_token_hint) only when
+ * /config.json says the provider requires it: the address ends up in the browser's history and
+ * the provider's logs.
+ */
 export function signOut() {
-  const hint = idToken();
+  const hint = session.auth?.logoutIdTokenHint === true ? idToken() : "";
   // Forgotten now, not only with the page: Back could bring this page back from the cache.
   forgetTokens({ quiet: true });
   session.member = null;
@@ -204,7 +236,8 @@ async function exchange(code, saved) {
     const why = data.error_description || data.error || `${response.status}`;
     throw new Error(`The sign-in could not be finished: the sign-in service said ${why}. Sign in again.`);
   }
-  keepTokens({ access: data.access_token, id: data.id_token ?? "" });
+  // The ID token is kept only to sign out with, where the provider requires it.
+  keepTokens({ access: data.access_token, id: session.auth.logoutIdTokenHint === true ? (data.id_token ?? "") : "" });
 }
 
 /** readMe asks the service who signed in: their member id, roles and account. */

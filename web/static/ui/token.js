@@ -11,7 +11,10 @@ export function accessToken() {
   return tokens?.access ?? "";
 }
 
-/** idToken is the ID token, for the provider's end_session (id_token_hint), or "". */
+/**
+ * idToken is the ID token, for the provider's end_session (id_token_hint) where the provider
+ * requires it, or "": it is kept only then. It is never sent to the API, which refuses it.
+ */
 export function idToken() {
   return tokens?.id ?? "";
 }

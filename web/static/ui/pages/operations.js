@@ -1,13 +1,16 @@
-// Operations: for the replicas the operator lists, which one holds each background processor's
+// Operations: for the replicas the operator watches, which one holds each background processor's
 // lease, how far behind each processor is, what it parked or deferred, and its last error, read
 // from every replica's GET /status every few seconds. Replay and retry-parked go to the holder:
 // with the signed-in operator's token, or, without sign-in, with the admin token typed into a
 // password field, read from that field when a button is pressed and never stored (not in
-// storage, cookies or the URL).
+// storage, cookies or the URL). Both tokens go only to the library's own replicas: the API this
+// page talks to and those /config.json names (session.js: replicas()). The list kept in storage
+// for the next visit is only a choice among them: an address it holds that is not one of them
+// is dropped, never asked.
 
-import { ApiError, baseURL, defaultBase, path, request } from "../api.js";
+import { ApiError, baseURL, path, request } from "../api.js";
 import { offLimits } from "../masthead.js";
-import { can, signedIn } from "../session.js";
+import { can, replicas, signedIn } from "../session.js";
 import { clearError, field, formatTime, h, outcomeRegion, setOutcome, showError } from "../ui.js";
 
 /** POLL_MS is how often the page asks every replica for its status. */
@@ -24,9 +27,11 @@ export async function render(main, { signal }) {
     return;
   }
   document.title = "Operations · Library";
+  const allowed = replicas();
   const ops = {
     signal,
-    replicas: savedReplicas(),
+    allowed,
+    replicas: savedReplicas(allowed),
     rows: new Map(), // processor name → its row's cells
     holders: new Map(), // processor name → the replica id that held its lease at the last poll
     processors: h("tbody"),
@@ -62,14 +67,26 @@ function named(el, label) {
   return el;
 }
 
-function savedReplicas() {
+/** savedReplicas is the list kept for the next visit, less what is not allowed; else every allowed replica. */
+function savedReplicas(allowed) {
   try {
     const list = JSON.parse(localStorage.getItem(REPLICAS_KEY) ?? "[]");
-    if (Array.isArray(list) && list.length > 0) return list.map(String);
+    const kept = Array.isArray(list) ? list.map((s) => allowedBase(allowed, s)).filter((s) => s !== null) : [];
+    if (kept.length > 0) return [...new Set(kept)];
   } catch {
     // an unreadable list is replaced by the default
   }
-  return [defaultBase];
+  return allowed;
+}
+
+/** allowedBase is value as a base URL when it is one of the allowed replicas, else null. */
+function allowedBase(allowed, value) {
+  try {
+    const base = baseURL(value);
+    return allowed.includes(base) ? base : null;
+  } catch {
+    return null;
+  }
 }
 
 function replicasForm(ops) {
@@ -79,12 +96,15 @@ function replicasForm(ops) {
       event.preventDefault();
       clearError(errors);
       const lines = form.elements.replicas.value.split("\n").map((s) => s.trim()).filter(Boolean);
-      try {
-        ops.replicas = lines.length ? lines.map(baseURL) : [defaultBase];
-      } catch {
-        showError(errors, { message: "Each line must be an address such as http://10.0.0.5:8080." });
+      const unknown = lines.filter((s) => allowedBase(ops.allowed, s) === null);
+      if (unknown.length > 0) {
+        showError(errors, {
+          message: `${unknown.join(", ")} is not one of this library's replicas. The page asks only ${ops.allowed.join(", ")}: ` +
+            "the service's OPERATIONS_REPLICAS names the others.",
+        });
         return;
       }
+      ops.replicas = lines.length ? [...new Set(lines.map((s) => allowedBase(ops.allowed, s)))] : ops.allowed;
       localStorage.setItem(REPLICAS_KEY, JSON.stringify(ops.replicas));
       form.elements.replicas.value = ops.replicas.join("\n");
       poll(ops);
@@ -92,7 +112,7 @@ function replicasForm(ops) {
   },
   field({
     id: "replicas", name: "replicas", label: "Replica addresses", tag: "textarea", rows: 3, spellcheck: "false",
-    hint: "One address per line. The page asks each one for its status.",
+    hint: "One address per line, among this library's replicas. The page asks each one for its status.",
   }),
   h("p", {}, h("button", { type: "submit" }, "Watch these replicas")),
   errors);
@@ -120,7 +140,7 @@ async function keepPolling(ops) {
 
 /** poll asks every replica for its status and redraws both tables. */
 async function poll(ops) {
-  const statuses = await Promise.all(ops.replicas.map(async (base) => {
+  const statuses = await Promise.all(ops.replicas.filter((base) => ops.allowed.includes(base)).map(async (base) => {
     try {
       const { data } = await request("GET", "/status", { base, timeoutMs: 4000, signal: ops.signal });
       if (typeof data?.replica !== "string" || !Array.isArray(data?.processors)) {
@@ -233,7 +253,7 @@ async function admin(ops, name, action, button) {
     ops.token.focus();
     return;
   }
-  if (!row?.holderBase) {
+  if (!row?.holderBase || !ops.allowed.includes(row.holderBase)) {
     showError(ops.actionErrors, { message: `No single replica holds the lease of ${name} right now. Wait until one does, then try again.` });
     return;
   }
