@@ -102,7 +102,8 @@ type Config struct {
 	CORSOrigins []string
 	// Limits at the edge, each 0 for no limit: RateLimit is how many requests a second one
 	// client may make (RATE_LIMIT); AuthFailureLimit how many refused tokens a minute one
-	// address may send before no token from it is checked (AUTH_FAILURE_LIMIT);
+	// address may send before its further refused ones are answered 429, not 401 (every token
+	// is still checked, a right one served: AUTH_FAILURE_LIMIT);
 	// AccountDataLimit how many exports, and erasures, of accounts a minute one client may ask
 	// for (ACCOUNT_DATA_LIMIT); CatalogMaxWaits how many reads of GET /books may wait for
 	// minPosition at once (CATALOG_MAX_WAITS).

@@ -2,10 +2,8 @@ package httpapi
 
 import (
 	"fmt"
-	"math"
 	"net/http"
 	"net/netip"
-	"strconv"
 	"time"
 
 	"github.com/go-chi/chi/v5/middleware"
@@ -36,10 +34,13 @@ type Limits struct {
 	Requests Limit
 	// AuthFailures bounds the requests that one address may have refused for their token (401:
 	// a malformed, badly signed, expired or foreign token, or a wrong ADMIN_TOKEN). Once over,
-	// every request from that address that sends a token to a route that reads one is refused
-	// with 429 before its token is looked at, until the window has passed: a right token too,
-	// for otherwise guessing would go on at full speed, only answered 429 instead of 401. A
-	// request without a token is not an attempt, and is not refused for it.
+	// each further refused token from that address is answered 429 instead of 401, until the
+	// window has passed: a client that keeps sending a dead token is told to back off, and a
+	// guesser learns nothing new. Every token is still checked, and a right one (ADMIN_TOKEN
+	// included) is served whatever its address has sent: an address may be a proxy's or a NAT's,
+	// shared by many, and one client's failures must not lock the others out. What bounds the
+	// cost of refused tokens is that checking one is cheap (the provider's keys are cached); a
+	// request without a token is not an attempt, and is not counted.
 	AuthFailures Limit
 	// AccountData bounds, per client (as Requests counts them) and per route, the calls that
 	// hand over or erase everything a member holds (accountDataRoutes), once allowed.
@@ -56,21 +57,18 @@ var accountDataRoutes = map[string]bool{
 type limiter struct {
 	requests, authFailures, accountData *httprate.RateLimiter
 	limits                              Limits
-	authDetail                          string // the problem's detail once AuthFailures is over
 }
 
 func newLimiter(l Limits) *limiter {
 	l.Requests = l.Requests.normal()
 	l.AuthFailures = l.AuthFailures.normal()
 	l.AccountData = l.AccountData.normal()
-	authDetail := fmt.Sprintf("too many refused tokens from your address (at most %d %s): no token from it is checked "+
-		"until Retry-After seconds have passed", l.AuthFailures.N, per(l.AuthFailures.Per))
 	return &limiter{
-		limits:     l,
-		authDetail: authDetail,
+		limits: l,
 		requests: newRateLimiter(l.Requests, fmt.Sprintf("too many requests: at most %d %s from one client; try again after Retry-After seconds",
 			l.Requests.N, per(l.Requests.Per))),
-		authFailures: newRateLimiter(l.AuthFailures, authDetail),
+		authFailures: newRateLimiter(l.AuthFailures, fmt.Sprintf("the bearer token was refused, and too many have been from your address "+
+			"(at most %d %s); a right token is still accepted; try again after Retry-After seconds", l.AuthFailures.N, per(l.AuthFailures.Per))),
 		accountData: newRateLimiter(l.AccountData, fmt.Sprintf("too many exports or erasures: at most %d %s of each from one client; try again after Retry-After seconds",
 			l.AccountData.N, per(l.AccountData.Per))),
 	}
@@ -126,23 +124,9 @@ func (l *limiter) unrouted(h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// authBlocked answers 429 and reports true when the request's address is over its refused
-// tokens: it is asked before a token is checked.
-func (l *limiter) authBlocked(w http.ResponseWriter, r *http.Request) bool {
-	if l.authFailures == nil {
-		return false
-	}
-	_, rate, err := l.authFailures.Status(addressKey(r))
-	if err != nil || int(math.Round(rate)) < l.limits.AuthFailures.N { // as httprate's own check rounds
-		return false
-	}
-	w.Header().Set("Retry-After", strconv.Itoa(int(l.limits.AuthFailures.Per.Seconds())))
-	WriteError(w, r, errs.E(errs.TooManyRequests, "%s", l.authDetail))
-	return true
-}
-
 // authFailed counts a refused token against the request's address. When that is one too many,
-// it answers 429 and reports true; otherwise the caller answers 401.
+// it answers 429 and reports true; otherwise the caller answers 401. It is asked only once the
+// token has been checked and refused.
 func (l *limiter) authFailed(w http.ResponseWriter, r *http.Request) bool {
 	if l.authFailures == nil {
 		return false
