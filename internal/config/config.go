@@ -114,6 +114,10 @@ type Config struct {
 	// TrustedProxies are the proxies whose X-Forwarded-For tells a client's address
 	// (TRUSTED_PROXIES).
 	TrustedProxies []netip.Prefix
+	// RateLimitExemptLoopback leaves requests from loopback out of RateLimit
+	// (RATE_LIMIT_EXEMPT_LOOPBACK); off by default, for a proxy on the same machine (a sidecar)
+	// makes every client a loopback one unless it is among TrustedProxies.
+	RateLimitExemptLoopback bool
 	// LeaseRetryInterval is how often a standby tries to take a lease (LEASE_RETRY_INTERVAL).
 	LeaseRetryInterval time.Duration
 	// PprofAddr, when set, serves Go's runtime profiles there, apart from the API (PPROF_ADDR).

@@ -3,10 +3,8 @@ package httpapi
 import (
 	"fmt"
 	"net/http"
-	"net/netip"
 	"time"
 
-	"github.com/go-chi/chi/v5/middleware"
 	"github.com/go-chi/httprate"
 
 	"library/internal/auth"
@@ -28,10 +26,14 @@ type Limits struct {
 	// ADMIN_TOKEN) counts by who they are (issuer and subject), from whatever address; anyone
 	// else by their address (ClientAddress). It is counted once the caller is known, after
 	// routing and the token's check; a path that no route has counts by address. A request
-	// whose address is loopback (this machine: a local script, a benchmark) is not counted: a
-	// proxy on this machine belongs in Options.TrustedProxies, so that its clients are told
-	// apart.
+	// from loopback counts like any other, unless ExemptLoopback says otherwise.
 	Requests Limit
+	// ExemptLoopback leaves out of Requests every request whose address (ClientAddress) is
+	// loopback: a script or a benchmark on this machine. Off by default, for a proxy on this
+	// machine (nginx beside the service, a sidecar such as Istio's, which forwards from
+	// 127.0.0.6) makes every client it forwards a loopback one, unless it is one of
+	// Options.TrustedProxies: the exemption would turn Requests off for everyone.
+	ExemptLoopback bool
 	// AuthFailures bounds the requests that one address may have refused for their token (401:
 	// a malformed, badly signed, expired or foreign token, or a wrong ADMIN_TOKEN). Once over,
 	// each further refused token from that address is answered 429 instead of 401, until the
@@ -108,7 +110,7 @@ func per(d time.Duration) string {
 // request counts a request of caller against Limits.Requests. When it is one too many, it
 // answers 429 and reports true.
 func (l *limiter) request(w http.ResponseWriter, r *http.Request, caller auth.Caller) bool {
-	if l.requests == nil || ClientAddress(r).IsLoopback() {
+	if l.requests == nil || (l.limits.ExemptLoopback && ClientAddress(r).IsLoopback()) {
 		return false
 	}
 	return l.requests.RespondOnLimit(w, r, clientKey(r, caller))
@@ -164,34 +166,4 @@ func clientKey(r *http.Request, caller auth.Caller) string {
 // usually holds whole.
 func addressKey(r *http.Request) string {
 	return "address\x00" + httprate.CanonicalizeIP(ClientAddress(r).WithZone("").String())
-}
-
-// ClientAddress is the address a request came from: the TCP peer, or, when the peer is one of
-// Options.TrustedProxies, the right-most X-Forwarded-For entry that is not itself a trusted
-// proxy (the one the nearest untrusted hop was seen at). X-Forwarded-For from anyone else is
-// ignored. When a trusted proxy forwarded no usable entry, the proxy is the address.
-func ClientAddress(r *http.Request) netip.Addr {
-	if ip := middleware.GetClientIPAddr(r.Context()); ip.IsValid() {
-		return ip
-	}
-	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
-		return ap.Addr().Unmap()
-	}
-	ip, _ := netip.ParseAddr(r.RemoteAddr)
-	return ip.Unmap()
-}
-
-// clientIP resolves ClientAddress once, with chi's middleware: from the TCP peer alone, or
-// from X-Forwarded-For when the peer is a trusted proxy.
-func clientIP(trusted []netip.Prefix) func(http.Handler) http.Handler {
-	var prefixes []string
-	for _, p := range trusted {
-		if p.IsValid() {
-			prefixes = append(prefixes, p.Masked().String())
-		}
-	}
-	if len(prefixes) == 0 {
-		return middleware.ClientIPFromRemoteAddr
-	}
-	return middleware.ClientIPFromXFF(prefixes...)
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strconv"
 	"testing"
 	"time"
 
@@ -78,7 +79,7 @@ func requireSafeHeaders(t *testing.T, rec *httptest.ResponseRecorder) {
 }
 
 // A client over RATE_LIMIT gets 429 with Retry-After on every path, routed or not, while
-// other clients are served; an IPv6 client counts by its /64; this machine is not counted.
+// other clients are served; an IPv6 client counts by its /64.
 func TestRateLimitPerAddress(t *testing.T) {
 	t.Parallel()
 	api := newEdgeAPI(Options{Limits: Limits{Requests: Limit{N: 3, Per: window}}})
@@ -96,11 +97,40 @@ func TestRateLimitPerAddress(t *testing.T) {
 	}
 	requireTooMany(t, call(api, "GET", "/ids/bob", "2001:db8:1:2::ffff"), "3600") // the same /64
 	require.Equal(t, http.StatusOK, call(api, "GET", "/ids/bob", "2001:db8:1:3::1").Code, "another /64")
+}
 
-	for range 10 {
-		require.Equal(t, http.StatusOK, call(api, "GET", "/ids/local", "127.0.0.1").Code, "loopback is not counted")
-		require.Equal(t, http.StatusOK, call(api, "GET", "/ids/local", "::1").Code, "loopback is not counted")
+// Loopback is counted like any other address unless ExemptLoopback (RATE_LIMIT_EXEMPT_LOOPBACK)
+// says otherwise: a proxy on this machine that is not trusted (a sidecar forwards from
+// 127.0.0.6) would otherwise turn the limit off for all its clients. With the exemption on, a
+// loopback proxy that is trusted still has its clients counted, by their forwarded addresses.
+func TestRateLimitLoopback(t *testing.T) {
+	t.Parallel()
+	limits := Limits{Requests: Limit{N: 3, Per: window}}
+	api := newEdgeAPI(Options{Limits: limits})
+	for _, addr := range []string{"127.0.0.1", "127.0.0.6", "::1"} {
+		for range 3 {
+			require.Equal(t, http.StatusOK, call(api, "GET", "/ids/local", addr, "X-Forwarded-For", "198.51.100.1").Code, addr)
+		}
+		requireTooMany(t, call(api, "GET", "/ids/local", addr, "X-Forwarded-For", "198.51.100.2"), "3600")
 	}
+
+	limits.ExemptLoopback = true
+	exempt := newEdgeAPI(Options{Limits: limits})
+	for range 10 {
+		require.Equal(t, http.StatusOK, call(exempt, "GET", "/ids/local", "127.0.0.1").Code, "loopback is not counted")
+		require.Equal(t, http.StatusOK, call(exempt, "GET", "/ids/local", "::1").Code, "loopback is not counted")
+	}
+	for range 3 {
+		require.Equal(t, http.StatusOK, call(exempt, "GET", "/ids/local", "192.0.2.1").Code)
+	}
+	requireTooMany(t, call(exempt, "GET", "/ids/local", "192.0.2.1"), "3600")
+
+	behindTrusted := newEdgeAPI(Options{Limits: limits, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
+	for range 3 {
+		require.Equal(t, http.StatusOK, call(behindTrusted, "GET", "/ids/local", "127.0.0.6", "X-Forwarded-For", "198.51.100.1").Code)
+	}
+	requireTooMany(t, call(behindTrusted, "GET", "/ids/local", "127.0.0.6", "X-Forwarded-For", "198.51.100.1"), "3600")
+	require.Equal(t, http.StatusOK, call(behindTrusted, "GET", "/ids/local", "127.0.0.6").Code, "the proxy's own request: loopback")
 }
 
 // provider is a real OpenID provider (package devidp) on loopback, and a Guard that trusts it.
@@ -188,6 +218,29 @@ func TestXForwardedFor(t *testing.T) {
 		require.Equal(t, http.StatusOK, call(api, "GET", "/ids/b", "10.1.2.3", "X-Forwarded-For", "198.51.100.78").Code)
 		require.Equal(t, http.StatusOK, call(api, "GET", "/ids/b", "10.1.2.3").Code)
 	})
+}
+
+// With no trusted proxy (TRUSTED_PROXIES unset), X-Forwarded-For is never read: a caller who
+// writes a new one on each request is still one client, its TCP peer, and can't name itself
+// out of the limits.
+func TestXForwardedForWithoutTrustedProxies(t *testing.T) {
+	t.Parallel()
+	api := newEdgeAPI(Options{Limits: Limits{Requests: Limit{N: 2, Per: window}, AuthFailures: Limit{N: 1, Per: window}}})
+	require.Equal(t, http.StatusOK, call(api, "GET", "/ids/a", "203.0.113.5", "X-Forwarded-For", "198.51.100.1").Code)
+	require.Equal(t, http.StatusOK, call(api, "GET", "/ids/a", "203.0.113.5", "X-Forwarded-For", "198.51.100.2").Code)
+	requireTooMany(t, call(api, "GET", "/ids/a", "203.0.113.5", "X-Forwarded-For", "198.51.100.3"), "3600")
+	requireTooMany(t, call(api, "GET", "/ids/a", "203.0.113.5"), "3600")
+
+	require.Equal(t, http.StatusUnauthorized,
+		call(api, "GET", "/admin/thing", "203.0.113.6", "X-Forwarded-For", "198.51.100.4", "Authorization", "Bearer guess").Code)
+	requireTooMany(t, call(api, "GET", "/admin/thing", "203.0.113.6", "X-Forwarded-For", "198.51.100.5", "Authorization", "Bearer guess"), "3600")
+
+	var got netip.Addr
+	req := httptest.NewRequest("GET", "/", nil)
+	req.RemoteAddr = "203.0.113.7:1234"
+	req.Header.Set("X-Forwarded-For", "198.51.100.1")
+	clientIP(nil)(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { got = ClientAddress(r) })).ServeHTTP(httptest.NewRecorder(), req)
+	require.Equal(t, "203.0.113.7", got.String())
 }
 
 // ClientAddress is what the limits key on.
@@ -293,7 +346,7 @@ func TestAccountDataLimit(t *testing.T) {
 func TestJSONAnswersHeaders(t *testing.T) {
 	t.Parallel()
 	api := newEdgeAPI(Options{Limits: Limits{Requests: Limit{N: 1, Per: window}}})
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		method, path string
 		status       int
 	}{
@@ -306,7 +359,8 @@ func TestJSONAnswersHeaders(t *testing.T) {
 		{"GET", "/panic", 500},
 		{"GET", "/coded/Unavailable", 503},
 	} {
-		rec := call(api, tc.method, tc.path, "127.0.0.1")
+		rec := call(api, tc.method, tc.path, "2001:db8:"+strconv.Itoa(i)+"::1") // a client each
+
 		require.Equal(t, tc.status, rec.Code, tc.path)
 		require.Contains(t, rec.Header().Get("Content-Type"), "json", tc.path)
 		requireSafeHeaders(t, rec)
