@@ -106,7 +106,7 @@ type Config struct {
 	// is still checked, a right one served: AUTH_FAILURE_LIMIT);
 	// AccountDataLimit how many exports, and erasures, of accounts a minute one client may ask
 	// for (ACCOUNT_DATA_LIMIT); CatalogMaxWaits how many reads of GET /books may wait for
-	// minPosition at once (CATALOG_MAX_WAITS).
+	// minPosition at once, an eighth of them one client's (CATALOG_MAX_WAITS).
 	RateLimit        int
 	AuthFailureLimit int
 	AccountDataLimit int

@@ -153,6 +153,15 @@ func (l *limiter) accountDataCall(w http.ResponseWriter, r *http.Request, caller
 	return l.accountData.RespondOnLimit(w, r, clientKey(r, caller)+"\x00"+route)
 }
 
+// ClientKey is who a request counts as for the limits, for a handler that bounds something of
+// its own per client: the caller who signed in (or ADMIN_TOKEN's holder), by issuer and
+// subject, or else the address (ClientAddress, an IPv6 one by its /64). It is known once the
+// rules have let the request through, as in a route's handler. An opaque key, to count by,
+// never to show or log: it may hold an address.
+func ClientKey(r *http.Request) string {
+	return clientKey(r, auth.AccessFrom(r.Context()).Caller)
+}
+
 // clientKey is who a request counts as: the caller who signed in (or ADMIN_TOKEN's holder), by
 // issuer and subject, or else the address.
 func clientKey(r *http.Request, caller auth.Caller) string {
