@@ -118,6 +118,13 @@ var mutations = []mutation{
 		pkg:     "./internal/app/",
 	},
 	{
+		name:    "CATALOG_MAX_WAITS is parsed but never reaches GET /books",
+		file:    "internal/app/app.go",
+		find:    ", Waits: catalog.NewWaitLimit(cfg.CatalogMaxWaits)}",
+		replace: "}",
+		pkg:     "./internal/app/",
+	},
+	{
 		name:    "readiness stays up once ready: a failed database ping is only logged",
 		file:    "internal/app/app.go",
 		find:    "if err := a.store.Ping(ctx); err != nil {\n\t\treturn err\n\t}",
