@@ -43,7 +43,7 @@ const (
 // payments made, and the payer's 99th-percentile latency stays under 200 ms. The replicas tell
 // the clients apart by X-Forwarded-For, which they read from loopback as from a trusted proxy
 // (a request from loopback itself, the test's own setup, is not counted:
-// RATE_LIMIT_EXEMPT_LOOPBACK, as for every replica of the suite).
+// RATE_LIMIT_EXEMPT_LOOPBACK, as for every process proctest starts).
 func TestFloodFromOneClientWhileAnotherPays(t *testing.T) {
 	s := newSystem(t)
 	s.dumpOnFailure()

@@ -58,10 +58,6 @@ func (s *system) start(name string, extra ...string) *replica {
 	env := append([]string{
 		"REPLICA_ID=" + name, "DATABASE_URL=" + s.database, "SMTP_URL=" + s.smtpURL,
 		"ADMIN_TOKEN=" + adminToken, "LOG_LEVEL=info", "SHUTDOWN_DELAY=0s",
-		// The tests' requests come from loopback, as one client (ADMIN_TOKEN's, or the address)
-		// that RATE_LIMIT would hold to 100 a second: the faults are of other promises. The
-		// flood test tells its clients apart by X-Forwarded-For, which is counted.
-		"RATE_LIMIT_EXEMPT_LOOPBACK=true",
 	}, extra...)
 	r := &replica{name: name, env: env, process: proctest.Start(s.t, env...)}
 	s.replicas = append(s.replicas, r)
