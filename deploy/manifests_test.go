@@ -68,6 +68,7 @@ func TestBase(t *testing.T) {
 	if v, ok := app.env["AUTH"]; ok {
 		t.Errorf("%s sets AUTH=%q: the base must not turn sign-in off", v.from, v.value)
 	}
+	checkTrustedProxies(t, app.env)
 }
 
 func TestDev(t *testing.T) {

@@ -42,7 +42,8 @@ const (
 // other replica replays the first answer), the account's balance and history show exactly the
 // payments made, and the payer's 99th-percentile latency stays under 200 ms. The replicas tell
 // the clients apart by X-Forwarded-For, which they read from loopback as from a trusted proxy
-// (a request from loopback itself is not counted).
+// (a request from loopback itself, the test's own setup, is not counted:
+// RATE_LIMIT_EXEMPT_LOOPBACK, as for every process proctest starts).
 func TestFloodFromOneClientWhileAnotherPays(t *testing.T) {
 	s := newSystem(t)
 	s.dumpOnFailure()

@@ -22,8 +22,9 @@ const MaxHeaderBytes = 64 << 10
 // edgeLimits are the Config's limits at the edge, as the router takes them.
 func edgeLimits(c Config) httpapi.Limits {
 	return httpapi.Limits{
-		Requests:     httpapi.Limit{N: c.RateLimit, Per: time.Second},
-		AuthFailures: httpapi.Limit{N: c.AuthFailureLimit, Per: time.Minute},
-		AccountData:  httpapi.Limit{N: c.AccountDataLimit, Per: time.Minute},
+		Requests:       httpapi.Limit{N: c.RateLimit, Per: time.Second},
+		ExemptLoopback: c.RateLimitExemptLoopback,
+		AuthFailures:   httpapi.Limit{N: c.AuthFailureLimit, Per: time.Minute},
+		AccountData:    httpapi.Limit{N: c.AccountDataLimit, Per: time.Minute},
 	}
 }

@@ -1,14 +1,20 @@
 package app_test
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"library/internal/app"
+	"library/internal/testkit/pgtest"
 )
 
 // Through the service's own server: a client over RATE_LIMIT is answered 429 with
@@ -31,24 +37,23 @@ func TestEdgeRateLimit(t *testing.T) {
 	require.Equal(t, http.StatusOK, a.Send(t, http.MethodGet, "/healthz", nil, "X-Forwarded-For", "198.51.100.2").Status, "another client")
 }
 
-// Refused tokens from one address: once over AUTH_FAILURE_LIMIT, ADMIN_TOKEN itself is
-// refused from it (429, for the rest of the minute), and taken from another address. (With
-// sign-in off, only the admin actions read a token.)
+// Refused tokens from one address, through a proxy that is not trusted (so every client has
+// its address): once over AUTH_FAILURE_LIMIT, the next wrong token is answered 429 (for the
+// rest of the minute), but ADMIN_TOKEN, from that address, is still checked and served; so is
+// it from an address of its own. (With sign-in off, only the admin actions read a token.)
 func TestEdgeAuthFailureLimit(t *testing.T) {
 	t.Parallel()
-	a := &api{Base: startService(t, app.Config{
-		AuthFailureLimit: 2, AdminToken: adminToken,
-		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")},
-	})}
-	from := func(addr string) []string { return []string{"X-Forwarded-For", addr} }
+	a := &api{Base: startService(t, app.Config{AuthFailureLimit: 2, AdminToken: adminToken})}
+	const parked = "/admin/processors/catalog/parked"
+	guess := []string{"X-Forwarded-For", "198.51.100.9", "Authorization", "Bearer guess"}
 	for range 2 {
-		requireProblem(t, a.Send(t, http.MethodGet, "/admin/processors/catalog/parked", nil, append(from("198.51.100.9"), "Authorization", "Bearer guess")...),
-			http.StatusUnauthorized, "Unauthorized")
+		requireProblem(t, a.Send(t, http.MethodGet, parked, nil, guess...), http.StatusUnauthorized, "Unauthorized")
 	}
-	r := a.Send(t, http.MethodGet, "/admin/processors/catalog/parked", nil, append(from("198.51.100.9"), "Authorization", "Bearer "+adminToken)...)
+	r := a.Send(t, http.MethodGet, parked, nil, guess...)
 	requireProblem(t, r, http.StatusTooManyRequests, "TooManyRequests")
 	require.Equal(t, "60", r.Header.Get("Retry-After"))
-	require.Equal(t, http.StatusOK, a.Send(t, http.MethodGet, "/admin/processors/catalog/parked", nil, append(from("198.51.100.10"), "Authorization", "Bearer "+adminToken)...).Status)
+	r = a.Send(t, http.MethodGet, parked, nil, "X-Forwarded-For", "198.51.100.10", "Authorization", "Bearer "+adminToken)
+	require.Equal(t, http.StatusOK, r.Status, "ADMIN_TOKEN through the same proxy: %s", string(r.Body))
 }
 
 // A request's line and headers over MaxHeaderBytes (64 KiB, and net/http's 4 KiB of slack)
@@ -74,4 +79,65 @@ func TestMaxHeaderBytes(t *testing.T) {
 			require.Equal(t, tc.status, resp.StatusCode, "%s with %d bytes of header", url, tc.size)
 		}
 	}
+}
+
+// CATALOG_MAX_WAITS reaches GET /books. With one place, a read of a position the catalog never
+// handles (a gap that the log has gone past: a position an append took and never recorded)
+// waits and holds it, and another read that would wait is answered 503 NotCaughtUp at once,
+// saying that the places are taken.
+func TestEdgeCatalogMaxWaits(t *testing.T) {
+	t.Parallel()
+	database := pgtest.NewDatabase(t)
+	cfg := fastBackground(app.Config{DatabaseURL: database, CatalogMaxWaits: 1, RequestTimeout: time.Minute})
+	cfg.Tuning.CatalogWait = 30 * time.Second
+	a := launch(t, cfg).API("postgres")
+	ctx := context.Background()
+
+	addBook(t, a, "dune")
+	var gap int64
+	require.NoError(t, pgtest.Connect(t, database).QueryRow(ctx,
+		`SELECT nextval(pg_get_serial_sequence('events', 'position'))`).Scan(&gap))
+	last := addBook(t, a, "emma")
+	require.Greater(t, last.Position, gap)
+	require.Equal(t, http.StatusOK, a.Get(t, fmt.Sprintf("/books?minPosition=%d", last.Position)).Status, "the catalog is past the gap")
+	waitForGap := fmt.Sprintf("%s/books?minPosition=%d", a.Base, gap)
+
+	// The holder: a read that waits, sent again whenever it ends (it may have found the place
+	// taken by one of the reads below, which end after a second), until the test ends.
+	holding, stopHolding := context.WithCancel(ctx)
+	var held sync.WaitGroup
+	defer held.Wait()
+	defer stopHolding()
+	held.Go(func() {
+		for holding.Err() == nil {
+			req, err := http.NewRequestWithContext(holding, http.MethodGet, waitForGap, nil)
+			if err != nil {
+				return
+			}
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				_ = resp.Body.Close()
+			}
+		}
+	})
+
+	quick := &http.Client{Timeout: time.Second} // a read that waits is no answer
+	var refused problem
+	eventually(t, 10*time.Second, func() bool {
+		resp, err := quick.Get(waitForGap)
+		if err != nil {
+			return false // it waited: it held the place
+		}
+		defer func() { _ = resp.Body.Close() }()
+		refused = problem{}
+		return resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != "" &&
+			json.NewDecoder(resp.Body).Decode(&refused) == nil
+	}, "a read that would wait, while another waits, is refused at once")
+	require.Equal(t, "NotCaughtUp", refused.Code)
+	require.Contains(t, refused.Detail, "as many reads as this replica lets wait are waiting already")
+}
+
+// problem is a problem's code and detail.
+type problem struct {
+	Code   string `json:"code"`
+	Detail string `json:"detail"`
 }

@@ -93,9 +93,11 @@ func catalogStatus(status string) error {
 	return errs.E(errs.InvalidRequest, "status must be available or lent")
 }
 
-// Locator finds where an event is in the log's order; eventstore.Store is one.
+// Locator finds where an event is in the log's order, and how far the log goes;
+// eventstore.Store is one.
 type Locator interface {
 	Locate(ctx context.Context, position int64) (eventstore.Checkpoint, error)
+	LastPosition(ctx context.Context) (int64, error)
 }
 
 // Query answers GET /books, waiting for the catalog to reach a position when asked.
@@ -107,64 +109,21 @@ type Query struct {
 	// PollInterval is how soon a waiting read looks at the catalog's position again (default
 	// 10 ms, growing to ten times that).
 	PollInterval time.Duration
-	// Waits bounds the reads that wait at once (NewWaitLimit); nil: no bound.
+	// Waits bounds the reads that wait at once, in all and per client (NewWaitLimit); nil: no
+	// bound.
 	Waits *WaitLimit
-}
-
-// WaitLimit bounds how many reads wait for minPosition at once, on one replica, so that
-// waiting reads can't pile up: one more is answered NotCaughtUp at once instead of waiting.
-// A read whose position the catalog has reached already does not wait, and takes no place.
-type WaitLimit struct{ places chan struct{} }
-
-// NewWaitLimit lets at most n reads wait at once; nil (no bound) when n is 0 or less.
-func NewWaitLimit(n int) *WaitLimit {
-	if n <= 0 {
-		return nil
-	}
-	return &WaitLimit{places: make(chan struct{}, n)}
-}
-
-// Waiting is how many reads wait now.
-func (l *WaitLimit) Waiting() int {
-	if l == nil {
-		return 0
-	}
-	return len(l.places)
-}
-
-// waitPlace is one read's place among the waiting: taken before its first wait, given back
-// when the read ends.
-type waitPlace struct {
-	limit *WaitLimit
-	held  bool
-}
-
-// take takes a place, unless one is held already; false when all are taken.
-func (p *waitPlace) take() bool {
-	if p.limit == nil || p.held {
-		return true
-	}
-	select {
-	case p.limit.places <- struct{}{}:
-		p.held = true
-		return true
-	default:
-		return false
-	}
-}
-
-func (p *waitPlace) release() {
-	if p.held {
-		<-p.limit.places
-		p.held = false
-	}
 }
 
 // List returns the page of books that filter chooses once the catalog has handled the event
 // at minPosition (0: at once). It waits on the shared checkpoint, so it works on every replica,
 // whichever one runs the catalog. After Wait it gives up with errs.NotCaughtUp, and so it does
-// at once when it would have to wait while Waits are all taken.
-func (q Query) List(ctx context.Context, filter Filter, minPosition int64) (Page, processor.Position, error) {
+// at once when it would have to wait while Waits are all taken, or while client holds its
+// share of them. A minPosition past the log's last event is no position the service returned:
+// it is errs.InvalidRequest, at once.
+//
+// client is who the read counts as among the waiting (httpapi.ClientKey: the person signed
+// in, or the address); an opaque key, never shown.
+func (q Query) List(ctx context.Context, filter Filter, minPosition int64, client string) (Page, processor.Position, error) {
 	if err := filter.check(); err != nil {
 		return Page{}, processor.Position{}, err
 	}
@@ -177,7 +136,7 @@ func (q Query) List(ctx context.Context, filter Filter, minPosition int64) (Page
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	place := &waitPlace{limit: q.Waits}
+	place := &waitPlace{limit: q.Waits, client: client}
 	defer place.release()
 	target, err := q.locate(ctx, waitCtx, minPosition, place)
 	if err != nil {
@@ -196,18 +155,42 @@ func (q Query) List(ctx context.Context, filter Filter, minPosition int64) (Page
 	}
 }
 
-// locate finds where the event at minPosition is in the log's order, waiting for it to appear.
+// locate finds where the event at minPosition is in the log's order, waiting for it to appear
+// when the log has gone past it (a position an append took but has not committed yet, or never
+// will: a gap). A position the log has not reached is no position the service returned (they
+// are recorded before they are answered): InvalidRequest, before any wait.
 func (q Query) locate(ctx, waitCtx context.Context, minPosition int64, place *waitPlace) (eventstore.Checkpoint, error) {
 	var target eventstore.Checkpoint
+	reached := false // the log's last position is minPosition or past it
 	err := q.poll(ctx, waitCtx, minPosition, place, func() (bool, error) {
 		c, err := q.Log.Locate(waitCtx, minPosition)
 		if errs.Is(err, errs.NotFound) {
+			if !reached {
+				if err := q.reached(waitCtx, minPosition); err != nil {
+					return false, err
+				}
+				reached = true
+			}
 			return false, nil
 		}
 		target = c
 		return err == nil, err
 	})
 	return target, err
+}
+
+// reached is nil when the log's last position is minPosition or past it, and else an
+// InvalidRequest.
+func (q Query) reached(ctx context.Context, minPosition int64) error {
+	last, err := q.Log.LastPosition(ctx)
+	if err != nil {
+		return err
+	}
+	if minPosition > last {
+		return errs.E(errs.InvalidRequest, "minPosition is past the last event in the log: send a position that the service "+
+			"returned (a command's, or a page's)")
+	}
+	return nil
 }
 
 // waitFor waits until the catalog has handled the event at target.
@@ -234,9 +217,9 @@ func (q Query) poll(ctx, waitCtx context.Context, minPosition int64, place *wait
 			return q.waitError(ctx, waitCtx, minPosition, err)
 		case ok:
 			return nil
-		case !place.take():
-			return errs.E(errs.NotCaughtUp, "the catalog has not reached position %d yet, and as many reads as this replica lets wait "+
-				"are waiting already; try again shortly", minPosition)
+		}
+		if refused := place.take(); refused != "" {
+			return errs.E(errs.NotCaughtUp, "the catalog has not reached position %d yet, and %s; try again shortly", minPosition, refused)
 		}
 		timer := time.NewTimer(interval)
 		select {

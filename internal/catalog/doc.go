@@ -6,7 +6,8 @@
 // transaction (or under one lock in memory), so a holder that lost its lease can't apply a batch
 // twice; a page and the position it is as of are read at one moment; a read with minPosition
 // waits until the catalog has handled that event, on whichever replica the catalog runs, or
-// answers NotCaughtUp after Query.Wait, at once when the replica's WaitLimit is full; pages in
+// answers NotCaughtUp after Query.Wait, at once when the replica's WaitLimit is full or the
+// client holds its share of it, and InvalidRequest at once for a position past the log; pages in
 // id order visit every book once; a search folds case the same in memory and in PostgreSQL;
 // and a borrower is shown to staff only (ViewFor).
 package catalog

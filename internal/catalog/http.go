@@ -63,7 +63,7 @@ func (h Routes) list(w http.ResponseWriter, r *http.Request) error {
 		}
 		minPosition = n
 	}
-	page, pos, err := h.Query.List(r.Context(), filter, minPosition)
+	page, pos, err := h.Query.List(r.Context(), filter, minPosition, httpapi.ClientKey(r))
 	if err != nil {
 		return err
 	}

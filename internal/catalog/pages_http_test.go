@@ -173,9 +173,9 @@ func TestHTTPCatalogPages(t *testing.T) {
 				apitest.RequireProblem(t, a.Get(t, "/books?"+q), http.StatusBadRequest, "InvalidRequest")
 			}
 		})
-		t.Run("503 when the catalog does not reach minPosition, with a page asked for", func(t *testing.T) {
+		t.Run("400 for a minPosition past the log, with a page asked for", func(t *testing.T) {
 			r := a.Get(t, fmt.Sprintf("/books?limit=1&after=%s&q=book&minPosition=%d", cursor(1, ids[0]), last.Position+1000))
-			apitest.RequireProblem(t, r, http.StatusServiceUnavailable, "NotCaughtUp")
+			apitest.RequireProblem(t, r, http.StatusBadRequest, "InvalidRequest")
 		})
 	})
 }

@@ -111,10 +111,11 @@ type Config struct {
 	OperationsReplicas []string
 	// Limits at the edge, each 0 for no limit: RateLimit is how many requests a second one
 	// client may make (RATE_LIMIT); AuthFailureLimit how many refused tokens a minute one
-	// address may send before no token from it is checked (AUTH_FAILURE_LIMIT);
+	// address may send before its further refused ones are answered 429, not 401 (every token
+	// is still checked, a right one served: AUTH_FAILURE_LIMIT);
 	// AccountDataLimit how many exports, and erasures, of accounts a minute one client may ask
 	// for (ACCOUNT_DATA_LIMIT); CatalogMaxWaits how many reads of GET /books may wait for
-	// minPosition at once (CATALOG_MAX_WAITS).
+	// minPosition at once, an eighth of them one client's (CATALOG_MAX_WAITS).
 	RateLimit        int
 	AuthFailureLimit int
 	AccountDataLimit int
@@ -122,6 +123,10 @@ type Config struct {
 	// TrustedProxies are the proxies whose X-Forwarded-For tells a client's address
 	// (TRUSTED_PROXIES).
 	TrustedProxies []netip.Prefix
+	// RateLimitExemptLoopback leaves requests from loopback out of RateLimit
+	// (RATE_LIMIT_EXEMPT_LOOPBACK); off by default, for a proxy on the same machine (a sidecar)
+	// makes every client a loopback one unless it is among TrustedProxies.
+	RateLimitExemptLoopback bool
 	// LeaseRetryInterval is how often a standby tries to take a lease (LEASE_RETRY_INTERVAL).
 	LeaseRetryInterval time.Duration
 	// PprofAddr, when set, serves Go's runtime profiles there, apart from the API (PPROF_ADDR).

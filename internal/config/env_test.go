@@ -62,7 +62,8 @@ func TestConfigSMTPMaxPerDomain(t *testing.T) {
 
 // The limits at the edge: RATE_LIMIT, AUTH_FAILURE_LIMIT, ACCOUNT_DATA_LIMIT and
 // CATALOG_MAX_WAITS are whole numbers, 0 (no limit) or more; TRUSTED_PROXIES a list of
-// addresses and prefixes. Anything else is refused, naming the variable.
+// addresses and prefixes; RATE_LIMIT_EXEMPT_LOOPBACK true or false, false by default (loopback
+// may be a proxy's). Anything else is refused, naming the variable.
 func TestConfigEdgeLimits(t *testing.T) {
 	t.Parallel()
 	env := func(vars map[string]string) func(string) string {
@@ -72,12 +73,15 @@ func TestConfigEdgeLimits(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []int{100, 10, 5, 64}, []int{cfg.RateLimit, cfg.AuthFailureLimit, cfg.AccountDataLimit, cfg.CatalogMaxWaits}, "defaults")
 	require.Empty(t, cfg.TrustedProxies, "no proxy is trusted by default")
+	require.False(t, cfg.RateLimitExemptLoopback, "loopback is counted by default")
 
 	cfg, err = config.FromEnv(env(map[string]string{
 		"RATE_LIMIT": "0", "AUTH_FAILURE_LIMIT": "3", "ACCOUNT_DATA_LIMIT": "0", "CATALOG_MAX_WAITS": "8",
-		"TRUSTED_PROXIES": " 10.1.2.3/8, 192.0.2.7 ,2001:db8::/32,::ffff:172.16.0.0/108, ::1",
+		"TRUSTED_PROXIES":            " 10.1.2.3/8, 192.0.2.7 ,2001:db8::/32,::ffff:172.16.0.0/108, ::1",
+		"RATE_LIMIT_EXEMPT_LOOPBACK": "true",
 	}))
 	require.NoError(t, err)
+	require.True(t, cfg.RateLimitExemptLoopback)
 	require.Equal(t, []int{0, 3, 0, 8}, []int{cfg.RateLimit, cfg.AuthFailureLimit, cfg.AccountDataLimit, cfg.CatalogMaxWaits})
 	require.Equal(t, []netip.Prefix{
 		netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.7/32"), netip.MustParsePrefix("2001:db8::/32"),
@@ -85,11 +89,12 @@ func TestConfigEdgeLimits(t *testing.T) {
 	}, cfg.TrustedProxies)
 
 	for name, values := range map[string][]string{
-		"RATE_LIMIT":         {"-1", "many", "1.5", "1e3"},
-		"AUTH_FAILURE_LIMIT": {"-1", "ten"},
-		"ACCOUNT_DATA_LIMIT": {"-5", "5/min"},
-		"CATALOG_MAX_WAITS":  {"-1", "lots", " 64"},
-		"TRUSTED_PROXIES":    {"10.0.0.0/33", "proxy.example.org", "10.0.0.1:8080", "fe80::1%eth0", "::ffff:0:0/80", "10.0.0.1;10.0.0.2"},
+		"RATE_LIMIT":                 {"-1", "many", "1.5", "1e3"},
+		"AUTH_FAILURE_LIMIT":         {"-1", "ten"},
+		"ACCOUNT_DATA_LIMIT":         {"-5", "5/min"},
+		"CATALOG_MAX_WAITS":          {"-1", "lots", " 64"},
+		"RATE_LIMIT_EXEMPT_LOOPBACK": {"yes", "on"},
+		"TRUSTED_PROXIES":            {"10.0.0.0/33", "proxy.example.org", "10.0.0.1:8080", "fe80::1%eth0", "::ffff:0:0/80", "10.0.0.1;10.0.0.2"},
 	} {
 		for _, v := range values {
 			_, err := config.FromEnv(env(map[string]string{name: v}))

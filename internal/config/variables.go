@@ -86,6 +86,7 @@ var Variables = []Variable{
 	{"CORS_ORIGINS", "", to(origins, func(c *Config) *[]string { return &c.CORSOrigins })},
 	{"OPERATIONS_REPLICAS", "", to(replicaURLs, func(c *Config) *[]string { return &c.OperationsReplicas })},
 	{"RATE_LIMIT", "100", to(limit, func(c *Config) *int { return &c.RateLimit })},
+	{"RATE_LIMIT_EXEMPT_LOOPBACK", "false", to(boolean, func(c *Config) *bool { return &c.RateLimitExemptLoopback })},
 	{"AUTH_FAILURE_LIMIT", "10", to(limit, func(c *Config) *int { return &c.AuthFailureLimit })},
 	{"ACCOUNT_DATA_LIMIT", "5", to(limit, func(c *Config) *int { return &c.AccountDataLimit })},
 	{"TRUSTED_PROXIES", "", to(prefixes, func(c *Config) *[]netip.Prefix { return &c.TrustedProxies })},

@@ -37,6 +37,11 @@ type Store interface {
 	// Locate returns the Checkpoint of the event at position, or an errs.NotFound error when
 	// there is no such event (yet).
 	Locate(ctx context.Context, position int64) (Checkpoint, error)
+	// LastPosition returns the largest Position of any event in the log, 0 when it is empty.
+	// Every position an Append returned is at most that (the append was recorded before it
+	// returned), so a larger one is no event's, and never will be on this log until appends
+	// reach it.
+	LastPosition(ctx context.Context) (int64, error)
 	// CountAfter counts the events that come after the checkpoint: how far behind a reader at
 	// that checkpoint is.
 	CountAfter(ctx context.Context, after Checkpoint) (int64, error)

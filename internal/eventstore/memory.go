@@ -206,6 +206,16 @@ func (m *Memory) Locate(ctx context.Context, position int64) (Checkpoint, error)
 	return m.all[position-1].Checkpoint(), nil
 }
 
+// LastPosition implements Store: positions are 1, 2, ... in the order of appends.
+func (m *Memory) LastPosition(ctx context.Context) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return int64(len(m.all)), nil
+}
+
 // CountAfter implements Store.
 func (m *Memory) CountAfter(ctx context.Context, after Checkpoint) (int64, error) {
 	if err := ctx.Err(); err != nil {

@@ -17,10 +17,11 @@ import (
 // refused to everyone. What the rule granted rides in the request's context (auth.AccessFrom)
 // for handlers that narrow their answer by the caller.
 //
-// The limits (see Limits) are counted here, where the caller is known: an address over its
-// refused tokens is answered 429 before its token is checked, and each refused token counts
-// against it; then the request counts against its client (the caller, or the address); then,
-// once allowed, an account-data call against its own limit.
+// The limits (see Limits) are counted here, where the caller is known: every token is
+// checked first, and a right one always passes this point; a refused one counts against its
+// address, and is answered 429 rather than 401 once the address is over; then the request
+// counts against its client (the caller, or the address); then, once allowed, an account-data
+// call against its own limit.
 func authorize(guard *auth.Guard, rules auth.Table, limits *limiter) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -35,9 +36,6 @@ func authorize(guard *auth.Guard, rules auth.Table, limits *limiter) func(http.H
 			var caller auth.Caller
 			authorization := r.Header.Get("Authorization")
 			if !rule.Public() { // the same answer for everyone: a token sent with it is not read
-				if authorization != "" && limits.authBlocked(w, r) {
-					return
-				}
 				var err error
 				if caller, err = guard.Identify(r.Context(), authorization); err != nil {
 					if errors.Is(err, auth.ErrNotReady) || !limits.authFailed(w, r) {

@@ -2,13 +2,9 @@ package httpapi
 
 import (
 	"fmt"
-	"math"
 	"net/http"
-	"net/netip"
-	"strconv"
 	"time"
 
-	"github.com/go-chi/chi/v5/middleware"
 	"github.com/go-chi/httprate"
 
 	"library/internal/auth"
@@ -30,16 +26,23 @@ type Limits struct {
 	// ADMIN_TOKEN) counts by who they are (issuer and subject), from whatever address; anyone
 	// else by their address (ClientAddress). It is counted once the caller is known, after
 	// routing and the token's check; a path that no route has counts by address. A request
-	// whose address is loopback (this machine: a local script, a benchmark) is not counted: a
-	// proxy on this machine belongs in Options.TrustedProxies, so that its clients are told
-	// apart.
+	// from loopback counts like any other, unless ExemptLoopback says otherwise.
 	Requests Limit
+	// ExemptLoopback leaves out of Requests every request whose address (ClientAddress) is
+	// loopback: a script or a benchmark on this machine. Off by default, for a proxy on this
+	// machine (nginx beside the service, a sidecar such as Istio's, which forwards from
+	// 127.0.0.6) makes every client it forwards a loopback one, unless it is one of
+	// Options.TrustedProxies: the exemption would turn Requests off for everyone.
+	ExemptLoopback bool
 	// AuthFailures bounds the requests that one address may have refused for their token (401:
 	// a malformed, badly signed, expired or foreign token, or a wrong ADMIN_TOKEN). Once over,
-	// every request from that address that sends a token to a route that reads one is refused
-	// with 429 before its token is looked at, until the window has passed: a right token too,
-	// for otherwise guessing would go on at full speed, only answered 429 instead of 401. A
-	// request without a token is not an attempt, and is not refused for it.
+	// each further refused token from that address is answered 429 instead of 401, until the
+	// window has passed: a client that keeps sending a dead token is told to back off, and a
+	// guesser learns nothing new. Every token is still checked, and a right one (ADMIN_TOKEN
+	// included) is served whatever its address has sent: an address may be a proxy's or a NAT's,
+	// shared by many, and one client's failures must not lock the others out. What bounds the
+	// cost of refused tokens is that checking one is cheap (the provider's keys are cached); a
+	// request without a token is not an attempt, and is not counted.
 	AuthFailures Limit
 	// AccountData bounds, per client (as Requests counts them) and per route, the calls that
 	// hand over or erase everything a member holds (accountDataRoutes), once allowed.
@@ -56,21 +59,18 @@ var accountDataRoutes = map[string]bool{
 type limiter struct {
 	requests, authFailures, accountData *httprate.RateLimiter
 	limits                              Limits
-	authDetail                          string // the problem's detail once AuthFailures is over
 }
 
 func newLimiter(l Limits) *limiter {
 	l.Requests = l.Requests.normal()
 	l.AuthFailures = l.AuthFailures.normal()
 	l.AccountData = l.AccountData.normal()
-	authDetail := fmt.Sprintf("too many refused tokens from your address (at most %d %s): no token from it is checked "+
-		"until Retry-After seconds have passed", l.AuthFailures.N, per(l.AuthFailures.Per))
 	return &limiter{
-		limits:     l,
-		authDetail: authDetail,
+		limits: l,
 		requests: newRateLimiter(l.Requests, fmt.Sprintf("too many requests: at most %d %s from one client; try again after Retry-After seconds",
 			l.Requests.N, per(l.Requests.Per))),
-		authFailures: newRateLimiter(l.AuthFailures, authDetail),
+		authFailures: newRateLimiter(l.AuthFailures, fmt.Sprintf("the bearer token was refused, and too many have been from your address "+
+			"(at most %d %s); a right token is still accepted; try again after Retry-After seconds", l.AuthFailures.N, per(l.AuthFailures.Per))),
 		accountData: newRateLimiter(l.AccountData, fmt.Sprintf("too many exports or erasures: at most %d %s of each from one client; try again after Retry-After seconds",
 			l.AccountData.N, per(l.AccountData.Per))),
 	}
@@ -110,7 +110,7 @@ func per(d time.Duration) string {
 // request counts a request of caller against Limits.Requests. When it is one too many, it
 // answers 429 and reports true.
 func (l *limiter) request(w http.ResponseWriter, r *http.Request, caller auth.Caller) bool {
-	if l.requests == nil || ClientAddress(r).IsLoopback() {
+	if l.requests == nil || (l.limits.ExemptLoopback && ClientAddress(r).IsLoopback()) {
 		return false
 	}
 	return l.requests.RespondOnLimit(w, r, clientKey(r, caller))
@@ -126,23 +126,9 @@ func (l *limiter) unrouted(h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// authBlocked answers 429 and reports true when the request's address is over its refused
-// tokens: it is asked before a token is checked.
-func (l *limiter) authBlocked(w http.ResponseWriter, r *http.Request) bool {
-	if l.authFailures == nil {
-		return false
-	}
-	_, rate, err := l.authFailures.Status(addressKey(r))
-	if err != nil || int(math.Round(rate)) < l.limits.AuthFailures.N { // as httprate's own check rounds
-		return false
-	}
-	w.Header().Set("Retry-After", strconv.Itoa(int(l.limits.AuthFailures.Per.Seconds())))
-	WriteError(w, r, errs.E(errs.TooManyRequests, "%s", l.authDetail))
-	return true
-}
-
 // authFailed counts a refused token against the request's address. When that is one too many,
-// it answers 429 and reports true; otherwise the caller answers 401.
+// it answers 429 and reports true; otherwise the caller answers 401. It is asked only once the
+// token has been checked and refused.
 func (l *limiter) authFailed(w http.ResponseWriter, r *http.Request) bool {
 	if l.authFailures == nil {
 		return false
@@ -167,6 +153,15 @@ func (l *limiter) accountDataCall(w http.ResponseWriter, r *http.Request, caller
 	return l.accountData.RespondOnLimit(w, r, clientKey(r, caller)+"\x00"+route)
 }
 
+// ClientKey is who a request counts as for the limits, for a handler that bounds something of
+// its own per client: the caller who signed in (or ADMIN_TOKEN's holder), by issuer and
+// subject, or else the address (ClientAddress, an IPv6 one by its /64). It is known once the
+// rules have let the request through, as in a route's handler. An opaque key, to count by,
+// never to show or log: it may hold an address.
+func ClientKey(r *http.Request) string {
+	return clientKey(r, auth.AccessFrom(r.Context()).Caller)
+}
+
 // clientKey is who a request counts as: the caller who signed in (or ADMIN_TOKEN's holder), by
 // issuer and subject, or else the address.
 func clientKey(r *http.Request, caller auth.Caller) string {
@@ -180,34 +175,4 @@ func clientKey(r *http.Request, caller auth.Caller) string {
 // usually holds whole.
 func addressKey(r *http.Request) string {
 	return "address\x00" + httprate.CanonicalizeIP(ClientAddress(r).WithZone("").String())
-}
-
-// ClientAddress is the address a request came from: the TCP peer, or, when the peer is one of
-// Options.TrustedProxies, the right-most X-Forwarded-For entry that is not itself a trusted
-// proxy (the one the nearest untrusted hop was seen at). X-Forwarded-For from anyone else is
-// ignored. When a trusted proxy forwarded no usable entry, the proxy is the address.
-func ClientAddress(r *http.Request) netip.Addr {
-	if ip := middleware.GetClientIPAddr(r.Context()); ip.IsValid() {
-		return ip
-	}
-	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
-		return ap.Addr().Unmap()
-	}
-	ip, _ := netip.ParseAddr(r.RemoteAddr)
-	return ip.Unmap()
-}
-
-// clientIP resolves ClientAddress once, with chi's middleware: from the TCP peer alone, or
-// from X-Forwarded-For when the peer is a trusted proxy.
-func clientIP(trusted []netip.Prefix) func(http.Handler) http.Handler {
-	var prefixes []string
-	for _, p := range trusted {
-		if p.IsValid() {
-			prefixes = append(prefixes, p.Masked().String())
-		}
-	}
-	if len(prefixes) == 0 {
-		return middleware.ClientIPFromRemoteAddr
-	}
-	return middleware.ClientIPFromXFF(prefixes...)
 }

@@ -63,7 +63,9 @@ type Options struct {
 	// Limits bound what one client may ask (see Limits); the zero value limits nothing.
 	Limits Limits
 	// TrustedProxies are the proxies whose X-Forwarded-For tells the client's address (see
-	// ClientAddress); none by default, and then X-Forwarded-For is ignored.
+	// ClientAddress); none by default, and then X-Forwarded-For is ignored. A request that
+	// carries X-Forwarded-For or Forwarded from any other peer is logged as a warning (the
+	// first of the process, then at most once an hour), naming the peer's network.
 	TrustedProxies []netip.Prefix
 }
 
@@ -77,7 +79,7 @@ func New(opts Options, modules ...Module) http.Handler {
 	}
 	r := chi.NewRouter()
 	r.Use(securityHeaders, observe(opts.Logger, opts.Observe), CORS(opts.CORSOrigins), clientIP(opts.TrustedProxies),
-		limitBody(MaxBodyBytes), deadline(opts.RequestTimeout), middleware.GetHead)
+		newUntrustedProxy(opts.Logger, opts.TrustedProxies, opts.Limits.ExemptLoopback, time.Now).middleware, limitBody(MaxBodyBytes), deadline(opts.RequestTimeout), middleware.GetHead)
 	if opts.Guard == nil {
 		opts.Guard = auth.NewGuard(nil, "")
 	}

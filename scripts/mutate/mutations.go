@@ -104,10 +104,24 @@ var mutations = []mutation{
 		pkg:     "./internal/httpapi/",
 	},
 	{
+		name:    "X-Forwarded-For is believed from anyone when TRUSTED_PROXIES is unset",
+		file:    "internal/httpapi/proxy.go",
+		find:    "return middleware.ClientIPFromRemoteAddr",
+		replace: "return middleware.ClientIPFromXFFTrustedProxies(1)",
+		pkg:     "./internal/httpapi/",
+	},
+	{
 		name:    "SMTP_MAX_RATE is parsed but never reaches the mailer",
 		file:    "internal/app/background.go",
 		find:    "smtp.MaxRate = a.cfg.SMTPMaxRate\n",
 		replace: "",
+		pkg:     "./internal/app/",
+	},
+	{
+		name:    "CATALOG_MAX_WAITS is parsed but never reaches GET /books",
+		file:    "internal/app/app.go",
+		find:    ", Waits: catalog.NewWaitLimit(cfg.CatalogMaxWaits)}",
+		replace: "}",
 		pkg:     "./internal/app/",
 	},
 	{

@@ -180,6 +180,15 @@ func (p *Postgres) Locate(ctx context.Context, position int64) (eventstore.Check
 	return c, nil
 }
 
+// LastPosition implements eventstore.Store: one look at the end of the primary key's index.
+func (p *Postgres) LastPosition(ctx context.Context) (int64, error) {
+	var last int64
+	if err := p.pool.QueryRow(ctx, `SELECT coalesce(max(position), 0) FROM events`).Scan(&last); err != nil {
+		return 0, translate(ctx, err)
+	}
+	return last, nil
+}
+
 // CountAfter implements eventstore.Store.
 func (p *Postgres) CountAfter(ctx context.Context, after eventstore.Checkpoint) (int64, error) {
 	var n int64

@@ -295,7 +295,7 @@ func contractCancelledContext(t *testing.T, newStore func(t *testing.T) eventsto
 	require.Empty(t, read)
 }
 
-// Positions is the suite of Head, Locate and CountAfter that every eventstore.Store must pass.
+// Positions is the suite of Head, Locate, LastPosition and CountAfter that every eventstore.Store must pass.
 func Positions(t *testing.T, newStore func(t *testing.T) eventstore.Store) {
 	t.Run("HeadLocateAndCountAfterFollowTheGlobalOrder", func(t *testing.T) {
 		t.Parallel()
@@ -332,5 +332,30 @@ func Positions(t *testing.T, newStore func(t *testing.T) eventstore.Store) {
 			require.NoError(t, err)
 			require.Equal(t, want, n, "after %+v", after)
 		}
+	})
+	t.Run("LastPositionIsTheLargestCommitted", func(t *testing.T) {
+		t.Parallel()
+		ctx, s := context.Background(), newStore(t)
+		last, err := s.LastPosition(ctx)
+		require.NoError(t, err)
+		require.Zero(t, last, "an empty log")
+
+		first, err := s.Append(ctx, "a", 0, Events("One", "Two"))
+		require.NoError(t, err)
+		last, err = s.LastPosition(ctx)
+		require.NoError(t, err)
+		require.Equal(t, first[1].Position, last)
+		second, err := s.Append(ctx, "b", 0, Events("Three"))
+		require.NoError(t, err)
+		_, err = s.Append(ctx, "a", 0, Events("Conflict"))
+		require.ErrorAs(t, err, new(*eventstore.ConflictError))
+		last, err = s.LastPosition(ctx)
+		require.NoError(t, err)
+		require.Equal(t, second[0].Position, last, "the last recorded; an append that failed records none")
+
+		cancelled, cancel := context.WithCancel(ctx)
+		cancel()
+		_, err = s.LastPosition(cancelled)
+		require.ErrorIs(t, err, context.Canceled)
 	})
 }
