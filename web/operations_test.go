@@ -99,7 +99,7 @@ func TestOperationsShowsTheHolderAndTheTakeover(t *testing.T) {
 		tb.row("Background work", name, "Lease held by", "holder")
 	}
 	tb.row("Background work", "notifications", "Parked", "1")
-	tb.row("Background work", "catalog", "Checkpoint", "3 of 3")
+	tb.row("Background work", "catalog", "Checkpoint", "4 of 4") // two books, a loan on the book and on the account
 	tb.row("Replicas", holderURL, "State", "up")
 	tb.row("Replicas", standbyURL, "State", "up")
 

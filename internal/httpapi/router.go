@@ -78,8 +78,9 @@ func New(opts Options, modules ...Module) http.Handler {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	r := chi.NewRouter()
-	r.Use(securityHeaders, observe(opts.Logger, opts.Observe), CORS(opts.CORSOrigins), clientIP(opts.TrustedProxies),
-		newUntrustedProxy(opts.Logger, opts.TrustedProxies, opts.Limits.ExemptLoopback, time.Now).middleware, limitBody(MaxBodyBytes), deadline(opts.RequestTimeout), middleware.GetHead)
+	untrusted := newUntrustedProxy(opts.Logger, opts.TrustedProxies, opts.Limits.ExemptLoopback, time.Now)
+	r.Use(securityHeaders, observe(opts.Logger, opts.Observe), CORS(opts.CORSOrigins), clientIP(opts.TrustedProxies), untrusted.middleware,
+		limitBody(MaxBodyBytes), deadline(opts.RequestTimeout), middleware.GetHead)
 	if opts.Guard == nil {
 		opts.Guard = auth.NewGuard(nil, "")
 	}
