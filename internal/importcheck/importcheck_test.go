@@ -27,7 +27,7 @@ var layers = [][]string{
 	{"internal/books", "internal/accounts"},
 	{"internal/aggregate", "internal/processor/engine"},
 	{"internal/processor", "internal/aggregate/window"},
-	{"internal/eventstore"},
+	{"internal/eventstore", "internal/payments"},
 	{"internal/validate", "internal/tracing", "internal/pii"},
 	{"internal/errs"},
 }
@@ -36,7 +36,7 @@ var layers = [][]string{
 // aggregates that run them and the log they are kept in) and the engine of the background work,
 // whose drivers and handlers are adapters of their own.
 var plain = []string{"internal/books", "internal/accounts", "internal/aggregate", "internal/eventstore",
-	"internal/processor", "internal/processor/engine"}
+	"internal/processor", "internal/processor/engine", "internal/payments"}
 
 // adapters are the import paths (and their subpackages) the domain must not reach, however
 // indirectly: a database driver, an HTTP router or server, migrations.
