@@ -85,9 +85,13 @@ func Rules() []Rule {
 		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/history", "a member sees staff by role only"),
 		ownOrLibrarian(http.MethodPut, "/accounts/{memberId}", "a member sets their name only: their email comes from their sign-in"),
 		librarians(http.MethodPost, "/accounts/{memberId}/fines"),
-		ownOrLibrarian(http.MethodPost, "/accounts/{memberId}/payments", "a member pays at most what they owe"),
+		librarians(http.MethodPost, "/accounts/{memberId}/payments"),
 		ownOrLibrarian(http.MethodPost, "/accounts/{memberId}/erasure", "only a settled account, with no book on loan"),
 		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/export", ""),
+		{Method: http.MethodPost, Pattern: "/accounts/{memberId}/checkouts", Member: Own, WhenOpen: Allow, Narrowed: "at most what they owe"},
+		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/checkouts/{checkoutId}", ""),
+		// The provider signs its webhooks: the handler checks the signature, not a token.
+		Anyone(http.MethodPost, "/webhooks/stripe"),
 
 		operators(http.MethodGet, "/status", Allow),
 		operators(http.MethodGet, "/admin/processors/{name}/parked", Deny),

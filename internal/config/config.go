@@ -100,6 +100,8 @@ type Config struct {
 	// key, a list of id:key pairs (the current first), or the path of a file holding either.
 	// Required with DatabaseURL. It is a secret: never logged.
 	PIIKey string
+	// Payments is how fines are paid online (PAYMENTS and the STRIPE_* variables).
+	Payments Payments
 	// MetricsAddr, when set, serves /metrics there, apart from the API (METRICS_ADDR).
 	MetricsAddr string
 	// CORSOrigins are the browser origins (such as https://library.example.org, or *) whose

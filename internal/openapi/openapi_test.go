@@ -101,14 +101,15 @@ func TestProblemResponses(t *testing.T) {
 	}
 }
 
-// Every request body refuses members it does not list, as the service does.
+// Every request body refuses members it does not list, as the service does; but the payment
+// provider's notifications, which the service reads as the provider writes them.
 func TestRequestBodiesAreClosed(t *testing.T) {
 	t.Parallel()
 	doc := load(t)
 	bodies := 0
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
-			if op.RequestBody == nil {
+			if op.RequestBody == nil || path == "/webhooks/stripe" {
 				continue
 			}
 			bodies++
@@ -118,7 +119,7 @@ func TestRequestBodiesAreClosed(t *testing.T) {
 			assert.NotEmpty(t, schema.Required, "%s %s", method, path)
 		}
 	}
-	assert.Equal(t, 6, bodies, "the six commands have bodies")
+	assert.Equal(t, 7, bodies, "the seven commands have bodies")
 }
 
 // The document is served, as it is, at /openapi.json.
