@@ -89,8 +89,8 @@ make --no-print-directory build
 
 mailpit="$(command -v mailpit || echo "$(go env GOPATH)/bin/mailpit")"
 if [ ! -x "$mailpit" ]; then
-  echo "installing Mailpit v1.33.1 into $(dirname "$mailpit"), once: it downloads and compiles"
-  echo "about 300 packages, some 3 to 5 minutes on two cores; go names each as it compiles it..."
+  echo "installing Mailpit v1.33.1 into $(dirname "$mailpit"), once: Go downloads some 35 modules"
+  echo "and compiles some 175 packages, naming each (2 to 4 minutes on two cores)..."
   started=$SECONDS
   GOFLAGS= go install -v github.com/axllent/mailpit@v1.33.1 2>&1 | sed -u 's/^/  mailpit: /'
   echo "Mailpit installed in $((SECONDS - started)) s; the next demo starts at once"
@@ -141,14 +141,14 @@ The library is running: two replicas on one PostgreSQL and one mail server.
   replica a    http://127.0.0.1:${api_ports[0]}        (logs: $work/a.log)
   replica b    http://127.0.0.1:${api_ports[1]}        (logs: $work/b.log)
   emails       http://127.0.0.1:$web_port        (Mailpit)
-  sign-in      $AUTH_ISSUER        (alice-password for alice, a member; libby-password for libby, a
-               librarian; oscar-password for oscar, an operator)
+  sign-in      $AUTH_ISSUER        (alice, a member; libby, a librarian; oscar, an operator)
+  passwords    alice-password, libby-password, oscar-password
   database     $DATABASE_URL
   admin token  $ADMIN_TOKEN
   logs         $work/*.log, and PostgreSQL's in $work/pg/server.log
 
-Try it (each line as it is, in bash, from this directory; a token for a script is one curl, and the web
-page signs in on the provider's page, which lists its users):
+Try it: each line as it is, in bash, from this directory. A token for a script is one curl;
+the web page signs in on the provider's page, which lists its users.
 $(scripts/demo-commands.sh "http://127.0.0.1:${api_ports[0]}" "http://127.0.0.1:${api_ports[1]}" "$AUTH_ISSUER" "$ADMIN_TOKEN" "http://127.0.0.1:$web_port")
 
 To stop everything and remove what the demo made: Ctrl-C here, or from another shell
