@@ -8,7 +8,8 @@
 # the second one, and /status of both must show exactly one holder per processor. With
 # MAILPIT_URL set (Mailpit's web address), the loan email must arrive there exactly once.
 # With sign-in on, SMOKE_TOKEN is a librarian's access token for every request, and
-# ADMIN_TOKEN (or an operator's token) reads /status; with sign-in off neither is needed.
+# ADMIN_TOKEN (or an operator's token) reads /status; with sign-in off neither is needed. The
+# local demo prints this command with both (scripts/demo-commands.sh shows how to get a token).
 # Every run uses ids of its own, so it can run again and again against one deployment.
 # Needs bash and curl.
 set -euo pipefail
@@ -39,7 +40,14 @@ request() {
   body="$(cat "$tmp/body")"
 }
 
-expect_status() { [ "$status" = "$1" ] || fail "$2: want $1, got $status: $body"; }
+expect_status() { [ "$status" = "$1" ] || fail "$2: want $1, got $status: $body$(hint)"; }
+# hint: what a refusal with sign-in on most likely means.
+hint() {
+  case "$status" in
+  401) printf '\n(sign-in is on: SMOKE_TOKEN must be a librarian'"'"'s access token, as scripts/demo-commands.sh gets one)' ;;
+  403) printf '\n(SMOKE_TOKEN must be a librarian'"'"'s token; /status also needs ADMIN_TOKEN, the service'"'"'s, or an operator'"'"'s token)' ;;
+  esac
+}
 expect_body() { case "$body" in *"$1"*) ;; *) fail "$2: want $1 in $body" ;; esac; }
 expect_header() { grep -qi "^$1" <<<"$headers" || fail "$2: want header $1, got: $headers"; }
 # field NAME: the first number value of "NAME": in the body.

@@ -3,7 +3,8 @@
 // It holds the email a loan produces, the outbox that sends one email per BookLent event, and
 // the record of the emails the relay accepted. The outbox delivers through a Mailer: the SMTP
 // client (package smtpclient) talks to the relay named by SMTP_URL, and the log mailer stands
-// in for it when SMTP_URL is unset. It learns a book's title and a member's address through
+// in for it when SMTP_URL is unset (what it logs was sent nowhere, so it is not recorded as
+// accepted, and a member's export does not list it). It learns a book's title and a member's address through
 // Books and Members, which internal/app fills from the books and accounts services, so it
 // holds neither service.
 //

@@ -89,7 +89,7 @@ func (o *Outbox) Processor() processor.Processor {
 }
 
 // Handle implements processor.Handler: it sends the loan email of a BookLent, unless the relay
-// accepted it before. A member with no account, or no email on it, gets nothing yet: the email
+// accepted it before, and records that the relay accepted it (not when the Mailer only logs). A member with no account, or no email on it, gets nothing yet: the email
 // is parked with that reason, and retry-parked sends it once the member has an address.
 func (o *Outbox) Handle(ctx context.Context, e eventstore.Event) error {
 	bookID, ok := strings.CutPrefix(e.StreamID, books.Type().Name+"-")
@@ -120,6 +120,9 @@ func (o *Outbox) Handle(ctx context.Context, e eventstore.Event) error {
 	took := o.now().Sub(start)
 	o.relayAnswered()
 	o.observe(func(ob Observer) { ob.EmailAccepted(took) })
+	if logsOnly(o.Mailer) {
+		return nil // no relay took it: the record of accepted emails, and a member's export, hold only emails sent
+	}
 	return o.record(ctx, Acceptance{
 		MessageID: id, Position: e.Position, LoanID: lent.LoanID, AcceptedAt: o.now().UTC(), Attempts: max(1, processor.Attempt(ctx)),
 	})
