@@ -95,19 +95,21 @@ func TestWebhookReadsTheSession(t *testing.T) {
 }
 
 // A session is paid only when complete and paid: a completed session whose slow payment has
-// not arrived is not.
+// not arrived is not, nor one that is not complete, whatever its payment_status says.
 func TestWebhookSessionIsPaidOnlyWhenTheMoneyArrived(t *testing.T) {
 	t.Parallel()
 	p := newProvider(t, stripemock.URL(t))
-	for status, paymentStatus := range map[string]string{"complete": "unpaid", "open": "unpaid", "expired": "unpaid"} {
+	for _, c := range []struct{ status, paymentStatus string }{
+		{"complete", "unpaid"}, {"open", "unpaid"}, {"expired", "unpaid"}, {"open", "paid"},
+	} {
 		payload := event(t, string(payments.CheckoutCompleted), stripe.APIVersion,
-			mockSession(t, map[string]any{"status": status, "payment_status": paymentStatus}))
+			mockSession(t, map[string]any{"status": c.status, "payment_status": c.paymentStatus}))
 		n, err := p.Webhook(payload, sign(payload, testWebhookSecret, time.Now()))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n.Session.Paid || string(n.Session.Status) != status {
-			t.Errorf("%s/%s read as %q, paid %v", status, paymentStatus, n.Session.Status, n.Session.Paid)
+		if n.Session.Paid || string(n.Session.Status) != c.status {
+			t.Errorf("%s/%s read as %q, paid %v", c.status, c.paymentStatus, n.Session.Status, n.Session.Paid)
 		}
 	}
 }
