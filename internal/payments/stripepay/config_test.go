@@ -55,7 +55,7 @@ func TestConfigPrintsWithoutSecrets(t *testing.T) {
 	c := Config{SecretKey: secretKey, WebhookSecret: testWebhookSecret, APIURL: "https://api.stripe.com"}
 	var logged bytes.Buffer
 	slog.New(slog.NewJSONHandler(&logged, nil)).Info("config", "stripe", c)
-	for _, out := range []string{fmt.Sprint(c), fmt.Sprintf("%+v", c), fmt.Sprintf("%#v", c), fmt.Sprintf("%s", c), logged.String()} {
+	for _, out := range []string{fmt.Sprint(c), fmt.Sprintf("%+v", c), fmt.Sprintf("%#v", c), c.String(), logged.String()} {
 		if strings.Contains(out, "SECRET") || strings.Contains(out, "3Qx9vLrT2mKp8Wz") {
 			t.Errorf("shows a secret: %s", out)
 		}
