@@ -16,15 +16,20 @@
 //     URLs, client_reference_id = the member, and metadata {checkout_id, member_id} on the
 //     session and on its PaymentIntent; a refund carries {refund_key} as metadata. Nothing
 //     else of the member's is sent.
+//   - What the service is told: a session's member and checkout are its metadata's; its
+//     payment is the PaymentIntent's id, whether Stripe sends the id or the expanded object;
+//     it is Paid only when complete with payment_status paid (a slow payment method completes
+//     the session unpaid). Statuses Stripe adds later pass through as they are.
 //   - Errors are the service's own (package errs): Stripe unreachable, slow past the HTTP
 //     client's timeout or the context's deadline, failing (5xx), limiting the rate (429) or busy
 //     with the same idempotency key (409) is errs.Unavailable, to try again later; a request
 //     Stripe refuses for its content (other 4xx, an unknown session included) is
 //     errs.InvalidRequest; a refused key (401, 403) or an idempotency key reused with other
 //     parameters (idempotency_error) is errs.Internal, a fault of the service's configuration
-//     or code. Details and causes keep Stripe's status, error type and code, parameter name and
-//     request id, never its message (which can quote the request, the Authorization header
-//     included) nor a secret.
+//     or code. A detail names at most Stripe's error code (amount_too_small); the cause, for
+//     the logs, its status, error type, code, parameter name and request id. Neither holds
+//     Stripe's message (which can quote the request, the Authorization header included) nor a
+//     secret.
 //   - A webhook is read only from its raw body once its Stripe-Signature header verifies
 //     with the endpoint's signing secret (HMAC-SHA256 over the timestamp and the body) and the
 //     signature is no older than payments.Tolerance; anything else is errs.InvalidRequest. The
