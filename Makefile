@@ -1,10 +1,18 @@
 # The commands a newcomer needs. `make test` is the one command that runs every test.
-.PHONY: run test faults fuzz lint bench mutate build demo smoke screenshots fmt clean
+.PHONY: run test tools faults fuzz lint bench mutate build demo smoke screenshots fmt clean
 
 run: ## serve the API on 127.0.0.1:8080, in memory, without sign-in
 	go run ./cmd/library
 
-test: ## every test, PostgreSQL included (a throwaway cluster starts by itself), with the race detector, then the deployment's and the benchmark's modules, then the fault suite
+# Where go install puts programs; on PATH for the tests, which run stripe-mock from there.
+GOBIN_DIR := $(or $(shell go env GOBIN),$(shell go env GOPATH)/bin)
+export PATH := $(GOBIN_DIR):$(PATH)
+STRIPE_MOCK = github.com/stripe/stripe-mock@v0.203.0
+
+tools: ## install the programs the tests run that come from the Go module proxy, when missing: stripe-mock, Stripe's mock of its API (about a minute the first time)
+	@command -v stripe-mock >/dev/null || { echo "go install $(STRIPE_MOCK)"; go install $(STRIPE_MOCK); }
+
+test: tools ## every test, PostgreSQL included (a throwaway cluster starts by itself), with the race detector, then the deployment's and the benchmark's modules, then the fault suite
 	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	go vet ./...
 	go test -race -count=1 -timeout 20m ./...
