@@ -47,6 +47,6 @@
 // A refund fault made by FailRefunds happens before the endpoint runs, as a failure in front
 // of Stripe's API would: nothing is refunded and nothing is kept under the idempotency key, so
 // a retry with the same key goes through. (A 500 from inside Stripe's endpoint would be kept
-// and replayed; devpay makes none.) stripe-go retries a 500 by itself, BackendConfig.MaxNetworkRetries
-// times (default 2), each retry an API call of its own.
+// and replayed; devpay makes none.) stripe-go does not retry an answer with a Stripe error in
+// it, a 500 included: each failed call is the caller's to retry.
 package devpay

@@ -65,11 +65,20 @@ func stripeError(t *testing.T, err error) *stripe.Error {
 	return se
 }
 
-// call is a raw API call, for what stripe-go would never send.
+// call is a raw API call, for what stripe-go would never send, with the key as a Bearer token.
 func call(t *testing.T, method, target, key string, form url.Values) (int, http.Header, map[string]any) {
+	t.Helper()
+	return callWith(t, method, target, key, form, nil)
+}
+
+// callWith is a raw API call with headers of its own.
+func callWith(t *testing.T, method, target, key string, form url.Values, h http.Header) (int, http.Header, map[string]any) {
 	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), method, target, strings.NewReader(form.Encode()))
 	require.NoError(t, err)
+	for k, v := range h {
+		req.Header[k] = v
+	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)

@@ -16,19 +16,21 @@ const module = "library"
 // layers are the module's packages that ship, from the top down: a package may import only
 // packages of the layers below its own. Paths are relative to the module.
 var layers = [][]string{
-	{"cmd/library", "cmd/devidp"},
+	{"cmd/library", "cmd/devidp", "cmd/devpay"},
 	{"internal/app"},
 	{"internal/config"},
 	{"internal/metrics"},
 	{"internal/books/booksapi", "internal/accounts/accountsapi", "internal/processor/processorhttp"},
 	{"internal/catalog", "internal/latefines", "internal/notifications"},
-	{"internal/httpapi", "internal/smtpclient", "internal/eventstore/pgstore", "internal/processor/pgdriver", "internal/devidp"},
-	{"internal/auth", "internal/telemetry", "internal/pgerr", "internal/openapi", "migrations", "web"},
+	{"internal/httpapi", "internal/smtpclient", "internal/eventstore/pgstore", "internal/processor/pgdriver", "internal/devidp",
+		"internal/devpay"},
+	{"internal/auth", "internal/telemetry", "internal/pgerr", "internal/openapi", "migrations", "web",
+		"internal/devpay/hooks", "internal/devpay/wire"},
 	{"internal/books", "internal/accounts"},
 	{"internal/aggregate", "internal/processor/engine"},
 	{"internal/processor", "internal/aggregate/window"},
 	{"internal/eventstore"},
-	{"internal/validate", "internal/tracing", "internal/pii"},
+	{"internal/validate", "internal/tracing", "internal/pii", "internal/payments"},
 	{"internal/errs"},
 }
 

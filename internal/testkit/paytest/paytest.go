@@ -118,8 +118,9 @@ func (p *Provider) SecretKey() string { return p.key }
 // WebhookSecret signs the provider's webhooks.
 func (p *Provider) WebhookSecret() string { return p.hookSecret }
 
-// Client is a stripe-go client of the provider, with stripe-go's own retries (two, after a
-// connection error, a 409 or a 5xx) and no logging. Its connections close when the test ends.
+// Client is a stripe-go client of the provider, with no logging. stripe-go retries by itself
+// (twice) only a call that got no answer or a 409, never one answered with a Stripe error such
+// as FailRefunds' 500. Its connections close when the test ends.
 func (p *Provider) Client() *stripe.Client {
 	backend := &stripe.BackendConfig{
 		URL: stripe.String(p.url), HTTPClient: &http.Client{Transport: p.transport, Timeout: Wait},
