@@ -90,7 +90,7 @@ func TestExpiringAndRefundingSendTheirEvents(t *testing.T) {
 // before the next event is sent.
 func TestAFailedDeliveryIsRetriedBeforeTheNextEvent(t *testing.T) {
 	t.Parallel()
-	p, rcv := started(t)
+	p, rcv := started(t, paytest.Options{RetryFirst: 50 * time.Millisecond})
 	rcv.Fail(500, 0) // a 500, then a connection closed without an answer
 	first, second := open(t, p, 1000), open(t, p, 2000)
 	_, err := p.Pay(first.ID)
@@ -103,7 +103,8 @@ func TestAFailedDeliveryIsRetriedBeforeTheNextEvent(t *testing.T) {
 		"checkout.session.expired"}, types(got))
 	require.Equal(t, []int{500, 0, 200, 200}, []int{got[0].Status, got[1].Status, got[2].Status, got[3].Status})
 	require.Equal(t, got[0].Event.ID, got[2].Event.ID, "the same event, again")
-	require.GreaterOrEqual(t, got[2].At.Sub(got[1].At), 2*got[1].At.Sub(got[0].At)/3, "the wait grows")
+	require.GreaterOrEqual(t, got[1].At.Sub(got[0].At), 50*time.Millisecond, "RetryFirst")
+	require.GreaterOrEqual(t, got[2].At.Sub(got[1].At), 100*time.Millisecond, "then twice as long")
 	p.WaitIdle()
 
 	attempts := p.Deliveries()
