@@ -97,18 +97,29 @@ func TestServePaysSendsAndNeverLogsItsSecrets(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(s.URL, base+"/pay/"), s.URL)
 
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/_devpay/sessions/"+s.ID+"/pay", nil)
-	require.NoError(t, err)
-	req.SetBasicAuth(key, "")
-	resp, err := httpClient.Do(req)
-	require.NoError(t, err)
-	require.NoError(t, resp.Body.Close())
-	require.Equal(t, http.StatusOK, resp.StatusCode)
+	admin := func(method, path string) string {
+		req, err := http.NewRequestWithContext(t.Context(), method, base+"/_devpay/"+path, nil)
+		require.NoError(t, err)
+		req.SetBasicAuth(key, "")
+		resp, err := httpClient.Do(req)
+		require.NoError(t, err)
+		defer func() { _ = resp.Body.Close() }()
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return string(body)
+	}
+	admin(http.MethodPost, "sessions/"+s.ID+"/pay")
 	select {
 	case ev := <-events:
 		require.Equal(t, stripe.EventTypeCheckoutSessionCompleted, ev.Type)
 	case <-time.After(10 * time.Second):
 		t.Fatal("no webhook")
+	}
+	// The receiver has the event before devpay has its answer: wait for devpay to record it.
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(admin(http.MethodGet, "deliveries"), `"status":200`); {
+		require.True(t, time.Now().Before(deadline), "no delivery recorded")
+		time.Sleep(5 * time.Millisecond)
 	}
 
 	cancel()
