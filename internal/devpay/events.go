@@ -45,7 +45,7 @@ const (
 func (s *Server) emit(typ, sessionID string, object []byte, req wire.EventRequest) {
 	now := s.now()
 	ev := &Event{ID: newID("evt_"), Type: typ, SessionID: sessionID, Created: now}
-	ev.Payload = wire.EventPayload(ev.ID, typ, now.Unix(), object, max(1, len(s.hooks.URLs())), req)
+	ev.Payload = wire.EventPayload(ev.ID, typ, now.Unix(), object, len(s.hooks.URLs()), req)
 	s.events = append(s.events, ev)
 	if s.holdAll || s.holds[sessionID] {
 		ev.State = EventHeld

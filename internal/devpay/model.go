@@ -16,13 +16,14 @@ const (
 	Paid           = wire.Paid
 )
 
-// Session is a checkout session as devpay keeps it; LineItem one of its lines; Refund money
-// given back from its payment.
-type (
-	Session  = wire.Session
-	LineItem = wire.LineItem
-	Refund   = wire.Refund
-)
+// Session is a checkout session as devpay keeps it.
+type Session = wire.Session
+
+// LineItem is one line of a session: what it is for, and its price.
+type LineItem = wire.LineItem
+
+// Refund is money given back from a session's payment.
+type Refund = wire.Refund
 
 // Errors of the test controls.
 var (
