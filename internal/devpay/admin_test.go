@@ -57,6 +57,8 @@ func TestTheAdminAPISteersTheWebhooks(t *testing.T) {
 	p := paytest.Start(t)
 	rcv := paytest.NewReceiver(t, p.WebhookSecret())
 
+	_, body := admin(t, p, http.MethodGet, "webhooks", nil)
+	require.Equal(t, []any{}, body["urls"], "none yet, as a list")
 	status, body := admin(t, p, http.MethodPost, "webhooks/urls", url.Values{"url": {rcv.URL}})
 	require.Equal(t, http.StatusOK, status, body)
 	require.Equal(t, []any{rcv.URL}, body["urls"])

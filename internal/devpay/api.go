@@ -9,11 +9,11 @@ import (
 
 // createSession is POST /v1/checkout/sessions.
 func (s *Server) createSession(c call) result {
-	p, err := wire.ParseCheckout(c.form, s.now())
+	now := s.now()
+	p, err := wire.ParseCheckout(c.form, now)
 	if err != nil {
 		return refused(*err)
 	}
-	now := s.now()
 	sess := &Session{
 		ID: newID("cs_test_"), Status: StatusOpen, PaymentStatus: Unpaid, AmountTotal: p.Total, Currency: p.Currency,
 		LineItems: p.Items, ClientReferenceID: p.Reference, Metadata: p.Metadata, IntentMetadata: p.IntentMetadata,

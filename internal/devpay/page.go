@@ -57,8 +57,8 @@ const pageCSS = `body{font-family:system-ui,sans-serif;margin:0;padding:2rem 1re
 main{max-width:24rem;margin:0 auto;background:#fff;padding:1.5rem;border-radius:.5rem;border:1px solid #bbb}
 h1{font-size:1.4rem;margin-top:0}
 dt{font-weight:600}dd{margin:0 0 .75rem 0}
-button{margin:.5rem .5rem 0 0;font:inherit;font-weight:600;padding:.6rem 1.2rem;border:0;border-radius:.25rem;background:#1d4f91;color:#fff;cursor:pointer}
-button.secondary{background:#fff;color:#1d4f91;border:2px solid #1d4f91}
+button{margin:.5rem .5rem 0 0;font:inherit;font-weight:600;padding:.6rem 1.2rem;border:2px solid #1d4f91;border-radius:.25rem;background:#1d4f91;color:#fff;cursor:pointer}
+button.secondary{background:#fff;color:#1d4f91}
 button:focus,a:focus{outline:3px solid #f2a900;outline-offset:2px}
 .alert{color:#8a1111;background:#fdecec;border:1px solid #8a1111;padding:.5rem;border-radius:.25rem}
 .note{font-size:.85rem;color:#555;margin-top:1.5rem}

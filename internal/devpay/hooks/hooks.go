@@ -176,7 +176,7 @@ func (d *Dispatcher) SetURLs(urls []string) error {
 func (d *Dispatcher) URLs() []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return slices.Clone(d.order)
+	return append([]string{}, d.order...)
 }
 
 // Send delivers copies of a job to every URL: in each URL's queue, or each on its own.
