@@ -49,9 +49,10 @@ smoke: ## the smoke test against a running deployment: make smoke URLS="http://1
 screenshots: ## the web app's pages as PNGs in docs/ (screenshot-*.png), taken by its browser tests
 	SCREENSHOTS=docs go test -count=1 -run 'TestPayDoubleClickRecordsOnePayment|TestLendShowsInTheCatalogAtOnce|TestOperationsShowsTheHolderAndTheTakeover|TestMemberSignsInAndPaysOnce' ./web/
 
-build: ## static binaries in bin/: the service, and devidp, an OpenID provider for demos
+build: ## static binaries in bin/: the service, devidp, an OpenID provider for demos, and devpay, a payment provider for demos
 	CGO_ENABLED=0 go build -trimpath -o bin/library ./cmd/library
 	CGO_ENABLED=0 go build -trimpath -o bin/devidp ./cmd/devidp
+	CGO_ENABLED=0 go build -trimpath -o bin/devpay ./cmd/devpay
 
 fmt:
 	gofmt -w .

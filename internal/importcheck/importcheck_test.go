@@ -16,15 +16,16 @@ const module = "library"
 // layers are the module's packages that ship, from the top down: a package may import only
 // packages of the layers below its own. Paths are relative to the module.
 var layers = [][]string{
-	{"cmd/library", "cmd/devidp"},
+	{"cmd/library", "cmd/devidp", "cmd/devpay"},
 	{"internal/app"},
 	{"internal/config"},
 	{"internal/metrics"},
 	{"internal/books/booksapi", "internal/accounts/accountsapi", "internal/processor/processorhttp"},
 	{"internal/catalog", "internal/latefines", "internal/notifications", "internal/checkouts"},
 	{"internal/httpapi", "internal/smtpclient", "internal/eventstore/pgstore", "internal/processor/pgdriver", "internal/devidp",
-		"internal/payments/stripepay"},
-	{"internal/auth", "internal/telemetry", "internal/pgerr", "internal/openapi", "migrations", "web"},
+		"internal/payments/stripepay", "internal/devpay"},
+	{"internal/auth", "internal/telemetry", "internal/pgerr", "internal/openapi", "migrations", "web",
+		"internal/devpay/hooks", "internal/devpay/wire"},
 	{"internal/books", "internal/accounts"},
 	{"internal/aggregate", "internal/processor/engine"},
 	{"internal/processor", "internal/aggregate/window"},
