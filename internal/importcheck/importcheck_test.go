@@ -26,6 +26,7 @@ var layers = [][]string{
 	{"internal/auth", "internal/telemetry", "internal/pgerr", "internal/openapi", "migrations", "web"},
 	{"internal/books", "internal/accounts"},
 	{"internal/aggregate", "internal/processor/engine"},
+	{"internal/processor/engine/timers"},
 	{"internal/processor", "internal/aggregate/window"},
 	{"internal/eventstore"},
 	{"internal/validate", "internal/tracing", "internal/pii"},
@@ -36,7 +37,7 @@ var layers = [][]string{
 // aggregates that run them and the log they are kept in) and the engine of the background work,
 // whose drivers and handlers are adapters of their own.
 var plain = []string{"internal/books", "internal/accounts", "internal/aggregate", "internal/eventstore",
-	"internal/processor", "internal/processor/engine"}
+	"internal/processor", "internal/processor/engine", "internal/processor/engine/timers"}
 
 // adapters are the import paths (and their subpackages) the domain must not reach, however
 // indirectly: a database driver, an HTTP router or server, migrations.

@@ -57,10 +57,13 @@ type Deferred struct {
 	NextAttempt time.Time
 }
 
-// Checkpoints keeps the processors' positions, deferred events and parked events where every
-// replica sees them. Positions move only by compare-and-set (Save), so only the replica that
-// read a position can move it, and only forward.
+// Checkpoints keeps the processors' positions, deferred events, parked events and timers where
+// every replica sees them. Positions move only by compare-and-set (Save), so only the replica
+// that read a position can move it, and only forward; the timers a handler changed are written
+// with the move that passes its event.
 type Checkpoints interface {
+	Timers
+
 	// Load returns a processor's position; the start of the log for one that never ran.
 	Load(ctx context.Context, name string) (Position, error)
 	// Save moves a processor's position from from to to, and writes the timer changes made

@@ -22,10 +22,7 @@ type MemoryCheckpoints struct {
 	timerVersion int64                             // the last version given to a timer
 }
 
-var (
-	_ Checkpoints = (*MemoryCheckpoints)(nil)
-	_ Timers      = (*MemoryCheckpoints)(nil)
-)
+var _ Checkpoints = (*MemoryCheckpoints)(nil)
 
 // NewMemoryCheckpoints returns empty checkpoints. now is the store's clock: it stamps parked
 // events and says which timers are due; nil means time.Now.

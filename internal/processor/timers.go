@@ -117,8 +117,11 @@ func RecordTimers(ctx context.Context) (context.Context, *TimerRecorder) {
 	return context.WithValue(ctx, timerKey{}, r), r
 }
 
-// Changes are the changes recorded, in the order they were made.
+// Changes are the changes recorded, in the order they were made; none for a nil recorder.
 func (r *TimerRecorder) Changes() []TimerChange {
+	if r == nil {
+		return nil
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.changes)

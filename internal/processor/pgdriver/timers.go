@@ -11,8 +11,6 @@ import (
 	"library/internal/processor"
 )
 
-var _ processor.Timers = (*Checkpoints)(nil)
-
 // The statements of the timers, in processor_timers (migrations/00011_timers.sql). Every "now"
 // is the database's, and durations travel as microseconds.
 const (

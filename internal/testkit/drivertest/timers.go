@@ -12,15 +12,9 @@ import (
 	"library/internal/processor"
 )
 
-// TimerCheckpoints are checkpoints that keep timers, as both drivers' do.
-type TimerCheckpoints interface {
-	processor.Checkpoints
-	processor.Timers
-}
-
 // TimerStore is one test's empty checkpoints and the store's clock: what it calls now.
 type TimerStore struct {
-	C   TimerCheckpoints
+	C   processor.Checkpoints
 	Now func() time.Time
 }
 
