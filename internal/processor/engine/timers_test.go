@@ -213,3 +213,27 @@ func TestTimerFireSchedulesItsOwnKeyAgain(t *testing.T) {
 		require.Equal(t, 1, n, key)
 	}
 }
+
+// Only a handling that succeeds schedules: what a failed attempt scheduled is dropped with it,
+// and what the deferred event's next attempt schedules is written with its Done.
+func TestTimersScheduledByADeferredEventsRetry(t *testing.T) {
+	t.Parallel()
+	env := newMemoryEnv()
+	s := newTimerSaga(newEffects(), func(ctx context.Context, e eventstore.Event) error {
+		if processor.Attempt(ctx) == 1 {
+			if err := processor.Schedule(ctx, "from-the-failed-attempt", time.Now(), nil); err != nil {
+				return err
+			}
+			return errors.New("the accounts service answered 502")
+		}
+		return processor.Schedule(ctx, "from-the-retry", time.Now(), nil)
+	})
+	startGroup(t, env.config(), saga("checkouts", s))
+	events := drivertest.AppendEvents(t, env.store, "checkout", 1)
+	drivertest.Eventually(t, 5*time.Second, func() bool {
+		return len(s.firedKeys()) == 1 && drivertest.CountDeferred(t, env.cps, "checkouts") == 0 &&
+			drivertest.LoadPosition(t, env.cps, "checkouts").Checkpoint == events[0].Checkpoint()
+	}, "the event was deferred, then handled, and its timer fired")
+	require.Equal(t, []string{"from-the-retry"}, s.firedKeys())
+	require.Zero(t, timerStats(t, env.cps, "checkouts").Waiting, "nothing of the failed attempt was written")
+}
