@@ -91,7 +91,7 @@ func TestTimerFiredLateSaysHowLate(t *testing.T) {
 	var log logBuffer
 	cfg := env.config()
 	cfg.Logger = log.logger()
-	s := newTimerSaga(newEffects(), func(ctx context.Context, e eventstore.Event) error {
+	s := newTimerSaga(newEffects(), func(ctx context.Context, _ eventstore.Event) error {
 		if err := processor.Schedule(ctx, "reminder:book-dune:loan-1", time.Now().Add(-2*time.Hour), nil); err != nil {
 			return err
 		}
@@ -123,7 +123,7 @@ func TestTimersFireByTheStoresClock(t *testing.T) {
 	cfg := env.config()
 	cfg.Logger = log.logger()
 	at := storeNow().Add(300 * time.Millisecond)
-	s := newTimerSaga(newEffects(), func(ctx context.Context, e eventstore.Event) error {
+	s := newTimerSaga(newEffects(), func(ctx context.Context, _ eventstore.Event) error {
 		return processor.Schedule(ctx, "soon", at, nil)
 	})
 	s.clock = storeNow
@@ -143,7 +143,7 @@ func TestTimersFireByTheStoresClock(t *testing.T) {
 func TestTimerFiresThatFail(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	s := newTimerSaga(newEffects(), func(ctx context.Context, e eventstore.Event) error {
+	s := newTimerSaga(newEffects(), func(ctx context.Context, _ eventstore.Event) error {
 		for _, key := range []string{"flaky", "paused", "hopeless"} {
 			if err := processor.Schedule(ctx, key, time.Now().Add(-time.Second), nil); err != nil {
 				return err
@@ -193,7 +193,7 @@ func TestTimerFiresThatFail(t *testing.T) {
 func TestTimerFireSchedulesItsOwnKeyAgain(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	s := newTimerSaga(newEffects(), func(ctx context.Context, e eventstore.Event) error {
+	s := newTimerSaga(newEffects(), func(ctx context.Context, _ eventstore.Event) error {
 		return processor.Schedule(ctx, "reconcile:checkout-1", time.Now(), map[string]int{"n": 1})
 	})
 	s.after = func(ctx context.Context, timer processor.Timer) error {
@@ -219,7 +219,7 @@ func TestTimerFireSchedulesItsOwnKeyAgain(t *testing.T) {
 func TestTimersScheduledByADeferredEventsRetry(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	s := newTimerSaga(newEffects(), func(ctx context.Context, e eventstore.Event) error {
+	s := newTimerSaga(newEffects(), func(ctx context.Context, _ eventstore.Event) error {
 		if processor.Attempt(ctx) == 1 {
 			if err := processor.Schedule(ctx, "from-the-failed-attempt", time.Now(), nil); err != nil {
 				return err

@@ -20,7 +20,7 @@ import (
 // reminders schedules two reminders for each event, an hour away, and fires none before then.
 type reminders struct{}
 
-func (reminders) Handle(ctx context.Context, e eventstore.Event) error {
+func (reminders) Handle(ctx context.Context, _ eventstore.Event) error {
 	for _, key := range []string{"reminder:book-dune:loan-1", "overdue:book-dune:loan-1"} {
 		if err := processor.Schedule(ctx, key, time.Now().Add(time.Hour), map[string]string{"memberId": "m-erin"}); err != nil {
 			return err
