@@ -28,6 +28,7 @@ var layers = [][]string{
 		"internal/devpay/hooks", "internal/devpay/wire"},
 	{"internal/books", "internal/accounts"},
 	{"internal/aggregate", "internal/processor/engine"},
+	{"internal/processor/engine/timers"},
 	{"internal/processor", "internal/aggregate/window"},
 	{"internal/eventstore"},
 	{"internal/validate", "internal/tracing", "internal/pii", "internal/payments"},
@@ -39,7 +40,7 @@ var layers = [][]string{
 // whose drivers and handlers are adapters of their own, and the port to a payment provider,
 // whose adapters (payments/stripepay) are too.
 var plain = []string{"internal/books", "internal/accounts", "internal/aggregate", "internal/eventstore",
-	"internal/processor", "internal/processor/engine", "internal/payments"}
+	"internal/processor", "internal/processor/engine", "internal/processor/engine/timers", "internal/payments"}
 
 // adapters are the import paths (and their subpackages) the domain must not reach, however
 // indirectly: a database driver, an HTTP router or server, migrations, a payment provider's

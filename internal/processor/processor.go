@@ -35,6 +35,13 @@ type Processor struct {
 	InFlight int
 }
 
+// FiresTimers reports whether the processor's Handler fires timers: only then may it schedule
+// them (see TimerHandler).
+func (p Processor) FiresTimers() bool {
+	_, ok := p.Handler.(TimerHandler)
+	return ok
+}
+
 // ViewModel is a read model kept up to date from the log. It owns the write of its checkpoint,
 // so that its rows and its checkpoint move together.
 type ViewModel interface {

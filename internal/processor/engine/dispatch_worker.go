@@ -29,7 +29,7 @@ func (d *dispatcher) handle(e eventstore.Event, attempt int, from *entry) result
 			d.gate.abandon(probe)
 			return res
 		}
-		err := d.attempt(e, attempt)
+		changes, err := d.attempt(e, attempt)
 		if d.leased.Err() != nil {
 			d.gate.abandon(probe)
 			return res
@@ -51,9 +51,13 @@ func (d *dispatcher) handle(e eventstore.Event, attempt int, from *entry) result
 		case handled:
 			d.gate.passed()
 			d.succeeded()
+			res.changes = changes // an event from the log: saved with the checkpoint that passes it
 			res.done = from != nil || d.persist(func(ctx context.Context) error {
-				return d.checkpoints.Done(ctx, d.proc.Name, e.Position)
+				return d.checkpoints.Done(ctx, d.proc.Name, e.Position, changes...)
 			})
+			if from == nil && len(changes) > 0 {
+				d.wakeTimers()
+			}
 		case parkIt:
 			d.gate.passed()
 			res.done = d.park(e, err, attempt)
@@ -71,19 +75,24 @@ func (d *dispatcher) handle(e eventstore.Event, attempt int, from *entry) result
 }
 
 // attempt hands the event to the handler once, in a span of its own that links to the span of
-// the command that wrote the event, in whichever replica that ran.
-func (d *dispatcher) attempt(e eventstore.Event, attempt int) error {
+// the command that wrote the event, in whichever replica that ran. It returns the timer changes
+// the handler made, when it fires timers.
+func (d *dispatcher) attempt(e eventstore.Event, attempt int) ([]processor.TimerChange, error) {
 	ctx, cancel := d.bounded()
 	defer cancel()
 	ctx, span := d.tracer.Start(ctx, d.proc.Name+" "+e.Type, trace.WithNewRoot(), tracing.LinkedTo(e.Metadata.TraceParent),
 		trace.WithAttributes(attribute.String("library.processor", d.proc.Name), attribute.Int64("library.position", e.Position),
 			attribute.Int("library.attempt", attempt)))
 	defer span.End()
+	var timers *processor.TimerRecorder
+	if d.proc.FiresTimers() {
+		ctx, timers = processor.RecordTimers(ctx)
+	}
 	err := d.handler.Handle(processor.WithAttempt(ctx, attempt), e)
 	if err != nil {
 		span.SetStatus(codes.Error, processor.PublicText(err))
 	}
-	return err
+	return timers.Changes(), err
 }
 
 // deferTo keeps a failed event to be tried again at next.
@@ -132,7 +141,7 @@ func (d *dispatcher) persist(write func(ctx context.Context) error) bool {
 		d.failed(err)
 		d.logger.Warn("processor could not record an event's outcome; trying again", "processor", d.proc.Name,
 			"error", err, "failures", failures)
-		if !sleep(d.leased, d.leased, storeBackoff(failures)) {
+		if !sleep(d.leased, d.leased, processor.StoreBackoff(failures)) {
 			return false
 		}
 	}
