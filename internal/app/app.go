@@ -102,7 +102,12 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		CacheBytes: cfg.AggregateCacheBytes, SnapshotEvery: cfg.SnapshotEvery, Logger: logger}
 	accountService := accounts.NewService(a.log, repoOpts)
 	bookService := books.NewService(a.log, repoOpts, cfg.Tuning.Now, cfg.LoanPeriod, accountService)
-	processors, catalogView, members, err := a.background(bookService, accountService)
+	pay, err := a.payments()
+	if err != nil {
+		a.closeStore()
+		return nil, err
+	}
+	processors, catalogView, members, err := a.background(bookService, accountService, a.checkoutsSaga(pay, accountService)...)
 	if err != nil {
 		a.closeStore()
 		return nil, err
@@ -113,7 +118,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 	modules := []httpapi.Module{
 		booksapi.Routes{Service: bookService},
 		catalog.Routes{Query: catalog.Query{Catalog: catalogView, Log: a.store, Wait: cfg.Tuning.CatalogWait, Waits: catalog.NewWaitLimit(cfg.CatalogMaxWaits)}},
-		accountsapi.Routes{Service: accountService, Elsewhere: members},
+		accountsapi.Routes{Service: accountService, Elsewhere: members, Payments: pay},
 		processorhttp.Routes{Group: processors, Replica: cfg.ReplicaID},
 		openapi.Routes{},
 		signInRoutes{cfg: cfg},

@@ -16,10 +16,11 @@ import (
 var _ notifications.Mailer = (*smtpclient.Client)(nil)
 
 // background builds the processors that read the log: the catalog view model, the loan email
-// outbox and the late-fines saga, each to run under its own lease.
+// outbox, the late-fines saga and any more given (the checkouts saga), each to run under its
+// own lease.
 //
 // It also returns what the processors keep about members, for erasure and export.
-func (a *App) background(bookService *books.Service, accountService *accounts.Service) (*engine.Group, catalog.Catalog, elsewhere, error) {
+func (a *App) background(bookService *books.Service, accountService *accounts.Service, more ...processor.Processor) (*engine.Group, catalog.Catalog, elsewhere, error) {
 	var (
 		checkpoints processor.Checkpoints
 		leases      processor.Leases
@@ -55,7 +56,7 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 	}
 	lateFines := latefines.Saga{Accounts: accountService, FinePerDay: a.cfg.FinePerDay}
 
-	processors := []processor.Processor{catalog.Processor(catalogView), outbox.Processor(), lateFines.Processor()}
+	processors := append([]processor.Processor{catalog.Processor(catalogView), outbox.Processor(), lateFines.Processor()}, more...)
 	names := make([]string, len(processors))
 	for i, p := range processors {
 		names[i] = p.Name
