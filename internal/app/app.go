@@ -101,7 +101,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		Tracer:     tracing.Tracer(cfg.Tuning.TracerProvider, "library/internal/aggregate"),
 		CacheBytes: cfg.AggregateCacheBytes, SnapshotEvery: cfg.SnapshotEvery, Logger: logger}
 	accountService := accounts.NewService(a.log, repoOpts)
-	bookService := books.NewService(a.log, repoOpts, cfg.Tuning.Now, cfg.LoanPeriod, accountService)
+	bookService := books.NewService(a.log, repoOpts, cfg.Tuning.Now, books.Policy{LoanPeriod: cfg.LoanPeriod, MaxRenewals: cfg.RenewalsMax}, accountService)
 	pay, err := a.payments()
 	if err != nil {
 		a.closeStore()

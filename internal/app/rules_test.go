@@ -49,6 +49,8 @@ var expected = map[string][6]int{
 	"POST /books":                  {401, 403, 403, 2, 403, 401},
 	"POST /books/{bookId}/loans":   {401, 403, 403, 2, 403, 401},
 	"POST /books/{bookId}/returns": {401, 403, 403, 2, 403, 401},
+	// Any member may ask; the loan must be theirs (bob's is not alice's: 403).
+	"POST /books/{bookId}/loans/{loanId}/renewals": {401, 2, 403, 2, 403, 401},
 
 	"GET /accounts/me":                    {401, 2, 2, 2, 2, 401},
 	"GET /accounts/{memberId}":            {401, 2, 403, 2, 403, 401},
@@ -111,6 +113,13 @@ var requests = map[string]func(t *testing.T, w *world, account string) request{
 		apitest.RequireResult(t, w.a.Call(t, http.MethodPost, "/books/"+book+"/loans", apitest.Obj{"loanId": "loan-" + book, "memberId": account},
 			"Authorization", w.librarian), http.StatusCreated, "book-"+book)
 		return request{method: http.MethodPost, path: "/books/" + book + "/returns", body: apitest.Obj{"loanId": "loan-" + book}}
+	},
+	"POST /books/{bookId}/loans/{loanId}/renewals": func(t *testing.T, w *world, account string) request {
+		book := w.book(t)
+		apitest.RequireResult(t, w.a.Call(t, http.MethodPost, "/books/"+book+"/loans", apitest.Obj{"loanId": "loan-" + book, "memberId": account},
+			"Authorization", w.librarian), http.StatusCreated, "book-"+book)
+		return request{method: http.MethodPost, path: "/books/" + book + "/loans/loan-" + book + "/renewals",
+			headers: []string{"Idempotency-Key", fmt.Sprintf("renew-%d", w.next())}}
 	},
 	"GET /accounts/me":         get("/accounts/me"),
 	"GET /accounts/{memberId}": func(_ *testing.T, _ *world, account string) request { return get("/accounts/"+account)(nil, nil, "") },

@@ -79,6 +79,8 @@ func Rules() []Rule {
 		librarians(http.MethodPost, "/books"),
 		librarians(http.MethodPost, "/books/{bookId}/loans"),
 		librarians(http.MethodPost, "/books/{bookId}/returns"),
+		{Method: http.MethodPost, Pattern: "/books/{bookId}/loans/{loanId}/renewals", Member: Allow, Librarian: Allow, WhenOpen: Allow,
+			Narrowed: "a member renews their own loans"},
 
 		{Method: http.MethodGet, Pattern: "/accounts/me", Member: Allow, Librarian: Allow, Operator: Allow, WhenOpen: Allow},
 		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}", ""),

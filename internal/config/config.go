@@ -45,6 +45,8 @@ type Config struct {
 	SnapshotEvery int
 	// LoanPeriod is the default loan length (LOAN_PERIOD).
 	LoanPeriod time.Duration
+	// RenewalsMax is how many times a loan may be renewed (RENEWALS_MAX).
+	RenewalsMax int
 	// FinePerDay is the late fine in cents per day (FINE_PER_DAY).
 	FinePerDay int64
 	// MigrateOnStart applies pending migrations when the service starts (MIGRATE_ON_START).

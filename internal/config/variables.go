@@ -67,6 +67,7 @@ var Variables = []Variable{
 	{"AGGREGATE_CACHE_BYTES", strconv.Itoa(aggregate.DefaultCacheBytes), orDefault(positiveInt, func(c *Config) *int { return &c.AggregateCacheBytes })},
 	{"SNAPSHOT_EVERY", strconv.Itoa(aggregate.DefaultSnapshotEvery), orDefault(positiveInt, func(c *Config) *int { return &c.SnapshotEvery })},
 	{"LOAN_PERIOD", "336h", orDefault(positiveDuration, func(c *Config) *time.Duration { return &c.LoanPeriod })},
+	{"RENEWALS_MAX", "2", orDefault(positiveInt, func(c *Config) *int { return &c.RenewalsMax })},
 	{"FINE_PER_DAY", strconv.Itoa(latefines.DefaultFinePerDay), orDefault(positiveInt64, func(c *Config) *int64 { return &c.FinePerDay })},
 	{"SMTP_URL", "", to(text, func(c *Config) *string { return &c.SMTPURL })},
 	{"MAIL_FROM", "library@localhost", orDefault(emailAddress, func(c *Config) *string { return &c.MailFrom })},

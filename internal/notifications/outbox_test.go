@@ -34,7 +34,7 @@ func newOutboxEnv(t *testing.T) outboxEnv {
 	store := eventstore.NewMemory(nil)
 	env := outboxEnv{
 		store:    store,
-		books:    books.NewService(store, aggregate.Options{}, time.Now, 14*24*time.Hour, nil),
+		books:    books.NewService(store, aggregate.Options{}, time.Now, books.Policy{LoanPeriod: 14 * 24 * time.Hour, MaxRenewals: 2}, nil),
 		accounts: accounts.NewService(store, aggregate.Options{}),
 		accepted: NewMemoryAcceptedEmails(),
 		srv:      smtptest.Start(t),

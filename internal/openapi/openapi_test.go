@@ -42,6 +42,8 @@ var codes = map[string]int{
 	"NothingToPay": 409, "AccountNotSettled": 409, "NotLeaseHolder": 409, "ConcurrencyConflict": 409, "PayloadTooLarge": 413,
 	"UnsupportedMediaType": 415, "IdempotencyKeyReused": 422, "NotReplayable": 422,
 	"NotCaughtUp": 503, "Unavailable": 503, "Internal": 500, "TooManyRequests": 429, "Gone": 410,
+	"LoanNotCurrent": 409, "RenewalLimitReached": 409, "BookOnHold": 409, "BookAvailable": 409, "HoldsWaiting": 409,
+	"AlreadyHeld": 409, "HoldQueueFull": 409, "LoanLimitReached": 409, "MemberBlocked": 409,
 }
 
 // Every problem code is in the document, and every problem response of an operation is one
