@@ -160,9 +160,9 @@ The library is running: two replicas on one PostgreSQL, one mail server and one 
   sign-in      $AUTH_ISSUER        (alice, a member; libby, a librarian; oscar, an operator)
   passwords    alice-password, libby-password, oscar-password
   payments     http://127.0.0.1:$pay_port        (devpay, a stand-in for Stripe; logs: $work/devpay.log)
-               to pay: sign in to replica a's web app as alice (once libby has fined her), press Pay,
-               and Pay on devpay's page. What devpay did: curl -s -u $pay_key: http://127.0.0.1:$pay_port/_devpay/sessions
-               (and /_devpay/deliveries, /_devpay/refunds)
+               alice pays a fine in the web app: its Pay opens devpay's page, where Pay pays it (the
+               commands below fine her). What devpay was asked and sent, with its test key:
+               curl -s -u $pay_key: http://127.0.0.1:$pay_port/_devpay/sessions   (or deliveries, refunds)
   database     $DATABASE_URL
   admin token  $ADMIN_TOKEN
   logs         $work/*.log, and PostgreSQL's in $work/pg/server.log
