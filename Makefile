@@ -40,7 +40,7 @@ mutate: ## small bugs made on purpose in the code that keeps the promises, one a
 bench: ## the benchmark, written to docs/benchmarks.md (about ten minutes; see docs/testing.md)
 	cd bench && go run .
 
-demo: ## make build, then PostgreSQL, Mailpit (its first install takes minutes), an OpenID provider and two replicas on loopback; Ctrl-C stops and removes them
+demo: ## make build, then PostgreSQL, Mailpit (its first install takes minutes), an OpenID provider, a payment provider (devpay) and two replicas that take payments through it, on loopback; Ctrl-C stops and removes them
 	scripts/demo.sh
 
 smoke: ## the smoke test against a running deployment: make smoke URLS="http://127.0.0.1:8080 http://127.0.0.1:8081"
