@@ -22,7 +22,6 @@ import (
 
 	"library/internal/accounts"
 	"library/internal/aggregate"
-	"library/internal/errs"
 	"library/internal/eventstore"
 	"library/internal/payments"
 	"library/internal/processor"
@@ -125,10 +124,9 @@ func (s Saga) Fire(ctx context.Context, timer processor.Timer) error {
 		return processor.Schedule(ctx, timer.Key, s.now().Add(s.ReconcileAfter), r)
 	}
 	origin := aggregate.Origin{CorrelationID: "reconcile-" + r.CheckoutID, Actor: actor}
+	// A refusal (the account erased, the session not the checkout's) can't be settled by
+	// trying again; it fails the timer, which /status shows failing for an operator to see.
 	_, err = s.Accounts.SettleCheckout(ctx, r.MemberID, settle, origin)
-	if errs.Is(err, errs.Gone) || errs.Is(err, errs.InvalidRequest) {
-		return processor.Park(fmt.Sprintf("checkout %s: %v", r.CheckoutID, err))
-	}
 	return err
 }
 

@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	"library/internal/accounts"
+	"library/internal/auth"
 	"library/internal/errs"
 	"library/internal/httpapi"
 	"library/internal/payments"
@@ -58,6 +59,10 @@ func (h Routes) startCheckout(w http.ResponseWriter, r *http.Request) error {
 	}
 	var body checkoutRequest
 	if err := httpapi.DecodeJSON(r, &body); err != nil {
+		return err
+	}
+	// As a member's other requests do: their address comes from their sign-in.
+	if err := h.syncContact(r.Context(), auth.AccessFrom(r.Context()).Caller, memberID); err != nil {
 		return err
 	}
 	checkoutID := payments.CheckoutID(memberID, origin.CommandID)
