@@ -239,8 +239,8 @@ var mutations = []mutation{
 	{
 		name:    "a loan is not written to the member's account: an erasure at the same moment succeeds too",
 		file:    "internal/books/service.go",
-		find:    "Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.loanPeriod) },\n\t\tAlso:   s.onAccount(bookID),",
-		replace: "Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.loanPeriod) },",
+		find:    "Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.LoanPeriod) },\n\t\tAlso:   s.onAccount(bookID),",
+		replace: "Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.LoanPeriod) },",
 		pkg:     "./internal/app/",
 	},
 	{
