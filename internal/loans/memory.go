@@ -140,13 +140,3 @@ func (m *Memory) List(ctx context.Context, f Filter) (Page, processor.Position, 
 	}
 	return page, m.position, nil
 }
-
-// Position is how far the view has read the log.
-func (m *Memory) Position(ctx context.Context) (processor.Position, error) {
-	if err := ctx.Err(); err != nil {
-		return processor.Position{}, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return m.position, nil
-}

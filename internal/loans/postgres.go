@@ -73,7 +73,7 @@ ON CONFLICT (book_id) DO UPDATE SET title = excluded.title, `+endLoan, c.bookID,
 	case returned:
 		b.Queue(`UPDATE loans_books SET `+endLoan+` WHERE book_id = $1`, c.bookID)
 	case erased:
-		b.Queue(`UPDATE loans_books SET `+endLoan+` WHERE member_id = $1`, c.memberID)
+		b.Queue(`UPDATE loans_books SET `+endLoan+` WHERE member_id = $1 AND loan_id IS NOT NULL`, c.memberID)
 	}
 }
 
@@ -172,9 +172,4 @@ func scanLoan(row pgx.CollectableRow) (Loan, error) {
 	}
 	l.LentAt, l.DueAt = l.LentAt.UTC(), l.DueAt.UTC()
 	return l, nil
-}
-
-// Position is how far the view has read the log.
-func (p *Postgres) Position(ctx context.Context) (processor.Position, error) {
-	return p.checkpoints.Load(ctx, Name)
 }
