@@ -51,10 +51,12 @@ var expected = map[string][6]int{
 	"POST /books/{bookId}/returns": {401, 403, 403, 2, 403, 401},
 	// Any member may ask; the loan must be theirs (bob's is not alice's: 403).
 	"POST /books/{bookId}/loans/{loanId}/renewals": {401, 2, 403, 2, 403, 401},
+	"GET /loans": {401, 403, 403, 2, 403, 401},
 
 	"GET /accounts/me":                    {401, 2, 2, 2, 2, 401},
 	"GET /accounts/{memberId}":            {401, 2, 403, 2, 403, 401},
 	"GET /accounts/{memberId}/history":    {401, 2, 403, 2, 403, 401},
+	"GET /accounts/{memberId}/loans":      {401, 2, 403, 2, 403, 401},
 	"PUT /accounts/{memberId}":            {401, 2, 403, 2, 403, 401},
 	"POST /accounts/{memberId}/fines":     {401, 403, 403, 2, 403, 401},
 	"POST /accounts/{memberId}/payments":  {401, 403, 403, 2, 403, 401}, // the desk: money a member says they paid is not money
@@ -121,10 +123,14 @@ var requests = map[string]func(t *testing.T, w *world, account string) request{
 		return request{method: http.MethodPost, path: "/books/" + book + "/loans/loan-" + book + "/renewals",
 			headers: []string{"Idempotency-Key", fmt.Sprintf("renew-%d", w.next())}}
 	},
+	"GET /loans":               get("/loans"),
 	"GET /accounts/me":         get("/accounts/me"),
 	"GET /accounts/{memberId}": func(_ *testing.T, _ *world, account string) request { return get("/accounts/"+account)(nil, nil, "") },
 	"GET /accounts/{memberId}/history": func(_ *testing.T, _ *world, account string) request {
 		return get("/accounts/"+account+"/history")(nil, nil, "")
+	},
+	"GET /accounts/{memberId}/loans": func(_ *testing.T, _ *world, account string) request {
+		return get("/accounts/"+account+"/loans")(nil, nil, "")
 	},
 	"PUT /accounts/{memberId}": func(_ *testing.T, _ *world, account string) request {
 		return request{method: http.MethodPut, path: "/accounts/" + account, body: apitest.Obj{"name": "Name of " + account}}
