@@ -146,6 +146,7 @@ func TestMemberPaysOnTheProvidersPage(t *testing.T) {
 	tb := l.myAccount(t)
 	tb.waitText("region", "Account", "Balance: 3.00 owed")
 	requireAccessible(tb, "My account, owing")
+	screenshot(tb, "account")
 
 	payOnline(tb, "3.00")
 	l.pay.Hold("")

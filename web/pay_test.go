@@ -4,6 +4,7 @@ package web_test
 // payment intent, whatever the person or the network does to it.
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -142,8 +143,8 @@ func TestPayLostAnswerIsRetriedWithTheSameKey(t *testing.T) {
 }
 
 // The Pay panel as a new user reads it. The amount field is empty, its example a hint beside
-// it rather than a placeholder that looks filled in. A payment of all that is owed clears the
-// form away: the panel says, once, that there is nothing to pay, in the page's own amounts. A
+// it rather than a placeholder that looks filled in, and a payment recorded empties it again.
+// A payment of all that is owed clears the form away: the panel says, once, that there is nothing to pay, in the page's own amounts. A
 // payment from a page that still shows a balance, paid meanwhile elsewhere, is refused in one
 // sentence in those amounts too (the account's read is held back, so that the refusal is seen),
 // which gives way to the panel's own sentence once the account is read again.
@@ -165,31 +166,30 @@ func TestPayPanelSaysNothingToPayOnce(t *testing.T) {
 	tb.waitText("region", "Account", "Balance: 3.00 owed")
 	pay := tb.get("region", "Pay")
 	amount := pay.get("textbox", "Amount to pay")
-	described, err := amount.call(`function() {
-		const hint = document.getElementById(this.getAttribute("aria-describedby") ?? "");
-		return JSON.stringify([this.placeholder, hint ? hint.textContent : ""]);
-	}`)
-	if err != nil || described != `["","For example 3.50."]` {
-		t.Fatalf("the amount's placeholder and hint are %s (%v), want no placeholder and the example as a hint", described, err)
-	}
+	requireHint(t, amount, "For example 3.50.")
+	fine := tb.get("region", "Charge a fine")
+	requireHint(t, fine.get("textbox", "Fine amount"), "For example 2.00.")
 	requireAccessible(tb, "a member's page, owing")
 
-	amount.fill("3.00")
+	amount.fill("1.00")
 	pay.get("button", "Pay").click()
-	pay.get("status", "").waitText("Payment of 3.00 received.")
+	pay.get("status", "").waitText("Payment of 1.00 received.")
+	tb.waitText("region", "Account", "Balance: 2.00 owed")
+	if value, err := amount.call(`function() { return this.value; }`); err != nil || value != "" {
+		t.Fatalf("the amount says %q (%v) after the payment, want it cleared", value, err)
+	}
+	amount.fill("2.00")
+	pay.get("button", "Pay").click()
+	pay.get("status", "").waitText("Payment of 2.00 received.")
 	pay.waitText("Nothing to pay: the balance is 0.00.")
 	requireAbsent(tb, "textbox", "Amount to pay", "button", "Pay")
 	requireAccessible(tb, "a member's page, paid up")
 
-	fine := tb.get("region", "Charge a fine")
 	fine.get("textbox", "Fine amount").fill("1.00")
 	fine.get("textbox", "Reason").fill("Lost bookmark")
 	fine.get("button", "Charge fine").click()
 	tb.waitText("region", "Account", "Balance: 1.00 owed")
 	amount = pay.get("textbox", "Amount to pay")
-	if value, err := amount.call(`function() { return this.value; }`); err != nil || value != "" {
-		t.Fatalf("the amount says %q (%v) after the payment, want it cleared", value, err)
-	}
 	if status, b := callAPI(t, http.MethodPost, base+"/accounts/bob/payments", map[string]any{"amount": 100},
 		"Idempotency-Key", "paid-elsewhere"); status != http.StatusCreated {
 		t.Fatalf("pay elsewhere: %d %s", status, b)
@@ -211,5 +211,18 @@ func TestPayPanelSaysNothingToPayOnce(t *testing.T) {
 	requireAbsent(tb, "textbox", "Amount to pay")
 	if n := strings.Count(strings.ToLower(pay.text()), "nothing to pay"); n != 1 {
 		t.Fatalf("the Pay panel says nothing to pay %d times: %q", n, pay.text())
+	}
+}
+
+// requireHint fails the test unless the field e has no placeholder, which would look like an
+// amount already filled in, and is described by a hint that says want.
+func requireHint(t *testing.T, e *element, want string) {
+	t.Helper()
+	described, err := e.call(`function() {
+		const hint = document.getElementById(this.getAttribute("aria-describedby") ?? "");
+		return JSON.stringify([this.placeholder, hint ? hint.textContent : ""]);
+	}`)
+	if wantJSON, _ := json.Marshal([]string{"", want}); err != nil || described != string(wantJSON) {
+		t.Fatalf("%s has the placeholder and hint %s (%v), want no placeholder and the hint %q", e, described, err, want)
 	}
 }

@@ -120,7 +120,7 @@ function fineForm(page) {
   const button = h("button", { type: "submit" }, "Charge fine");
   const form = h("form", {},
     h("div", { class: "fields" },
-      field({ id: "fine-amount", name: "amount", label: "Fine amount", inputmode: "decimal", required: true, autocomplete: "off", placeholder: "2.00" }),
+      field({ id: "fine-amount", name: "amount", label: "Fine amount", inputmode: "decimal", required: true, autocomplete: "off", hint: "For example 2.00." }),
       field({ id: "fine-reason", name: "reason", label: "Reason", required: true, wide: true, autocomplete: "off" }),
       button),
     outcome, errors);
