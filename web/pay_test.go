@@ -172,14 +172,16 @@ func TestPayPanelSaysNothingToPayOnce(t *testing.T) {
 	requireAccessible(tb, "a member's page, owing")
 
 	amount.fill("1.00")
-	pay.get("button", "Pay").click()
+	button := pay.get("button", "Pay")
+	button.click()
 	pay.get("status", "").waitText("Payment of 1.00 received.")
 	tb.waitText("region", "Account", "Balance: 2.00 owed")
+	tb.waitFor("the Pay button to be enabled again", func() bool { return !button.disabled() })
 	if value, err := amount.call(`function() { return this.value; }`); err != nil || value != "" {
 		t.Fatalf("the amount says %q (%v) after the payment, want it cleared", value, err)
 	}
 	amount.fill("2.00")
-	pay.get("button", "Pay").click()
+	button.click()
 	pay.get("status", "").waitText("Payment of 2.00 received.")
 	pay.waitText("Nothing to pay: the balance is 0.00.")
 	requireAbsent(tb, "textbox", "Amount to pay", "button", "Pay")
@@ -196,8 +198,9 @@ func TestPayPanelSaysNothingToPayOnce(t *testing.T) {
 	}
 
 	holdNext.Store(true)
+	tb.waitFor("the Pay button to be enabled", func() bool { return !button.disabled() })
 	amount.fill("1.00")
-	pay.get("button", "Pay").click()
+	button.click()
 	refusal := pay.get("alert", "").waitText("There is nothing to pay: the balance is 0.00.")
 	if n := strings.Count(strings.ToLower(refusal), "nothing to pay"); n != 1 || strings.Contains(refusal, "cents") {
 		t.Fatalf("the refusal says nothing to pay %d times, or in cents: %q", n, refusal)
