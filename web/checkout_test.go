@@ -172,7 +172,8 @@ func TestMemberPaysOnTheProvidersPage(t *testing.T) {
 	pay := tb.get("region", "Pay")
 	pay.waitText("Nothing to pay: the balance is 0.00.")
 	requireAbsent(tb, "textbox", "Amount to pay", "button", "Pay")
-	tb.row("History", "Payment of 3.00", "By", "the library")
+	tb.row("History", "Payment of 3.00 online", "By", "the library")
+	tb.row("History", "Payment page opened for 3.00", "By", "alice (member)")
 	requireAccessible(tb, "My account, paid up")
 	if n := paymentsRecorded(t, l.service, l.librarian, "alice"); n != 1 {
 		t.Fatalf("%d payments recorded, want 1", n)
@@ -274,6 +275,8 @@ func TestTwoTabsPayingOneFineAreRefundedOnce(t *testing.T) {
 	}
 	tabs[1].get("link", "Back to your account").click()
 	tabs[1].waitText("region", "Account", "Balance: Nothing owed")
+	tabs[1].row("History", "3.00 given back", "By", "the library")
+	tabs[1].row("History", "3.00 paid twice, to be given back", "By", "the library")
 }
 
 // A declined card pays nothing: Decline on the provider's page, then Cancel back to the
