@@ -69,6 +69,7 @@ func (env outboxEnv) lend(t *testing.T, id, email string) eventstore.Event {
 type seenEmails struct {
 	mu                                 sync.Mutex
 	accepted, skipped, relayDown, upAt int
+	deferred, parked                   int
 	failed                             []smtpclient.FailureClass
 }
 
@@ -79,8 +80,8 @@ func (s *seenEmails) EmailFailed(c smtpclient.FailureClass, _ string) {
 	s.failed = append(s.failed, c)
 	s.mu.Unlock()
 }
-func (s *seenEmails) EmailDeferred()     {}
-func (s *seenEmails) EmailParked()       {}
+func (s *seenEmails) EmailDeferred()     { s.mu.Lock(); s.deferred++; s.mu.Unlock() }
+func (s *seenEmails) EmailParked()       { s.mu.Lock(); s.parked++; s.mu.Unlock() }
 func (s *seenEmails) EmailsInFlight(int) {}
 func (s *seenEmails) RelayUp(up bool) {
 	s.mu.Lock()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
@@ -26,7 +27,7 @@ import (
 func (o *Outbox) Fire(ctx context.Context, t processor.Timer) error {
 	kind, r, ok := readReminder(t)
 	if !ok {
-		o.giveUp(ctx, t, "its timer can't be read")
+		o.giveUp(ctx, t.Key, t.At, "its timer can't be read")
 		return nil
 	}
 	book, err := o.Books.Current(ctx, r.BookID)
@@ -77,7 +78,7 @@ func (o *Outbox) remind(ctx context.Context, t processor.Timer, kind string, r r
 	if why, ok := noAddress(err); ok {
 		return o.reminderWaits(ctx, t, r, why)
 	} else if errors.As(err, &park) {
-		o.giveUp(ctx, t, park.Reason) // the member was erased: names nobody
+		o.giveUp(ctx, t.Key, r.At, park.Reason) // the member was erased: names nobody
 		return false, nil
 	} else if err != nil {
 		return false, err
@@ -92,7 +93,7 @@ func (o *Outbox) remind(ctx context.Context, t processor.Timer, kind string, r r
 	if sent {
 		return err == nil, err // a record that failed: the next fire records it, and goes on
 	}
-	return o.reminderFailed(ctx, t, err)
+	return o.reminderFailed(ctx, t, r, err)
 }
 
 // reminderWaits is what becomes of a reminder whose member has no address yet: its timer is
@@ -101,7 +102,7 @@ func (o *Outbox) remind(ctx context.Context, t processor.Timer, kind string, r r
 func (o *Outbox) reminderWaits(ctx context.Context, t processor.Timer, r reminder, why *noAddressError) (next bool, err error) {
 	left := o.addressLeft(r.At)
 	if left <= 0 {
-		o.giveUp(ctx, t, fmt.Sprintf("%s, %s after it was due", why.reason, o.addressWait()))
+		o.giveUp(ctx, t.Key, r.At, fmt.Sprintf("%s, %s after it was due", why.reason, o.addressWait()))
 		return true, nil
 	}
 	return false, processor.Schedule(ctx, t.Key, o.now().Add(o.nextAddressLook(left)), r)
@@ -112,7 +113,7 @@ func (o *Outbox) reminderWaits(ctx context.Context, t processor.Timer, r reminde
 // until ReminderAttempts have failed, and a refusal for good gives it up. A timer is never
 // parked (see processor), so giving up is the end of this reminder: it is logged and counted as
 // parked.
-func (o *Outbox) reminderFailed(ctx context.Context, t processor.Timer, err error) (next bool, _ error) {
+func (o *Outbox) reminderFailed(ctx context.Context, t processor.Timer, r reminder, err error) (next bool, _ error) {
 	se, ok := smtpclient.IsSendError(err)
 	if !ok {
 		return false, err // ctx ended, or the domain is full (Later): fired again shortly
@@ -121,24 +122,24 @@ func (o *Outbox) reminderFailed(ctx context.Context, t processor.Timer, err erro
 	var park *processor.ParkError
 	switch {
 	case errors.As(sorted, &park):
-		o.giveUp(ctx, t, se.PublicText())
+		o.giveUp(ctx, t.Key, r.At, se.PublicText())
 		return true, nil
 	case se.Class == smtpclient.RelayDown:
 		return false, sorted
 	case t.Attempts+1 >= o.reminderAttempts():
-		o.giveUp(ctx, t, "out of attempts: "+se.PublicText())
+		o.giveUp(ctx, t.Key, r.At, "out of attempts: "+se.PublicText())
 		return true, nil
 	}
 	o.observe(func(ob Observer) { ob.EmailDeferred() })
 	return false, sorted
 }
 
-// giveUp ends a reminder that will not go: logged, with the timer's key (ids only) and a reason
-// that names nobody, and counted as parked.
-func (o *Outbox) giveUp(ctx context.Context, t processor.Timer, reason string) {
+// giveUp ends a reminder that will not go: logged, with its timer's key (ids only), its due
+// time and a reason that names nobody, and counted as parked.
+func (o *Outbox) giveUp(ctx context.Context, key string, due time.Time, reason string) {
 	if o.Logger != nil {
 		o.Logger.LogAttrs(ctx, slog.LevelWarn, "reminder not sent", slog.String("processor", OutboxName),
-			slog.String("key", t.Key), slog.Time("due", t.At), slog.String("reason", reason))
+			slog.String("key", key), slog.Time("due", due), slog.String("reason", reason))
 	}
 	o.observe(func(ob Observer) { ob.EmailParked() })
 }

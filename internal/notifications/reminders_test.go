@@ -2,6 +2,7 @@ package notifications
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -253,4 +254,42 @@ func TestOutboxReminderWaitsForTheAddress(t *testing.T) {
 	require.Len(t, next, 1)
 	require.Equal(t, 2, dataOf(t, next[0]).Notice, "given up, and the next notice scheduled")
 	require.Len(t, env.srv.Messages(), 2)
+}
+
+// A reminder the relay refuses is sorted as a loan email is: a refusal for good gives it up
+// (counted as parked) and the next notice is scheduled; a refusal for now fails the fire, to be
+// tried again, until ReminderAttempts have failed, and is then given up; a relay that hangs up
+// pauses the timers, using up nothing.
+func TestOutboxSortsARemindersFailures(t *testing.T) {
+	t.Parallel()
+	env := newOutboxEnv(t)
+	o := env.outbox(t)
+	o.ReminderAttempts = 3
+	lend := func(id, addr string) processor.Timer {
+		ctx, changes := processor.RecordTimers(t.Context())
+		_ = o.Handle(ctx, env.lend(t, id, addr)) // its loan email refused as its notice will be
+		return timerOf(changes.Changes()[1])     // the first overdue notice
+	}
+	ctx := handling(t)
+
+	env.srv.RefuseRecipient("gone@example.org", 550, "no such user")
+	gone := lend("a", "gone@example.org")
+	next := fired(t, o, gone)
+	require.Len(t, next, 1, "given up, and the next notice scheduled")
+	require.Equal(t, 2, dataOf(t, next[0]).Notice)
+	require.Equal(t, 1, env.seen.parked, "the notice given up (the loan email is counted when the processor parks it)")
+
+	env.srv.RefuseRecipient("full@example.org", 452, "mailbox full")
+	full := lend("b", "full@example.org")
+	err := o.Fire(ctx, full)
+	require.Error(t, err, "tried again")
+	var pause *processor.PauseError
+	require.False(t, errors.As(err, &pause))
+	full.Attempts = 2 // the third attempt fails too
+	require.Len(t, fired(t, o, full), 1, "out of attempts: given up, the next notice scheduled")
+
+	env.srv.RefuseRecipient("busy@example.org", 421, "closing")
+	busy := lend("c", "busy@example.org")
+	err = o.Fire(ctx, busy)
+	require.ErrorAs(t, err, &pause, "the relay is down: the timers pause")
 }
