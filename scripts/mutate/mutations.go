@@ -84,7 +84,7 @@ var mutations = []mutation{
 	},
 	{
 		name:    "a new holder sends an email the relay accepted before the takeover",
-		file:    "internal/notifications/outbox.go",
+		file:    "internal/notifications/loan_email.go",
 		find:    "if done, err := o.alreadyAccepted(ctx, id); done || err != nil {",
 		replace: "if done, err := o.alreadyAccepted(ctx, id); (done && id == \"\") || err != nil {",
 		pkg:     "./internal/notifications/",
@@ -239,8 +239,8 @@ var mutations = []mutation{
 	{
 		name:    "a loan is not written to the member's account: an erasure at the same moment succeeds too",
 		file:    "internal/books/service.go",
-		find:    "Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.loanPeriod) },\n\t\tAlso:   s.onAccount(bookID),",
-		replace: "Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.loanPeriod) },",
+		find:    "Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.LoanPeriod) },\n\t\tAlso:   s.onAccount(bookID),",
+		replace: "Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.LoanPeriod) },",
 		pkg:     "./internal/app/",
 	},
 	{
@@ -252,7 +252,7 @@ var mutations = []mutation{
 	},
 	{
 		name:    "an email only written to the log is recorded as accepted, so the export lists it as sent",
-		file:    "internal/notifications/outbox.go",
+		file:    "internal/notifications/delivery.go",
 		find:    "if logsOnly(o.Mailer) {",
 		replace: "if false {",
 		pkg:     "./internal/notifications/",
@@ -459,5 +459,47 @@ var mutations = []mutation{
 		find:    "if r.proc.FiresTimers() {",
 		replace: "if false {",
 		pkg:     "./internal/processor/processorhttp/",
+	},
+	{
+		name:    "a return does not cancel the loan's reminders",
+		file:    "internal/notifications/reminders.go",
+		find:    "if err := processor.Cancel(ctx, reminderKey(dueSoon, bookID, loanID)); err != nil {\n\t\treturn err\n\t}\n\treturn processor.Cancel(ctx, reminderKey(overdue, bookID, loanID))",
+		replace: "return nil",
+		pkg:     "./internal/notifications/",
+	},
+	{
+		name:    "a reminder's Message-ID is not derived from its due time: a loan's overdue notices share one",
+		file:    "internal/notifications/message_id.go",
+		find:    `sum := sha256.Sum256([]byte(key + "\x00" + strconv.FormatInt(due.UnixMicro(), 10)))`,
+		replace: `sum := sha256.Sum256([]byte(key))`,
+		pkg:     "./internal/notifications/",
+	},
+	{
+		name:    "a renewal does not move the loan's reminders",
+		file:    "internal/notifications/outbox.go",
+		find:    "return o.scheduleReminders(ctx, bookID, ev.LoanID, ev.DueAt, e.RecordedAt)",
+		replace: "return nil",
+		pkg:     "./internal/notifications/",
+	},
+	{
+		name:    "a loan email to a member with no address yet is parked at once",
+		file:    "internal/notifications/loan_email.go",
+		find:    "return o.waitForAddress(why, e.RecordedAt)",
+		replace: "return &processor.ParkError{Reason: why.Error()}",
+		pkg:     "./internal/notifications/",
+	},
+	{
+		name:    "an event that waits uses up an attempt each time",
+		file:    "internal/processor/engine/dispatch_worker.go",
+		find:    "Attempts: attempt - 1, NextAttempt: next",
+		replace: "Attempts: attempt, NextAttempt: next",
+		pkg:     "./internal/processor/engine/",
+	},
+	{
+		name:    "an event that waits drops the timers its handling scheduled",
+		file:    "internal/processor/engine/dispatch_worker.go",
+		find:    "if res.entry != nil {\n\t\tres.changes = changes\n\t}",
+		replace: "",
+		pkg:     "./internal/processor/engine/",
 	},
 }
