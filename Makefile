@@ -1,10 +1,18 @@
 # The commands a newcomer needs. `make test` is the one command that runs every test.
-.PHONY: run test faults fuzz lint bench mutate build demo smoke screenshots fmt clean
+.PHONY: run test tools faults fuzz lint bench mutate build demo smoke screenshots fmt clean
 
 run: ## serve the API on 127.0.0.1:8080, in memory, without sign-in
 	go run ./cmd/library
 
-test: ## every test, PostgreSQL included (a throwaway cluster starts by itself), with the race detector, then the deployment's and the benchmark's modules, then the fault suite
+# Where go install puts programs; on PATH for the tests, which run stripe-mock from there.
+GOBIN_DIR := $(or $(shell go env GOBIN),$(shell go env GOPATH)/bin)
+export PATH := $(GOBIN_DIR):$(PATH)
+STRIPE_MOCK = github.com/stripe/stripe-mock@v0.203.0
+
+tools: ## install the programs the tests run that come from the Go module proxy, when missing: stripe-mock, Stripe's mock of its API (about a minute the first time)
+	@command -v stripe-mock >/dev/null || { echo "go install $(STRIPE_MOCK)"; go install $(STRIPE_MOCK); }
+
+test: tools ## every test, PostgreSQL included (a throwaway cluster starts by itself), with the race detector, then the deployment's and the benchmark's modules, then the fault suite
 	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	go vet ./...
 	go test -race -count=1 -timeout 20m ./...
@@ -32,18 +40,19 @@ mutate: ## small bugs made on purpose in the code that keeps the promises, one a
 bench: ## the benchmark, written to docs/benchmarks.md (about ten minutes; see docs/testing.md)
 	cd bench && go run .
 
-demo: ## PostgreSQL, Mailpit, an OpenID provider and two replicas on loopback; Ctrl-C stops and removes them
+demo: ## make build, then PostgreSQL, Mailpit (its first install takes minutes), an OpenID provider, a payment provider (devpay) and two replicas that take payments through it, on loopback; Ctrl-C stops and removes them
 	scripts/demo.sh
 
 smoke: ## the smoke test against a running deployment: make smoke URLS="http://127.0.0.1:8080 http://127.0.0.1:8081"
 	scripts/smoke.sh $(or $(URLS),http://127.0.0.1:8080)
 
 screenshots: ## the web app's pages as PNGs in docs/ (screenshot-*.png), taken by its browser tests
-	SCREENSHOTS=docs go test -count=1 -run 'TestPayDoubleClickRecordsOnePayment|TestLendShowsInTheCatalogAtOnce|TestOperationsShowsTheHolderAndTheTakeover|TestMemberSignsInAndPaysOnce' ./web/
+	SCREENSHOTS=docs go test -count=1 -run 'TestPayDoubleClickRecordsOnePayment|TestLendShowsInTheCatalogAtOnce|TestOperationsShowsTheHolderAndTheTakeover|TestMemberPaysOnTheProvidersPage' ./web/
 
-build: ## static binaries in bin/: the service, and devidp, an OpenID provider for demos
+build: ## static binaries in bin/: the service, devidp, an OpenID provider for demos, and devpay, a payment provider for demos
 	CGO_ENABLED=0 go build -trimpath -o bin/library ./cmd/library
 	CGO_ENABLED=0 go build -trimpath -o bin/devidp ./cmd/devidp
+	CGO_ENABLED=0 go build -trimpath -o bin/devpay ./cmd/devpay
 
 fmt:
 	gofmt -w .

@@ -55,7 +55,7 @@ func startSignedIn(ctx context.Context, idpBin, bin string, db *database, worker
 	databaseURL, err := db.another(ctx, "signin")
 	if err == nil {
 		s.svc, err = startService(ctx, bin, databaseURL, "REPLICA_ID=bench-signin",
-			"AUTH=", "AUTH_ISSUER="+s.idp.BaseURL, "AUTH_AUDIENCE="+tokenAudience)
+			"AUTH=", "AUTH_ISSUER="+s.idp.BaseURL, "AUTH_AUDIENCE="+tokenAudience, "PAYMENTS=off")
 	}
 	if err == nil {
 		err = refusesAnonymous(ctx, s.svc.BaseURL)

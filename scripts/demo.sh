@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # The local demo (make demo): a throwaway PostgreSQL, Mailpit, an OpenID provider (cmd/devidp,
-# with three users: alice, a member; libby, a librarian; oscar, an operator) and two replicas of
-# the service on loopback, sharing them. It checks its ports first and says which is taken; prints where
-# everything is and how to stop it; and runs until Ctrl-C (or a kill of this script), which
-# stops everything it started and removes everything it made (Mailpit's binary, built once into
-# $(go env GOPATH)/bin, stays for the next time). When a part fails to start or stops on its
-# own, it says which, shows the end of that part's log and keeps the logs.
+# with three users: alice, a member; libby, a librarian; oscar, an operator), a payment provider
+# (cmd/devpay, a stand-in for Stripe with the demo's public test keys, whose webhooks go to both
+# replicas) and two replicas of the service on loopback, sharing them; members pay fines online
+# (PAYMENTS=stripe), and devpay's page sends them back to the first replica's web app. It checks
+# its ports first and says which is taken; runs make build (bin/library, bin/devidp and
+# bin/devpay, which it runs); prints where everything is, the commands to try
+# (scripts/demo-commands.sh) and how to stop it; and runs until Ctrl-C (or a
+# kill of this script), which stops everything it started and removes everything else it made
+# (bin/ and Mailpit's binary, installed once into $(go env GOPATH)/bin, stay for the next
+# time). When a part fails to start or stops on its own, it says which, shows the end of that
+# part's log and keeps the logs.
 #
-# Needs Go, curl and the PostgreSQL server binaries (Debian: apt-get install postgresql).
+# Needs Go, make, curl and the PostgreSQL server binaries (Debian: apt-get install postgresql).
 # Ports: DEMO_API_PORTS (default "8080 8081"), DEMO_PG_PORT (5434), DEMO_SMTP_PORT (1025),
-# DEMO_MAILPIT_PORT (8025), DEMO_IDP_PORT (9096).
+# DEMO_MAILPIT_PORT (8025), DEMO_IDP_PORT (9096), DEMO_PAY_PORT (9097).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +23,9 @@ pg_port="${DEMO_PG_PORT:-5434}"
 smtp_port="${DEMO_SMTP_PORT:-1025}"
 web_port="${DEMO_MAILPIT_PORT:-8025}"
 idp_port="${DEMO_IDP_PORT:-9096}"
+pay_port="${DEMO_PAY_PORT:-9097}"
+# devpay's own defaults: public, like devidp's passwords, and for this demo only.
+pay_key=sk_test_devpay pay_webhook_secret=whsec_devpay
 
 # Every port must be free before anything starts: a port held by an earlier run would answer
 # for a replica that never came up.
@@ -27,7 +35,7 @@ if [ "${#api_ports[@]}" -ne 2 ]; then
   exit 1
 fi
 for entry in "${api_ports[0]} DEMO_API_PORTS" "${api_ports[1]} DEMO_API_PORTS" "$pg_port DEMO_PG_PORT" \
-  "$smtp_port DEMO_SMTP_PORT" "$web_port DEMO_MAILPIT_PORT" "$idp_port DEMO_IDP_PORT"; do
+  "$smtp_port DEMO_SMTP_PORT" "$web_port DEMO_MAILPIT_PORT" "$idp_port DEMO_IDP_PORT" "$pay_port DEMO_PAY_PORT"; do
   read -r port name <<<"$entry"
   if ! [[ "$port" =~ ^[0-9]+$ ]] || [ "$port" -lt 1 ] || [ "$port" -gt 65535 ]; then
     echo "$name must be a port number from 1 to 65535, not \"$port\"" >&2
@@ -80,14 +88,18 @@ wait_for() { # URL WHAT LOG PID
   fail "$2 did not come up within 30 seconds" "$3"
 }
 
-echo "building the service and the OpenID provider..."
-CGO_ENABLED=0 go build -o "$work/library" ./cmd/library
-CGO_ENABLED=0 go build -o "$work/devidp" ./cmd/devidp
+# make build itself, so that its binaries and Go's build cache serve: a second of work when
+# they are up to date (other build flags would compile everything again, for minutes).
+echo "building bin/library, bin/devidp and bin/devpay (make build: seconds when they are up to date)..."
+make --no-print-directory build
 
 mailpit="$(command -v mailpit || echo "$(go env GOPATH)/bin/mailpit")"
 if [ ! -x "$mailpit" ]; then
-  echo "building Mailpit (once; a couple of minutes)..."
-  GOFLAGS= go install github.com/axllent/mailpit@v1.33.1
+  echo "installing Mailpit v1.33.1 into $(dirname "$mailpit"), once: Go downloads some 35 modules"
+  echo "and compiles some 175 packages, naming each (2 to 4 minutes on two cores)..."
+  started=$SECONDS
+  GOFLAGS= go install -v github.com/axllent/mailpit@v1.33.1 2>&1 | sed -u 's/^/  mailpit: /'
+  echo "Mailpit installed in $((SECONDS - started)) s; the next demo starts at once"
 fi
 
 echo "starting PostgreSQL on port $pg_port..."
@@ -102,15 +114,25 @@ eval "$pg_env"
 pids+=($!)
 wait_for "http://127.0.0.1:$web_port/readyz" Mailpit "$work/mailpit.log" "${pids[-1]}"
 
-DEVIDP_ADDR="127.0.0.1:$idp_port" "$work/devidp" >"$work/devidp.log" 2>&1 &
+DEVIDP_ADDR="127.0.0.1:$idp_port" bin/devidp >"$work/devidp.log" 2>&1 &
 pids+=($!)
 wait_for "http://127.0.0.1:$idp_port/.well-known/openid-configuration" "the OpenID provider" "$work/devidp.log" "${pids[-1]}"
+
+# The payment provider tells every replica of each payment: each records it once.
+webhooks=()
+for port in "${api_ports[@]}"; do webhooks+=("http://127.0.0.1:$port/webhooks/stripe"); done
+DEVPAY_ADDR="127.0.0.1:$pay_port" DEVPAY_WEBHOOK_URLS="$(IFS=,; echo "${webhooks[*]}")" \
+  DEVPAY_SECRET_KEY="$pay_key" DEVPAY_WEBHOOK_SECRET="$pay_webhook_secret" bin/devpay >"$work/devpay.log" 2>&1 &
+pids+=($!)
+wait_for "http://127.0.0.1:$pay_port/pay/page.css" "the payment provider" "$work/devpay.log" "${pids[-1]}"
 
 export DATABASE_URL SMTP_URL="smtp://127.0.0.1:$smtp_port?tls=none"
 export ADMIN_TOKEN="${ADMIN_TOKEN:-demo-admin-token-for-this-machine-only}"
 # Members' names and emails are sealed with data keys that this key wraps: the demo's own.
 export PII_KEY="${PII_KEY:-$(head -c 32 /dev/urandom | base64)}"
 export AUTH_ISSUER="http://127.0.0.1:$idp_port" AUTH_AUDIENCE=library AUTH_CLIENT_ID=library-web
+export PAYMENTS=stripe STRIPE_API_URL="http://127.0.0.1:$pay_port" STRIPE_SECRET_KEY="$pay_key"
+export STRIPE_WEBHOOK_SECRET="$pay_webhook_secret" PUBLIC_URL="http://127.0.0.1:${api_ports[0]}"
 export LOG_FORMAT=text
 replica=a
 for port in "${api_ports[@]}"; do
@@ -121,7 +143,7 @@ for port in "${api_ports[@]}"; do
   done
   others_list=$(IFS=,; echo "${others[*]}")
   OPERATIONS_REPLICAS="$others_list" CORS_ORIGINS="$others_list" \
-    HTTP_ADDR="127.0.0.1:$port" REPLICA_ID="$replica" "$work/library" >"$work/$replica.log" 2>&1 &
+    HTTP_ADDR="127.0.0.1:$port" REPLICA_ID="$replica" bin/library >"$work/$replica.log" 2>&1 &
   pids+=($!)
   # One at a time: the first takes every lease, and the migrations run once.
   wait_for "http://127.0.0.1:$port/readyz" "replica $replica" "$work/$replica.log" "${pids[-1]}"
@@ -130,31 +152,32 @@ done
 
 cat <<EOF
 
-The library is running: two replicas on one PostgreSQL and one mail server.
+The library is running: two replicas on one PostgreSQL, one mail server and one payment provider.
 
   replica a    http://127.0.0.1:${api_ports[0]}        (logs: $work/a.log)
   replica b    http://127.0.0.1:${api_ports[1]}        (logs: $work/b.log)
   emails       http://127.0.0.1:$web_port        (Mailpit)
-  sign-in      $AUTH_ISSUER        (alice, libby, oscar; each password is the name + "-password")
+  sign-in      $AUTH_ISSUER        (alice, a member; libby, a librarian; oscar, an operator)
+  passwords    alice-password, libby-password, oscar-password
+  payments     http://127.0.0.1:$pay_port        (devpay, a stand-in for Stripe; logs: $work/devpay.log)
+               alice pays a fine in the web app: its Pay opens devpay's page, where Pay pays it (the
+               commands below fine her). What devpay was asked and sent, with its test key:
+               curl -s -u $pay_key: http://127.0.0.1:$pay_port/_devpay/sessions   (or deliveries, refunds)
   database     $DATABASE_URL
   admin token  $ADMIN_TOKEN
   logs         $work/*.log, and PostgreSQL's in $work/pg/server.log
 
-Try it (a token for a script is one curl; the web page signs in on the provider's page):
-  token() { curl -s -u "\$1:\$1-password" -d grant_type=client_credentials $AUTH_ISSUER/oauth/token | sed 's/.*"access_token":"\([^"]*\)".*/\1/'; }
-  LIBBY=\$(token libby)
-  curl -s -w ' %{http_code}\n' -X POST 127.0.0.1:${api_ports[1]}/books -H "Authorization: Bearer \$LIBBY" -H 'Content-Type: application/json' -d '{"id":"dune","title":"Dune","author":"Frank Herbert"}'
-  curl -s -w ' %{http_code}\n' -X POST 127.0.0.1:${api_ports[1]}/books/dune/loans -H "Authorization: Bearer \$LIBBY" -H 'Content-Type: application/json' -d '{"loanId":"loan-1","memberId":"alice"}'
-  curl -s -H "Authorization: Bearer $ADMIN_TOKEN" 127.0.0.1:${api_ports[0]}/status
-  SMOKE_TOKEN=\$LIBBY scripts/smoke.sh http://127.0.0.1:${api_ports[0]} http://127.0.0.1:${api_ports[1]}
+Try it: each line as it is, in bash, from this directory. A token for a script is one curl;
+the web page signs in on the provider's page, which lists its users.
+$(scripts/demo-commands.sh "http://127.0.0.1:${api_ports[0]}" "http://127.0.0.1:${api_ports[1]}" "$AUTH_ISSUER" "$ADMIN_TOKEN" "http://127.0.0.1:$web_port")
 
 To stop everything and remove what the demo made: Ctrl-C here, or from another shell
   kill $$
 EOF
 
 # Until Ctrl-C, or until one of them stops on its own: then say which, and keep the logs.
-names=(Mailpit "the OpenID provider" "replica a" "replica b")
-logs=("$work/mailpit.log" "$work/devidp.log" "$work/a.log" "$work/b.log")
+names=(Mailpit "the OpenID provider" "the payment provider" "replica a" "replica b")
+logs=("$work/mailpit.log" "$work/devidp.log" "$work/devpay.log" "$work/a.log" "$work/b.log")
 wait -n "${pids[@]}" || true
 for i in "${!pids[@]}"; do
   if ! kill -0 "${pids[$i]}" 2>/dev/null; then

@@ -4,8 +4,10 @@ package web_test
 // payment intent, whatever the person or the network does to it.
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"library/internal/app"
@@ -138,4 +140,92 @@ func TestPayLostAnswerIsRetriedWithTheSameKey(t *testing.T) {
 		t.Fatalf("%d PaymentReceived events, want 1", n)
 	}
 	tb.waitText("region", "Account", "Balance: 2.00 owed")
+}
+
+// The Pay panel as a new user reads it. The amount field is empty, its example a hint beside
+// it rather than a placeholder that looks filled in, and a payment recorded empties it again.
+// A payment of all that is owed clears the form away: the panel says, once, that there is nothing to pay, in the page's own amounts. A
+// payment from a page that still shows a balance, paid meanwhile elsewhere, is refused in one
+// sentence in those amounts too (the account's read is held back, so that the refusal is seen),
+// which gives way to the panel's own sentence once the account is read again.
+func TestPayPanelSaysNothingToPayOnce(t *testing.T) {
+	t.Parallel()
+	base := startService(t, app.Config{DatabaseURL: pgtest.NewDatabase(t), WebUI: true})
+	openAccountOwing(t, base, "bob", "Bob Dylan", 300)
+
+	tb := newTab(t)
+	var holdNext atomic.Bool
+	release := make(chan struct{})
+	intercept(tb, "*/accounts/bob", func(_ int, r intercepted) verdict {
+		if r.Method == http.MethodGet && holdNext.CompareAndSwap(true, false) {
+			return verdict{hold: release}
+		}
+		return verdict{}
+	})
+	tb.open(base + "/#/members/bob")
+	tb.waitText("region", "Account", "Balance: 3.00 owed")
+	pay := tb.get("region", "Pay")
+	amount := pay.get("textbox", "Amount to pay")
+	requireHint(t, amount, "For example 3.50.")
+	fine := tb.get("region", "Charge a fine")
+	requireHint(t, fine.get("textbox", "Fine amount"), "For example 2.00.")
+	requireAccessible(tb, "a member's page, owing")
+
+	amount.fill("1.00")
+	button := pay.get("button", "Pay")
+	button.click()
+	pay.get("status", "").waitText("Payment of 1.00 received.")
+	tb.waitText("region", "Account", "Balance: 2.00 owed")
+	tb.waitFor("the Pay button to be enabled again", func() bool { return !button.disabled() })
+	if value, err := amount.call(`function() { return this.value; }`); err != nil || value != "" {
+		t.Fatalf("the amount says %q (%v) after the payment, want it cleared", value, err)
+	}
+	amount.fill("2.00")
+	button.click()
+	pay.get("status", "").waitText("Payment of 2.00 received.")
+	pay.waitText("Nothing to pay: the balance is 0.00.")
+	requireAbsent(tb, "textbox", "Amount to pay", "button", "Pay")
+	requireAccessible(tb, "a member's page, paid up")
+
+	fine.get("textbox", "Fine amount").fill("1.00")
+	fine.get("textbox", "Reason").fill("Lost bookmark")
+	fine.get("button", "Charge fine").click()
+	tb.waitText("region", "Account", "Balance: 1.00 owed")
+	amount = pay.get("textbox", "Amount to pay")
+	if status, b := callAPI(t, http.MethodPost, base+"/accounts/bob/payments", map[string]any{"amount": 100},
+		"Idempotency-Key", "paid-elsewhere"); status != http.StatusCreated {
+		t.Fatalf("pay elsewhere: %d %s", status, b)
+	}
+
+	holdNext.Store(true)
+	tb.waitFor("the Pay button to be enabled", func() bool { return !button.disabled() })
+	amount.fill("1.00")
+	button.click()
+	refusal := pay.get("alert", "").waitText("There is nothing to pay: the balance is 0.00.")
+	if n := strings.Count(strings.ToLower(refusal), "nothing to pay"); n != 1 || strings.Contains(refusal, "cents") {
+		t.Fatalf("the refusal says nothing to pay %d times, or in cents: %q", n, refusal)
+	}
+	close(release)
+	pay.waitText("Nothing to pay: the balance is 0.00.")
+	tb.waitFor("the refusal to give way to the panel's sentence", func() bool {
+		found, err := tb.queryAX(0, "alert", "")
+		return err == nil && len(found) == 0
+	})
+	requireAbsent(tb, "textbox", "Amount to pay")
+	if n := strings.Count(strings.ToLower(pay.text()), "nothing to pay"); n != 1 {
+		t.Fatalf("the Pay panel says nothing to pay %d times: %q", n, pay.text())
+	}
+}
+
+// requireHint fails the test unless the field e has no placeholder, which would look like an
+// amount already filled in, and is described by a hint that says want.
+func requireHint(t *testing.T, e *element, want string) {
+	t.Helper()
+	described, err := e.call(`function() {
+		const hint = document.getElementById(this.getAttribute("aria-describedby") ?? "");
+		return JSON.stringify([this.placeholder, hint ? hint.textContent : ""]);
+	}`)
+	if wantJSON, _ := json.Marshal([]string{"", want}); err != nil || described != string(wantJSON) {
+		t.Fatalf("%s has the placeholder and hint %s (%v), want no placeholder and the hint %q", e, described, err, want)
+	}
 }

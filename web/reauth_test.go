@@ -5,7 +5,6 @@ package web_test
 // until they are back.
 
 import (
-	"net/http"
 	"strings"
 	"testing"
 )
@@ -22,26 +21,19 @@ func refusedToken(authorization string) string {
 	return "Bearer " + token[:dot+1] + string(signature)
 }
 
-// A member pays, and the service refuses the payment's token with 401 (the test swaps the token
+// A member pays, and the service refuses the checkout's token with 401 (the test swaps the token
 // for a broken one on its way out, so that the service's own check says no). The page asks to
 // sign in again and keeps the payment: which form, its amount and its key wait in the tab's
 // sessionStorage, and the token itself is stored nowhere. After the round trip to the provider
-// the form is back with its amount, and pressing Pay sends the payment under the same
-// Idempotency-Key: one payment is recorded.
+// the form is back with its amount, and pressing Pay sends the checkout under the same
+// Idempotency-Key: one page at the payment provider, where the browser goes.
 func TestSignInAgainKeepsThePaymentAndItsKey(t *testing.T) {
 	t.Parallel()
-	base, p := signedInService(t)
-	libby := p.Bearer(t, "libby")
-	mustCallAs(t, libby, http.MethodPut, base+"/accounts/alice", map[string]any{"name": "Alice Liddell"}, http.StatusCreated)
-	mustCallAs(t, libby, http.MethodPost, base+"/accounts/alice/fines", map[string]any{"amount": 500, "reason": "Torn cover"}, http.StatusCreated)
-
-	tb := newTab(t)
-	tb.open(base + "/#/books")
-	signIn(tb, "alice")
-	tb.get("navigation", "Main").get("link", "My account").click()
+	l := startPayingLibrary(t, 500, nil)
+	tb := l.myAccount(t)
 	tb.waitText("region", "Account", "Balance: 5.00 owed")
 
-	payments := interceptRequests(tb, "*/accounts/alice/payments", func(n int, r intercepted) verdict {
+	checkouts := interceptRequests(tb, "*/accounts/alice/checkouts", func(n int, r intercepted) verdict {
 		if n == 0 {
 			return verdict{authorization: refusedToken(r.Authorization)}
 		}
@@ -54,9 +46,9 @@ func TestSignInAgainKeepsThePaymentAndItsKey(t *testing.T) {
 	if !strings.Contains(refusal, "Code: Unauthorized") {
 		t.Fatalf("the refusal does not say it is the service's 401: %q", refusal)
 	}
-	first := payments.waitRequests(1)[0]
+	first := checkouts.waitRequests(1)[0]
 	if !strings.HasPrefix(first.Authorization, "Bearer ") || first.IdempotencyKey == "" {
-		t.Fatalf("the payment went with Authorization %q and Idempotency-Key %q", first.Authorization, first.IdempotencyKey)
+		t.Fatalf("the checkout went with Authorization %q and Idempotency-Key %q", first.Authorization, first.IdempotencyKey)
 	}
 	stored, err := tb.eval(`JSON.stringify([localStorage, sessionStorage, document.cookie, location.href])`)
 	if err != nil {
@@ -73,27 +65,26 @@ func TestSignInAgainKeepsThePaymentAndItsKey(t *testing.T) {
 	pay.get("button", "Sign in again").click()
 	signInAtProvider(tb, "alice")
 	pay = tb.get("region", "Pay")
-	pay.get("status", "").waitText("You are signed in again. Press Pay to send the same payment")
+	pay.get("status", "").waitText("You are signed in again. Press Pay to go on to the payment page")
 	if amount, err := pay.get("textbox", "Amount to pay").call(`function() { return this.value; }`); err != nil || amount != "3.00" {
 		t.Fatalf("the amount is %q (%v) after the sign-in, want 3.00", amount, err)
 	}
-	if n := paymentsRecorded(t, base, libby, "alice"); n != 0 {
-		t.Fatalf("%d payments recorded after a 401, want 0", n)
+	if stored, err := tb.eval(`JSON.stringify(sessionStorage)`); err != nil || strings.Contains(stored, first.IdempotencyKey) {
+		t.Fatalf("the payment's key is still stored once it is back in the form (%v): %s", err, stored)
+	}
+	if n := len(l.pay.Sessions()); n != 0 {
+		t.Fatalf("%d pages at the provider after a 401, want 0", n)
 	}
 	pay.get("button", "Pay").click()
-	pay.get("status", "").waitText("Payment of 3.00 received.")
-	requests := payments.waitRequests(2)
+	tb.get("form", "Payment") // the provider's page
+	requests := checkouts.waitRequests(2)
 	if key := requireOneKey(t, requests); key != first.IdempotencyKey {
-		t.Fatalf("the payment went with %q after the sign-in, %q before", key, first.IdempotencyKey)
+		t.Fatalf("the checkout went with %q after the sign-in, %q before", key, first.IdempotencyKey)
 	}
 	if len(requests) != 2 {
-		t.Fatalf("%d payment requests, want the refused one and one after the sign-in", len(requests))
+		t.Fatalf("%d checkout requests, want the refused one and one after the sign-in", len(requests))
 	}
-	tb.waitText("region", "Account", "Balance: 2.00 owed")
-	if n := paymentsRecorded(t, base, libby, "alice"); n != 1 {
-		t.Fatalf("%d payments recorded, want 1", n)
-	}
-	if stored, err := tb.eval(`JSON.stringify(sessionStorage)`); err != nil || strings.Contains(stored, first.IdempotencyKey) {
-		t.Fatalf("the finished payment's key is still kept (%v): %s", err, stored)
+	if sessions := l.pay.Sessions(); len(sessions) != 1 || sessions[0].AmountTotal != 300 {
+		t.Fatalf("pages at the provider: %+v, want one of 3.00", sessions)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp/kb"
 
@@ -105,11 +106,11 @@ var staffControls = []string{
 }
 
 // A member signs in on the provider's page and sees their own account: the loan a librarian
-// made them, the fine a librarian charged, and its history. A double click on Pay records one
-// payment (the first answer is held back until the second click has landed), as the librarian
-// reads in the account's history. No page shows the member a fine, lend, return or add-book
-// control. Before signing in, the catalog shows the loan without its borrower.
-func TestMemberSignsInAndPaysOnce(t *testing.T) {
+// made them, the fine a librarian charged, and its history. This library takes no payments
+// online, so the Pay panel says where fines are paid, with no form to pay in. No page shows the
+// member a fine, lend, return or add-book control. Before signing in, the catalog shows the
+// loan without its borrower.
+func TestMemberSignsInAndSeesTheirAccount(t *testing.T) {
 	t.Parallel()
 	base, p := signedInService(t)
 	libby := p.Bearer(t, "libby")
@@ -135,32 +136,10 @@ func TestMemberSignsInAndPaysOnce(t *testing.T) {
 	tb.row("My loans", "Dune", "Author", "Frank Herbert")
 	tb.waitText("region", "Account", "Balance: 5.00 owed")
 	tb.row("History", "Fine of 5.00: Dune, 20 days late", "By", "a librarian")
-
-	release := make(chan struct{})
-	payments := intercept(tb, "*/accounts/alice/payments", func(n int, _ intercepted) verdict {
-		if n == 0 {
-			return verdict{hold: release}
-		}
-		return verdict{}
-	})
-	pay := tb.get("region", "Pay")
-	pay.get("textbox", "Amount to pay").fill("3.00")
-	button := pay.get("button", "Pay")
-	button.doubleClick()
-	payments.waitRequests(1) // the service has answered; the page has not seen it yet
-	if !button.disabled() {
-		t.Fatal("the Pay button is enabled while the payment is in flight")
-	}
-	close(release)
-	pay.get("status", "").waitText("Payment of 3.00 received.")
-	tb.waitText("region", "Account", "Balance: 2.00 owed")
-	tb.row("History", "Payment of 3.00", "By", "alice (member)")
-	requireOneKey(t, payments.requests())
-	if n := paymentsRecorded(t, base, libby, "alice"); n != 1 {
-		t.Fatalf("%d payments recorded after a double click, want 1", n)
-	}
+	tb.waitText("region", "Pay", "Fines are paid at the library's desk.")
+	requireAbsent(tb, "textbox", "Amount to pay", "button", "Pay")
 	requireAbsent(tb, staffControls...)
-	screenshot(tb, "account")
+	requireAccessible(tb, "My account, paying at the desk")
 
 	tb.goTo("#/books/dune")
 	tb.waitText("region", "This book", "Lent to\nyou")
@@ -279,7 +258,9 @@ func TestOpenServiceSaysSoOnEveryPage(t *testing.T) {
 // operator's own token, and sends Retry parked with it, so there is no admin token to type.
 func TestOperatorSeesOperations(t *testing.T) {
 	t.Parallel()
-	base, p := signedInService(t)
+	p := apitest.StartProvider(t)
+	// The loan's email waits a millisecond for its member's address, then is parked.
+	base := startService(t, apitest.WithSignIn(app.Config{WebUI: true, EmailAddressWait: time.Millisecond}, p))
 	libby := p.Bearer(t, "libby")
 	mustCallAs(t, libby, http.MethodPost, base+"/books", map[string]string{"id": "dune", "title": "Dune", "author": "Frank Herbert"}, http.StatusCreated)
 	mustCallAs(t, libby, http.MethodPost, base+"/books/dune/loans", map[string]string{"loanId": "loan-1", "memberId": "nobody"}, http.StatusCreated)

@@ -10,7 +10,10 @@
 // OpenID provider named there (authorization code flow with PKCE, a top-level redirect), the
 // access token is kept in the page's memory only and sent as Authorization: Bearer, and each
 // person sees only what their roles allow. Every command is sent with one Idempotency-Key per
-// intent, kept across every retry of it and across a sign-in that a 401 asked for. Files are
+// intent, kept across every retry of it and across a sign-in that a 401 asked for. When
+// /config.json says members pay online, a member's Pay goes to the payment provider's page, and
+// the page it sends them back to (#/checkouts/{memberId}/{checkoutId}) says "paid" only once the
+// service does; otherwise fines are paid at the desk. Files are
 // revalidated on every load (ETag, no-cache), so a new binary's app is never mixed with an old
 // one's modules.
 package web

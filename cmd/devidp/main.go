@@ -6,8 +6,9 @@
 // Each flag defaults to an environment variable: DEVIDP_ADDR (default 127.0.0.1:9096),
 // DEVIDP_ISSUER (default http:// and the address it listens on), DEVIDP_AUDIENCE (default
 // library), DEVIDP_USERS (a JSON file of users; default the three built-in ones, as in
-// users.json here), DEVIDP_CLIENT_ID (default library-web) and DEVIDP_REDIRECT_URIS (redirect
-// URIs besides loopback ones, separated by commas). It stops on SIGINT or SIGTERM.
+// users.json here, which the sign-in page lists with their passwords), DEVIDP_CLIENT_ID
+// (default library-web) and DEVIDP_REDIRECT_URIS (redirect URIs besides loopback ones,
+// separated by commas). It stops on SIGINT or SIGTERM.
 //
 // A token for a script:
 //
@@ -101,17 +102,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 // serve serves the provider on ln until ctx ends, then shuts down gracefully.
 func serve(ctx context.Context, ln net.Listener, cfg config, logger *slog.Logger) error {
 	defer func() { _ = ln.Close() }()
-	users := devidp.DefaultUsers()
-	if cfg.usersPath != "" {
-		var err error
-		if users, err = devidp.LoadUsers(cfg.usersPath); err != nil {
-			return err
-		}
+	opts, err := providerOptions(cfg, logger)
+	if err != nil {
+		return err
 	}
-	p, err := devidp.New(devidp.Options{
-		Issuer: cfg.issuer, Audience: cfg.audience, Users: users, WebClientID: cfg.clientID,
-		RedirectURIs: cfg.redirectURIs, Logger: logger,
-	})
+	users := opts.Users
+	p, err := devidp.New(opts)
 	if err != nil {
 		return err
 	}
@@ -132,6 +128,23 @@ func serve(ctx context.Context, ln net.Listener, cfg config, logger *slog.Logger
 	}
 	logger.Info("devidp: stopped")
 	return nil
+}
+
+// providerOptions are the provider's options for cfg. The built-in users are listed on the
+// sign-in page with their passwords, which the README states anyway; users from a file are not.
+func providerOptions(cfg config, logger *slog.Logger) (devidp.Options, error) {
+	opts := devidp.Options{
+		Issuer: cfg.issuer, Audience: cfg.audience, Users: devidp.DefaultUsers(), ShowUsers: true,
+		WebClientID: cfg.clientID, RedirectURIs: cfg.redirectURIs, Logger: logger,
+	}
+	if cfg.usersPath != "" {
+		users, err := devidp.LoadUsers(cfg.usersPath)
+		if err != nil {
+			return devidp.Options{}, err
+		}
+		opts.Users, opts.ShowUsers = users, false
+	}
+	return opts, nil
 }
 
 // describe names each user with their roles, never their password: "alice (no roles), libby

@@ -58,6 +58,20 @@ func TestServeAnnouncesItselfAndStops(t *testing.T) {
 	require.Contains(t, out, "devidp: stopped")
 }
 
+// The built-in users are listed on the sign-in page, their passwords being public; users from a
+// file are not.
+func TestOnlyTheBuiltInUsersAreShown(t *testing.T) {
+	t.Parallel()
+	builtIn, err := providerOptions(config{issuer: "http://127.0.0.1:9096"}, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	require.True(t, builtIn.ShowUsers)
+	require.Len(t, builtIn.Users, 3)
+	fromFile, err := providerOptions(config{issuer: "http://127.0.0.1:9096", usersPath: "users.json"}, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	require.False(t, fromFile.ShowUsers)
+	require.Len(t, fromFile.Users, 3)
+}
+
 // clientCredentials gets a token as the curl in the command's doc does.
 func clientCredentials(t *testing.T, issuer, user, password string) string {
 	t.Helper()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,21 +29,38 @@ func TestADatabaseWithoutSignInIsRefused(t *testing.T) {
 	require.Contains(t, p.Output(), `"level":"WARN","msg":"AUTH=off: no sign-in`)
 }
 
+// signedInPair is two replicas with sign-in on, on one database and SMTP server, and their
+// provider.
+type signedInPair struct {
+	replicaPair
+	idp        *apitest.Provider
+	adminToken string
+}
+
+// startSignedInPair starts a provider and a holder of every lease, then a standby.
+func startSignedInPair(t *testing.T) signedInPair {
+	t.Helper()
+	pair := signedInPair{idp: apitest.StartProvider(t), adminToken: "smoke-admin-token-of-at-least-32-characters"}
+	pair.smtp = smtptest.Start(t)
+	env := []string{"DATABASE_URL=" + pgtest.NewDatabase(t), "SMTP_URL=" + pair.smtp.URL(), "AUTH=",
+		"AUTH_ISSUER=" + pair.idp.Issuer, "AUTH_AUDIENCE=" + apitest.Audience, "ADMIN_TOKEN=" + pair.adminToken}
+	pair.holder = start(t, append(env, "REPLICA_ID=holder")...)
+	waitUntil(t, 10*time.Second, func() bool { return holds(pair.holder, "notifications", pair.adminToken) }, "the first process to hold its leases")
+	pair.standby = start(t, append(env, "REPLICA_ID=standby")...)
+	waitUntil(t, 10*time.Second, func() bool { return ready(pair.standby) }, "the standby to be ready")
+	return pair
+}
+
 // The smoke test passes against two replicas with sign-in on, with a librarian's token from
-// the provider and the break-glass ADMIN_TOKEN for /status.
+// the provider and the break-glass ADMIN_TOKEN for /status; without them it fails at once and
+// says which is missing.
 func TestSmokeScriptWithSignIn(t *testing.T) {
 	t.Parallel()
-	idp := apitest.StartProvider(t)
-	const adminToken = "smoke-admin-token-of-at-least-32-characters"
-	env := []string{"DATABASE_URL=" + pgtest.NewDatabase(t), "SMTP_URL=" + smtptest.Start(t).URL(), "AUTH=",
-		"AUTH_ISSUER=" + idp.Issuer, "AUTH_AUDIENCE=" + apitest.Audience, "ADMIN_TOKEN=" + adminToken}
-	holder := start(t, append(env, "REPLICA_ID=holder")...)
-	waitUntil(t, 10*time.Second, func() bool { return holds(holder, "notifications", adminToken) }, "the first process to hold its leases")
-	standby := start(t, append(env, "REPLICA_ID=standby")...)
-	waitUntil(t, 10*time.Second, func() bool { return ready(standby) }, "the standby to be ready")
+	pair := startSignedInPair(t)
+	holder, standby := pair.holder, pair.standby
 
 	cmd := smokeCommand(holder.URL(""), standby.URL(""))
-	cmd.Env = append(cmd.Environ(), "SMOKE_TOKEN="+idp.Token(t, "libby"), "ADMIN_TOKEN="+adminToken)
+	cmd.Env = append(cmd.Environ(), "SMOKE_TOKEN="+pair.idp.Token(t, "libby"), "ADMIN_TOKEN="+pair.adminToken)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "smoke test:\n%s", out)
 	require.Contains(t, string(out), "exactly one holder per processor")
@@ -51,6 +69,20 @@ func TestSmokeScriptWithSignIn(t *testing.T) {
 	out, err = smokeCommand(holder.URL("")).CombinedOutput()
 	require.Error(t, err)
 	require.Contains(t, string(out), "want 201, got 401")
+	require.Contains(t, string(out), "SMOKE_TOKEN must be a librarian's access token")
+
+	// With a librarian's token but no ADMIN_TOKEN, /status is refused, and the script says why.
+	cmd = smokeCommand(holder.URL(""), standby.URL(""))
+	cmd.Env = append(withoutVariable(cmd.Environ(), "ADMIN_TOKEN"), "SMOKE_TOKEN="+pair.idp.Token(t, "libby"))
+	out, err = cmd.CombinedOutput()
+	require.Error(t, err)
+	require.Contains(t, string(out), "status: want 200, got 403")
+	require.Contains(t, string(out), "/status also needs ADMIN_TOKEN")
+}
+
+// withoutVariable is env without the variable name.
+func withoutVariable(env []string, name string) []string {
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, name+"=") })
 }
 
 // ready reports whether the process answers /readyz with 200.

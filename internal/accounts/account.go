@@ -59,9 +59,12 @@ type FineCharged struct {
 // read again. It holds no personal data.
 type MemberErased struct{}
 
-// PaymentReceived records that the member paid Amount.
+// PaymentReceived records that the member paid Amount: at the desk, or online through a
+// checkout (CheckoutID), whose payment the provider knows as PaymentID.
 type PaymentReceived struct {
-	Amount int64 `json:"amount"`
+	Amount     int64  `json:"amount"`
+	CheckoutID string `json:"checkoutId,omitempty"`
+	PaymentID  string `json:"paymentId,omitempty"`
 }
 
 // EventType names the event in the log; never rename it.
@@ -151,16 +154,18 @@ type Account struct {
 	finedLoans map[string]bool
 	// loans holds the loans on the account (loanKey), open now.
 	loans map[string]bool
+	// checkouts holds the account's online payments, by checkout id.
+	checkouts map[string]Checkout
 }
 
 // NewAccount returns the state of an account with no events.
 func NewAccount() Account {
-	return Account{finedLoans: make(map[string]bool), loans: make(map[string]bool)}
+	return Account{finedLoans: make(map[string]bool), loans: make(map[string]bool), checkouts: make(map[string]Checkout)}
 }
 
 // Clone returns a copy of a that Apply can change without changing a.
 func Clone(a Account) Account {
-	a.finedLoans, a.loans = maps.Clone(a.finedLoans), maps.Clone(a.loans)
+	a.finedLoans, a.loans, a.checkouts = maps.Clone(a.finedLoans), maps.Clone(a.loans), maps.Clone(a.checkouts)
 	return a
 }
 
@@ -181,10 +186,13 @@ func Apply(a Account, e Event) Account {
 		}
 	case PaymentReceived:
 		a.Balance -= e.Amount
+		paidCheckout(a, e)
 	case LoanOpened:
 		a.loans[loanKey(e.BookID, e.LoanID)] = true
 	case LoanClosed:
 		delete(a.loans, loanKey(e.BookID, e.LoanID))
+	default:
+		a, _ = applyCheckout(a, e)
 	}
 	return a
 }

@@ -28,6 +28,10 @@ func Type() aggregate.Type[Account] {
 			aggregate.EventCodec[PaymentReceived](),
 			aggregate.EventCodec[LoanOpened](),
 			aggregate.EventCodec[LoanClosed](),
+			aggregate.EventCodec[CheckoutStarted](),
+			aggregate.EventCodec[CheckoutEnded](),
+			aggregate.EventCodec[RefundDue](),
+			aggregate.EventCodec[RefundIssued](),
 		},
 	}
 }

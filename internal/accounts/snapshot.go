@@ -4,13 +4,14 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"strings"
 
 	"library/internal/aggregate"
 )
 
 // snapshotVersion names the encoding of an Account in snapshots: bump it whenever snapshotState
 // or what it means changes, so that older snapshots are ignored rather than misread.
-const snapshotVersion = 3
+const snapshotVersion = 4
 
 // snapshotState is an Account as a snapshot keeps it.
 type snapshotState struct {
@@ -24,6 +25,8 @@ type snapshotState struct {
 	FinedLoans []string `json:"finedLoans,omitempty"`
 	// Loans are the loans open on the account (bookId/loanId).
 	Loans []string `json:"loans,omitempty"`
+	// Checkouts are the account's online payments, by id.
+	Checkouts []Checkout `json:"checkouts,omitempty"`
 }
 
 func snapshotCodec() *aggregate.SnapshotCodec[Account] {
@@ -32,7 +35,8 @@ func snapshotCodec() *aggregate.SnapshotCodec[Account] {
 
 func encodeSnapshot(a Account) ([]byte, error) {
 	return json.Marshal(snapshotState{Seen: a.Seen, Erased: a.Erased, Opened: a.Opened, Name: a.Name, Email: a.Email, EmailFrom: a.EmailFrom,
-		Balance: a.Balance, FinedLoans: slices.Sorted(maps.Keys(a.finedLoans)), Loans: slices.Sorted(maps.Keys(a.loans))})
+		Balance: a.Balance, FinedLoans: slices.Sorted(maps.Keys(a.finedLoans)), Loans: slices.Sorted(maps.Keys(a.loans)),
+		Checkouts: slices.SortedFunc(maps.Values(a.checkouts), func(x, y Checkout) int { return strings.Compare(x.ID, y.ID) })})
 }
 
 func decodeSnapshot(b []byte) (Account, error) {
@@ -49,6 +53,9 @@ func decodeSnapshot(b []byte) (Account, error) {
 	for _, key := range s.Loans {
 		a.loans[key] = true
 	}
+	for _, c := range s.Checkouts {
+		a.checkouts[c.ID] = c
+	}
 	return a, nil
 }
 
@@ -60,6 +67,9 @@ func weigh(a Account) int {
 	}
 	for key := range a.loans {
 		n += 48 + len(key)
+	}
+	for _, c := range a.checkouts {
+		n += 160 + len(c.ID) + len(c.SessionID) + len(c.URL) + len(c.PaymentID)
 	}
 	return n
 }

@@ -171,3 +171,26 @@ type Origin struct {
 	// Actor is who runs the command; a command id answers only the actor who first used it.
 	Actor eventstore.Actor
 }
+
+// Decode decodes a stored event of type t, as its codecs read it: for readers of the log other
+// than the repository (reactions), so that an aggregate's events are decoded in one place.
+// Personal values stay as they are stored (sealed); a NothingChanged marker decodes to nil.
+func (t Type[S]) Decode(e eventstore.Event) (Event, error) {
+	if e.Type == NothingChanged {
+		return nil, nil
+	}
+	for _, c := range t.Events {
+		if c.typ == e.Type {
+			return c.decode(e.Data)
+		}
+	}
+	return nil, fmt.Errorf("aggregate: %s has no event type %q", t.Name, e.Type)
+}
+
+// Owns reports whether a stored event is of one of t's streams.
+func (t Type[S]) Owns(e eventstore.Event) bool {
+	return len(e.StreamID) > len(t.Name) && e.StreamID[:len(t.Name)+1] == t.Name+"-"
+}
+
+// ID is the aggregate id of a stream of t's (the stream id without the type's prefix).
+func (t Type[S]) ID(streamID string) string { return streamID[min(len(streamID), len(t.Name)+1):] }

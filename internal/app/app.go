@@ -1,6 +1,6 @@
 // Package app wires the service together from a Config: the event store (in memory, or
 // PostgreSQL with its migrations), the feature services, the background processors (catalog,
-// loan emails, late fines), the adapters through which each sees only what it needs of the
+// loans, loan emails, late fines), the adapters through which each sees only what it needs of the
 // services (elsewhere.go, sources.go), and the HTTP server, with the web app (package web)
 // beside the API unless Config.WebUI is off. It is the production wiring, used by cmd/library
 // and by tests that need the whole service.
@@ -37,6 +37,7 @@ import (
 	"library/internal/eventstore"
 	"library/internal/eventstore/pgstore"
 	"library/internal/httpapi"
+	"library/internal/loans"
 	"library/internal/metrics"
 	"library/internal/openapi"
 	"library/internal/processor/engine"
@@ -101,8 +102,13 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		Tracer:     tracing.Tracer(cfg.Tuning.TracerProvider, "library/internal/aggregate"),
 		CacheBytes: cfg.AggregateCacheBytes, SnapshotEvery: cfg.SnapshotEvery, Logger: logger}
 	accountService := accounts.NewService(a.log, repoOpts)
-	bookService := books.NewService(a.log, repoOpts, cfg.Tuning.Now, cfg.LoanPeriod, accountService)
-	processors, catalogView, members, err := a.background(bookService, accountService)
+	bookService := books.NewService(a.log, repoOpts, cfg.Tuning.Now, books.Policy{LoanPeriod: cfg.LoanPeriod, MaxRenewals: cfg.RenewalsMax}, accountService)
+	pay, err := a.payments()
+	if err != nil {
+		a.closeStore()
+		return nil, err
+	}
+	processors, views, members, err := a.background(bookService, accountService, a.checkoutsSaga(pay, accountService)...)
 	if err != nil {
 		a.closeStore()
 		return nil, err
@@ -112,8 +118,9 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 	a.verifier = verifier
 	modules := []httpapi.Module{
 		booksapi.Routes{Service: bookService},
-		catalog.Routes{Query: catalog.Query{Catalog: catalogView, Log: a.store, Wait: cfg.Tuning.CatalogWait, Waits: catalog.NewWaitLimit(cfg.CatalogMaxWaits)}},
-		accountsapi.Routes{Service: accountService, Elsewhere: members},
+		catalog.Routes{Query: catalog.Query{Catalog: views.catalog, Log: a.store, Wait: cfg.Tuning.CatalogWait, Waits: catalog.NewWaitLimit(cfg.CatalogMaxWaits)}},
+		loans.Routes{View: views.loans, Policy: loans.Policy{MaxRenewals: cfg.RenewalsMax, Now: cfg.Tuning.Now}},
+		accountsapi.Routes{Service: accountService, Elsewhere: members, Payments: pay},
 		processorhttp.Routes{Group: processors, Replica: cfg.ReplicaID},
 		openapi.Routes{},
 		signInRoutes{cfg: cfg},

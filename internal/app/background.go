@@ -5,6 +5,7 @@ import (
 	"library/internal/books"
 	"library/internal/catalog"
 	"library/internal/latefines"
+	"library/internal/loans"
 	"library/internal/notifications"
 	"library/internal/processor"
 	"library/internal/processor/engine"
@@ -15,21 +16,30 @@ import (
 
 var _ notifications.Mailer = (*smtpclient.Client)(nil)
 
-// background builds the processors that read the log: the catalog view model, the loan email
-// outbox and the late-fines saga, each to run under its own lease.
+// views are the view models the background keeps, for the routes that read them.
+type views struct {
+	catalog catalog.Catalog
+	loans   loans.View
+}
+
+// background builds the processors that read the log: the catalog and loans view models, the
+// loan email outbox (with its reminders), the late-fines saga and any more given (the checkouts saga), each to run
+// under its own lease.
 //
 // It also returns what the processors keep about members, for erasure and export.
-func (a *App) background(bookService *books.Service, accountService *accounts.Service) (*engine.Group, catalog.Catalog, elsewhere, error) {
+func (a *App) background(bookService *books.Service, accountService *accounts.Service, more ...processor.Processor) (*engine.Group, views, elsewhere, error) {
 	var (
 		checkpoints processor.Checkpoints
 		leases      processor.Leases
 		catalogView catalog.Catalog
+		loansView   loans.View
 		accepted    notifications.AcceptedEmails
 		members     = elsewhere{log: a.log, streamIDs: accounts.Type().StreamID}
 	)
 	if a.pool == nil {
 		memory := processor.NewMemoryCheckpoints(a.cfg.Tuning.Now)
 		checkpoints, leases, catalogView = memory, processor.NewMemoryLeases(), catalog.NewMemory(memory)
+		loansView = loans.NewMemory(memory)
 		memoryAccepted := notifications.NewMemoryAcceptedEmails()
 		accepted, members.waiting, members.accepted = memoryAccepted, memory, memoryAccepted
 	} else {
@@ -39,28 +49,35 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		checkpoints = shared
 		leases = pgdriver.NewLeases(a.pool.Config().ConnConfig, timing, a.logger)
 		catalogView = catalog.NewPostgres(a.pool, shared)
+		loansView = loans.NewPostgres(a.pool, shared)
 		pgAccepted := notifications.NewPostgresAcceptedEmails(a.pool)
 		accepted, members.waiting, members.accepted = pgAccepted, shared, pgAccepted
 	}
 
 	mailer, err := a.mailer()
 	if err != nil {
-		return nil, nil, elsewhere{}, err
+		return nil, views{}, elsewhere{}, err
 	}
+	opts := a.cfg.Tuning.Processors
 	outbox := &notifications.Outbox{
 		Mailer: mailer, Books: bookTitles{bookService}, Members: memberAddresses{accountService}, Accepted: accepted,
-		Installation: a.store.Installation, From: a.cfg.MailFrom,
-		InFlight: a.cfg.SMTPMaxInFlight, Observer: a.metrics.Emails(), Now: a.cfg.Tuning.Now,
+		Installation: a.store.Installation, From: a.cfg.MailFrom, InFlight: a.cfg.SMTPMaxInFlight,
+		Reminders: notifications.Reminders{
+			Before: a.cfg.RemindBefore, OverdueAfter: a.cfg.OverdueAfter, OverdueEvery: a.cfg.OverdueEvery, OverdueNotices: a.cfg.OverdueNotices,
+		},
+		AddressWait: a.cfg.EmailAddressWait, AddressPoll: a.cfg.Tuning.EmailAddressPoll,
+		ReminderAttempts: opts.WithDefaults().Retry.Attempts,
+		Observer:         a.metrics.Emails(), Logger: a.logger, Now: a.cfg.Tuning.Now,
 		Tracer: tracing.Tracer(a.cfg.Tuning.TracerProvider, "library/internal/notifications"),
 	}
 	lateFines := latefines.Saga{Accounts: accountService, FinePerDay: a.cfg.FinePerDay}
 
-	processors := []processor.Processor{catalog.Processor(catalogView), outbox.Processor(), lateFines.Processor()}
+	processors := append([]processor.Processor{catalog.Processor(catalogView), loans.Processor(loansView), outbox.Processor(),
+		lateFines.Processor()}, more...)
 	names := make([]string, len(processors))
 	for i, p := range processors {
 		names[i] = p.Name
 	}
-	opts := a.cfg.Tuning.Processors
 	opts.Observer = a.metrics.Processors(names...)
 	group, err := engine.NewGroup(engine.Config{
 		Store:       a.store,
@@ -71,11 +88,11 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		Tracer:      tracing.Tracer(a.cfg.Tuning.TracerProvider, "library/internal/processor"),
 	}, processors...)
 	if err != nil {
-		return nil, nil, elsewhere{}, err
+		return nil, views{}, elsewhere{}, err
 	}
 	a.metrics.WatchProcessors(group.Status, 0)
 	a.metrics.WatchHorizon(group.ReadHorizon, 0)
-	return group, catalogView, members, nil
+	return group, views{catalog: catalogView, loans: loansView}, members, nil
 }
 
 func (a *App) mailer() (notifications.Mailer, error) {

@@ -148,11 +148,11 @@ func TestStatusAndAdmin(t *testing.T) {
 			names = append(names, p.Name+":"+string(p.Kind))
 			keys := []string{"name", "kind", "holdsLease", "checkpoint", "generation", "head", "lag", "parked", "deferred", "inFlight", "lastError"}
 			if p.Kind == "outbox" {
-				keys = append(keys, "relay") // this replica holds its lease
+				keys = append(keys, "relay", "timers") // this replica holds its lease; its reminders are timers
 			}
 			requireKeys(t, mustJSON(t, p), keys...)
 		}
-		assert.Equal(t, []string{"catalog:viewModel", "notifications:outbox", "late-fines:saga"}, names)
+		assert.Equal(t, []string{"catalog:viewModel", "loans:viewModel", "notifications:outbox", "late-fines:saga"}, names)
 		caught := caughtUp(t, a, "catalog")
 		assert.Equal(t, caught.Head, caught.Checkpoint)
 

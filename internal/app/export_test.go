@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/app"
+	"library/internal/testkit/smtptest"
 )
 
 // exportView is the part of GET /accounts/{memberId}/export these tests read.
@@ -29,14 +30,15 @@ type exportView struct {
 // that shares a loan id with one of theirs.
 func TestExportListsOnlyTheMembersOwnEmails(t *testing.T) {
 	t.Parallel()
-	forEachStore(t, fastBackground(app.Config{}), func(t *testing.T, a *api) {
+	smtp := smtptest.Start(t)
+	forEachStore(t, fastBackground(app.Config{SMTPURL: smtp.URL()}), func(t *testing.T, a *api) {
 		setContact(t, a, "m-ann", "Ann Reader", "ann@example.org")
 		setContact(t, a, "m-bob", "Bob Reader", "bob@example.org")
 		addBook(t, a, "dune")
 		addBook(t, a, "emma")
 		anns := lend(t, a, "dune", "loan-1", "m-ann")
 		bobs := lend(t, a, "emma", "loan-1", "m-bob")
-		caughtUp(t, a, "notifications") // both emails sent (to the log) and recorded
+		caughtUp(t, a, "notifications") // both emails sent and recorded
 
 		for member, want := range map[string]result{"m-ann": anns, "m-bob": bobs} {
 			var export exportView
@@ -49,6 +51,25 @@ func TestExportListsOnlyTheMembersOwnEmails(t *testing.T) {
 			assert.Equal(t, want.Position, emailPosition(t, export.Emails[0].MessageID),
 				"%s: the email about their own BookLent", member)
 		}
+	})
+}
+
+// Without SMTP_URL a loan email is written to the log, not sent: the export lists no email, as
+// none went out.
+func TestExportListsNoEmailThatWasOnlyLogged(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, fastBackground(app.Config{}), func(t *testing.T, a *api) {
+		setContact(t, a, "m-ann", "Ann Reader", "ann@example.org")
+		addBook(t, a, "dune")
+		lend(t, a, "dune", "loan-1", "m-ann")
+		caughtUp(t, a, "notifications") // the email written to the log
+
+		r := a.Get(t, "/accounts/m-ann/export")
+		require.Equal(t, http.StatusOK, r.Status, "body: %s", r.Body)
+		var export exportView
+		require.NoError(t, json.Unmarshal(r.Body, &export))
+		require.Len(t, export.Loans, 1)
+		require.Empty(t, export.Emails, "no email was sent: %s", r.Body)
 	})
 }
 

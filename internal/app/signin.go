@@ -73,8 +73,8 @@ func (a *App) sayWhoCanReach() {
 	a.logger.Warn(fmt.Sprintf("no sign-in: serving other machines too (%s, HTTP_ADDR): anyone who reaches it may do anything", addr))
 }
 
-// signInRoutes serve GET /config.json: what a web app needs to sign people in, and the replicas
-// its operations page may watch.
+// signInRoutes serve GET /config.json: what a web app needs to sign people in, the replicas its
+// operations page may watch, and whether members pay online.
 type signInRoutes struct{ cfg Config }
 
 // signInConfig is GET /config.json.
@@ -85,6 +85,9 @@ type signInConfig struct {
 	// Replicas are the other replicas the operations page may watch and send tokens to
 	// (OPERATIONS_REPLICAS), besides the origin that served it.
 	Replicas []string `json:"replicas"`
+	// Payments is true when members pay fines online (PAYMENTS=stripe): the web app shows its
+	// Pay form only then.
+	Payments bool `json:"payments"`
 }
 
 type providerConfig struct {
@@ -96,7 +99,7 @@ type providerConfig struct {
 }
 
 func (s signInRoutes) Routes(r chi.Router) {
-	view := signInConfig{Open: s.cfg.AuthIssuer == "", Replicas: append([]string{}, s.cfg.OperationsReplicas...)}
+	view := signInConfig{Open: s.cfg.AuthIssuer == "", Replicas: append([]string{}, s.cfg.OperationsReplicas...), Payments: s.cfg.Payments.On()}
 	if !view.Open {
 		view.Auth = &providerConfig{Issuer: s.cfg.AuthIssuer, Audience: s.cfg.AuthAudience, LogoutIDTokenHint: s.cfg.AuthLogoutIDTokenHint}
 		if s.cfg.AuthClientID != "" {

@@ -16,6 +16,7 @@ import (
 
 	"library/internal/app"
 	"library/internal/testkit/apitest"
+	"library/internal/testkit/paytest"
 )
 
 // A provider that can't be reached at start keeps the service not ready, saying which one, and
@@ -60,12 +61,12 @@ func TestAnIDTokenIsNoAccessToken(t *testing.T) {
 	requireProblem(t, a.Call(t, http.MethodGet, "/accounts/me", nil, "Authorization", "Bearer "+id), http.StatusUnauthorized, "Unauthorized")
 }
 
-// GET /config.json tells the web app how to sign in and sign out, and which other replicas its
-// operations page may send tokens to (OPERATIONS_REPLICAS).
+// GET /config.json tells the web app how to sign in and sign out, which other replicas its
+// operations page may send tokens to (OPERATIONS_REPLICAS), and whether members pay online.
 func TestConfigJSONSaysWhatTheWebAppNeeds(t *testing.T) {
 	t.Parallel()
 	idp := apitest.StartProvider(t)
-	cfg := apitest.WithSignIn(fastBackground(app.Config{}), idp)
+	cfg := apitest.WithSignIn(apitest.WithPayments(fastBackground(app.Config{}), paytest.Start(t), "http://127.0.0.1:8080"), idp)
 	cfg.OperationsReplicas = []string{"https://replica-2.library.example.org"}
 	cfg.AuthLogoutIDTokenHint = true
 	a := apitest.Launch(t, cfg, slogTo(t, io.Discard)).API("memory")
@@ -75,6 +76,7 @@ func TestConfigJSONSaysWhatTheWebAppNeeds(t *testing.T) {
 			LogoutIDTokenHint bool   `json:"logoutIdTokenHint"`
 		} `json:"auth"`
 		Replicas []string `json:"replicas"`
+		Payments bool     `json:"payments"`
 	}
 	r := a.Get(t, "/config.json")
 	require.Equal(t, http.StatusOK, r.Status)
@@ -82,11 +84,12 @@ func TestConfigJSONSaysWhatTheWebAppNeeds(t *testing.T) {
 	assert.Equal(t, apitest.WebClientID, got.Auth.ClientID)
 	assert.True(t, got.Auth.LogoutIDTokenHint)
 	assert.Equal(t, []string{"https://replica-2.library.example.org"}, got.Replicas)
+	assert.True(t, got.Payments)
 
 	open := apitest.Launch(t, fastBackground(app.Config{}), slogTo(t, io.Discard)).API("memory")
 	r = open.Get(t, "/config.json")
 	require.Equal(t, http.StatusOK, r.Status)
-	assert.JSONEq(t, `{"auth": null, "open": true, "replicas": []}`, string(r.Body))
+	assert.JSONEq(t, `{"auth": null, "open": true, "replicas": [], "payments": false}`, string(r.Body))
 }
 
 // Tokens never reach the logs, good or bad; nor does the ADMIN_TOKEN used as a break-glass,

@@ -42,6 +42,15 @@ type BookReturned struct {
 	DaysLate   int       `json:"daysLate"`
 }
 
+// LoanRenewed records that a loan's due time moved to DueAt.
+type LoanRenewed struct {
+	LoanID string    `json:"loanId"`
+	DueAt  time.Time `json:"dueAt"`
+}
+
+// EventType names the event in the log; never rename it.
+func (LoanRenewed) EventType() string { return "LoanRenewed" }
+
 // EventType names the event in the log; never rename it.
 func (BookAdded) EventType() string { return "BookAdded" }
 
@@ -69,6 +78,8 @@ type Loan struct {
 	MemberID string    `json:"memberId"`
 	LentAt   time.Time `json:"lentAt"`
 	DueAt    time.Time `json:"dueAt"`
+	// Renewals counts the times the loan was renewed.
+	Renewals int `json:"-"`
 }
 
 // NewBook returns the state of a book with no events.
@@ -91,6 +102,12 @@ func Apply(b Book, e Event) Book {
 		b.loans[e.LoanID] = true
 	case BookReturned:
 		b.Loan = nil
+	case LoanRenewed:
+		if b.Loan != nil && b.Loan.LoanID == e.LoanID {
+			renewed := *b.Loan // a Loan is shared between states: replaced, never changed
+			renewed.DueAt, renewed.Renewals = e.DueAt, renewed.Renewals+1
+			b.Loan = &renewed
+		}
 	}
 	return b
 }

@@ -18,7 +18,7 @@ func benchBook(b *testing.B, n int) *books.Service {
 	b.Helper()
 	ctx := context.Background()
 	clock := time.Date(2026, 3, 10, 14, 30, 15, 0, time.UTC)
-	svc := books.NewService(eventstore.NewMemory(nil), aggregate.Options{}, func() time.Time { return clock }, 14*24*time.Hour, nil)
+	svc := books.NewService(eventstore.NewMemory(nil), aggregate.Options{}, func() time.Time { return clock }, books.Policy{LoanPeriod: 14 * 24 * time.Hour, MaxRenewals: 2}, nil)
 	for i := range n {
 		o := aggregate.Origin{CommandID: fmt.Sprintf("key-%d", i), CorrelationID: fmt.Sprintf("request-%d", i)}
 		var err error

@@ -121,3 +121,37 @@ func DaysLate(due, returned time.Time) int {
 	}
 	return int(returned.Sub(due) / (24 * time.Hour))
 }
+
+// RenewLoan asks to move a current loan's due time: to the later of now and its due time, plus
+// the loan period, at most MaxRenewals times. Borrower, when set, is the member who asks: a
+// member renews their own loans only (staff leave it empty).
+type RenewLoan struct {
+	LoanID   string `json:"loanId"`
+	Borrower string `json:"borrower,omitempty"`
+}
+
+// Validate checks the fields.
+func (c RenewLoan) Validate() error { return validate.ID("loanId", c.LoanID) }
+
+// Decide renews the loan at time now. Only the book's current loan can be renewed
+// (LoanNotCurrent), and only maxRenewals times (RenewalLimitReached).
+func (c RenewLoan) Decide(b Book, now time.Time, loanPeriod time.Duration, maxRenewals int) ([]Event, error) {
+	switch {
+	case !b.Added:
+		return nil, errs.E(errs.NotFound, "there is no such book")
+	case b.Loan == nil || b.Loan.LoanID != c.LoanID:
+		if b.HadLoan(c.LoanID) {
+			return nil, errs.E(errs.LoanNotCurrent, "loan %s of book %s has ended: only a current loan can be renewed", c.LoanID, b.ID)
+		}
+		return nil, errs.E(errs.LoanNotCurrent, "book %s has no loan %s", b.ID, c.LoanID)
+	case c.Borrower != "" && b.Loan.MemberID != c.Borrower:
+		return nil, errs.E(errs.Forbidden, "loan %s is not yours: a member renews their own loans", c.LoanID)
+	case b.Loan.Renewals >= maxRenewals:
+		return nil, errs.E(errs.RenewalLimitReached, "loan %s was renewed %d times already, as often as a loan may be; return the book", c.LoanID, b.Loan.Renewals)
+	}
+	from := b.Loan.DueAt
+	if at := now.UTC().Truncate(time.Second); at.After(from) {
+		from = at
+	}
+	return []Event{LoanRenewed{LoanID: c.LoanID, DueAt: from.Add(loanPeriod)}}, nil
+}

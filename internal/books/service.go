@@ -22,16 +22,24 @@ func Type() aggregate.Type[Book] {
 			aggregate.EventCodec[BookAdded](),
 			aggregate.EventCodec[BookLent](),
 			aggregate.EventCodec[BookReturned](),
+			aggregate.EventCodec[LoanRenewed](),
 		},
 	}
 }
 
 // Service runs Book commands and reads books.
 type Service struct {
-	repo       *aggregate.Repository[Book]
-	now        func() time.Time
-	loanPeriod time.Duration
-	borrowers  Borrowers
+	repo      *aggregate.Repository[Book]
+	now       func() time.Time
+	policy    Policy
+	borrowers Borrowers
+}
+
+// Policy is how the library lends: for how long (LOAN_PERIOD), and how many times a loan may be
+// renewed (RENEWALS_MAX).
+type Policy struct {
+	LoanPeriod  time.Duration
+	MaxRenewals int
 }
 
 // Borrowers is what loans need of members' accounts, which package accounts keeps and this
@@ -47,11 +55,11 @@ type Borrowers interface {
 	GiveBack(ctx context.Context, memberID, bookID, loanID string) (aggregate.Also, error)
 }
 
-// NewService returns a Service on log. now is the clock; loanPeriod is the default loan length.
+// NewService returns a Service on log. now is the clock; policy says how long loans are.
 // borrowers keeps members' side of loans; nil lends to any valid member id and records loans on
 // books alone.
-func NewService(log aggregate.Log, opts aggregate.Options, now func() time.Time, loanPeriod time.Duration, borrowers Borrowers) *Service {
-	return &Service{repo: aggregate.NewRepository(log, Type(), opts), now: now, loanPeriod: loanPeriod, borrowers: borrowers}
+func NewService(log aggregate.Log, opts aggregate.Options, now func() time.Time, policy Policy, borrowers Borrowers) *Service {
+	return &Service{repo: aggregate.NewRepository(log, Type(), opts), now: now, policy: policy, borrowers: borrowers}
 }
 
 // Add adds a book to the catalogue.
@@ -66,7 +74,7 @@ func (s *Service) Add(ctx context.Context, c AddBook, o aggregate.Origin) (aggre
 func (s *Service) Lend(ctx context.Context, bookID string, c LendBook, o aggregate.Origin) (aggregate.Result, error) {
 	return s.repo.Execute(ctx, bookID, aggregate.Command[Book]{
 		Name: "lendBook", Origin: o, Payload: c, Validate: c.Validate,
-		Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.loanPeriod) },
+		Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.LoanPeriod) },
 		Also:   s.onAccount(bookID),
 	})
 }
@@ -77,6 +85,14 @@ func (s *Service) Return(ctx context.Context, bookID string, c ReturnBook, o agg
 		Name: "returnBook", Origin: o, Payload: c, Validate: c.Validate,
 		Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now()) },
 		Also:   s.onAccount(bookID),
+	})
+}
+
+// Renew moves a current loan's due time.
+func (s *Service) Renew(ctx context.Context, bookID string, c RenewLoan, o aggregate.Origin) (aggregate.Result, error) {
+	return s.repo.Execute(ctx, bookID, aggregate.Command[Book]{
+		Name: "renewLoan", Origin: o, Payload: c, Validate: c.Validate,
+		Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.LoanPeriod, s.policy.MaxRenewals) },
 	})
 }
 

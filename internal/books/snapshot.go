@@ -9,7 +9,7 @@ import (
 
 // snapshotVersion names the encoding of a Book in snapshots: bump it whenever snapshotState or
 // what it means changes, so that older snapshots are ignored rather than misread.
-const snapshotVersion = 1
+const snapshotVersion = 2
 
 // snapshotState is a Book as a snapshot keeps it.
 type snapshotState struct {
@@ -19,6 +19,8 @@ type snapshotState struct {
 	Author string   `json:"author,omitempty"`
 	Loan   *Loan    `json:"loan,omitempty"`
 	Loans  []string `json:"loans,omitempty"`
+	// Renewals are the current loan's.
+	Renewals int `json:"renewals,omitempty"`
 }
 
 func snapshotCodec() *aggregate.SnapshotCodec[Book] {
@@ -31,7 +33,7 @@ func encodeSnapshot(b Book) ([]byte, error) {
 		loans = append(loans, id)
 	}
 	slices.Sort(loans)
-	return json.Marshal(snapshotState{Added: b.Added, ID: b.ID, Title: b.Title, Author: b.Author, Loan: b.Loan, Loans: loans})
+	return json.Marshal(snapshotState{Added: b.Added, ID: b.ID, Title: b.Title, Author: b.Author, Loan: b.Loan, Loans: loans, Renewals: renewals(b)})
 }
 
 func decodeSnapshot(data []byte) (Book, error) {
@@ -41,6 +43,9 @@ func decodeSnapshot(data []byte) (Book, error) {
 	}
 	b := NewBook()
 	b.Added, b.ID, b.Title, b.Author, b.Loan = s.Added, s.ID, s.Title, s.Author, s.Loan
+	if b.Loan != nil {
+		b.Loan.Renewals = s.Renewals
+	}
 	for _, id := range s.Loans {
 		b.loans[id] = true
 	}
@@ -57,4 +62,11 @@ func weigh(b Book) int {
 		n += 48 + len(id)
 	}
 	return n
+}
+
+func renewals(b Book) int {
+	if b.Loan == nil {
+		return 0
+	}
+	return b.Loan.Renewals
 }

@@ -45,6 +45,8 @@ type Config struct {
 	SnapshotEvery int
 	// LoanPeriod is the default loan length (LOAN_PERIOD).
 	LoanPeriod time.Duration
+	// RenewalsMax is how many times a loan may be renewed (RENEWALS_MAX).
+	RenewalsMax int
 	// FinePerDay is the late fine in cents per day (FINE_PER_DAY).
 	FinePerDay int64
 	// MigrateOnStart applies pending migrations when the service starts (MIGRATE_ON_START).
@@ -73,6 +75,18 @@ type Config struct {
 	SMTPMaxPerDomain int
 	// SMTPMaxRate caps the loan emails sent per second; 0 is no cap (SMTP_MAX_RATE).
 	SMTPMaxRate float64
+	// RemindBefore is how long before a loan's due time its due-soon reminder goes
+	// (REMIND_BEFORE).
+	RemindBefore time.Duration
+	// OverdueAfter is how long after a loan's due time its first overdue notice goes
+	// (OVERDUE_AFTER), OverdueEvery how long after each the next (OVERDUE_EVERY), and
+	// OverdueNotices how many a loan gets at most (OVERDUE_NOTICES).
+	OverdueAfter   time.Duration
+	OverdueEvery   time.Duration
+	OverdueNotices int
+	// EmailAddressWait is how long a loan email, or a reminder, waits for its member's email
+	// address before it is parked, or given up (EMAIL_ADDRESS_WAIT).
+	EmailAddressWait time.Duration
 	// AuthIssuer is the OpenID Connect provider whose access tokens the service trusts
 	// (AUTH_ISSUER); AuthAudience must be among their audiences (AUTH_AUDIENCE).
 	AuthIssuer   string
@@ -100,6 +114,8 @@ type Config struct {
 	// key, a list of id:key pairs (the current first), or the path of a file holding either.
 	// Required with DatabaseURL. It is a secret: never logged.
 	PIIKey string
+	// Payments is how fines are paid online (PAYMENTS and the STRIPE_* variables).
+	Payments Payments
 	// MetricsAddr, when set, serves /metrics there, apart from the API (METRICS_ADDR).
 	MetricsAddr string
 	// CORSOrigins are the browser origins (such as https://library.example.org, or *) whose
@@ -161,4 +177,7 @@ type Tuning struct {
 	// CatalogWait is how long GET /books waits for minPosition; zero is package books'
 	// default.
 	CatalogWait time.Duration
+	// EmailAddressPoll is how often an email that waits for its member's address looks for it
+	// again; zero is package notifications' default (a minute).
+	EmailAddressPoll time.Duration
 }

@@ -8,7 +8,8 @@
 //
 //   - Discovery at /.well-known/openid-configuration, keys at /keys, and the op endpoints
 //     /authorize, /oauth/token, /userinfo, /revoke, /oauth/introspect and /end_session,
-//     plus its own sign-in page at /login.
+//     plus its own sign-in page at /login, which lists the users with their passwords when
+//     Options.ShowUsers says so (for the built-in demo users), and never otherwise.
 //   - Access tokens are JWTs signed RS256 with iss = Options.Issuer, aud containing
 //     Options.Audience, sub = User.ID, exp = now + Options.TokenLifetime, and the private
 //     claims roles (an array, possibly empty), email, email_verified, name and

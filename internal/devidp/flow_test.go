@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	gooidc "github.com/coreos/go-oidc/v3/oidc"
@@ -145,6 +146,31 @@ func TestLoginPageIsAccessibleAndEscaped(t *testing.T) {
 
 	unknown := get(t, b, i.issuer+"/login?id=nope")
 	require.Equal(t, http.StatusBadRequest, unknown.status)
+}
+
+// A demo provider's page lists its users with their passwords when asked to (the built-in ones,
+// whose passwords are no secret), and never otherwise.
+func TestLoginPageListsTheDemoUsersWhenAsked(t *testing.T) {
+	t.Parallel()
+	for _, show := range []bool{true, false} {
+		i := startIDP(t, Options{ShowUsers: show})
+		cfg := i.oauthConfig(t, webRedirect)
+		form := get(t, i.browser(t), cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(oauth2.GenerateVerifier())))
+		require.Equal(t, http.StatusOK, form.status)
+		requireStrictPage(t, form)
+		for _, row := range []string{
+			"<td>alice</td><td>alice-password</td><td>member</td>",
+			"<td>libby</td><td>libby-password</td><td>librarian</td>",
+			"<td>oscar</td><td>oscar-password</td><td>operator</td>",
+		} {
+			if show {
+				require.Contains(t, form.body, row)
+			} else {
+				require.NotContains(t, form.body, "alice-password", "no password shown unless asked")
+			}
+		}
+		require.Equal(t, show, strings.Contains(form.body, "demo provider"), "the note that says so")
+	}
 }
 
 func TestFormActionAllowsTheWebAppOrigin(t *testing.T) {

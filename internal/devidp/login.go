@@ -47,6 +47,16 @@ var pages = template.Must(template.New("").Parse(`
 <button type="submit">Sign in</button>
 </form>
 <p class="note">The library's sign-in for demos and tests. Never for real accounts.</p>
+{{if .Users}}<section aria-labelledby="demo-users">
+<h2 id="demo-users">Demo users</h2>
+<p>This is a demo provider: sign in as any of its users.</p>
+<table>
+<thead><tr><th scope="col">Username</th><th scope="col">Password</th><th scope="col">Role</th></tr></thead>
+<tbody>
+{{range .Users}}<tr><td>{{.Username}}</td><td>{{.Password}}</td><td>{{.Role}}</td></tr>
+{{end}}</tbody>
+</table>
+</section>{{end}}
 </main>
 </body>
 </html>{{end}}
@@ -71,11 +81,39 @@ button{margin-top:1.5rem;font:inherit;font-weight:600;padding:.6rem 1.2rem;borde
 input:focus,button:focus{outline:3px solid #f2a900;outline-offset:2px}
 .error{color:#8a1111;background:#fdecec;border:1px solid #8a1111;padding:.5rem;border-radius:.25rem}
 .note{font-size:.85rem;color:#555;margin-top:1.5rem}
+h2{font-size:1.1rem;margin-top:1.5rem}
+table{border-collapse:collapse;width:100%}
+th,td{text-align:left;padding:.25rem .5rem .25rem 0;border-bottom:1px solid #ddd}
+td:nth-child(2){font-family:ui-monospace,monospace}
 `
 
-// loginForm is what the sign-in form shows.
+// loginForm is what the sign-in form shows. Users are listed below it only when
+// Options.ShowUsers says so.
 type loginForm struct {
 	ID, Username, Error string
+	Users               []shownUser
+}
+
+// shownUser is a row of the sign-in page's list of demo users.
+type shownUser struct {
+	Username, Password, Role string
+}
+
+// shownUsers lists the users for the sign-in page when Options.ShowUsers asks for it: a user
+// without roles is a member.
+func (p *Provider) shownUsers() []shownUser {
+	if !p.opts.ShowUsers {
+		return nil
+	}
+	shown := make([]shownUser, len(p.opts.Users))
+	for i, u := range p.opts.Users {
+		role := "member"
+		if len(u.Roles) > 0 {
+			role = strings.Join(u.Roles, ", ")
+		}
+		shown[i] = shownUser{Username: u.Username, Password: u.Password, Role: role}
+	}
+	return shown
 }
 
 // notice is a page with a message and no form.
@@ -97,7 +135,7 @@ func (p *Provider) showLogin(w http.ResponseWriter, r *http.Request) {
 		p.unknownRequest(w)
 		return
 	}
-	p.render(w, http.StatusOK, "login", loginForm{ID: id}, formAction(req.GetRedirectURI()))
+	p.render(w, http.StatusOK, "login", loginForm{ID: id, Users: p.shownUsers()}, formAction(req.GetRedirectURI()))
 }
 
 // submitLogin checks the username and password. On success it marks the auth request signed
@@ -118,7 +156,7 @@ func (p *Provider) submitLogin(w http.ResponseWriter, r *http.Request) {
 	u, err := p.users.authenticate(username, r.PostForm.Get("password"))
 	if err != nil {
 		p.log.InfoContext(r.Context(), "devidp: sign-in refused", slog.String("username", username))
-		form := loginForm{ID: id, Username: username, Error: "The username or password is not right. Try again."}
+		form := loginForm{ID: id, Username: username, Error: "The username or password is not right. Try again.", Users: p.shownUsers()}
 		p.render(w, http.StatusOK, "login", form, formAction(req.GetRedirectURI()))
 		return
 	}

@@ -30,6 +30,10 @@ type Options struct {
 	// RedirectURIs are allowed as redirect and post-logout redirect URIs of the web client,
 	// besides any http URI on a loopback host. Their origins may also call across origins.
 	RedirectURIs []string
+	// ShowUsers lists every user on the sign-in page, with their password and role, under a
+	// note that this is a demo provider: for users whose passwords are no secret, such as
+	// DefaultUsers, whose are in the project's README.
+	ShowUsers bool
 	// TokenLifetime is how long access and ID tokens last. Default one hour.
 	TokenLifetime time.Duration
 	// Now is the clock for expiries (exp, and how long codes and sign-ins wait). Default

@@ -45,6 +45,21 @@ const (
 	// TooManyRequests: the caller went over one of the limits at the edge (per client, failed
 	// sign-ins, account data); Retry-After says when to try again.
 	TooManyRequests Code = "TooManyRequests"
+
+	// Circulation's refusals, each a conflict with the book's or the member's state: a loan
+	// that is not current, or renewed as often as it may be; a book held for someone else,
+	// available (lend it instead of holding it), or with members waiting for it; a member who
+	// holds it already, whose queue is full, who has as many books as they may, or who owes too
+	// much to borrow.
+	LoanNotCurrent      Code = "LoanNotCurrent"
+	RenewalLimitReached Code = "RenewalLimitReached"
+	BookOnHold          Code = "BookOnHold"
+	BookAvailable       Code = "BookAvailable"
+	HoldsWaiting        Code = "HoldsWaiting"
+	AlreadyHeld         Code = "AlreadyHeld"
+	HoldQueueFull       Code = "HoldQueueFull"
+	LoanLimitReached    Code = "LoanLimitReached"
+	MemberBlocked       Code = "MemberBlocked"
 )
 
 // Error is a failure with a code. Detail is written for the client; Cause is for the logs.

@@ -63,6 +63,24 @@ func statusOf(code errs.Code) (int, string) {
 		return http.StatusUnprocessableEntity, "Idempotency-Key reused"
 	case errs.NotReplayable:
 		return http.StatusUnprocessableEntity, "Not replayable"
+	case errs.LoanNotCurrent:
+		return http.StatusConflict, "Loan not current"
+	case errs.RenewalLimitReached:
+		return http.StatusConflict, "Renewal limit reached"
+	case errs.BookOnHold:
+		return http.StatusConflict, "Book on hold"
+	case errs.BookAvailable:
+		return http.StatusConflict, "Book available"
+	case errs.HoldsWaiting:
+		return http.StatusConflict, "Holds waiting"
+	case errs.AlreadyHeld:
+		return http.StatusConflict, "Already held"
+	case errs.HoldQueueFull:
+		return http.StatusConflict, "Hold queue full"
+	case errs.LoanLimitReached:
+		return http.StatusConflict, "Loan limit reached"
+	case errs.MemberBlocked:
+		return http.StatusConflict, "Member blocked"
 	case errs.TooManyRequests:
 		return http.StatusTooManyRequests, "Too many requests"
 	case errs.NotCaughtUp:

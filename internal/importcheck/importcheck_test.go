@@ -16,31 +16,37 @@ const module = "library"
 // layers are the module's packages that ship, from the top down: a package may import only
 // packages of the layers below its own. Paths are relative to the module.
 var layers = [][]string{
-	{"cmd/library", "cmd/devidp"},
+	{"cmd/library", "cmd/devidp", "cmd/devpay"},
 	{"internal/app"},
 	{"internal/config"},
 	{"internal/metrics"},
 	{"internal/books/booksapi", "internal/accounts/accountsapi", "internal/processor/processorhttp"},
-	{"internal/catalog", "internal/latefines", "internal/notifications"},
-	{"internal/httpapi", "internal/smtpclient", "internal/eventstore/pgstore", "internal/processor/pgdriver", "internal/devidp"},
-	{"internal/auth", "internal/telemetry", "internal/pgerr", "internal/openapi", "migrations", "web"},
+	{"internal/catalog", "internal/loans", "internal/latefines", "internal/notifications", "internal/checkouts"},
+	{"internal/httpapi", "internal/smtpclient", "internal/eventstore/pgstore", "internal/processor/pgdriver", "internal/devidp",
+		"internal/payments/stripepay", "internal/devpay"},
+	{"internal/auth", "internal/telemetry", "internal/pgerr", "internal/openapi", "migrations", "web",
+		"internal/devpay/hooks", "internal/devpay/wire"},
 	{"internal/books", "internal/accounts"},
 	{"internal/aggregate", "internal/processor/engine"},
+	{"internal/processor/engine/timers"},
 	{"internal/processor", "internal/aggregate/window"},
-	{"internal/eventstore", "internal/payments"},
-	{"internal/validate", "internal/tracing", "internal/pii"},
+	{"internal/eventstore"},
+	{"internal/validate", "internal/tracing", "internal/pii", "internal/payments"},
 	{"internal/errs"},
 }
 
 // plain are the packages that must stay plain Go: the domain (the service's rules, the
-// aggregates that run them and the log they are kept in) and the engine of the background work,
-// whose drivers and handlers are adapters of their own.
+// aggregates that run them and the log they are kept in), the engine of the background work,
+// whose drivers and handlers are adapters of their own, and the port to a payment provider,
+// whose adapters (payments/stripepay) are too.
 var plain = []string{"internal/books", "internal/accounts", "internal/aggregate", "internal/eventstore",
-	"internal/processor", "internal/processor/engine", "internal/payments"}
+	"internal/processor", "internal/processor/engine", "internal/processor/engine/timers", "internal/payments"}
 
 // adapters are the import paths (and their subpackages) the domain must not reach, however
-// indirectly: a database driver, an HTTP router or server, migrations.
-var adapters = []string{"github.com/jackc/pgx", "github.com/go-chi/", "net/http", "github.com/pressly/goose"}
+// indirectly: a database driver, an HTTP router or server, migrations, a payment provider's
+// client.
+var adapters = []string{"github.com/jackc/pgx", "github.com/go-chi/", "net/http", "github.com/pressly/goose",
+	"github.com/stripe/"}
 
 // tooling are the module's packages that never ship: test harnesses, the fault suite, the
 // mutation tool and the checks themselves. They may import anything; nothing that ships may

@@ -196,17 +196,43 @@ func TestWatchProcessorsReadsTheStoreAtScrapeTime(t *testing.T) {
 	requireValue(t, f, 3, "library_processor_deferred", "processor", "notifications")
 	requireValue(t, f, 4, "library_processor_in_flight", "processor", "notifications")
 
+	_, ok := value(f, "library_processor_timers_waiting", "processor", "notifications")
+	assert.False(t, ok, "a processor that fires no timers has no timer series")
+
 	statuses[1].Lag = 0
 	f = scrape(t, m)
 	requireValue(t, f, 0, "library_processor_lag", "processor", "notifications")
 
 	fail = errors.New("the database is unavailable")
 	f = scrape(t, m)
-	_, ok := value(f, "library_processor_lag", "processor", "notifications")
+	_, ok = value(f, "library_processor_lag", "processor", "notifications")
 	assert.False(t, ok, "no figure rather than a stale one")
 	requireValue(t, f, 1, "library_processor_lease_held", "processor", "notifications")
 	f = scrape(t, m) // the handler counts a failed gathering after serving it
 	requireValue(t, f, 1, "promhttp_metric_handler_errors_total", "cause", "gathering")
+}
+
+// A processor that fires timers shows how many wait and fail, how long until the next is due
+// (only while one waits), and how overdue the oldest is.
+func TestWatchProcessorsShowsTimers(t *testing.T) {
+	t.Parallel()
+	m := New(nil)
+	next, in := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC), 12.5
+	statuses := []processor.Status{{Name: "checkouts", Timers: &processor.TimerStatus{Waiting: 3, Failing: 1,
+		NextDue: &next, NextDueSeconds: &in, OldestOverdueSeconds: 2.25}}}
+	m.WatchProcessors(func(context.Context) ([]processor.Status, error) { return statuses, nil }, time.Second)
+	f := scrape(t, m)
+	requireValue(t, f, 3, "library_processor_timers_waiting", "processor", "checkouts")
+	requireValue(t, f, 1, "library_processor_timers_failing", "processor", "checkouts")
+	requireValue(t, f, 12.5, "library_processor_timer_next_due_seconds", "processor", "checkouts")
+	requireValue(t, f, 2.25, "library_processor_timer_oldest_overdue_seconds", "processor", "checkouts")
+
+	statuses[0].Timers = &processor.TimerStatus{}
+	f = scrape(t, m)
+	requireValue(t, f, 0, "library_processor_timers_waiting", "processor", "checkouts")
+	requireValue(t, f, 0, "library_processor_timer_oldest_overdue_seconds", "processor", "checkouts")
+	_, ok := value(f, "library_processor_timer_next_due_seconds", "processor", "checkouts")
+	assert.False(t, ok, "nothing is due when nothing waits")
 }
 
 // Each Metrics has its own registry: two services in one process count apart, and the Go

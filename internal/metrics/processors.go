@@ -17,10 +17,12 @@ type StatusFunc func(ctx context.Context) ([]processor.Status, error)
 const DefaultStatusTimeout = 2 * time.Second
 
 // WatchProcessors adds the figures of the shared store to every scrape: each processor's
-// checkpoint, lag, parked and deferred events, and the events this replica has in flight. They are read at scrape time (Group.Status is one query
-// for the head and three per processor) rather than kept up to date by the runners, so that a
-// standby, which runs nothing, shows the same figures as the holder, and nothing is read between
-// scrapes. timeout (default DefaultStatusTimeout) bounds the reading; when it fails, those
+// checkpoint, lag, parked and deferred events, and the events this replica has in flight; and,
+// for a processor that fires timers, its timers: how many wait and fail, how long until the
+// next is due and how overdue the oldest is. They are read at scrape time (Group.Status is one
+// query for the head and four or five per processor) rather than kept up to date by the
+// runners, so that a standby, which runs nothing, shows the same figures as the holder, and
+// nothing is read between scrapes. timeout (default DefaultStatusTimeout) bounds the reading; when it fails, those
 // series are left out of the scrape and the error is logged, while the rest are served.
 func (m *Metrics) WatchProcessors(status StatusFunc, timeout time.Duration) {
 	if timeout <= 0 {
@@ -39,6 +41,17 @@ func (m *Metrics) WatchProcessors(status StatusFunc, timeout time.Duration) {
 			"Events that failed for now and wait for their next attempt.", []string{"processor"}, nil),
 		inFlight: prometheus.NewDesc("library_processor_in_flight",
 			"Events this replica's processor is handling right now.", []string{"processor"}, nil),
+		timers: timerDescs{
+			waiting: prometheus.NewDesc("library_processor_timers_waiting",
+				"Timers the processor scheduled that have not fired yet.", []string{"processor"}, nil),
+			failing: prometheus.NewDesc("library_processor_timers_failing",
+				"Waiting timers whose last fire failed.", []string{"processor"}, nil),
+			nextDue: prometheus.NewDesc("library_processor_timer_next_due_seconds",
+				"Seconds until the processor's next timer is due, by the database's clock (0: one is due); absent when none waits.",
+				[]string{"processor"}, nil),
+			overdue: prometheus.NewDesc("library_processor_timer_oldest_overdue_seconds",
+				"How long past its time the processor's most overdue timer is (0: none is).", []string{"processor"}, nil),
+		},
 	})
 }
 
@@ -46,7 +59,11 @@ type processorCollector struct {
 	status                                      StatusFunc
 	timeout                                     time.Duration
 	checkpoint, lag, parked, deferred, inFlight *prometheus.Desc
+	timers                                      timerDescs
 }
+
+// timerDescs are the series of a processor's timers.
+type timerDescs struct{ waiting, failing, nextDue, overdue *prometheus.Desc }
 
 func (c *processorCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.checkpoint
@@ -54,6 +71,10 @@ func (c *processorCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.parked
 	ch <- c.deferred
 	ch <- c.inFlight
+	ch <- c.timers.waiting
+	ch <- c.timers.failing
+	ch <- c.timers.nextDue
+	ch <- c.timers.overdue
 }
 
 func (c *processorCollector) Collect(ch chan<- prometheus.Metric) {
@@ -71,6 +92,14 @@ func (c *processorCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.parked, prometheus.GaugeValue, float64(s.Parked), s.Name)
 		ch <- prometheus.MustNewConstMetric(c.deferred, prometheus.GaugeValue, float64(s.Deferred), s.Name)
 		ch <- prometheus.MustNewConstMetric(c.inFlight, prometheus.GaugeValue, float64(s.InFlight), s.Name)
+		if t := s.Timers; t != nil {
+			ch <- prometheus.MustNewConstMetric(c.timers.waiting, prometheus.GaugeValue, float64(t.Waiting), s.Name)
+			ch <- prometheus.MustNewConstMetric(c.timers.failing, prometheus.GaugeValue, float64(t.Failing), s.Name)
+			ch <- prometheus.MustNewConstMetric(c.timers.overdue, prometheus.GaugeValue, t.OldestOverdueSeconds, s.Name)
+			if t.NextDueSeconds != nil {
+				ch <- prometheus.MustNewConstMetric(c.timers.nextDue, prometheus.GaugeValue, *t.NextDueSeconds, s.Name)
+			}
+		}
 	}
 }
 

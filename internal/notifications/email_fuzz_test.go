@@ -85,7 +85,7 @@ func FuzzLoanEmail(f *testing.F) {
 
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	store := eventstore.NewMemory(func() time.Time { return now })
-	bookService := books.NewService(store, aggregate.Options{}, func() time.Time { return now }, 14*24*time.Hour, nil)
+	bookService := books.NewService(store, aggregate.Options{}, func() time.Time { return now }, books.Policy{LoanPeriod: 14 * 24 * time.Hour, MaxRenewals: 2}, nil)
 	accountService := accounts.NewService(store, aggregate.Options{})
 	mailer := &captureMailer{}
 	outbox := &Outbox{Mailer: mailer, Books: serviceBooks{bookService}, Members: serviceMembers{accountService}, From: "library@localhost",
@@ -114,7 +114,7 @@ func FuzzLoanEmail(f *testing.F) {
 			t.Fatalf("the book's stream: %d events, %v", len(events), err)
 		}
 		lent := events[1]
-		if err := outbox.Handle(ctx, lent); err != nil {
+		if err := outbox.Handle(handling(t), lent); err != nil {
 			t.Fatalf("the outbox refused a loan whose member has an address: %v", err)
 		}
 		sent := mailer.take()

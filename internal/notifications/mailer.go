@@ -20,7 +20,8 @@ type Mailer interface {
 // NewLogMailer returns the Mailer used when SMTP_URL is unset: it sends nothing and logs each
 // email at info level instead, so a development setup without a mail server still shows what
 // would have gone out. The log line leaves the recipient and the body out: both are a member's
-// personal data.
+// personal data. The outbox records none of these emails as accepted, as no relay took them:
+// a member's export lists only emails sent, and after a takeover one may be logged again.
 func NewLogMailer(logger *slog.Logger) Mailer {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -43,3 +44,9 @@ func (l logMailer) Send(ctx context.Context, e smtpclient.Email) error {
 }
 
 func (logMailer) Close() error { return nil }
+
+// logsOnly reports whether m is the log mailer, which sends nothing.
+func logsOnly(m Mailer) bool {
+	_, ok := m.(logMailer)
+	return ok
+}

@@ -44,4 +44,19 @@ func TestLogMailerLogsWithoutBodyOrRecipient(t *testing.T) {
 	require.NoError(t, NewLogMailer(nil).Send(t.Context(), e), "a nil logger discards")
 }
 
+// The log mailer sends nothing, so the outbox records nothing as accepted: a member's export
+// lists only emails that a relay took.
+func TestOutboxRecordsNoEmailTheLogMailerTook(t *testing.T) {
+	t.Parallel()
+	env := newOutboxEnv(t)
+	lent := env.lend(t, "dune", "reader@example.org")
+	o := env.outbox(t)
+	o.Mailer = NewLogMailer(nil)
+	require.NoError(t, o.Handle(handling(t), lent))
+	recorded, err := env.accepted.ForLoans(t.Context(), []string{"loan-dune"})
+	require.NoError(t, err)
+	require.Empty(t, recorded, "logged, not sent: nothing accepted")
+	require.Empty(t, env.srv.Messages())
+}
+
 func slogJSON(w io.Writer) *slog.Logger { return slog.New(slog.NewJSONHandler(w, nil)) }

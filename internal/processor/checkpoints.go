@@ -57,15 +57,19 @@ type Deferred struct {
 	NextAttempt time.Time
 }
 
-// Checkpoints keeps the processors' positions, deferred events and parked events where every
-// replica sees them. Positions move only by compare-and-set (Save), so only the replica that
-// read a position can move it, and only forward.
+// Checkpoints keeps the processors' positions, deferred events, parked events and timers where
+// every replica sees them. Positions move only by compare-and-set (Save), so only the replica
+// that read a position can move it, and only forward; the timers a handler changed are written
+// with the move that passes its event.
 type Checkpoints interface {
+	Timers
+
 	// Load returns a processor's position; the start of the log for one that never ran.
 	Load(ctx context.Context, name string) (Position, error)
-	// Save moves a processor's position from from to to, or returns ErrFenced when it is no
-	// longer at from.
-	Save(ctx context.Context, name string, from, to Position) error
+	// Save moves a processor's position from from to to, and writes the timer changes made
+	// while handling the events it passes, in order, in one transaction; or returns ErrFenced
+	// when it is no longer at from, and writes nothing.
+	Save(ctx context.Context, name string, from, to Position, changes ...TimerChange) error
 
 	// Defer keeps an event to be tried again at d.NextAttempt. Deferring an event that is
 	// deferred already replaces the deferral but keeps the larger count of attempts, so that a
@@ -77,9 +81,10 @@ type Checkpoints interface {
 	// NextAttempt returns the earliest next attempt of a processor's deferred events; ok is
 	// false when none is deferred.
 	NextAttempt(ctx context.Context, name string) (next time.Time, ok bool, err error)
-	// Done forgets a deferred event once it has been handled. Forgetting one that is not
-	// deferred does nothing.
-	Done(ctx context.Context, name string, position int64) error
+	// Done forgets a deferred event once it has been handled, and writes the timer changes
+	// made while handling it, in order, in one transaction. Forgetting one that is not
+	// deferred does nothing (but the changes are written).
+	Done(ctx context.Context, name string, position int64, changes ...TimerChange) error
 	// CountDeferred counts a processor's deferred events.
 	CountDeferred(ctx context.Context, name string) (int, error)
 

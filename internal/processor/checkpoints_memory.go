@@ -9,19 +9,23 @@ import (
 	"library/internal/eventstore"
 )
 
-// MemoryCheckpoints keeps checkpoints, deferred and parked events in the memory of one process.
+// MemoryCheckpoints keeps checkpoints, deferred and parked events, and timers, in the memory of
+// one process.
 type MemoryCheckpoints struct {
 	now func() time.Time
 
-	mu        sync.Mutex
-	positions map[string]Position
-	deferred  map[string]map[int64]Deferred
-	parked    map[string]map[int64]Parked
+	mu           sync.Mutex
+	positions    map[string]Position
+	deferred     map[string]map[int64]Deferred
+	parked       map[string]map[int64]Parked
+	timers       map[string]map[string]memoryTimer // by processor, then key
+	timerVersion int64                             // the last version given to a timer
 }
 
 var _ Checkpoints = (*MemoryCheckpoints)(nil)
 
-// NewMemoryCheckpoints returns empty checkpoints. now stamps parked events; nil means time.Now.
+// NewMemoryCheckpoints returns empty checkpoints. now is the store's clock: it stamps parked
+// events and says which timers are due; nil means time.Now.
 func NewMemoryCheckpoints(now func() time.Time) *MemoryCheckpoints {
 	if now == nil {
 		now = time.Now
@@ -29,6 +33,7 @@ func NewMemoryCheckpoints(now func() time.Time) *MemoryCheckpoints {
 	return &MemoryCheckpoints{
 		now: now, positions: map[string]Position{},
 		deferred: map[string]map[int64]Deferred{}, parked: map[string]map[int64]Parked{},
+		timers: map[string]map[string]memoryTimer{},
 	}
 }
 
@@ -43,8 +48,8 @@ func (m *MemoryCheckpoints) Load(ctx context.Context, name string) (Position, er
 }
 
 // Save implements Checkpoints.
-func (m *MemoryCheckpoints) Save(ctx context.Context, name string, from, to Position) error {
-	return m.SaveWith(ctx, name, from, to, func() {})
+func (m *MemoryCheckpoints) Save(ctx context.Context, name string, from, to Position, changes ...TimerChange) error {
+	return m.SaveWith(ctx, name, from, to, func() { m.applyTimers(name, changes) })
 }
 
 // SaveWith moves the checkpoint like Save and, while holding the lock that guards it, calls
@@ -127,13 +132,14 @@ func (m *MemoryCheckpoints) NextAttempt(ctx context.Context, name string) (time.
 }
 
 // Done implements Checkpoints.
-func (m *MemoryCheckpoints) Done(ctx context.Context, name string, position int64) error {
+func (m *MemoryCheckpoints) Done(ctx context.Context, name string, position int64, changes ...TimerChange) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.deferred[name], position)
+	m.applyTimers(name, changes)
 	return nil
 }
 

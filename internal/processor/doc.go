@@ -2,12 +2,13 @@
 // However many replicas run, each processor runs in exactly one of them at a time, under a
 // lease, and moves through the log from a checkpoint that every replica shares.
 //
-// This package says what a processor is (Processor, Handler, ViewModel, and the errors that
-// sort an event), what it runs on (Leases and Checkpoints: the contract every driver keeps,
-// tested by the suite in internal/testkit/drivertest), how it is tuned (Options) and what is
-// shown of it (Status). It also has the memory drivers, which a single process and the tests
-// use. Package engine runs processors (Group); package pgdriver keeps leases and checkpoints
-// in PostgreSQL; package processorhttp serves /status and the admin endpoints. This comment
+// This package says what a processor is (Processor, Handler, ViewModel, TimerHandler, and the
+// errors that sort an event), what it runs on (Leases and Checkpoints, with their Timers: the
+// contract every driver keeps, tested by the suite in internal/testkit/drivertest), how it is
+// tuned (Options) and what is shown of it (Status). It also has the memory drivers, which a
+// single process and the tests use. Package engine runs processors (Group), and its package
+// timers fires their timers; package pgdriver keeps leases, checkpoints and timers in
+// PostgreSQL; package processorhttp serves /status and the admin endpoints. This comment
 // holds the promises all of them keep.
 //
 // # How a processor runs
@@ -90,6 +91,14 @@
 //     started. Events after it go on meanwhile, so one busy key can't take every slot. A
 //     deferred event handed back holds back the next batch of due deferred events until it is
 //     done with, as any due event in hand does.
+//   - Wait: nothing failed, but the event can't be done until something changes that the
+//     processor is not told of (the outbox's email to a member who has given no address yet).
+//     It is deferred, as below, for the time the handler gave (at least 100ms), and uses up no
+//     attempt however often it waits; it counts among the deferred events in Status, but is
+//     not a failure (no LastError, no DeferListener, a debug log line only). The timers its
+//     handling scheduled stand, as a handled event's do: a wait is the handler's work done as
+//     far as it can go. The handler bounds the wait itself, parking the event when it is over;
+//     the engine knows nothing of what it waits for, and polls.
 //   - any other error: the event failed for now. It is deferred: kept in the shared store with
 //     its next attempt time (Options.Retry: by default six tries over about a minute), so that
 //     the checkpoint passes it and events after it go on, and a takeover keeps it. Whoever
@@ -97,6 +106,56 @@
 //
 // Parked events are kept until retry-parked, which turns them into deferred events due at once
 // with all their attempts. Handlers that implement ParkListener or DeferListener hear of each.
+//
+// # Timers
+//
+// A saga or an outbox whose Handler is also a TimerHandler can make something happen at a time,
+// once, whichever replica holds its lease then: while it handles an event it calls Schedule
+// ("at T, for this key, do this", with a little JSON of ids) or Cancel through the context it
+// was given. Keys are the processor's own; scheduling under a key that has a timer replaces it.
+// Nothing is written at the call: the changes an event's handling made (only if it returned
+// nil, or Wait) are kept with the event until the checkpoint moves past it, and are written by
+// Checkpoints.Save in the same transaction as that move (or, for a deferred event tried again,
+// with its Done once it is handled: a retry that waits again writes none), in log order. A holder whose save is fenced writes no timer, and the next
+// holder, handling the event again, schedules them again. They live where the checkpoints do:
+// in PostgreSQL, the table processor_timers; in memory, the MemoryCheckpoints.
+//
+// Whoever holds the lease runs a timer loop beside its dispatcher, stopped with it. It asks
+// the store for the timers that are due, the earliest first, and hands each to Fire: one at a
+// time, in due order (or up to InFlight at once, for a processor that allows that), then
+// sleeps until the next is due, or until a save wrote timers, and at most PollInterval. What is
+// due is decided by the store's clock, never the replica's (in PostgreSQL every comparison is
+// with now()): replicas whose clocks disagree agree on what is due, and a timer fires neither
+// early on a replica that runs fast nor late on one that runs slow. A timer that fires late
+// (after an outage, or while the processor was down) fires all the same, once, with a log
+// line, "timer fired late", that says by how much.
+//
+// Fire does its work through the paths a handler uses: it appends an event, with a command id
+// derived from the timer's key and its At, or hands an email to the outbox with an id derived
+// from them. Once Fire returns nil, the timer is forgotten, unless it was scheduled again or
+// cancelled meanwhile (each schedule has a version of its own), and the changes Fire made
+// (say, its own key again in 15 minutes) are written with that, in one transaction. Firing is
+// at least once: a holder that dies between Fire's work and the forgetting leaves the timer to
+// the next holder, which fires it again, and the repeat is recognised by its id, as an event's
+// is. A takeover is nothing more: the new holder fires what is due, from where every replica
+// sees it, and nothing that was forgotten.
+//
+// A Fire that can't do its work yet, for want of something it is not told of, does not return
+// Wait (which is for events): it schedules its own key again for when it will look again,
+// keeping in its data the time its work's ids derive from, and returns nil.
+//
+// A Fire that fails is sorted as a Handler's error is. Pause, Later or errs.Unavailable: what it
+// depends on is down; the loop stops firing, waits (100ms, doubling to 5s) and tries again,
+// using up no attempt. Any other error: the timer's attempts go up, its error is kept, and it
+// is tried again after the Options.Retry schedule's wait for that attempt, by the store's
+// clock; its At stays, so that the ids of its work stay too. A timer is never parked or
+// dropped: once its attempts have run out it is tried again every Retry.Max for as long as it
+// fails, with an error in the log each time, and Status shows how many timers are failing
+// and how overdue the oldest is. A handler that knows a timer can never succeed returns nil
+// from Fire (having done nothing), or cancels it.
+//
+// A replay (of a saga) handles every event again, and so schedules every timer again, those
+// that fired long ago included: their work is recognised by its id and does nothing.
 //
 // # Failures
 //

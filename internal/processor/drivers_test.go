@@ -2,6 +2,7 @@ package processor_test
 
 import (
 	"testing"
+	"time"
 
 	"library/internal/processor"
 	"library/internal/testkit/drivertest"
@@ -23,4 +24,14 @@ func TestMemoryForgetMember(t *testing.T) {
 func TestMemoryLeases(t *testing.T) {
 	t.Parallel()
 	drivertest.TestLeases(t, func(*testing.T) processor.Leases { return processor.NewMemoryLeases() })
+}
+
+// The memory driver's clock is its own (here years away from the machine's): what is due is
+// due by it.
+func TestMemoryTimers(t *testing.T) {
+	t.Parallel()
+	drivertest.TestTimers(t, func(*testing.T) drivertest.TimerStore {
+		now := func() time.Time { return time.Date(2031, 5, 6, 7, 8, 9, 0, time.UTC) }
+		return drivertest.TimerStore{C: processor.NewMemoryCheckpoints(now), Now: now}
+	})
 }

@@ -116,3 +116,14 @@ func (b Backoff) Delay(attempt int) time.Duration {
 	d = min(d, b.Max)
 	return d - time.Duration(rand.Int64N(int64(d)/5+1)) //nolint:gosec // jitter, not a secret
 }
+
+// StoreBackoff is the wait before trying again after the store failed, or while what a
+// handler depends on is down: short at first, since most failures are a blip, and at most a
+// few seconds.
+func StoreBackoff(failures int) time.Duration {
+	d := 100 * time.Millisecond
+	for i := 1; i < failures && d < 5*time.Second; i++ {
+		d *= 2
+	}
+	return min(d, 5*time.Second)
+}

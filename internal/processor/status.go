@@ -9,9 +9,9 @@ import (
 	"library/internal/eventstore"
 )
 
-// Status is what GET /status shows of one processor. Checkpoint, head, lag and parked come from
-// the shared store, so every replica shows the same figures; holdsLease and lastError are this
-// replica's own.
+// Status is what GET /status shows of one processor. Checkpoint, head, lag, parked, deferred
+// and timers come from the shared store, so every replica shows the same figures; holdsLease
+// and lastError are this replica's own.
 type Status struct {
 	Name       string `json:"name"`
 	Kind       Kind   `json:"kind"`
@@ -29,6 +29,9 @@ type Status struct {
 	Deferred int `json:"deferred"`
 	// InFlight is how many events this replica is handling right now.
 	InFlight int64 `json:"inFlight"`
+	// Timers are the processor's timers, from the shared store; absent for a processor whose
+	// handler fires none.
+	Timers *TimerStatus `json:"timers,omitempty"`
 	// Relay is what an outbox's handler, in the replica that holds the lease, says of the
 	// system it delivers to; absent elsewhere.
 	Relay *Relay `json:"relay,omitempty"`

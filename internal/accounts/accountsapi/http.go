@@ -19,6 +19,8 @@ type Routes struct {
 	Service *accounts.Service
 	// Elsewhere is what other parts of the library keep about members.
 	Elsewhere Elsewhere
+	// Payments takes fines online; nil when the library takes none (PAYMENTS=off).
+	Payments *Payments
 }
 
 // Routes implements httpapi.Module.
@@ -31,6 +33,9 @@ func (h Routes) Routes(r chi.Router) {
 	r.Post("/accounts/{memberId}/payments", httpapi.Command("memberId", httpapi.KeyRequired, h.pay))
 	r.Post("/accounts/{memberId}/erasure", httpapi.Handle(h.erase))
 	r.Get("/accounts/{memberId}/export", httpapi.Handle(h.export))
+	r.Post("/accounts/{memberId}/checkouts", httpapi.Handle(h.startCheckout))
+	r.Get("/accounts/{memberId}/checkouts/{checkoutId}", httpapi.Handle(h.getCheckout))
+	r.Post("/webhooks/stripe", httpapi.Handle(h.webhook))
 }
 
 // accountView is an account as GET /accounts/{memberId} shows it. Name and email are null until

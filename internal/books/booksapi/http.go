@@ -28,6 +28,7 @@ func (h Routes) Routes(r chi.Router) {
 	r.Get("/books/{bookId}", httpapi.Handle(h.get))
 	r.Post("/books/{bookId}/loans", httpapi.Command("bookId", httpapi.KeyOptional, h.lend))
 	r.Post("/books/{bookId}/returns", httpapi.Command("bookId", httpapi.KeyOptional, h.giveBack))
+	r.Post("/books/{bookId}/loans/{loanId}/renewals", httpapi.Handle(h.renew))
 }
 
 func (h Routes) get(w http.ResponseWriter, r *http.Request) error {

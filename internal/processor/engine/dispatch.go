@@ -29,7 +29,8 @@ type dispatcher struct {
 	busy     map[int64]bool        // positions in hand, from the log or deferred
 	running  int                   // events in hand
 	results  chan result
-	unsaved  int // events passed by done since the last save, deferred ones left out
+	unsaved  int                     // events passed by done since the last save, deferred ones left out
+	pending  []processor.TimerChange // made handling the events passed by done since the last save, in log order
 	lastSave time.Time
 
 	readWanted    bool      // an append, a poll or a full batch says there may be more to read
@@ -54,7 +55,8 @@ type dispatcher struct {
 type entry struct {
 	event    eventstore.Event
 	done     bool
-	deferred bool // done with for now: it waits among the deferred events
+	deferred bool                    // done with for now: it waits among the deferred events
+	changes  []processor.TimerChange // made while handling it: saved with the checkpoint that passes it
 }
 
 // result is what a worker reports when it is done with an event.
@@ -68,7 +70,8 @@ type result struct {
 	deferredTo time.Time
 	// held is set when the handler handed the event back untried (Later): it is still in
 	// hand, out of its slot.
-	held *heldEvent
+	held    *heldEvent
+	changes []processor.TimerChange // the timers the handler changed, when it handled the event
 }
 
 func newDispatcher(h *holding) *dispatcher {
@@ -144,7 +147,7 @@ func (d *dispatcher) reload() error {
 		return err
 	}
 	d.loaded, d.saved, d.done, d.readFrom = true, pos, pos, pos.Checkpoint
-	d.window, d.started, d.unsaved = nil, 0, 0
+	d.window, d.started, d.unsaved, d.pending = nil, 0, 0, nil
 	d.due, d.nextDueStale, d.readWanted = nil, true, true
 	return nil
 }
@@ -312,7 +315,7 @@ func (d *dispatcher) finished(res result) {
 			d.opts.Observer.EventsHandled(d.proc.Name, 1)
 		}
 	} else {
-		res.entry.done, res.entry.deferred = res.done, !res.deferredTo.IsZero()
+		res.entry.done, res.entry.deferred, res.entry.changes = res.done, !res.deferredTo.IsZero(), res.changes
 	}
 	if !res.deferredTo.IsZero() && (d.nextDue.IsZero() || res.deferredTo.Before(d.nextDue)) {
 		d.nextDue = res.deferredTo
@@ -322,6 +325,7 @@ func (d *dispatcher) finished(res result) {
 		if !d.window[0].deferred {
 			d.unsaved++ // a deferred event is counted when it is finally done with
 		}
+		d.pending = append(d.pending, d.window[0].changes...)
 		d.window = d.window[1:]
 		d.started--
 	}

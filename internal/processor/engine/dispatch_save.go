@@ -18,7 +18,8 @@ func (d *dispatcher) saveIfDue() (bool, error) {
 	return true, d.save()
 }
 
-// save moves the checkpoint from where it was saved to done.
+// save moves the checkpoint from where it was saved to done, with the timer changes made while
+// handling the events it passes.
 func (d *dispatcher) save() error {
 	if d.done == d.saved || !d.loaded {
 		return nil
@@ -32,10 +33,13 @@ func (d *dispatcher) save() error {
 		ctx, cancel = context.WithTimeout(context.WithoutCancel(d.leased), time.Second)
 		defer cancel()
 	}
-	if err := d.checkpoints.Save(ctx, d.proc.Name, d.saved, d.done); err != nil {
+	if err := d.checkpoints.Save(ctx, d.proc.Name, d.saved, d.done, d.pending...); err != nil {
 		return err
 	}
+	if len(d.pending) > 0 {
+		d.wakeTimers()
+	}
 	d.opts.Observer.EventsHandled(d.proc.Name, d.unsaved)
-	d.saved, d.unsaved, d.lastSave = d.done, 0, time.Now()
+	d.saved, d.unsaved, d.lastSave, d.pending = d.done, 0, time.Now(), nil
 	return nil
 }

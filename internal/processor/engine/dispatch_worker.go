@@ -29,7 +29,7 @@ func (d *dispatcher) handle(e eventstore.Event, attempt int, from *entry) result
 			d.gate.abandon(probe)
 			return res
 		}
-		err := d.attempt(e, attempt)
+		changes, err := d.attempt(e, attempt)
 		if d.leased.Err() != nil {
 			d.gate.abandon(probe)
 			return res
@@ -51,9 +51,16 @@ func (d *dispatcher) handle(e eventstore.Event, attempt int, from *entry) result
 		case handled:
 			d.gate.passed()
 			d.succeeded()
+			res.changes = changes // an event from the log: saved with the checkpoint that passes it
 			res.done = from != nil || d.persist(func(ctx context.Context) error {
-				return d.checkpoints.Done(ctx, d.proc.Name, e.Position)
+				return d.checkpoints.Done(ctx, d.proc.Name, e.Position, changes...)
 			})
+			if from == nil && len(changes) > 0 {
+				d.wakeTimers()
+			}
+		case waitFor:
+			d.gate.passed()
+			d.waits(&res, e, err, attempt, changes)
 		case parkIt:
 			d.gate.passed()
 			res.done = d.park(e, err, attempt)
@@ -71,19 +78,24 @@ func (d *dispatcher) handle(e eventstore.Event, attempt int, from *entry) result
 }
 
 // attempt hands the event to the handler once, in a span of its own that links to the span of
-// the command that wrote the event, in whichever replica that ran.
-func (d *dispatcher) attempt(e eventstore.Event, attempt int) error {
+// the command that wrote the event, in whichever replica that ran. It returns the timer changes
+// the handler made, when it fires timers.
+func (d *dispatcher) attempt(e eventstore.Event, attempt int) ([]processor.TimerChange, error) {
 	ctx, cancel := d.bounded()
 	defer cancel()
 	ctx, span := d.tracer.Start(ctx, d.proc.Name+" "+e.Type, trace.WithNewRoot(), tracing.LinkedTo(e.Metadata.TraceParent),
 		trace.WithAttributes(attribute.String("library.processor", d.proc.Name), attribute.Int64("library.position", e.Position),
 			attribute.Int("library.attempt", attempt)))
 	defer span.End()
+	var timers *processor.TimerRecorder
+	if d.proc.FiresTimers() {
+		ctx, timers = processor.RecordTimers(ctx)
+	}
 	err := d.handler.Handle(processor.WithAttempt(ctx, attempt), e)
 	if err != nil {
 		span.SetStatus(codes.Error, processor.PublicText(err))
 	}
-	return err
+	return timers.Changes(), err
 }
 
 // deferTo keeps a failed event to be tried again at next.
@@ -99,6 +111,28 @@ func (d *dispatcher) deferTo(e eventstore.Event, reason error, attempts int, nex
 		l.Deferred(e)
 	}
 	return deferred
+}
+
+// waits defers an event whose handler said it waits (Wait), to be tried again once its wait is
+// over, with the attempts it had used before this one: a wait uses up none. Nothing failed, so
+// the timers its handling scheduled stand: an event from the log has them saved with the
+// checkpoint that passes it, as a handled event has (a deferred event tried again writes its
+// timers with its Done, once it is handled). It is not recorded for Status nor told to the
+// DeferListener, and it is logged at debug level only: an event may wait, and be looked at
+// again, for days.
+func (d *dispatcher) waits(res *result, e eventstore.Event, reason error, attempt int, changes []processor.TimerChange) {
+	var w *processor.WaitError
+	errors.As(reason, &w)
+	if res.entry != nil {
+		res.changes = changes
+	}
+	next := time.Now().Add(max(w.For, laterRetry))
+	d.logger.Debug("event waits", "processor", d.proc.Name, "stream", e.StreamID, "version", e.Version,
+		"position", e.Position, "retry_in", time.Until(next).Round(time.Millisecond).String(), "reason", reason)
+	res.deferredTo = next
+	res.done = d.persist(func(ctx context.Context) error {
+		return d.checkpoints.Defer(ctx, d.proc.Name, processor.Deferred{Event: e, Reason: reason.Error(), Attempts: attempt - 1, NextAttempt: next})
+	})
 }
 
 // park parks an event with the reason it failed.
@@ -132,7 +166,7 @@ func (d *dispatcher) persist(write func(ctx context.Context) error) bool {
 		d.failed(err)
 		d.logger.Warn("processor could not record an event's outcome; trying again", "processor", d.proc.Name,
 			"error", err, "failures", failures)
-		if !sleep(d.leased, d.leased, storeBackoff(failures)) {
+		if !sleep(d.leased, d.leased, processor.StoreBackoff(failures)) {
 			return false
 		}
 	}

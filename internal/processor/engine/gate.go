@@ -4,13 +4,15 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"library/internal/processor"
 )
 
 // gate holds a handler processor's events back while what its handler depends on is down (a
 // Pause error, or the database unavailable). While it is closed no event is started, and the
 // events in hand wait at it; once its backoff has passed, one of them goes through as a probe.
 // The probe getting through (whatever else becomes of its event) opens the gate for all; the
-// probe paused again closes it for twice as long, up to storeBackoff's limit. Attempts made
+// probe paused again closes it for twice as long, up to processor.StoreBackoff's limit. Attempts made
 // while the gate is closed use up no event's attempts.
 type gate struct {
 	mu       sync.Mutex
@@ -86,7 +88,7 @@ func (g *gate) paused(probe bool) {
 	default:
 		return
 	}
-	g.until = time.Now().Add(storeBackoff(g.failures))
+	g.until = time.Now().Add(processor.StoreBackoff(g.failures))
 	g.broadcast()
 }
 
@@ -112,14 +114,4 @@ func (g *gate) state() (closed bool, since time.Time) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.closed, g.since
-}
-
-// storeBackoff is the wait before trying again after the store failed: short at first, since
-// most failures are a blip, and at most a few seconds.
-func storeBackoff(failures int) time.Duration {
-	d := 100 * time.Millisecond
-	for i := 1; i < failures && d < 5*time.Second; i++ {
-		d *= 2
-	}
-	return min(d, 5*time.Second)
 }

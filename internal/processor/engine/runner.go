@@ -131,6 +131,8 @@ type holding struct {
 	fresh   func() bool
 	wakeups <-chan struct{}
 	poll    *time.Ticker
+	// timersWake wakes the timer loop when a save wrote timers.
+	timersWake chan struct{}
 	// behindStreak counts the reads in a row that found the log ahead but nothing to read.
 	behindStreak int
 }
@@ -158,13 +160,15 @@ func (r *runner) hold(shutdown, abort context.Context, lease processor.Lease) er
 			cancel() // the lease can't be trusted: stop at once, before acting on it
 			return false
 		},
-		wakeups: r.store.Subscribe(leased),
-		poll:    time.NewTicker(r.opts.PollInterval),
+		wakeups:    r.store.Subscribe(leased),
+		poll:       time.NewTicker(r.opts.PollInterval),
+		timersWake: make(chan struct{}, 1),
 	}
 	defer h.poll.Stop()
 	if r.proc.ViewModel != nil {
 		return h.viewModel()
 	}
+	defer h.startTimers()() // and wait for the timer loop before the lease goes
 	return newDispatcher(h).run()
 }
 
@@ -228,7 +232,7 @@ func (h *holding) behind(c eventstore.Checkpoint) bool {
 func (h *holding) storeFailed(err error, failures int) {
 	h.failed(err)
 	h.logger.Warn("processor failed; trying again", "processor", h.proc.Name, "error", err, "failures", failures)
-	sleep(h.shutdown, h.leased, storeBackoff(failures))
+	sleep(h.shutdown, h.leased, processor.StoreBackoff(failures))
 }
 
 // idleAfter is how long a processor waits with nothing to handle before its handler is told

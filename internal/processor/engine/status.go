@@ -36,6 +36,11 @@ func (g *Group) Status(ctx context.Context) ([]processor.Status, error) {
 			Checkpoint: pos.Checkpoint.Position, Generation: pos.Generation,
 			Head: head.Position, Lag: lag, Parked: parked, Deferred: deferred, InFlight: r.inFlight.Load(),
 		}
+		if r.proc.FiresTimers() {
+			if s.Timers, err = processor.ReadTimerStatus(ctx, g.cfg.Checkpoints, r.proc.Name); err != nil {
+				return nil, err
+			}
+		}
 		if reporter, ok := r.proc.Handler.(processor.RelayReporter); ok && s.HoldsLease {
 			relay := reporter.Relay()
 			s.Relay = &relay

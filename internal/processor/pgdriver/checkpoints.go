@@ -15,8 +15,9 @@ import (
 	"library/internal/processor"
 )
 
-// Checkpoints keeps checkpoints and parked events in PostgreSQL, in the tables of
-// migrations/00002_processors.sql, where every replica sees them.
+// Checkpoints keeps checkpoints, deferred and parked events, and timers in PostgreSQL, in the
+// tables of migrations (00002_processors.sql, 00004_deferred.sql, 00011_timers.sql), where
+// every replica sees them.
 type Checkpoints struct {
 	pool *pgxpool.Pool
 }
@@ -47,9 +48,21 @@ func (c *Checkpoints) Load(ctx context.Context, name string) (processor.Position
 	return p, nil
 }
 
-// Save implements processor.Checkpoints.
-func (c *Checkpoints) Save(ctx context.Context, name string, from, to processor.Position) error {
-	return saveCheckpoint(ctx, c.pool, name, from, to)
+// Save implements processor.Checkpoints: the timer changes are written in the transaction that
+// moves the checkpoint, and a fenced move writes none of them.
+func (c *Checkpoints) Save(ctx context.Context, name string, from, to processor.Position, changes ...processor.TimerChange) error {
+	if len(changes) == 0 {
+		return saveCheckpoint(ctx, c.pool, name, from, to)
+	}
+	if err := processor.CheckForward(name, from, to); err != nil {
+		return err
+	}
+	return c.inTx(ctx, func(tx pgx.Tx) error {
+		if err := saveCheckpoint(ctx, tx, name, from, to); err != nil {
+			return err
+		}
+		return applyTimers(ctx, tx, name, changes)
+	})
 }
 
 // SaveTx moves the checkpoint like Save, inside tx: a view model calls it in the transaction
@@ -160,10 +173,21 @@ func (c *Checkpoints) NextAttempt(ctx context.Context, name string) (time.Time, 
 	return *next, true, nil
 }
 
+// doneSQL forgets a deferred event that was handled.
+const doneSQL = `DELETE FROM processor_deferred WHERE name = $1 AND position = $2`
+
 // Done implements processor.Checkpoints.
-func (c *Checkpoints) Done(ctx context.Context, name string, position int64) error {
-	_, err := c.pool.Exec(ctx, `DELETE FROM processor_deferred WHERE name = $1 AND position = $2`, name, position)
-	return translate(ctx, err)
+func (c *Checkpoints) Done(ctx context.Context, name string, position int64, changes ...processor.TimerChange) error {
+	if len(changes) == 0 {
+		_, err := c.pool.Exec(ctx, doneSQL, name, position)
+		return translate(ctx, err)
+	}
+	return c.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, doneSQL, name, position); err != nil {
+			return err
+		}
+		return applyTimers(ctx, tx, name, changes)
+	})
 }
 
 // CountDeferred implements processor.Checkpoints.

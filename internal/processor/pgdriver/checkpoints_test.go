@@ -29,6 +29,19 @@ func TestPostgresForgetMember(t *testing.T) {
 	drivertest.TestForgetMember(t, func(t *testing.T) drivertest.Forgetter { return NewCheckpoints(pgtest.NewPool(t)) })
 }
 
+// Timers are due by the database's clock, which the test reads as the driver's queries do.
+func TestPostgresTimers(t *testing.T) {
+	t.Parallel()
+	drivertest.TestTimers(t, func(t *testing.T) drivertest.TimerStore {
+		pool := pgtest.NewPool(t)
+		return drivertest.TimerStore{C: NewCheckpoints(pool), Now: func() time.Time {
+			var now time.Time
+			require.NoError(t, pool.QueryRow(context.Background(), `SELECT clock_timestamp()`).Scan(&now))
+			return now
+		}}
+	})
+}
+
 func TestPostgresLeases(t *testing.T) {
 	t.Parallel()
 	drivertest.TestLeases(t, func(t *testing.T) processor.Leases {

@@ -1,7 +1,7 @@
 // Package pgdriver keeps processors' leases and checkpoints in PostgreSQL, where every replica
-// sees them: Leases are session advisory locks; Checkpoints keeps positions, deferred events and
-// parked events in the tables of migrations (processor_checkpoints, processor_deferred,
-// processor_parked). Both keep the contract of package processor, whose package comment has the
+// sees them: Leases are session advisory locks; Checkpoints keeps positions, deferred events,
+// parked events and timers in the tables of migrations (processor_checkpoints,
+// processor_deferred, processor_parked, processor_timers). Both keep the contract of package processor, whose package comment has the
 // promises; the suite in internal/testkit/drivertest runs here as it runs on the memory
 // drivers. This comment has what is PostgreSQL's own.
 //
@@ -44,6 +44,16 @@
 // Parking forgets the deferral in the same statement, and Requeue turns every parked event of a
 // processor into a deferred one in one statement. Deferred and parked events are kept whole
 // (every column of the event), with the reason cut to processor.MaxReasonLength.
+//
+// # Timers
+//
+// Timers are rows of processor_timers, one per (processor, key). A Save or Done that carries
+// timer changes runs in one transaction with them, sent in one round trip; a fenced move rolls
+// them back with it. Every schedule takes a new version from the sequence
+// processor_timer_versions, and a fired timer is deleted only where its version is still the
+// one that was fired. due_at is the timer's time as scheduled; fire_at is when it is to fire
+// (due_at, or the next attempt after a failed fire), and what is due, how late it is, and when
+// a retry comes are all reckoned against now(), the database's clock.
 //
 // # Failures
 //

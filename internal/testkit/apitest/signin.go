@@ -129,5 +129,8 @@ func (p *Provider) Stop() { p.server.Close() }
 func WithSignIn(cfg app.Config, p *Provider) app.Config {
 	cfg.AuthIssuer, cfg.AuthAudience, cfg.AuthClientID = p.Issuer, Audience, WebClientID
 	cfg.AuthOff = false
+	if cfg.Payments.Provider == "" {
+		cfg.Payments.Provider = "off" // with sign-in on a database, it must be said
+	}
 	return cfg
 }

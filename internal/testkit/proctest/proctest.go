@@ -86,9 +86,11 @@ func Launch(t testing.TB, env []string, args ...string) *Process {
 	// RATE_LIMIT for the tests' own requests, which all come from loopback as one client
 	// (RATE_LIMIT_EXEMPT_LOOPBACK; one that tells its clients apart by X-Forwarded-For, from a
 	// trusted loopback, is still counted): the processes' tests are of other promises.
-	// /metrics is served on a port of its own.
+	// /metrics is served on a port of its own. No fines are paid online unless env says so
+	// (PAYMENTS=stripe), which a process with sign-in on a database must say one way or the
+	// other.
 	p.cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "REPLICA_ID=" + t.Name(), "HTTP_ADDR=127.0.0.1:0",
-		"METRICS_ADDR=127.0.0.1:0", "AUTH=off", "RATE_LIMIT_EXEMPT_LOOPBACK=true", "PII_KEY=" + PIIKey}, env...)
+		"METRICS_ADDR=127.0.0.1:0", "AUTH=off", "RATE_LIMIT_EXEMPT_LOOPBACK=true", "PII_KEY=" + PIIKey, "PAYMENTS=off"}, env...)
 	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@
 
 import { apiBase } from "./config.js";
 import { accessToken, refused } from "./token.js";
+import { formatCents } from "./ui.js";
 
 /** baseURL is value as an absolute URL without a trailing slash; empty is this page's origin. */
 export function baseURL(value) {
@@ -149,12 +150,17 @@ function answer(response, text, base) {
   throw new ApiError("unexpected", `The service at ${base} answered with ${what}.`, { status, base, retryAfter });
 }
 
-/** problemSentence makes one sentence of a problem: its title, then its detail. */
+/**
+ * problemSentence makes one sentence of a problem: its title, then its detail, or the detail
+ * alone when it says the title already ("Nothing to pay" and "there is nothing to pay: …").
+ * Amounts the service states in cents are shown as the pages show amounts: "0 cents" → "0.00".
+ */
 export function problemSentence(problem, status) {
   const title = String(problem.title ?? "").trim() || `Error ${status}`;
-  const detail = String(problem.detail ?? "").trim();
-  if (detail === "") return `${title}.`;
-  const sentence = `${title}: ${detail}`;
+  const detail = String(problem.detail ?? "").trim().replace(/(-?\d+) cents\b/g, (_, cents) => formatCents(Number(cents)));
+  let sentence = `${title}: ${detail}`;
+  if (detail === "") sentence = title;
+  else if (detail.toLowerCase().includes(title.toLowerCase())) sentence = detail[0].toUpperCase() + detail.slice(1);
   return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
 }
 

@@ -8,6 +8,7 @@ import { drawMasthead } from "./masthead.js";
 import * as account from "./pages/account.js";
 import * as book from "./pages/book.js";
 import * as catalog from "./pages/catalog.js";
+import * as checkout from "./pages/checkout.js";
 import * as member from "./pages/member.js";
 import * as operations from "./pages/operations.js";
 import { go, start } from "./router.js";
@@ -51,5 +52,6 @@ start([
   [/^\/books\/([^/]+)$/, book.render],
   [/^\/account$/, account.render],
   [/^\/members\/([^/]+)$/, member.render],
+  [/^\/checkouts\/([^/]+)\/([^/]+)$/, checkout.render],
   [/^\/operations$/, operations.render],
 ]);

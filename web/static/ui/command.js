@@ -5,7 +5,9 @@
 // read-only while it is in flight, and the outcome is said once. A 401 (the sign-in ended, or
 // its token was refused) keeps the intent: the form's name, values and key wait in this tab
 // while the person signs in again, and come back into the same form afterwards, so that
-// pressing its button again sends the same intent under the same key.
+// pressing its button again sends the same intent under the same key. A command whose answer
+// names a page to go on to (a payment provider's) leaves for it with the form still locked, so
+// that nothing more is sent from a page on its way out.
 
 import { wrote } from "./api.js";
 import { Intent, savePending, takePending } from "./intent.js";
@@ -22,6 +24,9 @@ import { clearError, refocus, setOutcome, showError } from "./ui.js";
  *   done(result, input, {resent}): what to say once it is recorded (resent: the key was used
  *     before this submit);
  *   after(result, input), failed(err): what else to do then (optional);
+ *   leave(result): the http(s) address to go on to once it is recorded, instead of after
+ *     (optional); back: what to say if the person comes Back to this page from there;
+ *   focus(): where focus goes when the button is hidden once it is done (optional);
  *   retrying({attempt, error}): what to say before a retry (optional);
  *   unsure: what to add when the outcome is not known (no answer in the end, or 5xx);
  *   again: what to say when the intent is back after a sign-in ("Press Pay to …").
@@ -30,7 +35,15 @@ import { clearError, refocus, setOutcome, showError } from "./ui.js";
 export function commandForm(form, spec) {
   const { name, button, outcome, errors, signal } = spec;
   const intent = new Intent();
+  let leaving = false;
   form.addEventListener("input", () => intent.reset());
+  // Back from the page it left for, restored as it was (the back/forward cache): usable again.
+  window.addEventListener("pageshow", (event) => {
+    if (!event.persisted || !leaving) return;
+    leaving = false;
+    lock(form, button, false);
+    setOutcome(outcome, spec.back ?? "");
+  }, { signal });
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     if (intent.busy) return; // the attempt in flight goes on, under its key; nothing new is sent
@@ -50,6 +63,12 @@ export function commandForm(form, spec) {
       }));
       wrote(result.data);
       setOutcome(outcome, spec.done(result, input, { resent }));
+      const away = spec.leave?.(result);
+      if (away !== undefined) {
+        location.assign(webAddress(away));
+        leaving = true;
+        return;
+      }
       await spec.after?.(result, input);
     } catch (err) {
       if (signal.aborted) return;
@@ -61,12 +80,30 @@ export function commandForm(form, spec) {
       showError(errors, err, { extra: err?.definite ? null : spec.unsure });
       await spec.failed?.(err);
     } finally {
-      lock(form, button, false);
-      refocus(button.isConnected ? button : spec.focus?.() ?? document.getElementById("main"));
+      if (!leaving) {
+        lock(form, button, false);
+        const shown = button.isConnected && !button.closest("[hidden]");
+        refocus(shown ? button : spec.focus?.() ?? document.getElementById("main"));
+      }
     }
   });
   resume(form, spec, intent);
   return intent;
+}
+
+/** webAddress is address when it is an absolute http(s) URL; anything else is refused. */
+function webAddress(address) {
+  let url = null;
+  try {
+    url = new URL(String(address));
+  } catch {
+    url = null;
+  }
+  if (url?.protocol !== "https:" && url?.protocol !== "http:") {
+    // definite: nothing more can come of it, and the page's way on was never taken
+    throw Object.assign(new Error("The service's answer has no web address to go on to: nothing was paid. Tell the library."), { definite: true });
+  }
+  return url.href;
 }
 
 /** lock makes the form's fields read-only, and its button disabled, while an attempt is in flight. */

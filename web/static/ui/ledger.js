@@ -72,7 +72,11 @@ function what({ type, data }) {
     case "AccountOpened": return `Account opened for ${d.name ?? "the member"}`;
     case "ContactChanged": return `Name or email set: ${[d.name, d.email].filter(Boolean).join(", ")}`;
     case "FineCharged": return `Fine of ${formatCents(d.amount)}${d.reason ? `: ${d.reason}` : ""}`;
-    case "PaymentReceived": return `Payment of ${formatCents(d.amount)}`;
+    case "PaymentReceived": return `Payment of ${formatCents(d.amount)}${d.checkoutId ? " online" : ""}`;
+    case "CheckoutStarted": return `Payment page opened for ${formatCents(d.amount)}`;
+    case "CheckoutEnded": return "Payment page ended unpaid";
+    case "RefundDue": return `${formatCents(d.amount)} paid twice, to be given back`;
+    case "RefundIssued": return `${formatCents(d.amount)} given back`;
     default: return type;
   }
 }

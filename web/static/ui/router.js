@@ -1,4 +1,5 @@
-// Pages by the URL's fragment: #/books, #/books/dune, #/members/alice, #/operations. The
+// Pages by the URL's fragment: #/books, #/books/dune, #/members/alice, #/operations,
+// #/checkouts/alice/{id} (where the payment provider sends a member back). The
 // fragment never reaches the server, so no page can shadow an API path.
 
 import { errorAlert, h } from "./ui.js";

@@ -23,6 +23,7 @@ const session = {
   member: null, // the member id of the last person signed in on this page, for waiting intents
   problem: "", // why sign-in can't be done, or was not finished, in a sentence
   replicas: [], // /config.json's replicas: the other replicas the operations page may watch
+  payments: false, // /config.json's payments: members pay fines online (else at the desk only)
 };
 
 onTokensChange(() => {
@@ -54,6 +55,7 @@ async function readConfig() {
     const { data } = await call("GET", "/config.json", { attempts: 2, timeoutMs: 5000 });
     session.auth = data?.auth ?? null;
     session.replicas = Array.isArray(data?.replicas) ? data.replicas.map(String) : [];
+    session.payments = data?.payments === true;
     session.mode = session.auth ? "signin" : data?.open === true ? "open" : "unknown";
   } catch {
     session.mode = "unknown"; // the pages show everything; the service refuses what it must
@@ -96,6 +98,11 @@ function replicaBase(raw) {
   if (url.username || url.password || url.search || url.hash) return null;
   const loopback = url.hostname === "localhost" || url.hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(url.hostname);
   return url.protocol === "https:" || (url.protocol === "http:" && loopback) ? baseURL(url.href) : null;
+}
+
+/** paysOnline: members pay fines online, through the payment provider, as /config.json says. */
+export function paysOnline() {
+  return session.payments;
 }
 
 /** signInAvailable: sign-in is on, and this page may start one. */
@@ -142,8 +149,12 @@ export function can(what) {
   return false;
 }
 
-/** signIn sends the browser to the provider; the page comes back to returnTo (a fragment). */
-export async function signIn(returnTo = location.hash) {
+/**
+ * signIn sends the browser to the provider; the page comes back to returnTo (a fragment).
+ * replace leaves this page out of the tab's history, for a page that signs in as it opens: Back
+ * from the provider then goes to where the person was before, not to a page that leaves again.
+ */
+export async function signIn(returnTo = location.hash, { replace = false } = {}) {
   if (!signInAvailable()) throw new Error("Signing in is not set up for this library's web app (no client id).");
   if (!session.provider) await readProvider();
   if (!session.provider) throw new Error(session.problem);
@@ -160,7 +171,8 @@ export async function signIn(returnTo = location.hash) {
     response_type: "code", client_id: session.auth.clientId, redirect_uri: redirectUri, scope: SCOPE,
     state, code_challenge: challenge, code_challenge_method: "S256",
   }).toString();
-  location.assign(url.href);
+  if (replace) location.replace(url.href);
+  else location.assign(url.href);
 }
 
 /**

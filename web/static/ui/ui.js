@@ -81,6 +81,13 @@ export function balanceText(cents) {
   return "Nothing owed";
 }
 
+/** nothingToPay says, in one sentence, why there is nothing to pay on a balance of 0 or less. */
+export function nothingToPay(cents) {
+  return cents < 0
+    ? `Nothing to pay: the account is ${formatCents(-cents)} in credit.`
+    : `Nothing to pay: the balance is ${formatCents(0)}.`;
+}
+
 /** MAX_CENTS is the largest amount the API takes. */
 const MAX_CENTS = 100000000;
 

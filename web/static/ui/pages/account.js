@@ -1,10 +1,11 @@
 // My account: a member's own page. Their loans (the lent books the catalog marks as theirs),
-// what they owe, the account's history, and the Pay form. Nothing here fines, lends or takes back.
+// what they owe, the account's history, and Pay, which takes them to the payment provider's
+// page (pay.js) when the library takes payments online. Nothing here fines, lends or takes back.
 
 import { call, path, writtenUpTo } from "../api.js";
 import { accountFacts, historyPanel } from "../ledger.js";
 import { offLimits } from "../masthead.js";
-import { paymentForm } from "../pay.js";
+import { checkoutForm } from "../pay.js";
 import { can, me } from "../session.js";
 import { clearError, formatDay, h, setOutcome, showError } from "../ui.js";
 
@@ -25,13 +26,14 @@ export async function render(main, { signal }) {
     errors: h("div", { class: "alert-slot" }),
     history: historyPanel(memberId, { signal }),
   };
+  page.pay = checkoutForm(memberId, { signal, onRefused: () => refresh(page) });
   main.append(
     h("h1", { tabindex: -1 }, "My account"),
     h("p", { class: "lede" }, "Your loans, what you owe, and your payments."),
     page.errors,
     page.summary,
     page.loans,
-    h("div", { class: "columns" }, paymentForm(memberId, { signal, onPaid: () => refresh(page) })),
+    h("div", { class: "columns" }, page.pay.section),
     page.history.section);
   await Promise.all([refresh(page), showLoans(page)]);
 }
@@ -44,13 +46,16 @@ async function refresh(page) {
     const { data } = await call("GET", path("accounts", memberId), { signal });
     clearError(page.errors);
     page.summary.replaceChildren(title, ...accountFacts(data));
+    page.pay.show(data.balance);
   } catch (err) {
     if (signal.aborted) return;
     if (err.code !== "NotFound") {
+      page.pay.show(null);
       showError(page.errors, err, { retry: () => { clearError(page.errors); refresh(page); } });
       return;
     }
     page.summary.replaceChildren(title, h("p", {}, "You have no account yet: the library opens it for you."));
+    page.pay.show(0);
   }
   await page.history.refresh();
 }

@@ -29,13 +29,14 @@ export async function render(main, { params: [memberId], signal }) {
     history: historyPanel(memberId, { signal }),
   };
   page.contact = contactForm(page);
+  page.pay = paymentForm(memberId, { signal, onPaid: () => refresh(page) });
   main.append(
     page.heading,
     h("p", { class: "lede" }, "The member's account: what they owe, fines and payments."),
     page.errors,
     page.summary,
     h("div", { class: "columns" },
-      paymentForm(memberId, { signal, onPaid: () => refresh(page) }),
+      page.pay.section,
       fineForm(page),
       page.contact.section),
     page.history.section);
@@ -52,12 +53,14 @@ async function refresh(page) {
   } catch (err) {
     if (signal.aborted) return;
     if (err.code !== "NotFound") {
+      page.pay.show(null);
       showError(page.errors, err, { retry: () => { clearError(page.errors); refresh(page); } });
       return;
     }
     page.account = null;
     clearError(page.errors);
   }
+  page.pay.show(page.account?.balance ?? 0);
   showSummary(page);
   page.contact.fill(page.account);
   await page.history.refresh();
@@ -117,7 +120,7 @@ function fineForm(page) {
   const button = h("button", { type: "submit" }, "Charge fine");
   const form = h("form", {},
     h("div", { class: "fields" },
-      field({ id: "fine-amount", name: "amount", label: "Fine amount", inputmode: "decimal", required: true, autocomplete: "off", placeholder: "2.00" }),
+      field({ id: "fine-amount", name: "amount", label: "Fine amount", inputmode: "decimal", required: true, autocomplete: "off", hint: "For example 2.00." }),
       field({ id: "fine-reason", name: "reason", label: "Reason", required: true, wide: true, autocomplete: "off" }),
       button),
     outcome, errors);

@@ -1,0 +1,107 @@
+package devpay
+
+import (
+	"fmt"
+	"net/http"
+
+	"library/internal/devpay/wire"
+)
+
+// createSession is POST /v1/checkout/sessions.
+func (s *Server) createSession(c call) result {
+	now := s.now()
+	p, err := wire.ParseCheckout(c.form, now)
+	if err != nil {
+		return refused(*err)
+	}
+	sess := &Session{
+		ID: newID("cs_test_"), Status: StatusOpen, PaymentStatus: Unpaid, AmountTotal: p.Total, Currency: p.Currency,
+		LineItems: p.Items, ClientReferenceID: p.Reference, Metadata: p.Metadata, IntentMetadata: p.IntentMetadata,
+		SuccessURL: p.SuccessURL, CancelURL: p.CancelURL, CustomerEmail: p.Email, Created: now, ExpiresAt: p.ExpiresAt,
+		IdempotencyKey: c.key,
+	}
+	sess.URL = s.opts.URL + pagePath + sess.ID
+	s.sessions[sess.ID] = sess
+	s.order = append(s.order, sess.ID)
+	s.log.Info("devpay: session created", "session", sess.ID, "amount", sess.AmountTotal, "currency", sess.Currency)
+	return ok(wire.SessionObject(sess, p.ExpandIntent))
+}
+
+// retrieveSession is GET /v1/checkout/sessions/{id}.
+func (s *Server) retrieveSession(c call) result {
+	expand, err := wire.ParseExpand(c.form)
+	if err != nil {
+		return refused(*err)
+	}
+	sess, found := s.sessionOr404(c.id)
+	if !found {
+		return noSession(c.id)
+	}
+	return ok(wire.SessionObject(sess, expand))
+}
+
+// expireSession is POST /v1/checkout/sessions/{id}/expire.
+func (s *Server) expireSession(c call) result {
+	expand, err := wire.ParseExpand(c.form)
+	if err != nil {
+		return refused(*err)
+	}
+	sess, found := s.sessionOr404(c.id)
+	if !found {
+		return noSession(c.id)
+	}
+	if s.expire(sess, wire.RequestOf(c.requestID, c.key)) != nil {
+		return failed(http.StatusBadRequest, wire.Error{Type: wire.InvalidRequest, Param: "session",
+			Message: fmt.Sprintf("Only Checkout Sessions with a status in [\"open\"] can be expired; this one is %s.", sess.Status)})
+	}
+	return ok(wire.SessionObject(sess, expand))
+}
+
+func (s *Server) sessionOr404(id string) (*Session, bool) {
+	sess, err := s.lookup(id)
+	return sess, err == nil
+}
+
+func noSession(id string) result {
+	return failed(http.StatusNotFound, wire.Error{Type: wire.InvalidRequest, Param: "session", Code: "resource_missing",
+		Message: fmt.Sprintf("No such checkout.session: '%s'", id)})
+}
+
+// createRefund is POST /v1/refunds: by payment_intent, of amount (default: all that is left).
+func (s *Server) createRefund(c call) result {
+	if s.failing > 0 {
+		s.failing--
+		s.log.Info("devpay: refund failed on purpose", "left", s.failing)
+		return result{status: http.StatusInternalServerError, body: wire.Error{Type: wire.APIErrorType,
+			Message: "An unknown error occurred: devpay failed this refund on purpose (FailRefunds)."}.Body()}
+	}
+	p, err := wire.ParseRefund(c.form)
+	if err != nil {
+		return refused(*err)
+	}
+	sess, found := s.sessions[s.byIntent[p.Intent]]
+	if !found {
+		return failed(http.StatusBadRequest, wire.Error{Type: wire.InvalidRequest, Param: "payment_intent", Code: "resource_missing",
+			Message: fmt.Sprintf("No such payment_intent: '%s'", p.Intent)})
+	}
+	left := sess.AmountTotal - sess.Refunded
+	if left == 0 {
+		return failed(http.StatusBadRequest, wire.Error{Type: wire.InvalidRequest, Code: "charge_already_refunded",
+			Message: fmt.Sprintf("The payment %s has already been refunded.", p.Intent)})
+	}
+	amount := p.Amount
+	if amount == 0 {
+		amount = left
+	}
+	if amount > left {
+		return failed(http.StatusBadRequest, wire.Error{Type: wire.InvalidRequest, Param: "amount", Code: "amount_too_large",
+			Message: fmt.Sprintf("Refund amount (%d %s) is greater than unrefunded amount on charge (%d %s).", amount, sess.Currency, left, sess.Currency)})
+	}
+	r := &Refund{ID: newID("re_"), Amount: amount, Currency: sess.Currency, PaymentIntent: p.Intent, SessionID: sess.ID,
+		Status: "succeeded", Reason: p.Reason, Metadata: p.Metadata, Created: s.now(), IdempotencyKey: c.key}
+	sess.Refunded += amount
+	s.refunds = append(s.refunds, r)
+	s.log.Info("devpay: refunded", "refund", r.ID, "session", sess.ID, "amount", amount, "currency", r.Currency)
+	s.emit("refund.created", sess.ID, wire.RefundObject(r), wire.RequestOf(c.requestID, c.key))
+	return ok(wire.RefundObject(r))
+}

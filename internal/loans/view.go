@@ -1,0 +1,44 @@
+package loans
+
+import (
+	"time"
+
+	"library/internal/books"
+)
+
+// LoanView is a loan as GET /loans and GET /accounts/{memberId}/loans show it, at the service's
+// clock.
+type LoanView struct {
+	BookID   string    `json:"bookId"`
+	Title    string    `json:"title"`
+	MemberID string    `json:"memberId"`
+	LoanID   string    `json:"loanId"`
+	LentAt   time.Time `json:"lentAt"`
+	DueAt    time.Time `json:"dueAt"`
+	// RenewalsLeft is how many times the loan may still be renewed (RENEWALS_MAX less those
+	// made, never below 0: RENEWALS_MAX may have been lowered since).
+	RenewalsLeft int `json:"renewalsLeft"`
+	// DaysOverdue counts the whole days past the due time, as a return now would be fined: 0
+	// until 24 hours after it.
+	DaysOverdue int `json:"daysOverdue"`
+}
+
+// Policy is what a loan's view needs besides the loan: how many renewals a loan may have
+// (RENEWALS_MAX) and the service's clock.
+type Policy struct {
+	MaxRenewals int
+	Now         func() time.Time
+}
+
+// viewsAt shows loans as of now.
+func (p Policy) viewsAt(loans []Loan, now time.Time) []LoanView {
+	out := make([]LoanView, len(loans))
+	for i, l := range loans {
+		out[i] = LoanView{
+			BookID: l.BookID, Title: l.Title, MemberID: l.MemberID, LoanID: l.LoanID, LentAt: l.LentAt, DueAt: l.DueAt,
+			RenewalsLeft: max(0, p.MaxRenewals-l.Renewals),
+			DaysOverdue:  books.DaysLate(l.DueAt, now),
+		}
+	}
+	return out
+}

@@ -1,0 +1,198 @@
+package loans_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"library/internal/accounts"
+	"library/internal/books"
+	"library/internal/eventstore"
+	"library/internal/loans"
+	"library/internal/processor"
+	"library/internal/processor/pgdriver"
+	"library/internal/testkit/pgtest"
+)
+
+// A store of the view, as a test makes one: in memory, or on a database of its own.
+type store struct {
+	name string
+	open func(t *testing.T) loans.View
+}
+
+var stores = []store{
+	{"memory", func(*testing.T) loans.View { return loans.NewMemory(processor.NewMemoryCheckpoints(nil)) }},
+	{"postgres", func(t *testing.T) loans.View {
+		pool := pgtest.NewPool(t)
+		return loans.NewPostgres(pool, pgdriver.NewCheckpoints(pool))
+	}},
+}
+
+func forEachStore(t *testing.T, test func(t *testing.T, v loans.View)) {
+	for _, s := range stores {
+		t.Run(s.name, func(t *testing.T) {
+			t.Parallel()
+			test(t, s.open(t))
+		})
+	}
+}
+
+// recorded is an event as the log returns it, at the given position.
+func recorded(t *testing.T, stream string, version, position int64, e interface{ EventType() string }) eventstore.Event {
+	t.Helper()
+	data, err := json.Marshal(e)
+	require.NoError(t, err)
+	return eventstore.Event{StreamID: stream, Version: version, Position: position, TransactionID: uint64(position),
+		Type: e.EventType(), Data: data}
+}
+
+func at(position, generation int64) processor.Position {
+	return processor.Position{Generation: generation, Checkpoint: eventstore.Checkpoint{TransactionID: uint64(position), Position: position}}
+}
+
+var (
+	t0 = time.Date(2026, 3, 10, 14, 30, 15, 0, time.UTC)
+	// due is to the nanosecond, which PostgreSQL does not keep: the view keeps microseconds in
+	// both stores.
+	due = t0.Add(14*24*time.Hour + 1500*time.Nanosecond)
+)
+
+// What each event does, on both stores alike: a loan takes its book's title; a renewal of the
+// current loan moves it and counts, one of another loan is nothing; a return ends it; a
+// member's erasure ends theirs; other streams and events that changed nothing are skipped. The
+// checkpoint moves with the rows, a stale batch is fenced and writes nothing, and a reset
+// empties the view.
+func TestViewApplies(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, v loans.View) {
+		ctx := context.Background()
+		batch := []eventstore.Event{
+			recorded(t, "book-b1", 1, 1, books.BookAdded{ID: "b1", Title: "Dune", Author: "Frank Herbert"}),
+			recorded(t, "book-b2", 1, 2, books.BookAdded{ID: "b2", Title: "Emma", Author: "Jane Austen"}),
+			recorded(t, "book-b3", 1, 3, books.BookAdded{ID: "b3", Title: "Ulysses", Author: "James Joyce"}),
+			recorded(t, "account-m1", 1, 4, accounts.AccountOpened{Name: "not a book"}),
+			recorded(t, "book-b1", 2, 5, books.BookLent{LoanID: "l1", MemberID: "m1", LentAt: t0, DueAt: due}),
+			recorded(t, "book-b2", 2, 6, books.BookLent{LoanID: "l2", MemberID: "m2", LentAt: t0, DueAt: due.Add(time.Hour)}),
+			recorded(t, "book-b3", 2, 7, books.BookLent{LoanID: "l3", MemberID: "m2", LentAt: t0, DueAt: due.Add(-time.Hour)}),
+			{StreamID: "book-b3", Version: 3, Position: 8, TransactionID: 8, Type: "NothingChanged", Data: json.RawMessage(`{}`)},
+			recorded(t, "book-b1", 3, 9, books.LoanRenewed{LoanID: "not-l1", DueAt: due.Add(100 * time.Hour)}),
+			recorded(t, "book-b1", 4, 10, books.LoanRenewed{LoanID: "l1", DueAt: due.Add(2 * time.Hour)}),
+		}
+		require.NoError(t, v.Apply(ctx, processor.Position{}, at(10, 0), batch))
+
+		dueMicro := due.Truncate(time.Microsecond)
+		b1 := loans.Loan{BookID: "b1", Title: "Dune", LoanID: "l1", MemberID: "m1", LentAt: t0, DueAt: dueMicro.Add(2 * time.Hour), Renewals: 1}
+		b2 := loans.Loan{BookID: "b2", Title: "Emma", LoanID: "l2", MemberID: "m2", LentAt: t0, DueAt: dueMicro.Add(time.Hour)}
+		b3 := loans.Loan{BookID: "b3", Title: "Ulysses", LoanID: "l3", MemberID: "m2", LentAt: t0, DueAt: dueMicro.Add(-time.Hour)}
+		requireLoans(t, v, loans.Filter{}, at(10, 0), b3, b2, b1)
+		requireLoans(t, v, loans.Filter{MemberID: "m2"}, at(10, 0), b3, b2)
+		requireLoans(t, v, loans.Filter{DueBefore: dueMicro.Add(time.Hour)}, at(10, 0), b3)
+		requireLoans(t, v, loans.Filter{DueBefore: dueMicro.Add(time.Hour + time.Microsecond)}, at(10, 0), b3, b2)
+
+		// A holder that read the start of the log is too late: nothing of its batch is applied.
+		stale := []eventstore.Event{recorded(t, "book-b1", 5, 11, books.BookReturned{LoanID: "l1", MemberID: "m1", ReturnedAt: t0})}
+		require.ErrorIs(t, v.Apply(ctx, processor.Position{}, at(11, 0), stale), processor.ErrFenced)
+		requireLoans(t, v, loans.Filter{}, at(10, 0), b3, b2, b1)
+
+		require.NoError(t, v.Apply(ctx, at(10, 0), at(12, 0), []eventstore.Event{
+			stale[0],
+			recorded(t, "account-m2", 2, 12, accounts.MemberErased{}),
+		}))
+		requireLoans(t, v, loans.Filter{}, at(12, 0))
+
+		// Lent again after its return: the title stays, renewals start again.
+		require.NoError(t, v.Apply(ctx, at(12, 0), at(13, 0), []eventstore.Event{
+			recorded(t, "book-b1", 6, 13, books.BookLent{LoanID: "l4", MemberID: "m3", LentAt: t0, DueAt: due}),
+		}))
+		requireLoans(t, v, loans.Filter{}, at(13, 0),
+			loans.Loan{BookID: "b1", Title: "Dune", LoanID: "l4", MemberID: "m3", LentAt: t0, DueAt: dueMicro})
+
+		require.ErrorIs(t, v.Reset(ctx, at(12, 0)), processor.ErrFenced)
+		require.NoError(t, v.Reset(ctx, at(13, 0)))
+		requireLoans(t, v, loans.Filter{}, processor.Position{Generation: 1})
+	})
+}
+
+// requireLoans lists the view with filter and wants exactly loans, in that order, at pos.
+func requireLoans(t *testing.T, v loans.View, f loans.Filter, pos processor.Position, want ...loans.Loan) {
+	t.Helper()
+	page, got, err := v.List(context.Background(), f)
+	require.NoError(t, err)
+	assert.Equal(t, pos, got, "the position the page is as of")
+	if want == nil {
+		want = []loans.Loan{}
+	}
+	assert.Equal(t, want, page.Loans)
+	assert.False(t, page.More)
+}
+
+// Holders racing one batch, on both stores: every one of them read the same checkpoint and
+// applies the same batch, in its own transaction; exactly one commits, the rest are fenced and
+// write nothing (each loan's renewal counts once), and the checkpoint is the winner's. A holder
+// one batch behind can't apply the next either.
+func TestViewHoldersRacingOneBatch(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, v loans.View) {
+		ctx := context.Background()
+		var setup []eventstore.Event
+		for i := 1; i <= 20; i++ {
+			book := fmt.Sprintf("book-%d", i)
+			setup = append(setup,
+				recorded(t, book, 1, int64(2*i-1), books.BookAdded{ID: fmt.Sprint(i), Title: "Book", Author: "Author"}),
+				recorded(t, book, 2, int64(2*i), books.BookLent{LoanID: "l", MemberID: "m", LentAt: t0, DueAt: due}))
+		}
+		start := at(40, 0)
+		require.NoError(t, v.Apply(ctx, processor.Position{}, start, setup))
+		var batch []eventstore.Event
+		for i := 1; i <= 20; i++ {
+			batch = append(batch, recorded(t, fmt.Sprintf("book-%d", i), 3, int64(40+i), books.LoanRenewed{LoanID: "l", DueAt: due.Add(time.Hour)}))
+		}
+		to := at(60, 0)
+
+		const holders = 12
+		results := make([]error, holders)
+		var wg sync.WaitGroup
+		ready := make(chan struct{})
+		for i := range holders {
+			wg.Go(func() {
+				<-ready
+				results[i] = v.Apply(ctx, start, to, batch)
+			})
+		}
+		close(ready)
+		wg.Wait()
+
+		won := 0
+		for _, err := range results {
+			switch {
+			case err == nil:
+				won++
+			case errors.Is(err, processor.ErrFenced):
+			default:
+				t.Fatalf("a holder failed otherwise: %v", err)
+			}
+		}
+		require.Equal(t, 1, won, "exactly one holder commits the batch")
+		page, pos, err := v.List(ctx, loans.Filter{})
+		require.NoError(t, err)
+		require.Equal(t, to, pos)
+		require.Len(t, page.Loans, 20)
+		for _, l := range page.Loans {
+			assert.Equal(t, 1, l.Renewals, "book %s renewed once", l.BookID)
+		}
+
+		next := at(61, 0)
+		more := []eventstore.Event{recorded(t, "book-1", 4, 61, books.LoanRenewed{LoanID: "l", DueAt: due.Add(2 * time.Hour)})}
+		require.ErrorIs(t, v.Apply(ctx, start, next, more), processor.ErrFenced)
+		page, _, err = v.List(ctx, loans.Filter{MemberID: "m", Limit: 1})
+		require.NoError(t, err)
+		assert.Equal(t, 1, page.Loans[0].Renewals)
+	})
+}

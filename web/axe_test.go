@@ -1,0 +1,118 @@
+package web_test
+
+// Pages are checked with axe-core, the accessibility checker that browsers' developer tools and
+// most test suites run: it is an npm package, pinned in testdata/npm (package.json and
+// package-lock.json), installed with npm ci into the user's cache directory, one folder per
+// lockfile, and reused from there. A test runs it in its tab's page, as the page is then, with
+// axe's default rules (WCAG 2.x A and AA, and its best practices).
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// axeSource is axe-core's axe.min.js, installed once per test binary.
+var axeSource = sync.OnceValues(installAxe)
+
+func installAxe() (string, error) {
+	if _, err := exec.LookPath("npm"); err != nil {
+		return "", fmt.Errorf("npm is not installed: the browser tests check pages with axe-core, an npm package; apt-get install nodejs npm")
+	}
+	var files [][]byte
+	sum := sha256.New()
+	for _, name := range []string{"package.json", "package-lock.json"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "npm", name))
+		if err != nil {
+			return "", err
+		}
+		files = append(files, b)
+		sum.Write(b)
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache directory to install axe-core in: %w", err)
+	}
+	parent := filepath.Join(cache, "library-web-npm")
+	dir := filepath.Join(parent, hex.EncodeToString(sum.Sum(nil))[:16])
+	script := filepath.Join(dir, "node_modules", "axe-core", "axe.min.js")
+	if b, err := os.ReadFile(script); err == nil {
+		return string(b), nil
+	}
+	// Installed into a folder of its own and moved into place when complete, so that a test
+	// binary running alongside never reads a half-made one.
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(parent, "install-")
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = os.RemoveAll(tmp) }() // gone once moved into place
+	for i, name := range []string{"package.json", "package-lock.json"} {
+		if err := os.WriteFile(filepath.Join(tmp, name), files[i], 0o644); err != nil {
+			return "", err
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error")
+	cmd.Dir = tmp
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("npm ci of web/testdata/npm: %w\n%s", err, out)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if _, statErr := os.Stat(script); statErr != nil {
+			return "", err
+		}
+		// another test binary was first
+	}
+	b, err := os.ReadFile(script)
+	return string(b), err
+}
+
+// axeRun runs axe on the page and answers its violations, each in a line people can act on.
+const axeRun = `axe.run(document).then((r) => JSON.stringify(r.violations.map((v) =>
+  v.id + " (" + v.impact + "): " + v.help + "\n    " +
+  v.nodes.map((n) => n.target.join(" ") + ": " + String(n.failureSummary).replace(/\s+/g, " ")).join("\n    "))))`
+
+// requireAccessible fails the test with every violation axe-core finds in the tab's page, as it
+// is now; what names the page's state in the failure.
+func requireAccessible(tb *tab, what string) {
+	tb.t.Helper()
+	src, err := axeSource()
+	if err != nil {
+		tb.t.Fatalf("axe-core: %v", err)
+	}
+	loaded, err := chromedp.Run(tb.ctx, chromedp.Evaluate[bool](`typeof axe === "object"`))
+	if err != nil {
+		tb.t.Fatalf("axe-core on %s: %v", what, err)
+	}
+	if !loaded {
+		if _, err := chromedp.Run(tb.ctx, chromedp.Evaluate[bool](src+"\n;true")); err != nil {
+			tb.t.Fatalf("load axe-core into %s: %v", what, err)
+		}
+	}
+	out, err := chromedp.Run(tb.ctx, chromedp.Evaluate[string](axeRun, chromedp.EvalAwaitPromise))
+	if err != nil {
+		tb.t.Fatalf("run axe-core on %s: %v", what, err)
+	}
+	var violations []string
+	if err := json.Unmarshal([]byte(out), &violations); err != nil {
+		tb.t.Fatalf("axe-core's answer on %s: %v: %s", what, err, out)
+	}
+	if len(violations) > 0 {
+		tb.t.Fatalf("axe-core finds %d violations on %s:\n  %s\nThe page shows:\n%s", len(violations), what,
+			strings.Join(violations, "\n  "), tb.pageText())
+	}
+}
