@@ -42,10 +42,11 @@ type BookReturned struct {
 	DaysLate   int       `json:"daysLate"`
 }
 
-// LoanRenewed records that a loan's due time moved to DueAt.
+// LoanRenewed records that a loan's due time moved to DueAt. MemberID is the borrower's.
 type LoanRenewed struct {
-	LoanID string    `json:"loanId"`
-	DueAt  time.Time `json:"dueAt"`
+	LoanID   string    `json:"loanId"`
+	DueAt    time.Time `json:"dueAt"`
+	MemberID string    `json:"memberId,omitempty"`
 }
 
 // EventType names the event in the log; never rename it.
@@ -70,6 +71,10 @@ type Book struct {
 	Loan *Loan
 	// loans holds every loan id the book has been lent under.
 	loans map[string]bool
+	// Held is the book's place on the hold shelf, nil when it is held for nobody.
+	Held *Held
+	// queue holds the members waiting for the book, first in line first.
+	queue []string
 }
 
 // Loan is a book's current loan.
@@ -108,6 +113,8 @@ func Apply(b Book, e Event) Book {
 			renewed.DueAt, renewed.Renewals = e.DueAt, renewed.Renewals+1
 			b.Loan = &renewed
 		}
+	default:
+		b, _ = applyHold(b, e)
 	}
 	return b
 }
