@@ -67,7 +67,8 @@ func holdsAll(p *proctest.Process) bool {
 func TestOperationsShowsTheHolderAndTheTakeover(t *testing.T) {
 	t.Parallel()
 	buildBinary(t)
-	env := []string{"DATABASE_URL=" + pgtest.NewDatabase(t), "ADMIN_TOKEN=" + adminToken, "LEASE_RETRY_INTERVAL=100ms"}
+	// EMAIL_ADDRESS_WAIT: the loan's email waits a millisecond for its member's address, then is parked.
+	env := []string{"DATABASE_URL=" + pgtest.NewDatabase(t), "ADMIN_TOKEN=" + adminToken, "LEASE_RETRY_INTERVAL=100ms", "EMAIL_ADDRESS_WAIT=1ms"}
 	standbyAddr := freeAddr(t) // holder must name standby before standby starts
 	holder := proctest.Start(t, append(env, "REPLICA_ID=holder", "OPERATIONS_REPLICAS=http://"+standbyAddr)...)
 	t.Cleanup(func() {
@@ -84,7 +85,8 @@ func TestOperationsShowsTheHolderAndTheTakeover(t *testing.T) {
 	}
 	standby := proctest.Start(t, append(env, "REPLICA_ID=standby", "HTTP_ADDR="+standbyAddr, "CORS_ORIGINS=http://"+holder.Addr())...)
 	holderURL, standbyURL := holder.URL(""), standby.URL("")
-	// A loan to a member with no email address: its email is parked, for Retry parked to send.
+	// A loan to a member with no email address: its email is parked once its wait is over, for
+	// Retry parked to send.
 	addBooks(t, holderURL, "dune|Dune|Frank Herbert", "emma|Emma|Jane Austen")
 	mustCall(t, http.MethodPost, holderURL+"/books/dune/loans", map[string]string{"loanId": "loan-1", "memberId": "alice"}, http.StatusCreated)
 

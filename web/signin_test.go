@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp/kb"
 
@@ -257,7 +258,9 @@ func TestOpenServiceSaysSoOnEveryPage(t *testing.T) {
 // operator's own token, and sends Retry parked with it, so there is no admin token to type.
 func TestOperatorSeesOperations(t *testing.T) {
 	t.Parallel()
-	base, p := signedInService(t)
+	p := apitest.StartProvider(t)
+	// The loan's email waits a millisecond for its member's address, then is parked.
+	base := startService(t, apitest.WithSignIn(app.Config{WebUI: true, EmailAddressWait: time.Millisecond}, p))
 	libby := p.Bearer(t, "libby")
 	mustCallAs(t, libby, http.MethodPost, base+"/books", map[string]string{"id": "dune", "title": "Dune", "author": "Frank Herbert"}, http.StatusCreated)
 	mustCallAs(t, libby, http.MethodPost, base+"/books/dune/loans", map[string]string{"loanId": "loan-1", "memberId": "nobody"}, http.StatusCreated)

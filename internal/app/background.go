@@ -23,7 +23,7 @@ type views struct {
 }
 
 // background builds the processors that read the log: the catalog and loans view models, the
-// loan email outbox, the late-fines saga and any more given (the checkouts saga), each to run
+// loan email outbox (with its reminders), the late-fines saga and any more given (the checkouts saga), each to run
 // under its own lease.
 //
 // It also returns what the processors keep about members, for erasure and export.
@@ -58,10 +58,16 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 	if err != nil {
 		return nil, views{}, elsewhere{}, err
 	}
+	opts := a.cfg.Tuning.Processors
 	outbox := &notifications.Outbox{
 		Mailer: mailer, Books: bookTitles{bookService}, Members: memberAddresses{accountService}, Accepted: accepted,
-		Installation: a.store.Installation, From: a.cfg.MailFrom,
-		InFlight: a.cfg.SMTPMaxInFlight, Observer: a.metrics.Emails(), Now: a.cfg.Tuning.Now,
+		Installation: a.store.Installation, From: a.cfg.MailFrom, InFlight: a.cfg.SMTPMaxInFlight,
+		Reminders: notifications.Reminders{
+			Before: a.cfg.RemindBefore, OverdueAfter: a.cfg.OverdueAfter, OverdueEvery: a.cfg.OverdueEvery, OverdueNotices: a.cfg.OverdueNotices,
+		},
+		AddressWait: a.cfg.EmailAddressWait, AddressPoll: a.cfg.Tuning.EmailAddressPoll,
+		ReminderAttempts: opts.WithDefaults().Retry.Attempts,
+		Observer:         a.metrics.Emails(), Logger: a.logger, Now: a.cfg.Tuning.Now,
 		Tracer: tracing.Tracer(a.cfg.Tuning.TracerProvider, "library/internal/notifications"),
 	}
 	lateFines := latefines.Saga{Accounts: accountService, FinePerDay: a.cfg.FinePerDay}
@@ -72,7 +78,6 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 	for i, p := range processors {
 		names[i] = p.Name
 	}
-	opts := a.cfg.Tuning.Processors
 	opts.Observer = a.metrics.Processors(names...)
 	group, err := engine.NewGroup(engine.Config{
 		Store:       a.store,

@@ -148,7 +148,7 @@ func TestStatusAndAdmin(t *testing.T) {
 			names = append(names, p.Name+":"+string(p.Kind))
 			keys := []string{"name", "kind", "holdsLease", "checkpoint", "generation", "head", "lag", "parked", "deferred", "inFlight", "lastError"}
 			if p.Kind == "outbox" {
-				keys = append(keys, "relay") // this replica holds its lease
+				keys = append(keys, "relay", "timers") // this replica holds its lease; its reminders are timers
 			}
 			requireKeys(t, mustJSON(t, p), keys...)
 		}

@@ -166,11 +166,11 @@ func TestTwoReplicasSendOneEmailPerLoan(t *testing.T) {
 }
 
 // Parked emails are kept in the database: a restarted service still has them, and sends them
-// when asked.
+// when asked. (The email parked is one whose member gave no address within a second.)
 func TestParkedEmailsSurviveARestart(t *testing.T) {
 	t.Parallel()
 	smtp := smtptest.Start(t)
-	cfg := fastBackground(app.Config{DatabaseURL: pgtest.NewDatabase(t), SMTPURL: smtp.URL()})
+	cfg := fastBackground(app.Config{DatabaseURL: pgtest.NewDatabase(t), SMTPURL: smtp.URL(), EmailAddressWait: time.Second})
 	base, stop := runService(t, cfg)
 	first := &api{Base: base, Store: "postgres"}
 	setContact(t, first, "dora", "Dora", "")

@@ -8,7 +8,7 @@ import (
 	"library/internal/notifications"
 )
 
-// bookTitles answers the outbox's questions about books from the books service.
+// bookTitles answers the outbox's questions about books and their loans from the books service.
 type bookTitles struct{ books *books.Service }
 
 var _ notifications.Books = bookTitles{}
@@ -18,6 +18,16 @@ var _ notifications.Books = bookTitles{}
 func (b bookTitles) BookAt(ctx context.Context, bookID string, version int64) (notifications.Book, error) {
 	book, _, err := b.books.GetAtLeast(ctx, bookID, version)
 	return notifications.Book{Title: book.Title, Author: book.Author}, err
+}
+
+// Current implements notifications.Books: the book as it is now, read to the end of its stream.
+func (b bookTitles) Current(ctx context.Context, bookID string) (notifications.Book, error) {
+	book, _, err := b.books.Get(ctx, bookID)
+	out := notifications.Book{Title: book.Title, Author: book.Author}
+	if book.Loan != nil {
+		out.Loan = &notifications.Loan{ID: book.Loan.LoanID, MemberID: book.Loan.MemberID, DueAt: book.Loan.DueAt}
+	}
+	return out, err
 }
 
 // memberAddresses answers the outbox's questions about members from the accounts service.

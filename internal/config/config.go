@@ -83,6 +83,18 @@ type Config struct {
 	SMTPMaxPerDomain int
 	// SMTPMaxRate caps the loan emails sent per second; 0 is no cap (SMTP_MAX_RATE).
 	SMTPMaxRate float64
+	// RemindBefore is how long before a loan's due time its due-soon reminder goes
+	// (REMIND_BEFORE).
+	RemindBefore time.Duration
+	// OverdueAfter is how long after a loan's due time its first overdue notice goes
+	// (OVERDUE_AFTER), OverdueEvery how long after each the next (OVERDUE_EVERY), and
+	// OverdueNotices how many a loan gets at most (OVERDUE_NOTICES).
+	OverdueAfter   time.Duration
+	OverdueEvery   time.Duration
+	OverdueNotices int
+	// EmailAddressWait is how long a loan email, or a reminder, waits for its member's email
+	// address before it is parked, or given up (EMAIL_ADDRESS_WAIT).
+	EmailAddressWait time.Duration
 	// AuthIssuer is the OpenID Connect provider whose access tokens the service trusts
 	// (AUTH_ISSUER); AuthAudience must be among their audiences (AUTH_AUDIENCE).
 	AuthIssuer   string
@@ -173,4 +185,7 @@ type Tuning struct {
 	// CatalogWait is how long GET /books waits for minPosition; zero is package books'
 	// default.
 	CatalogWait time.Duration
+	// EmailAddressPoll is how often an email that waits for its member's address looks for it
+	// again; zero is package notifications' default (a minute).
+	EmailAddressPoll time.Duration
 }

@@ -1,12 +1,12 @@
-// Package notifications sends the library's loan emails.
+// Package notifications sends the library's loan emails and their reminders.
 //
-// It holds the email a loan produces, the outbox that sends one email per BookLent event, and
-// the record of the emails the relay accepted. The outbox delivers through a Mailer: the SMTP
-// client (package smtpclient) talks to the relay named by SMTP_URL, and the log mailer stands
-// in for it when SMTP_URL is unset (what it logs was sent nowhere, so it is not recorded as
-// accepted, and a member's export does not list it). It learns a book's title and a member's address through
-// Books and Members, which internal/app fills from the books and accounts services, so it
-// holds neither service.
+// It holds the emails a loan produces, the outbox that sends one email per BookLent event and
+// the loan's reminders on its timers, and the record of the emails the relay accepted. The
+// outbox delivers through a Mailer: the SMTP client (package smtpclient) talks to the relay
+// named by SMTP_URL, and the log mailer stands in for it when SMTP_URL is unset (what it logs
+// was sent nowhere, so it is not recorded as accepted, and a member's export does not list it).
+// It learns a book's title, its current loan and a member's address through Books and Members,
+// which internal/app fills from the books and accounts services, so it holds neither service.
 //
 // # What the outbox promises
 //
@@ -22,6 +22,58 @@
 //
 // Every email's Message-ID is made from the event and the installation only (see MessageIDs),
 // so a repeat carries the same id and a receiver can drop it.
+//
+// # Reminders
+//
+// Each loan gets a due-soon reminder, REMIND_BEFORE before its due time, and overdue notices,
+// OVERDUE_AFTER after it and then every OVERDUE_EVERY after the previous notice's time, up to
+// OVERDUE_NOTICES (Reminders). They are the outbox's durable timers (see "Timers" in package
+// processor), keyed by ids only, "due-soon:{bookId}/{loanId}" and "overdue:{bookId}/{loanId}"
+// (an id holds no "/"), their data ids and times only:
+//
+//   - BookLent schedules both, written with the checkpoint that passes the event, also when
+//     its loan email waits for an address (processor.Wait keeps them). A due-soon time already
+//     past when the loan is made (a loan shorter than REMIND_BEFORE) gets no reminder: the loan
+//     email has just given the due time. A loan email that fails otherwise writes its loan's
+//     timers only when it is finally sent; one parked for a refusal has none until
+//     retry-parked sends it.
+//   - LoanRenewed schedules them again under the same keys, for the new due time, which
+//     replaces them (the same rule for a due-soon time already past at the renewal); a notice
+//     series starts again.
+//   - BookReturned cancels both.
+//
+// Fire sends a reminder as the loan email is sent: the book's title, the member's address on
+// their account, the relay, the record of accepted emails keyed by Message-ID, failures sorted
+// the same. Its Message-ID comes from the timer's key and its due time (MessageIDs.ForTimer),
+// kept in the timer's data, so a fire repeated after a crash, or by the next holder, is
+// recognised as sent. A fire looks at the book as it is now first, since the outbox may not
+// have read the return or renewal that came just before: a loan no longer current gets
+// nothing, and a reminder whose due time the loan no longer has (renewed) is moved to the new
+// one instead of sent. The overdue notice schedules the next one, its time computed from the
+// due time alone, so that a notice scheduled twice has one time and one Message-ID.
+//
+// A timer is never parked (package processor), so a reminder that can't go is given up: a
+// refusal for good, ReminderAttempts refusals for now (the processor's Retry.Attempts, as a
+// loan email is parked), no address in time (below), or an erased member. It is logged
+// ("reminder not sent", with its key and due time, naming nobody) and counted as parked; the
+// next overdue notice is still scheduled, except for an erased member. A relay that is down
+// pauses the timers, as it pauses sending, using up nothing.
+//
+// # An email waits for its address
+//
+// A member may borrow before they ever sign in: no account yet, or none with an address. Their
+// loan email waits (processor.Wait: deferred, counted as deferred in /status, using up no
+// attempt) and looks again every AddressPoll (a minute); once the address is on the account,
+// the next look sends it, once. Only when EMAIL_ADDRESS_WAIT has passed since the BookLent was
+// recorded is it parked ("no email address"), for retry-parked to send once there is one. A
+// reminder waits the same way, from its due time: its timer is scheduled again for the next
+// look, keeping its due time, and so its Message-ID, in its data.
+//
+// The outbox polls rather than being woken by the account's AccountOpened or ContactChanged,
+// which it could read: the processor keeps deferred events by position and timers by key, so a
+// wake-up for one member's emails would need an index of them by member in every driver (a
+// larger change to the engine and its tables), for a gain of under a minute. A poll costs one
+// account lookup per waiting email a minute, bounded by EMAIL_ADDRESS_WAIT.
 //
 // # Failures
 //
@@ -41,8 +93,9 @@
 //     dropped without a reply; a timeout anywhere but at RCPT. All sending pauses until the
 //     relay is back, and no email's attempts are used up.
 //
-// A member without an account or an email address gets nothing yet: the loan is parked with
-// that reason. retry-parked sends parked emails again once the reason is gone.
+// A member without an account or an email address gets nothing yet: the email waits for the
+// address (below), and is parked with that reason only after EMAIL_ADDRESS_WAIT.
+// retry-parked sends parked emails again once the reason is gone.
 //
 // What tells "this email only" from "the relay" is what one conversation shows, since that is
 // all a send sees: the relay has just accepted MAIL FROM on this very connection (the same

@@ -7,9 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"library/internal/eventstore"
 	"library/internal/processor"
-	"library/internal/smtpclient"
 )
 
 // errDomainFull is why an email waits: its recipient domain has all its slots in use.
@@ -79,22 +77,22 @@ func (s *domainSlots) wakeAll() {
 	}
 }
 
-// sendWithinDomain sends email if its recipient domain has a slot free, holding the slot for
-// the conversation. If it has none, it sends nothing and returns processor.Later, with a
+// sendWithinDomain sends d's email if its recipient domain has a slot free, holding the slot
+// for the conversation. If it has none, it sends nothing and returns processor.Later, with a
 // channel closed when a slot frees: the processor gives the email's slot to another email and
 // starts this one again then, without using up an attempt.
-func (o *Outbox) sendWithinDomain(ctx context.Context, e eventstore.Event, email smtpclient.Email) error {
+func (o *Outbox) sendWithinDomain(ctx context.Context, d delivery) error {
 	limit := o.maxPerDomain()
-	domain := recipientDomain(email.To)
+	domain := recipientDomain(d.email.To)
 	if limit <= 0 || domain == "" {
-		return o.send(ctx, e, email)
+		return o.send(ctx, d)
 	}
 	release, wait := o.domains.take(domain, limit)
 	if release == nil {
 		return processor.Later(wait, errDomainFull)
 	}
 	defer release()
-	return o.send(ctx, e, email)
+	return o.send(ctx, d)
 }
 
 // maxPerDomain is the mailer's limit on the emails in flight to one domain; 0 is none (the log

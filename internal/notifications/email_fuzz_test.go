@@ -114,7 +114,7 @@ func FuzzLoanEmail(f *testing.F) {
 			t.Fatalf("the book's stream: %d events, %v", len(events), err)
 		}
 		lent := events[1]
-		if err := outbox.Handle(ctx, lent); err != nil {
+		if err := outbox.Handle(handling(t), lent); err != nil {
 			t.Fatalf("the outbox refused a loan whose member has an address: %v", err)
 		}
 		sent := mailer.take()

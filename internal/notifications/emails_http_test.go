@@ -60,39 +60,6 @@ func TestHTTPLoanEmail(t *testing.T) {
 	})
 }
 
-// A loan to a member with no email is parked at once with that reason; retry-parked sends it
-// once the member has an address.
-func TestHTTPLoanEmailWithoutAddressIsParked(t *testing.T) {
-	t.Parallel()
-	smtp := smtptest.Start(t)
-	apitest.ForEachStore(t, apitest.FastBackground(app.Config{SMTPURL: smtp.URL()}), func(t *testing.T, a *apitest.API) {
-		member := "bob-" + a.Store
-		apitest.SetContact(t, a, member, "Bob", "")
-		apitest.AddBook(t, a, "emma")
-		apitest.Lend(t, a, "emma", "loan-1", member)
-
-		var s = apitest.CaughtUp(t, a, "notifications")
-		require.Equal(t, 1, s.Parked)
-		parked := apitest.ListParked(t, a, "notifications").Parked
-		require.Len(t, parked, 1)
-		assert.Contains(t, parked[0].Reason, "no email address")
-
-		apitest.SetContact(t, a, member, "Bob", member+"@example.org")
-		r := apitest.Admin(t, a, "notifications", "retry-parked")
-		require.Equal(t, http.StatusAccepted, r.Status)
-		assert.JSONEq(t, `{"requeued":1}`, string(r.Body))
-		apitest.Eventually(t, 10*time.Second, func() bool {
-			for _, m := range smtp.Messages() {
-				if m.To[0] == member+"@example.org" {
-					return true
-				}
-			}
-			return false
-		}, "the parked email to be sent")
-		apitest.Eventually(t, 10*time.Second, func() bool { return apitest.ProcessorStatus(t, a, "notifications").Parked == 0 }, "nothing parked")
-	})
-}
-
 // An SMTP server that refuses mail: each email is tried Attempts times, then parked; nothing
 // is skipped, and retry-parked delivers every one of them once the server takes mail again.
 func TestHTTPLoanEmailsRetriedParkedAndRequeued(t *testing.T) {

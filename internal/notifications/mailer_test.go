@@ -52,7 +52,7 @@ func TestOutboxRecordsNoEmailTheLogMailerTook(t *testing.T) {
 	lent := env.lend(t, "dune", "reader@example.org")
 	o := env.outbox(t)
 	o.Mailer = NewLogMailer(nil)
-	require.NoError(t, o.Handle(t.Context(), lent))
+	require.NoError(t, o.Handle(handling(t), lent))
 	recorded, err := env.accepted.ForLoans(t.Context(), []string{"loan-dune"})
 	require.NoError(t, err)
 	require.Empty(t, recorded, "logged, not sent: nothing accepted")

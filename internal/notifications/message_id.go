@@ -1,16 +1,19 @@
 package notifications
 
 import (
+	"crypto/sha256"
+	"encoding/base32"
 	"net/mail"
 	"strconv"
 	"strings"
+	"time"
 
 	"library/internal/eventstore"
 	"library/internal/smtpclient"
 )
 
 // MessageIDs makes the Message-ID of each loan email, from the event and the installation
-// only, so that every replica, and every attempt, gives one email one id, and a receiver that
+// only (a reminder's: see ForTimer), so that every replica, and every attempt, gives one email one id, and a receiver that
 // drops repeats by Message-ID drops only true repeats:
 //
 //	<notifications.{position}.{recorded}.{installation}@{domain}>
@@ -41,6 +44,21 @@ func NewMessageIDs(installation, from string) MessageIDs {
 func (m MessageIDs) For(e eventstore.Event) string {
 	return "<" + OutboxName + "." + strconv.FormatInt(e.Position, 10) + "." +
 		strconv.FormatInt(e.RecordedAt.UnixMicro(), 36) + "." + m.Installation + "@" + m.Domain + ">"
+}
+
+// ForTimer returns the Message-ID of the email a timer sends (a reminder), angle brackets
+// included, from the timer's key and the time it was due only, so that a fire repeated (after a
+// crash, or by the next holder) gives the same id, and every other reminder another:
+//
+//	<notifications.t{digest}.{installation}@{domain}>
+//
+// The digest (SHA-256 of the key and the due time in microseconds, 120 bits in base 32) keeps
+// the key's ids, which may hold any of an id's characters, out of the header; "t" sets it apart
+// from a loan email's position.
+func (m MessageIDs) ForTimer(key string, due time.Time) string {
+	sum := sha256.Sum256([]byte(key + "\x00" + strconv.FormatInt(due.UnixMicro(), 10)))
+	digest := strings.ToLower(base32.StdEncoding.EncodeToString(sum[:15]))
+	return "<" + OutboxName + ".t" + digest + "." + m.Installation + "@" + m.Domain + ">"
 }
 
 // PositionOf returns the position of the event a loan email's Message-ID was made for.

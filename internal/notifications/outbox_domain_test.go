@@ -142,13 +142,13 @@ func TestOutboxHandsBackAnEmailWhoseDomainIsFull(t *testing.T) {
 	other := env.lend(t, "c", "c@other.example")
 
 	done := make(chan error, 1)
-	go func() { done <- o.Handle(t.Context(), first) }()
+	go func() { done <- o.Handle(handling(t), first) }()
 	eventuallyTrue(t, waitFor, func() bool { return env.srv.Attempts("a@slow.example") == 1 }, "the first is at RCPT")
-	err = o.Handle(t.Context(), second)
+	err = o.Handle(handling(t), second)
 	var wait *processor.LaterError
 	require.ErrorAs(t, err, &wait, "handed back: %v", err)
 	require.Zero(t, env.srv.Attempts("b@slow.example"), "not sent")
-	require.NoError(t, o.Handle(t.Context(), other), "another domain goes meanwhile")
+	require.NoError(t, o.Handle(handling(t), other), "another domain goes meanwhile")
 	select {
 	case <-wait.Ready:
 		t.Fatal("told to go again while the slot is in use")
@@ -160,7 +160,7 @@ func TestOutboxHandsBackAnEmailWhoseDomainIsFull(t *testing.T) {
 	case <-time.After(waitFor):
 		t.Fatal("not told when the slot freed")
 	}
-	require.NoError(t, o.Handle(t.Context(), second))
+	require.NoError(t, o.Handle(handling(t), second))
 	require.Len(t, env.srv.WaitForMessages(t, 3, waitFor), 3)
 	require.Equal(t, 1, env.srv.MaxConversationsTo("slow.example"))
 	env.seen.mu.Lock()

@@ -69,6 +69,7 @@ func (env outboxEnv) lend(t *testing.T, id, email string) eventstore.Event {
 type seenEmails struct {
 	mu                                 sync.Mutex
 	accepted, skipped, relayDown, upAt int
+	deferred, parked                   int
 	failed                             []smtpclient.FailureClass
 }
 
@@ -79,8 +80,8 @@ func (s *seenEmails) EmailFailed(c smtpclient.FailureClass, _ string) {
 	s.failed = append(s.failed, c)
 	s.mu.Unlock()
 }
-func (s *seenEmails) EmailDeferred()     {}
-func (s *seenEmails) EmailParked()       {}
+func (s *seenEmails) EmailDeferred()     { s.mu.Lock(); s.deferred++; s.mu.Unlock() }
+func (s *seenEmails) EmailParked()       { s.mu.Lock(); s.parked++; s.mu.Unlock() }
 func (s *seenEmails) EmailsInFlight(int) {}
 func (s *seenEmails) RelayUp(up bool) {
 	s.mu.Lock()
@@ -99,7 +100,7 @@ func TestOutboxRecordsWhatTheRelayAccepted(t *testing.T) {
 	env := newOutboxEnv(t)
 	lent := env.lend(t, "dune", "reader@example.org")
 	first := env.outbox(t)
-	require.NoError(t, first.Handle(t.Context(), lent))
+	require.NoError(t, first.Handle(handling(t), lent))
 	msgs := env.srv.WaitForMessages(t, 1, waitFor)
 	id := msgs[0].MessageID
 	a, ok := env.accepted.Get(id)
@@ -110,8 +111,8 @@ func TestOutboxRecordsWhatTheRelayAccepted(t *testing.T) {
 	require.WithinDuration(t, time.Now(), a.AcceptedAt, time.Minute)
 
 	again := env.outbox(t) // the next holder
-	require.NoError(t, again.Handle(t.Context(), lent))
-	require.NoError(t, first.Handle(t.Context(), lent))
+	require.NoError(t, again.Handle(handling(t), lent))
+	require.NoError(t, first.Handle(handling(t), lent))
 	require.Len(t, env.srv.Messages(), 1, "not sent again")
 	require.Equal(t, 2, env.seen.skipped)
 	require.Equal(t, 1, env.seen.accepted)
@@ -144,14 +145,14 @@ func TestOutboxAcceptedButNotRecorded(t *testing.T) {
 	o := env.outbox(t)
 	o.Accepted = record
 	lent := env.lend(t, "dune", "reader@example.org")
-	err := o.Handle(t.Context(), lent)
+	err := o.Handle(handling(t), lent)
 	require.True(t, errs.Is(err, errs.Unavailable), "the processor pauses: %v", err)
 	require.Len(t, env.srv.WaitForMessages(t, 1, waitFor), 1)
 
 	record.mu.Lock()
 	record.down = false
 	record.mu.Unlock()
-	require.NoError(t, o.Handle(t.Context(), lent))
+	require.NoError(t, o.Handle(handling(t), lent))
 	require.Len(t, env.srv.Messages(), 1, "recorded, not sent again")
 	ids, err := o.messageIDs(t.Context())
 	require.NoError(t, err)
@@ -168,27 +169,27 @@ func TestOutboxSortsTheRelaysAnswers(t *testing.T) {
 	require.Equal(t, processor.Relay{State: "unknown"}, o.Relay())
 
 	env.srv.RefuseRecipient("gone@example.org", 550, "no such user")
-	err := o.Handle(t.Context(), env.lend(t, "a", "gone@example.org"))
+	err := o.Handle(handling(t), env.lend(t, "a", "gone@example.org"))
 	var park *processor.ParkError
 	require.ErrorAs(t, err, &park)
 	require.Contains(t, park.Reason, "550")
 	require.Equal(t, "up", o.Relay().State, "it answered")
 
 	env.srv.RefuseRecipient("full@example.org", 452, "mailbox full")
-	err = o.Handle(t.Context(), env.lend(t, "b", "full@example.org"))
+	err = o.Handle(handling(t), env.lend(t, "b", "full@example.org"))
 	require.Error(t, err)
 	require.False(t, errors.As(err, &park))
 	var pause *processor.PauseError
 	require.False(t, errors.As(err, &pause), "a full mailbox is this email's trouble only")
 
 	env.srv.RefuseRecipient("busy@example.org", 421, "closing")
-	err = o.Handle(t.Context(), env.lend(t, "c", "busy@example.org"))
+	err = o.Handle(handling(t), env.lend(t, "c", "busy@example.org"))
 	require.ErrorAs(t, err, &pause)
 	relay := o.Relay()
 	require.Equal(t, "down", relay.State)
 	require.NotNil(t, relay.Since)
 
-	require.NoError(t, o.Handle(t.Context(), env.lend(t, "d", "fine@example.org")))
+	require.NoError(t, o.Handle(handling(t), env.lend(t, "d", "fine@example.org")))
 	require.Equal(t, processor.Relay{State: "up"}, o.Relay())
 	require.Equal(t, []smtpclient.FailureClass{smtpclient.Permanent, smtpclient.Temporary, smtpclient.RelayDown}, env.seen.failed)
 	require.Equal(t, 1, env.seen.relayDown)

@@ -1,18 +1,36 @@
 package notifications
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
-// Books tells what a loan email says of a book. internal/app answers it from books.Service.
+// Books tells what an email says of a book, and a reminder of its loan. internal/app answers it
+// from books.Service.
 type Books interface {
 	// BookAt returns the book as of its event at version, or as of a later one: a book's
 	// title and author never change once it is added. A book that was never added is
 	// errs.NotFound.
 	BookAt(ctx context.Context, bookID string, version int64) (Book, error)
+	// Current returns the book as it is now, with its loan: a reminder goes only for the loan
+	// it was scheduled for, at the due time it was scheduled for. A book that was never added
+	// is errs.NotFound.
+	Current(ctx context.Context, bookID string) (Book, error)
 }
 
-// Book is a book as a loan email names it.
+// Book is a book as an email names it.
 type Book struct {
 	Title, Author string
+	// Loan is the book's loan now, from Current; nil while the book is on the shelf, and from
+	// BookAt.
+	Loan *Loan
+}
+
+// Loan is a book's current loan, as a reminder needs it.
+type Loan struct {
+	ID       string
+	MemberID string
+	DueAt    time.Time
 }
 
 // Members tells where a member's loan email goes. internal/app answers it from

@@ -9,6 +9,7 @@ import (
 
 	"library/internal/accounts"
 	"library/internal/books"
+	"library/internal/processor"
 	"library/internal/smtpclient"
 	"library/internal/testkit/smtptest"
 )
@@ -22,6 +23,22 @@ type serviceBooks struct{ service *books.Service }
 func (s serviceBooks) BookAt(ctx context.Context, bookID string, version int64) (Book, error) {
 	book, _, err := s.service.GetAtLeast(ctx, bookID, version)
 	return Book{Title: book.Title, Author: book.Author}, err
+}
+
+func (s serviceBooks) Current(ctx context.Context, bookID string) (Book, error) {
+	book, _, err := s.service.Get(ctx, bookID)
+	out := Book{Title: book.Title, Author: book.Author}
+	if book.Loan != nil {
+		out.Loan = &Loan{ID: book.Loan.LoanID, MemberID: book.Loan.MemberID, DueAt: book.Loan.DueAt}
+	}
+	return out, err
+}
+
+// handling is a context as the processor hands a TimerHandler's Handle and Fire: one that
+// records the timers they schedule.
+func handling(t *testing.T) context.Context {
+	ctx, _ := processor.RecordTimers(t.Context())
+	return ctx
 }
 
 type serviceMembers struct{ service *accounts.Service }

@@ -91,6 +91,14 @@
 //     started. Events after it go on meanwhile, so one busy key can't take every slot. A
 //     deferred event handed back holds back the next batch of due deferred events until it is
 //     done with, as any due event in hand does.
+//   - Wait: nothing failed, but the event can't be done until something changes that the
+//     processor is not told of (the outbox's email to a member who has given no address yet).
+//     It is deferred, as below, for the time the handler gave (at least 100ms), and uses up no
+//     attempt however often it waits; it counts among the deferred events in Status, but is
+//     not a failure (no LastError, no DeferListener, a debug log line only). The timers its
+//     handling scheduled stand, as a handled event's do: a wait is the handler's work done as
+//     far as it can go. The handler bounds the wait itself, parking the event when it is over;
+//     the engine knows nothing of what it waits for, and polls.
 //   - any other error: the event failed for now. It is deferred: kept in the shared store with
 //     its next attempt time (Options.Retry: by default six tries over about a minute), so that
 //     the checkpoint passes it and events after it go on, and a takeover keeps it. Whoever
@@ -106,9 +114,9 @@
 // ("at T, for this key, do this", with a little JSON of ids) or Cancel through the context it
 // was given. Keys are the processor's own; scheduling under a key that has a timer replaces it.
 // Nothing is written at the call: the changes an event's handling made (only if it returned
-// nil) are kept with the event until the checkpoint moves past it, and are written by
+// nil, or Wait) are kept with the event until the checkpoint moves past it, and are written by
 // Checkpoints.Save in the same transaction as that move (or, for a deferred event tried again,
-// with its Done), in log order. A holder whose save is fenced writes no timer, and the next
+// with its Done once it is handled: a retry that waits again writes none), in log order. A holder whose save is fenced writes no timer, and the next
 // holder, handling the event again, schedules them again. They live where the checkpoints do:
 // in PostgreSQL, the table processor_timers; in memory, the MemoryCheckpoints.
 //
@@ -131,6 +139,10 @@
 // the next holder, which fires it again, and the repeat is recognised by its id, as an event's
 // is. A takeover is nothing more: the new holder fires what is due, from where every replica
 // sees it, and nothing that was forgotten.
+//
+// A Fire that can't do its work yet, for want of something it is not told of, does not return
+// Wait (which is for events): it schedules its own key again for when it will look again,
+// keeping in its data the time its work's ids derive from, and returns nil.
 //
 // A Fire that fails is sorted as a Handler's error is. Pause, Later or errs.Unavailable: what it
 // depends on is down; the loop stops firing, waits (100ms, doubling to 5s) and tries again,

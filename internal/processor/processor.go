@@ -2,6 +2,7 @@ package processor
 
 import (
 	"context"
+	"time"
 
 	"library/internal/eventstore"
 )
@@ -69,6 +70,11 @@ type ViewModel interface {
 //     domain), and says when it may: the event leaves its slot at once, uses up no attempt,
 //     and is started again, ahead of events not yet started, once the Ready channel it gave is
 //     closed. Meanwhile the checkpoint stays below it, as for any event in hand.
+//   - an error made by Wait: nothing failed, but the event can't be done until something the
+//     processor is not told of changes (a member gives an email address). It is deferred for
+//     the time the handler gave, using up no attempt, and tried again then; the timers it
+//     scheduled are kept, as a handled event's are. The handler decides how long it waits in
+//     all, and parks the event when that is over.
 //   - any other error: this event failed for now. It is deferred: kept, with its next attempt
 //     time, where every replica sees it, and tried again off the line (later events go on
 //     meanwhile) on the Options.Retry schedule, then parked when its attempts run out.
@@ -152,6 +158,24 @@ func (e *LaterError) PublicText() string { return "waiting: " + PublicText(e.Err
 
 // Later returns an error that hands the event back untried until ready is closed: see Handler.
 func Later(ready <-chan struct{}, err error) error { return &LaterError{Ready: ready, Err: err} }
+
+// WaitError says that a handler can't do its work on an event until something it is not told
+// of changes, and that it will look again after For: see Handler.
+type WaitError struct {
+	// For is how long the event waits before it is tried again; at least 100ms.
+	For time.Duration
+	Err error
+}
+
+func (e *WaitError) Error() string { return e.Err.Error() }
+func (e *WaitError) Unwrap() error { return e.Err }
+
+// PublicText implements PublicTexter.
+func (e *WaitError) PublicText() string { return "waiting: " + PublicText(e.Err) }
+
+// Wait returns an error that defers the event for d, using up no attempt and keeping the
+// timers its handling scheduled: see Handler.
+func Wait(d time.Duration, err error) error { return &WaitError{For: d, Err: err} }
 
 type attemptKey struct{}
 

@@ -58,6 +58,9 @@ func (d *dispatcher) handle(e eventstore.Event, attempt int, from *entry) result
 			if from == nil && len(changes) > 0 {
 				d.wakeTimers()
 			}
+		case waitFor:
+			d.gate.passed()
+			d.waits(&res, e, err, attempt, changes)
 		case parkIt:
 			d.gate.passed()
 			res.done = d.park(e, err, attempt)
@@ -108,6 +111,28 @@ func (d *dispatcher) deferTo(e eventstore.Event, reason error, attempts int, nex
 		l.Deferred(e)
 	}
 	return deferred
+}
+
+// waits defers an event whose handler said it waits (Wait), to be tried again once its wait is
+// over, with the attempts it had used before this one: a wait uses up none. Nothing failed, so
+// the timers its handling scheduled stand: an event from the log has them saved with the
+// checkpoint that passes it, as a handled event has (a deferred event tried again writes its
+// timers with its Done, once it is handled). It is not recorded for Status nor told to the
+// DeferListener, and it is logged at debug level only: an event may wait, and be looked at
+// again, for days.
+func (d *dispatcher) waits(res *result, e eventstore.Event, reason error, attempt int, changes []processor.TimerChange) {
+	var w *processor.WaitError
+	errors.As(reason, &w)
+	if res.entry != nil {
+		res.changes = changes
+	}
+	next := time.Now().Add(max(w.For, laterRetry))
+	d.logger.Debug("event waits", "processor", d.proc.Name, "stream", e.StreamID, "version", e.Version,
+		"position", e.Position, "retry_in", time.Until(next).Round(time.Millisecond).String(), "reason", reason)
+	res.deferredTo = next
+	res.done = d.persist(func(ctx context.Context) error {
+		return d.checkpoints.Defer(ctx, d.proc.Name, processor.Deferred{Event: e, Reason: reason.Error(), Attempts: attempt - 1, NextAttempt: next})
+	})
 }
 
 // park parks an event with the reason it failed.

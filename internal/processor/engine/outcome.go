@@ -20,17 +20,21 @@ const (
 	pauseAll
 	deferIt
 	later
+	waitFor
 )
 
 func sortOutcome(err error) outcome {
 	var park *processor.ParkError
 	var pause *processor.PauseError
-	var wait *processor.LaterError
+	var handBack *processor.LaterError
+	var waiting *processor.WaitError
 	switch {
 	case err == nil:
 		return handled
-	case errors.As(err, &wait):
+	case errors.As(err, &handBack):
 		return later
+	case errors.As(err, &waiting):
+		return waitFor
 	case errors.As(err, &park):
 		return parkIt
 	case errors.As(err, &pause), errs.Is(err, errs.Unavailable):

@@ -20,6 +20,7 @@ func FastBackground(cfg app.Config) app.Config {
 		Retry:        processor.Backoff{Attempts: 3, First: 10 * time.Millisecond, Max: 40 * time.Millisecond},
 		RetakeDelay:  200 * time.Millisecond,
 	}
+	cfg.Tuning.EmailAddressPoll = 50 * time.Millisecond
 	cfg.LeaseRetryInterval = 50 * time.Millisecond
 	cfg.Tuning.LeaseTiming = pgdriver.LeaseTiming{CheckInterval: 200 * time.Millisecond, CheckTimeout: 500 * time.Millisecond}
 	return cfg
