@@ -82,6 +82,9 @@ func Rules() []Rule {
 		{Method: http.MethodPost, Pattern: "/books/{bookId}/loans/{loanId}/renewals", Member: Allow, Librarian: Allow, WhenOpen: Allow,
 			Narrowed: "a member renews their own loans"},
 		librarians(http.MethodGet, "/loans"),
+		{Method: http.MethodPost, Pattern: "/books/{bookId}/holds", Member: Allow, Librarian: Allow, WhenOpen: Allow,
+			Narrowed: "a member places holds for themself"},
+		ownOrLibrarian(http.MethodDelete, "/books/{bookId}/holds/{memberId}", ""),
 
 		{Method: http.MethodGet, Pattern: "/accounts/me", Member: Allow, Librarian: Allow, Operator: Allow, WhenOpen: Allow},
 		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}", ""),
