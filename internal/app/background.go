@@ -4,6 +4,7 @@ import (
 	"library/internal/accounts"
 	"library/internal/books"
 	"library/internal/catalog"
+	"library/internal/holdshelf"
 	"library/internal/latefines"
 	"library/internal/loans"
 	"library/internal/notifications"
@@ -23,8 +24,8 @@ type views struct {
 }
 
 // background builds the processors that read the log: the catalog and loans view models, the
-// loan email outbox (with its reminders), the late-fines saga and any more given (the checkouts saga), each to run
-// under its own lease.
+// loan email outbox (with its reminders and pickup emails), the late-fines and hold-shelf sagas
+// and any more given (the checkouts saga), each to run under its own lease.
 //
 // It also returns what the processors keep about members, for erasure and export.
 func (a *App) background(bookService *books.Service, accountService *accounts.Service, more ...processor.Processor) (*engine.Group, views, elsewhere, error) {
@@ -71,9 +72,10 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		Tracer: tracing.Tracer(a.cfg.Tuning.TracerProvider, "library/internal/notifications"),
 	}
 	lateFines := latefines.Saga{Accounts: accountService, FinePerDay: a.cfg.FinePerDay}
+	holdShelf := holdshelf.Saga{Books: bookService, Members: accountService, Log: a.log, Now: a.cfg.Tuning.Now}
 
 	processors := append([]processor.Processor{catalog.Processor(catalogView), loans.Processor(loansView), outbox.Processor(),
-		lateFines.Processor()}, more...)
+		lateFines.Processor(), holdShelf.Processor()}, more...)
 	names := make([]string, len(processors))
 	for i, p := range processors {
 		names[i] = p.Name
