@@ -55,14 +55,6 @@ func waitSent(t *testing.T, smtp *smtptest.Server, addr, prefix string, n int, w
 	return sentTo(smtp, addr, prefix)
 }
 
-// timers is what /status shows of the outbox's timers.
-func timers(t *testing.T, a *apitest.API) processor.TimerStatus {
-	t.Helper()
-	s := apitest.ProcessorStatus(t, a, "notifications")
-	require.NotNil(t, s.Timers, "the outbox fires timers")
-	return *s.Timers
-}
-
 // waitTimers waits until the outbox has read the whole log and its timers are as cond wants.
 func waitTimers(t *testing.T, a *apitest.API, cond func(processor.TimerStatus) bool, msg string) processor.TimerStatus {
 	t.Helper()
@@ -149,9 +141,9 @@ func TestHTTPOverdueNoticesAtTheirPace(t *testing.T) {
 		apitest.AddBook(t, a, "dune")
 		due := dueAt(t, apitest.Lend(t, a, "dune", "loan-1", member))
 
-		notices := waitSent(t, smtp, addr, "Overdue", 3, 20*time.Second)
+		waitSent(t, smtp, addr, "Overdue", 3, 20*time.Second)
 		waitTimers(t, a, func(s processor.TimerStatus) bool { return s.Waiting == 0 }, "no timer left")
-		notices = sentTo(smtp, addr, "Overdue")
+		notices := sentTo(smtp, addr, "Overdue")
 		require.Len(t, notices, 3, "OVERDUE_NOTICES notices")
 		ids := map[string]bool{}
 		for i, m := range notices {
