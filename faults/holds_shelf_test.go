@@ -1,0 +1,256 @@
+//go:build faults
+
+package faults
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"library/internal/notifications"
+	"library/internal/testkit/smtptest"
+)
+
+// shelfHistory is a book's queue and hold shelf, folded from its stream in the log.
+type shelfHistory struct {
+	placed             []string // HoldPlaced, in log order
+	held               []held   // BookHeld, in log order
+	expired, fulfilled map[string]int
+	cancelled          []string
+	latestExpiry       time.Duration // the longest a HoldExpired was recorded after its hold's until
+	broken             []string      // what broke the rules: two holders, a lend to someone else, …
+}
+
+type held struct {
+	member   string
+	until    time.Time
+	position int64
+}
+
+// foldShelf reads the book's stream from the events table, in version order, and folds it.
+func foldShelf(t *testing.T, s *system, bookID string) shelfHistory {
+	t.Helper()
+	rows, err := s.pool.Query(context.Background(),
+		`SELECT position, type, data, recorded_at FROM events WHERE stream_id = $1 ORDER BY version`, "book-"+bookID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	h := shelfHistory{expired: map[string]int{}, fulfilled: map[string]int{}}
+	var holder *held
+	lentTo := ""
+	for rows.Next() {
+		var position int64
+		var typ string
+		var data []byte
+		var recorded time.Time
+		if err := rows.Scan(&position, &typ, &data, &recorded); err != nil {
+			t.Fatal(err)
+		}
+		var e struct {
+			MemberID string    `json:"memberId"`
+			Until    time.Time `json:"until"`
+		}
+		if err := json.Unmarshal(data, &e); err != nil {
+			t.Fatalf("%s at %d: %v", typ, position, err)
+		}
+		broke := func(format string, args ...any) {
+			h.broken = append(h.broken, fmt.Sprintf("%s at %d: ", typ, position)+fmt.Sprintf(format, args...))
+		}
+		holderIs := func(m string) bool { return holder != nil && holder.member == m }
+		switch typ {
+		case "HoldPlaced":
+			h.placed = append(h.placed, e.MemberID)
+		case "BookHeld":
+			if holder != nil {
+				broke("held for %s while held for %s", e.MemberID, holder.member)
+			}
+			if lentTo != "" {
+				broke("held for %s while lent to %s", e.MemberID, lentTo)
+			}
+			holder = &held{member: e.MemberID, until: e.Until, position: position}
+			h.held = append(h.held, *holder)
+		case "BookLent":
+			if lentTo != "" {
+				broke("lent to %s while lent to %s", e.MemberID, lentTo)
+			}
+			if holder != nil && !holderIs(e.MemberID) {
+				broke("lent to %s while held for %s", e.MemberID, holder.member)
+			}
+			lentTo = e.MemberID
+		case "BookReturned":
+			lentTo = ""
+		case "HoldFulfilled":
+			if !holderIs(e.MemberID) || lentTo != e.MemberID {
+				broke("fulfilled for %s, lent to %q, held for %+v", e.MemberID, lentTo, holder)
+			}
+			h.fulfilled[e.MemberID]++
+			holder = nil
+		case "HoldExpired":
+			if !holderIs(e.MemberID) || !holder.until.Equal(e.Until) {
+				broke("expired %s's hold until %s, held for %+v", e.MemberID, e.Until, holder)
+			}
+			if recorded.Before(e.Until) {
+				broke("recorded at %s, before the hold's until %s", recorded, e.Until)
+			}
+			h.latestExpiry = max(h.latestExpiry, recorded.Sub(e.Until))
+			h.expired[e.MemberID]++
+			holder = nil
+		case "HoldCancelled":
+			h.cancelled = append(h.cancelled, e.MemberID)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// check compares the history with the queue the test made: the book held for each member
+// once, in the order they asked; every non-picker's hold expired and every picker's fulfilled,
+// once; nothing cancelled, and no rule broken.
+func (h shelfHistory) check(t *testing.T, queue []string) {
+	t.Helper()
+	if !slices.Equal(h.placed, queue) {
+		t.Errorf("holds placed in the log: %v, want %v", h.placed, queue)
+	}
+	var heldFor []string
+	for _, x := range h.held {
+		heldFor = append(heldFor, x.member)
+	}
+	if !slices.Equal(heldFor, h.placed) {
+		t.Errorf("the book was held for %v, want the queue's order %v", heldFor, h.placed)
+	}
+	for _, m := range queue {
+		wantExpired, wantFulfilled := 1, 0
+		if picks(m) {
+			wantExpired, wantFulfilled = 0, 1
+		}
+		if h.expired[m] != wantExpired || h.fulfilled[m] != wantFulfilled {
+			t.Errorf("%s: %d HoldExpired, %d HoldFulfilled; want %d and %d", m, h.expired[m], h.fulfilled[m], wantExpired, wantFulfilled)
+		}
+	}
+	if len(h.cancelled) > 0 {
+		t.Errorf("holds cancelled, with no one cancelling: %v", h.cancelled)
+	}
+	if len(h.broken) > 0 {
+		t.Errorf("the book's stream breaks the shelf's rules:\n%s", strings.Join(h.broken, "\n"))
+	}
+}
+
+// pickupFigures are what the SMTP server got of the pickup emails.
+type pickupFigures struct{ total, duplicates int }
+
+// pickupsByMember sorts the pickup emails for the shelf's book by member, in the order the
+// server accepted them.
+func pickupsByMember(msgs []smtptest.Message) map[string][]smtptest.Message {
+	out := map[string][]smtptest.Message{}
+	for _, m := range msgs {
+		if m.Subject != "Ready for pickup: "+shelfTitle || len(m.To) != 1 {
+			continue
+		}
+		member := strings.TrimSuffix(m.To[0], "@example.org")
+		out[member] = append(out[member], m)
+	}
+	return out
+}
+
+// checkPickupEmails waits until each member the book was held for has their pickup email, and
+// checks that the emails came in the order of the holds, each under the Message-ID of its
+// BookHeld; that an email sent twice was sent with the same Message-ID, after a kill of the
+// outbox's holder, at most one per kill (one book has one pickup email in flight at a time).
+func checkPickupEmails(t *testing.T, s *system, h shelfHistory, kills []time.Time) pickupFigures {
+	t.Helper()
+	var byMember map[string][]smtptest.Message
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		byMember = pickupsByMember(s.smtp.Messages())
+		missing := slices.DeleteFunc(slices.Clone(h.held), func(x held) bool { return len(byMember[x.member]) > 0 })
+		if len(missing) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("%d members the book was held for got no pickup email, the first %s", len(missing), missing[0].member)
+			break
+		}
+		time.Sleep(50 * time.Millisecond) // polling for the outbox
+	}
+	var f pickupFigures
+	var all []smtptest.Message
+	for _, x := range h.held {
+		msgs := byMember[x.member]
+		f.total += len(msgs)
+		f.duplicates += max(0, len(msgs)-1)
+		all = append(all, msgs...)
+		for _, m := range msgs {
+			if p, ok := notifications.PositionOf(m.MessageID); !ok || p != x.position || m.MessageID != msgs[0].MessageID {
+				t.Errorf("%s's pickup email %s: want the Message-ID of their BookHeld at %d, the same each time", x.member, m.MessageID, x.position)
+			}
+		}
+	}
+	firsts := make([]smtptest.Message, 0, len(h.held))
+	for _, x := range h.held {
+		if msgs := byMember[x.member]; len(msgs) > 0 {
+			firsts = append(firsts, msgs[0])
+		}
+	}
+	if !slices.IsSortedFunc(firsts, func(a, b smtptest.Message) int { return a.Received.Compare(b.Received) }) {
+		t.Errorf("the pickup emails did not come in the order the book was held")
+	}
+	slices.SortStableFunc(all, func(a, b smtptest.Message) int { return a.Received.Compare(b.Received) })
+	perKill, unexplained := duplicatesPerKill(all, kills)
+	if unexplained > 0 || slices.Max(append(perKill, 0)) > 1 {
+		t.Errorf("pickup emails sent twice: %v after each kill of the outbox's holder, %d with no kill before", perKill, unexplained)
+	}
+	return f
+}
+
+// asking is a client not in the queue that asks to borrow the book, again and again.
+type asking struct {
+	stopped, done chan struct{}
+	refusals      map[string]int // by the refusal's code
+	retried       int            // attempts that failed (a replica killed) and were sent again
+	wrong         []string
+}
+
+// askWithoutHold starts a client that asks to borrow the shelf's book for a member not in its
+// queue, through either replica, until stopped.
+func (s *system) askWithoutHold() *asking {
+	c := &asking{stopped: make(chan struct{}), done: make(chan struct{}), refusals: map[string]int{}}
+	go func() {
+		defer close(c.done)
+		for {
+			select {
+			case <-c.stopped:
+				return
+			default:
+			}
+			o := s.retry(http.MethodPost, "/books/"+shelfBook+"/loans", `{"loanId":"interloper-loan","memberId":"interloper"}`)
+			c.retried += len(o.failures)
+			switch code := refusal(o); code {
+			case "BookOnHold", "BookAlreadyLent":
+				c.refusals[code]++
+			default:
+				c.wrong = append(c.wrong, fmt.Sprintf("%+v", o))
+			}
+			time.Sleep(20 * time.Millisecond) // a client's pace
+		}
+	}()
+	return c
+}
+
+// stop stops the client and fails the test if it was ever answered other than with a refusal.
+func (c *asking) stop(t *testing.T) *asking {
+	t.Helper()
+	close(c.stopped)
+	<-c.done
+	if len(c.wrong) > 0 {
+		t.Errorf("a member not in line asked for the book %d times and was not refused: %v", len(c.wrong), c.wrong[:min(3, len(c.wrong))])
+	}
+	return c
+}
