@@ -6,9 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -213,15 +215,25 @@ func checkPickupEmails(t *testing.T, s *system, h shelfHistory, kills []time.Tim
 // asking is a client not in the queue that asks to borrow the book, again and again.
 type asking struct {
 	stopped, done chan struct{}
+	halt          func()
 	refusals      map[string]int // by the refusal's code
 	retried       int            // attempts that failed (a replica killed) and were sent again
 	wrong         []string
 }
 
 // askWithoutHold starts a client that asks to borrow the shelf's book for a member not in its
-// queue, through either replica, until stopped.
-func (s *system) askWithoutHold() *asking {
+// queue, through a random replica each time, and again after an error or a 5xx, until stopped
+// (at the latest when the test ends).
+func (s *system) askWithoutHold(t *testing.T) *asking {
 	c := &asking{stopped: make(chan struct{}), done: make(chan struct{}), refusals: map[string]int{}}
+	c.halt = sync.OnceFunc(func() {
+		close(c.stopped)
+		<-c.done
+		if len(c.wrong) > 0 {
+			t.Errorf("a member not in line asked for the book %d times and was not refused: %v", len(c.wrong), c.wrong[:min(3, len(c.wrong))])
+		}
+	})
+	t.Cleanup(c.halt)
 	go func() {
 		defer close(c.done)
 		for {
@@ -230,13 +242,16 @@ func (s *system) askWithoutHold() *asking {
 				return
 			default:
 			}
-			o := s.retry(http.MethodPost, "/books/"+shelfBook+"/loans", `{"loanId":"interloper-loan","memberId":"interloper"}`)
-			c.retried += len(o.failures)
-			switch code := refusal(o); code {
-			case "BookOnHold", "BookAlreadyLent":
+			r := s.replicas[rand.IntN(len(s.replicas))]
+			a, err := s.call(r, http.MethodPost, "/books/"+shelfBook+"/loans", `{"loanId":"interloper-loan","memberId":"interloper"}`)
+			code := problemCode(a.Body)
+			switch {
+			case err != nil || a.Status >= 500:
+				c.retried++
+			case a.Status == http.StatusConflict && (code == "BookOnHold" || code == "BookAlreadyLent"):
 				c.refusals[code]++
 			default:
-				c.wrong = append(c.wrong, fmt.Sprintf("%+v", o))
+				c.wrong = append(c.wrong, fmt.Sprintf("%d %s", a.Status, a.Body))
 			}
 			time.Sleep(20 * time.Millisecond) // a client's pace
 		}
@@ -244,13 +259,9 @@ func (s *system) askWithoutHold() *asking {
 	return c
 }
 
-// stop stops the client and fails the test if it was ever answered other than with a refusal.
-func (c *asking) stop(t *testing.T) *asking {
-	t.Helper()
-	close(c.stopped)
-	<-c.done
-	if len(c.wrong) > 0 {
-		t.Errorf("a member not in line asked for the book %d times and was not refused: %v", len(c.wrong), c.wrong[:min(3, len(c.wrong))])
-	}
+// stop stops the client, and fails the test if it was ever answered other than with a
+// refusal (as it does if the test ends first).
+func (c *asking) stop() *asking {
+	c.halt()
 	return c
 }

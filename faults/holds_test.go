@@ -57,7 +57,7 @@ func TestHoldShelfGoesRoundTheQueueThroughSIGKILLs(t *testing.T) {
 
 	// Someone not in line asks for the book all along, through either replica: refused every
 	// time, as held or as lent, until the queue is done.
-	interloper := s.askWithoutHold()
+	interloper := s.askWithoutHold(t)
 
 	// A picker comes for the book when their email comes, and brings it back at once.
 	var kills []time.Time
@@ -85,7 +85,7 @@ func TestHoldShelfGoesRoundTheQueueThroughSIGKILLs(t *testing.T) {
 
 	// The last in line never comes: once their hold expires, the book is back on the shelf,
 	// and anyone may borrow it.
-	asked := interloper.stop(t)
+	asked := interloper.stop()
 	deadline := time.Now().Add(3 * holdPickup)
 	for {
 		o := s.retry(http.MethodPost, "/books/"+shelfBook+"/loans", `{"loanId":"after-loan","memberId":"after"}`)
