@@ -24,8 +24,9 @@ type shelfHistory struct {
 	held               []held   // BookHeld, in log order
 	expired, fulfilled map[string]int
 	cancelled          []string
-	latestExpiry       time.Duration // the longest a HoldExpired was recorded after its hold's until
-	broken             []string      // what broke the rules: two holders, a lend to someone else, …
+	lateBy             map[string]time.Duration // how long after its hold's until each HoldExpired was recorded
+	latestExpiry       time.Duration            // the longest of those
+	broken             []string                 // what broke the rules: two holders, a lend to someone else, …
 }
 
 type held struct {
@@ -43,74 +44,81 @@ func foldShelf(t *testing.T, s *system, bookID string) shelfHistory {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	h := shelfHistory{expired: map[string]int{}, fulfilled: map[string]int{}}
-	var holder *held
-	lentTo := ""
+	f := shelfFold{shelfHistory: shelfHistory{expired: map[string]int{}, fulfilled: map[string]int{}, lateBy: map[string]time.Duration{}}}
 	for rows.Next() {
-		var position int64
-		var typ string
+		var e shelfEvent
 		var data []byte
-		var recorded time.Time
-		if err := rows.Scan(&position, &typ, &data, &recorded); err != nil {
+		if err := rows.Scan(&e.position, &e.typ, &data, &e.recorded); err != nil {
 			t.Fatal(err)
 		}
-		var e struct {
-			MemberID string    `json:"memberId"`
-			Until    time.Time `json:"until"`
-		}
 		if err := json.Unmarshal(data, &e); err != nil {
-			t.Fatalf("%s at %d: %v", typ, position, err)
+			t.Fatalf("%s at %d: %v", e.typ, e.position, err)
 		}
-		broke := func(format string, args ...any) {
-			h.broken = append(h.broken, fmt.Sprintf("%s at %d: ", typ, position)+fmt.Sprintf(format, args...))
-		}
-		holderIs := func(m string) bool { return holder != nil && holder.member == m }
-		switch typ {
-		case "HoldPlaced":
-			h.placed = append(h.placed, e.MemberID)
-		case "BookHeld":
-			if holder != nil {
-				broke("held for %s while held for %s", e.MemberID, holder.member)
-			}
-			if lentTo != "" {
-				broke("held for %s while lent to %s", e.MemberID, lentTo)
-			}
-			holder = &held{member: e.MemberID, until: e.Until, position: position}
-			h.held = append(h.held, *holder)
-		case "BookLent":
-			if lentTo != "" {
-				broke("lent to %s while lent to %s", e.MemberID, lentTo)
-			}
-			if holder != nil && !holderIs(e.MemberID) {
-				broke("lent to %s while held for %s", e.MemberID, holder.member)
-			}
-			lentTo = e.MemberID
-		case "BookReturned":
-			lentTo = ""
-		case "HoldFulfilled":
-			if !holderIs(e.MemberID) || lentTo != e.MemberID {
-				broke("fulfilled for %s, lent to %q, held for %+v", e.MemberID, lentTo, holder)
-			}
-			h.fulfilled[e.MemberID]++
-			holder = nil
-		case "HoldExpired":
-			if !holderIs(e.MemberID) || !holder.until.Equal(e.Until) {
-				broke("expired %s's hold until %s, held for %+v", e.MemberID, e.Until, holder)
-			}
-			if recorded.Before(e.Until) {
-				broke("recorded at %s, before the hold's until %s", recorded, e.Until)
-			}
-			h.latestExpiry = max(h.latestExpiry, recorded.Sub(e.Until))
-			h.expired[e.MemberID]++
-			holder = nil
-		case "HoldCancelled":
-			h.cancelled = append(h.cancelled, e.MemberID)
-		}
+		f.apply(e)
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return h
+	return f.shelfHistory
+}
+
+// shelfEvent is what the fold reads of an event of the book.
+type shelfEvent struct {
+	position int64
+	typ      string
+	recorded time.Time
+	MemberID string    `json:"memberId"`
+	Until    time.Time `json:"until"`
+}
+
+// shelfFold is the history so far, with whom the book is held for and lent to.
+type shelfFold struct {
+	shelfHistory
+	holder *held
+	lentTo string
+}
+
+func (f *shelfFold) apply(e shelfEvent) {
+	broke := func(format string, args ...any) {
+		f.broken = append(f.broken, fmt.Sprintf("%s at %d: ", e.typ, e.position)+fmt.Sprintf(format, args...))
+	}
+	heldFor := func(m string) bool { return f.holder != nil && f.holder.member == m }
+	switch e.typ {
+	case "HoldPlaced":
+		f.placed = append(f.placed, e.MemberID)
+	case "BookHeld":
+		if f.holder != nil || f.lentTo != "" {
+			broke("held for %s while held for %+v, lent to %q", e.MemberID, f.holder, f.lentTo)
+		}
+		f.holder = &held{member: e.MemberID, until: e.Until, position: e.position}
+		f.held = append(f.held, *f.holder)
+	case "BookLent":
+		if f.lentTo != "" || (f.holder != nil && !heldFor(e.MemberID)) {
+			broke("lent to %s while lent to %q, held for %+v", e.MemberID, f.lentTo, f.holder)
+		}
+		f.lentTo = e.MemberID
+	case "BookReturned":
+		f.lentTo = ""
+	case "HoldFulfilled":
+		if !heldFor(e.MemberID) || f.lentTo != e.MemberID {
+			broke("fulfilled for %s, lent to %q, held for %+v", e.MemberID, f.lentTo, f.holder)
+		}
+		f.fulfilled[e.MemberID]++
+		f.holder = nil
+	case "HoldExpired":
+		if !heldFor(e.MemberID) || !f.holder.until.Equal(e.Until) {
+			broke("expired %s's hold until %s, held for %+v", e.MemberID, e.Until, f.holder)
+		}
+		if e.recorded.Before(e.Until) {
+			broke("recorded at %s, before the hold's until %s", e.recorded, e.Until)
+		}
+		f.lateBy[e.MemberID] = e.recorded.Sub(e.Until)
+		f.latestExpiry = max(f.latestExpiry, f.lateBy[e.MemberID])
+		f.expired[e.MemberID]++
+		f.holder = nil
+	case "HoldCancelled":
+		f.cancelled = append(f.cancelled, e.MemberID)
+	}
 }
 
 // check compares the history with the queue the test made: the book held for each member
@@ -168,20 +176,7 @@ func pickupsByMember(msgs []smtptest.Message) map[string][]smtptest.Message {
 // outbox's holder, at most one per kill (one book has one pickup email in flight at a time).
 func checkPickupEmails(t *testing.T, s *system, h shelfHistory, kills []time.Time) pickupFigures {
 	t.Helper()
-	var byMember map[string][]smtptest.Message
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		byMember = pickupsByMember(s.smtp.Messages())
-		missing := slices.DeleteFunc(slices.Clone(h.held), func(x held) bool { return len(byMember[x.member]) > 0 })
-		if len(missing) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("%d members the book was held for got no pickup email, the first %s", len(missing), missing[0].member)
-			break
-		}
-		time.Sleep(50 * time.Millisecond) // polling for the outbox
-	}
+	byMember := waitForPickups(t, s, h, 30*time.Second)
 	var f pickupFigures
 	var all []smtptest.Message
 	for _, x := range h.held {
@@ -210,6 +205,25 @@ func checkPickupEmails(t *testing.T, s *system, h shelfHistory, kills []time.Tim
 		t.Errorf("pickup emails sent twice: %v after each kill of the outbox's holder, %d with no kill before", perKill, unexplained)
 	}
 	return f
+}
+
+// waitForPickups waits until each member the book was held for has a pickup email, and
+// returns the pickup emails by member.
+func waitForPickups(t *testing.T, s *system, h shelfHistory, within time.Duration) map[string][]smtptest.Message {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		byMember := pickupsByMember(s.smtp.Messages())
+		missing := slices.DeleteFunc(slices.Clone(h.held), func(x held) bool { return len(byMember[x.member]) > 0 })
+		if len(missing) == 0 {
+			return byMember
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("%d members the book was held for got no pickup email after %s, the first %s", len(missing), within, missing[0].member)
+			return byMember
+		}
+		time.Sleep(50 * time.Millisecond) // polling for the outbox
+	}
 }
 
 // asking is a client not in the queue that asks to borrow the book, again and again.

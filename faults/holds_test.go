@@ -43,25 +43,60 @@ func TestHoldShelfGoesRoundTheQueueThroughSIGKILLs(t *testing.T) {
 	settings := []string{"HOLD_PICKUP=" + holdPickup.String(), fmt.Sprintf("HOLDS_MAX=%d", waiters)}
 	a, _ := s.start("a", settings...), s.start("b", settings...)
 	eventually(t, 10*time.Second, func() bool { return s.holdsAll(a) && s.holdsShelf(a) }, "a holds every lease")
-
-	for _, m := range append(waiterIDs(), "first", "interloper", "after") {
-		s.must(a, http.StatusCreated, http.MethodPut, "/accounts/"+m, fmt.Sprintf(`{"name":"Member %s","email":"%s@example.org"}`, m, m))
-	}
-	s.must(a, http.StatusCreated, http.MethodPost, "/books", fmt.Sprintf(`{"id":%q,"title":%q,"author":"A"}`, shelfBook, shelfTitle))
-	s.mustRetry(http.MethodPost, "/books/"+shelfBook+"/loans", `{"loanId":"first-loan","memberId":"first"}`)
-	for _, m := range waiterIDs() { // one after the other: the queue's order is this order
-		s.mustRetry(http.MethodPost, "/books/"+shelfBook+"/holds", fmt.Sprintf(`{"memberId":%q}`, m), "Idempotency-Key", "hold-"+m)
-	}
+	s.queueUp(a)
 	watch := watchCheckpoints(s.pool)
 	s.mustRetry(http.MethodPost, "/books/"+shelfBook+"/returns", `{"loanId":"first-loan"}`)
 
 	// Someone not in line asks for the book all along, through either replica: refused every
 	// time, as held or as lent, until the queue is done.
 	interloper := s.askWithoutHold(t)
+	round := s.goRound(t)
+	asked := interloper.stop()
+	s.borrowOnceBackOnTheShelf(t)
 
-	// A picker comes for the book when their email comes, and brings it back at once.
-	var kills []time.Time
-	var takeovers []time.Duration
+	shelf := foldShelf(t, s, shelfBook)
+	shelf.check(t, waiterIDs())
+	if _, ok := shelf.lateBy[round.timerThroughKill]; !ok {
+		t.Errorf("the hold of %s, whose timer was saved when the saga's holder was killed, did not expire", round.timerThroughKill)
+	}
+	emails := checkPickupEmails(t, s, shelf, round.kills)
+	loans, loanMails, loanDuplicates := loanEmails(t, s.pool, s.smtp, time.Minute)
+	s.noTimersLeft(t, 30*time.Second)
+	nothingParked(t, s.pool)
+	watch.check(t)
+	t.Logf("FAULTS holds: members=%d pickup=%s holds-placed=%d held=%d pickup-emails=%d pickup-duplicates=%d expired=%d fulfilled=%d latest-expiry=%s expiry-after-kill=%s interloper=%v interloper-retried=%d loans=%d loan-emails=%d loan-duplicates=%d holder-kills=%d takeovers=%v time=%s",
+		waiters, holdPickup, len(shelf.placed), len(shelf.held), emails.total, emails.duplicates, len(shelf.expired), len(shelf.fulfilled),
+		shelf.latestExpiry.Round(time.Millisecond), shelf.lateBy[round.timerThroughKill].Round(time.Millisecond), asked.refusals, asked.retried,
+		loans, loanMails, loanDuplicates, len(round.kills), roundAll(round.takeovers), time.Since(began).Round(time.Second))
+}
+
+// queueUp opens the members' accounts, adds the book, lends it, and puts the members in its
+// queue, one after the other: the queue's order is waiterIDs' order.
+func (s *system) queueUp(r *replica) {
+	s.t.Helper()
+	for _, m := range append(waiterIDs(), "first", "interloper", "after") {
+		s.must(r, http.StatusCreated, http.MethodPut, "/accounts/"+m, fmt.Sprintf(`{"name":"Member %s","email":"%s@example.org"}`, m, m))
+	}
+	s.must(r, http.StatusCreated, http.MethodPost, "/books", fmt.Sprintf(`{"id":%q,"title":%q,"author":"A"}`, shelfBook, shelfTitle))
+	s.mustRetry(http.MethodPost, "/books/"+shelfBook+"/loans", `{"loanId":"first-loan","memberId":"first"}`)
+	for _, m := range waiterIDs() {
+		s.mustRetry(http.MethodPost, "/books/"+shelfBook+"/holds", fmt.Sprintf(`{"memberId":%q}`, m), "Idempotency-Key", "hold-"+m)
+	}
+}
+
+// round is what happened as the book went round the queue.
+type round struct {
+	kills            []time.Time // when the hold shelf's holder was killed
+	takeovers        []time.Duration
+	timerThroughKill string // the member whose hold's timer was saved when its holder was killed
+}
+
+// goRound sends the book round the queue: a picker comes for it when their email comes, and
+// brings it back at once; the others never come. The hold shelf's holder is killed as
+// shelfKills says.
+func (s *system) goRound(t *testing.T) round {
+	t.Helper()
+	var r round
 	served := map[string]bool{}
 	for len(served) < waiters/2 {
 		m := s.nextPickup(t, served, 3*holdPickup)
@@ -76,38 +111,30 @@ func TestHoldShelfGoesRoundTheQueueThroughSIGKILLs(t *testing.T) {
 				continue
 			}
 			if k.timerSaved {
-				s.waitForATimerOtherThan(t, m)
+				r.timerThroughKill = s.waitForATimerOtherThan(t, m)
 			}
 			killed, took := s.killShelfHolder(t)
-			kills, takeovers = append(kills, killed), append(takeovers, took)
+			r.kills, r.takeovers = append(r.kills, killed), append(r.takeovers, took)
 		}
 	}
+	return r
+}
 
-	// The last in line never comes: once their hold expires, the book is back on the shelf,
-	// and anyone may borrow it.
-	asked := interloper.stop()
+// borrowOnceBackOnTheShelf waits for the last in line, who never comes: once their hold
+// expires, the book is back on the shelf, and anyone may borrow it.
+func (s *system) borrowOnceBackOnTheShelf(t *testing.T) {
+	t.Helper()
 	deadline := time.Now().Add(3 * holdPickup)
 	for {
 		o := s.retry(http.MethodPost, "/books/"+shelfBook+"/loans", `{"loanId":"after-loan","memberId":"after"}`)
 		if succeeded(o) {
-			break
+			return
 		}
 		if refusal(o) != "BookOnHold" || time.Now().After(deadline) {
 			t.Fatalf("the book did not come back on the shelf after the last hold: %+v", o)
 		}
 		time.Sleep(100 * time.Millisecond) // polling the shelf as a client would
 	}
-
-	shelf := foldShelf(t, s, shelfBook)
-	shelf.check(t, waiterIDs())
-	emails := checkPickupEmails(t, s, shelf, kills)
-	loans, loanMails, loanDuplicates := loanEmails(t, s.pool, s.smtp, time.Minute)
-	s.noTimersLeft(t, 30*time.Second)
-	nothingParked(t, s.pool)
-	watch.check(t)
-	t.Logf("FAULTS holds: members=%d pickup=%s holds-placed=%d held=%d pickup-emails=%d pickup-duplicates=%d expired=%d fulfilled=%d latest-expiry=%s interloper=%v interloper-retried=%d loans=%d loan-emails=%d loan-duplicates=%d holder-kills=%d takeovers=%v time=%s",
-		waiters, holdPickup, len(shelf.placed), len(shelf.held), emails.total, emails.duplicates, len(shelf.expired), len(shelf.fulfilled),
-		shelf.latestExpiry.Round(time.Millisecond), asked.refusals, asked.retried, loans, loanMails, loanDuplicates, len(kills), roundAll(takeovers), time.Since(began).Round(time.Second))
 }
 
 func waiterIDs() []string {
@@ -173,15 +200,17 @@ func (s *system) nextPickup(t *testing.T, served map[string]bool, within time.Du
 }
 
 // waitForATimerOtherThan waits until the hold shelf has saved a timer for a hold other than
-// served's: the next hold's, which a kill must not lose.
-func (s *system) waitForATimerOtherThan(t *testing.T, served string) {
+// served's: the next hold's, which a kill must not lose. It returns whose hold it is.
+func (s *system) waitForATimerOtherThan(t *testing.T, served string) string {
 	t.Helper()
+	prefix := "hold:" + shelfBook + ":"
+	var key string
 	eventually(t, 2*holdPickup, func() bool {
-		var n int
 		err := s.pool.QueryRow(context.Background(),
-			`SELECT count(*) FROM processor_timers WHERE processor = 'hold-shelf' AND key <> $1`, "hold:"+shelfBook+":"+served).Scan(&n)
-		return err == nil && n > 0
+			`SELECT key FROM processor_timers WHERE processor = 'hold-shelf' AND key <> $1`, prefix+served).Scan(&key)
+		return err == nil
 	}, "the next hold's timer is saved")
+	return strings.TrimPrefix(key, prefix)
 }
 
 // killShelfHolder kills the replica that runs the hold shelf, waits for the other to run it and
