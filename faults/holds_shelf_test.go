@@ -20,8 +20,8 @@ import (
 
 // shelfHistory is a book's queue and hold shelf, folded from its stream in the log.
 type shelfHistory struct {
-	placed             []string // HoldPlaced, in log order
-	held               []held   // BookHeld, in log order
+	placed             []string    // HoldPlaced, in log order
+	held               []shelfHold // BookHeld, in log order
 	expired, fulfilled map[string]int
 	cancelled          []string
 	lateBy             map[string]time.Duration // how long after its hold's until each HoldExpired was recorded
@@ -29,7 +29,7 @@ type shelfHistory struct {
 	broken             []string                 // what broke the rules: two holders, a lend to someone else, …
 }
 
-type held struct {
+type shelfHold struct {
 	member   string
 	until    time.Time
 	position int64
@@ -74,7 +74,7 @@ type shelfEvent struct {
 // shelfFold is the history so far, with whom the book is held for and lent to.
 type shelfFold struct {
 	shelfHistory
-	holder *held
+	holder *shelfHold
 	lentTo string
 }
 
@@ -90,7 +90,7 @@ func (f *shelfFold) apply(e shelfEvent) {
 		if f.holder != nil || f.lentTo != "" {
 			broke("held for %s while held for %+v, lent to %q", e.MemberID, f.holder, f.lentTo)
 		}
-		f.holder = &held{member: e.MemberID, until: e.Until, position: e.position}
+		f.holder = &shelfHold{member: e.MemberID, until: e.Until, position: e.position}
 		f.held = append(f.held, *f.holder)
 	case "BookLent":
 		if f.lentTo != "" || (f.holder != nil && !heldFor(e.MemberID)) {
@@ -138,7 +138,7 @@ func (h shelfHistory) check(t *testing.T, queue []string) {
 	}
 	for _, m := range queue {
 		wantExpired, wantFulfilled := 1, 0
-		if picks(m) {
+		if picksUp(m) {
 			wantExpired, wantFulfilled = 0, 1
 		}
 		if h.expired[m] != wantExpired || h.fulfilled[m] != wantFulfilled {
@@ -214,7 +214,7 @@ func waitForPickups(t *testing.T, s *system, h shelfHistory, within time.Duratio
 	deadline := time.Now().Add(within)
 	for {
 		byMember := pickupsByMember(s.smtp.Messages())
-		missing := slices.DeleteFunc(slices.Clone(h.held), func(x held) bool { return len(byMember[x.member]) > 0 })
+		missing := slices.DeleteFunc(slices.Clone(h.held), func(x shelfHold) bool { return len(byMember[x.member]) > 0 })
 		if len(missing) == 0 {
 			return byMember
 		}
@@ -226,8 +226,8 @@ func waitForPickups(t *testing.T, s *system, h shelfHistory, within time.Duratio
 	}
 }
 
-// asking is a client not in the queue that asks to borrow the book, again and again.
-type asking struct {
+// askingClient is a client not in the queue that asks to borrow the book, again and again.
+type askingClient struct {
 	stopped, done chan struct{}
 	halt          func()
 	refusals      map[string]int // by the refusal's code
@@ -238,8 +238,8 @@ type asking struct {
 // askWithoutHold starts a client that asks to borrow the shelf's book for a member not in its
 // queue, through a random replica each time, and again after an error or a 5xx, until stopped
 // (at the latest when the test ends).
-func (s *system) askWithoutHold(t *testing.T) *asking {
-	c := &asking{stopped: make(chan struct{}), done: make(chan struct{}), refusals: map[string]int{}}
+func (s *system) askWithoutHold(t *testing.T) *askingClient {
+	c := &askingClient{stopped: make(chan struct{}), done: make(chan struct{}), refusals: map[string]int{}}
 	c.halt = sync.OnceFunc(func() {
 		close(c.stopped)
 		<-c.done
@@ -275,7 +275,7 @@ func (s *system) askWithoutHold(t *testing.T) *asking {
 
 // stop stops the client, and fails the test if it was ever answered other than with a
 // refusal (as it does if the test ends first).
-func (c *asking) stop() *asking {
+func (c *askingClient) stop() *askingClient {
 	c.halt()
 	return c
 }

@@ -12,10 +12,10 @@ import (
 )
 
 const (
-	waiters    = 50              // members in the book's queue
-	holdPickup = 5 * time.Second // HOLD_PICKUP: how long the book waits for each
-	shelfBook  = "long-queue"
-	shelfTitle = "The Long Queue"
+	shelfWaiters = 50              // members in the book's queue
+	shelfPickup  = 5 * time.Second // HOLD_PICKUP: how long the book waits for each
+	shelfBook    = "long-queue"
+	shelfTitle   = "The Long Queue"
 )
 
 // shelfKill is one SIGKILL of the hold shelf's holder: after the return by the served-th
@@ -40,12 +40,12 @@ func TestHoldShelfGoesRoundTheQueueThroughSIGKILLs(t *testing.T) {
 	began := time.Now()
 	s := newSystem(t)
 	s.dumpOnFailure()
-	settings := []string{"HOLD_PICKUP=" + holdPickup.String(), fmt.Sprintf("HOLDS_MAX=%d", waiters)}
+	settings := []string{"HOLD_PICKUP=" + shelfPickup.String(), fmt.Sprintf("HOLDS_MAX=%d", shelfWaiters)}
 	a, _ := s.start("a", settings...), s.start("b", settings...)
 	eventually(t, 10*time.Second, func() bool { return s.holdsAll(a) && s.holdsShelf(a) }, "a holds every lease")
 	s.queueUp(a)
 	watch := watchCheckpoints(s.pool)
-	s.mustRetry(http.MethodPost, "/books/"+shelfBook+"/returns", `{"loanId":"first-loan"}`)
+	s.retryUntil2xx(http.MethodPost, "/books/"+shelfBook+"/returns", `{"loanId":"first-loan"}`)
 
 	// Someone not in line asks for the book all along, through either replica: refused every
 	// time, as held or as lent, until the queue is done.
@@ -55,37 +55,37 @@ func TestHoldShelfGoesRoundTheQueueThroughSIGKILLs(t *testing.T) {
 	s.borrowOnceBackOnTheShelf(t)
 
 	shelf := foldShelf(t, s, shelfBook)
-	shelf.check(t, waiterIDs())
+	shelf.check(t, shelfWaiterIDs())
 	if _, ok := shelf.lateBy[round.timerThroughKill]; !ok {
 		t.Errorf("the hold of %s, whose timer was saved when the saga's holder was killed, did not expire", round.timerThroughKill)
 	}
 	emails := checkPickupEmails(t, s, shelf, round.kills)
 	loans, loanMails, loanDuplicates := loanEmails(t, s.pool, s.smtp, time.Minute)
-	s.noTimersLeft(t, 30*time.Second)
+	s.noShelfTimersLeft(t, 30*time.Second)
 	nothingParked(t, s.pool)
 	watch.check(t)
 	t.Logf("FAULTS holds: members=%d pickup=%s holds-placed=%d held=%d pickup-emails=%d pickup-duplicates=%d expired=%d fulfilled=%d latest-expiry=%s expiry-after-kill=%s interloper=%v interloper-retried=%d loans=%d loan-emails=%d loan-duplicates=%d holder-kills=%d takeovers=%v time=%s",
-		waiters, holdPickup, len(shelf.placed), len(shelf.held), emails.total, emails.duplicates, len(shelf.expired), len(shelf.fulfilled),
+		shelfWaiters, shelfPickup, len(shelf.placed), len(shelf.held), emails.total, emails.duplicates, len(shelf.expired), len(shelf.fulfilled),
 		shelf.latestExpiry.Round(time.Millisecond), shelf.lateBy[round.timerThroughKill].Round(time.Millisecond), asked.refusals, asked.retried,
-		loans, loanMails, loanDuplicates, len(round.kills), roundAll(round.takeovers), time.Since(began).Round(time.Second))
+		loans, loanMails, loanDuplicates, len(round.kills), roundedMillis(round.takeovers), time.Since(began).Round(time.Second))
 }
 
 // queueUp opens the members' accounts, adds the book, lends it, and puts the members in its
-// queue, one after the other: the queue's order is waiterIDs' order.
+// queue, one after the other: the queue's order is shelfWaiterIDs' order.
 func (s *system) queueUp(r *replica) {
 	s.t.Helper()
-	for _, m := range append(waiterIDs(), "first", "interloper", "after") {
+	for _, m := range append(shelfWaiterIDs(), "first", "interloper", "after") {
 		s.must(r, http.StatusCreated, http.MethodPut, "/accounts/"+m, fmt.Sprintf(`{"name":"Member %s","email":"%s@example.org"}`, m, m))
 	}
 	s.must(r, http.StatusCreated, http.MethodPost, "/books", fmt.Sprintf(`{"id":%q,"title":%q,"author":"A"}`, shelfBook, shelfTitle))
-	s.mustRetry(http.MethodPost, "/books/"+shelfBook+"/loans", `{"loanId":"first-loan","memberId":"first"}`)
-	for _, m := range waiterIDs() {
-		s.mustRetry(http.MethodPost, "/books/"+shelfBook+"/holds", fmt.Sprintf(`{"memberId":%q}`, m), "Idempotency-Key", "hold-"+m)
+	s.retryUntil2xx(http.MethodPost, "/books/"+shelfBook+"/loans", `{"loanId":"first-loan","memberId":"first"}`)
+	for _, m := range shelfWaiterIDs() {
+		s.retryUntil2xx(http.MethodPost, "/books/"+shelfBook+"/holds", fmt.Sprintf(`{"memberId":%q}`, m), "Idempotency-Key", "hold-"+m)
 	}
 }
 
-// round is what happened as the book went round the queue.
-type round struct {
+// shelfRound is what happened as the book went round the queue.
+type shelfRound struct {
 	kills            []time.Time // when the hold shelf's holder was killed
 	takeovers        []time.Duration
 	timerThroughKill string // the member whose hold's timer was saved when its holder was killed
@@ -94,17 +94,17 @@ type round struct {
 // goRound sends the book round the queue: a picker comes for it when their email comes, and
 // brings it back at once; the others never come. The hold shelf's holder is killed as
 // shelfKills says.
-func (s *system) goRound(t *testing.T) round {
+func (s *system) goRound(t *testing.T) shelfRound {
 	t.Helper()
-	var r round
+	var r shelfRound
 	served := map[string]bool{}
-	for len(served) < waiters/2 {
-		m := s.nextPickup(t, served, 3*holdPickup)
+	for len(served) < shelfWaiters/2 {
+		m := s.nextPickup(t, served, 3*shelfPickup)
 		lend := fmt.Sprintf(`{"loanId":%q,"memberId":%q}`, "loan-"+m, m)
-		if o := s.retry(http.MethodPost, "/books/"+shelfBook+"/loans", lend); !succeeded(o) {
+		if o := s.retry(http.MethodPost, "/books/"+shelfBook+"/loans", lend); !ended2xx(o) {
 			t.Fatalf("%s could not borrow the book held for them: %+v", m, o)
 		}
-		s.mustRetry(http.MethodPost, "/books/"+shelfBook+"/returns", fmt.Sprintf(`{"loanId":%q}`, "loan-"+m))
+		s.retryUntil2xx(http.MethodPost, "/books/"+shelfBook+"/returns", fmt.Sprintf(`{"loanId":%q}`, "loan-"+m))
 		served[m] = true
 		for _, k := range shelfKills {
 			if k.served != len(served) {
@@ -124,48 +124,48 @@ func (s *system) goRound(t *testing.T) round {
 // expires, the book is back on the shelf, and anyone may borrow it.
 func (s *system) borrowOnceBackOnTheShelf(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(3 * holdPickup)
+	deadline := time.Now().Add(3 * shelfPickup)
 	for {
 		o := s.retry(http.MethodPost, "/books/"+shelfBook+"/loans", `{"loanId":"after-loan","memberId":"after"}`)
-		if succeeded(o) {
+		if ended2xx(o) {
 			return
 		}
-		if refusal(o) != "BookOnHold" || time.Now().After(deadline) {
+		if conflictCode(o) != "BookOnHold" || time.Now().After(deadline) {
 			t.Fatalf("the book did not come back on the shelf after the last hold: %+v", o)
 		}
 		time.Sleep(100 * time.Millisecond) // polling the shelf as a client would
 	}
 }
 
-func waiterIDs() []string {
-	ids := make([]string, waiters)
+func shelfWaiterIDs() []string {
+	ids := make([]string, shelfWaiters)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("w%02d", i)
 	}
 	return ids
 }
 
-// picks reports whether a member in the queue comes for the book: every other one does.
-func picks(member string) bool {
+// picksUp reports whether a member in the queue comes for the book: every other one does.
+func picksUp(member string) bool {
 	var n int
 	_, _ = fmt.Sscanf(member, "w%d", &n)
 	return n%2 == 0
 }
 
-// mustRetry sends a request as retry does and fails the test unless it ends in a 2xx.
-func (s *system) mustRetry(method, path, body string, headers ...string) {
+// retryUntil2xx sends a request as retry does and fails the test unless it ends in a 2xx.
+func (s *system) retryUntil2xx(method, path, body string, headers ...string) {
 	s.t.Helper()
-	if o := s.retry(method, path, body, headers...); !succeeded(o) {
+	if o := s.retry(method, path, body, headers...); !ended2xx(o) {
 		s.t.Fatalf("%s %s: %+v", method, path, o)
 	}
 }
 
-func succeeded(o outcome) bool {
+func ended2xx(o outcome) bool {
 	return len(o.answers) > 0 && o.answers[len(o.answers)-1].Status < 300
 }
 
-// refusal is the code of a 409 that ended o, "" for any other end.
-func refusal(o outcome) string {
+// conflictCode is the code of a 409 that ended o, "" for any other end.
+func conflictCode(o outcome) string {
 	last := o.answers[len(o.answers)-1:]
 	if len(last) == 0 || last[0].Status != http.StatusConflict {
 		return ""
@@ -189,7 +189,7 @@ func (s *system) nextPickup(t *testing.T, served map[string]bool, within time.Du
 	var found string
 	eventually(t, within, func() bool {
 		for m := range pickupsByMember(s.smtp.Messages()) {
-			if picks(m) && !served[m] {
+			if picksUp(m) && !served[m] {
 				found = m
 				return true
 			}
@@ -205,7 +205,7 @@ func (s *system) waitForATimerOtherThan(t *testing.T, served string) string {
 	t.Helper()
 	prefix := "hold:" + shelfBook + ":"
 	var key string
-	eventually(t, 2*holdPickup, func() bool {
+	eventually(t, 2*shelfPickup, func() bool {
 		err := s.pool.QueryRow(context.Background(),
 			`SELECT key FROM processor_timers WHERE processor = 'hold-shelf' AND key <> $1`, prefix+served).Scan(&key)
 		return err == nil
@@ -237,8 +237,8 @@ func (s *system) killShelfHolder(t *testing.T) (time.Time, time.Duration) {
 	return killed, took
 }
 
-// noTimersLeft waits until the hold shelf has no timer: each expired or was cancelled.
-func (s *system) noTimersLeft(t *testing.T, within time.Duration) {
+// noShelfTimersLeft waits until the hold shelf has no timer: each expired or was cancelled.
+func (s *system) noShelfTimersLeft(t *testing.T, within time.Duration) {
 	t.Helper()
 	var keys []string
 	deadline := time.Now().Add(within)
@@ -269,7 +269,7 @@ func (s *system) noTimersLeft(t *testing.T, within time.Duration) {
 	}
 }
 
-func roundAll(ds []time.Duration) []time.Duration {
+func roundedMillis(ds []time.Duration) []time.Duration {
 	out := make([]time.Duration, len(ds))
 	for i, d := range ds {
 		out[i] = d.Round(time.Millisecond)
