@@ -89,6 +89,17 @@ func (e *expectations) arrived(smtp *smtptest.Server, prefix string) int {
 	return len(seen)
 }
 
+// await waits until n of the expected reminders whose subject starts with prefix have come.
+func (e *expectations) await(t *testing.T, smtp *smtptest.Server, prefix string, n int, within time.Duration) {
+	t.Helper()
+	eventuallyNil(t, within, func() error {
+		if got := e.arrived(smtp, prefix); got < n {
+			return fmt.Errorf("%d of %d came", got, n)
+		}
+		return nil
+	}, fmt.Sprintf("reminders %q", prefix))
+}
+
 // firstArrival is when the server first accepted the email with this Message-ID.
 func (e *expectations) firstArrival(smtp *smtptest.Server, id string) (time.Time, bool) {
 	for _, m := range smtp.Messages() {

@@ -5,6 +5,7 @@ package faults
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -99,9 +100,8 @@ func TestSIGKILLOfTheOutboxHolderWhileRemindersFire(t *testing.T) {
 	takeover := time.Since(killed)
 	a.restart(t)
 	lastDueSoon := slices.MaxFunc(loans, func(x, y *remindLoan) int { return x.dueAt.Compare(y.dueAt) }).dueAt.Add(-remindBefore)
-	eventually(t, time.Until(lastDueSoon)+remindBefore/2, func() bool { return exp.arrived(s.smtp, "Due soon: ") >= remindLoans },
-		"every loan's due-soon reminder")
-	resumed := firstAfter(s.smtp, "Due soon: ", killed).Sub(killed)
+	exp.await(t, s.smtp, "Due soon: ", remindLoans, time.Until(lastDueSoon)+remindBefore/2)
+	silence := longestSilence(s.smtp, "Due soon: ", killed)
 
 	// Returns and renewals, each before its loan's due time.
 	returned, renewed := loans[lateLoans+renewedLoans:], loans[lateLoans:lateLoans+renewedLoans]
@@ -122,7 +122,7 @@ func TestSIGKILLOfTheOutboxHolderWhileRemindersFire(t *testing.T) {
 	// A return cancels the loan's timers, and a renewal moves them, before any comes due.
 	eventuallyNil(t, time.Until(firstDue), func() error {
 		if left := timersOf(t, s.pool, returned); len(left) > 0 {
-			return fmt.Errorf("%d timers left, such as %v", len(left), left)
+			return fmt.Errorf("%d timers left, such as %s", len(left), slices.Sorted(maps.Keys(left))[0])
 		}
 		return nil
 	}, "the returned loans' timers cancelled")
@@ -136,15 +136,13 @@ func TestSIGKILLOfTheOutboxHolderWhileRemindersFire(t *testing.T) {
 		}
 	}
 	lastNotice := late[len(late)-1].dueAt.Add(overdueAfter + (overdueNotices-1)*overdueEvery)
-	eventually(t, time.Until(lastNotice)+2*paceTolerance, func() bool { return exp.arrived(s.smtp, "Overdue: ") >= lateLoans*overdueNotices },
-		"%d overdue notices", lateLoans*overdueNotices)
+	exp.await(t, s.smtp, "Overdue: ", lateLoans*overdueNotices, time.Until(lastNotice)+2*paceTolerance)
 	eventually(t, 2*paceTolerance, func() bool { return len(timersOf(t, s.pool, late)) == 0 }, "no timer left after the last notice")
 	firstLate, spacing := overdueTimes(t, s.smtp, exp, late)
 
 	// The renewed loans' due-soon reminders for their new due time.
 	lastRenewed := renewed[len(renewed)-1].renewedTo.Add(-remindBefore)
-	eventually(t, time.Until(lastRenewed)+2*paceTolerance, func() bool { return exp.arrived(s.smtp, "Due soon: ") >= remindLoans+renewedLoans },
-		"the renewed loans' due-soon reminders")
+	exp.await(t, s.smtp, "Due soon: ", remindLoans+renewedLoans, time.Until(lastRenewed)+2*paceTolerance)
 
 	// Nothing else: by now every returned or renewed loan's first overdue notice would have
 	// come (the renewals' reminders come OVERDUE_AFTER + REMIND_BEFORE after it).
@@ -159,21 +157,27 @@ func TestSIGKILLOfTheOutboxHolderWhileRemindersFire(t *testing.T) {
 	loansMade, loanMail, loanRepeats := loanEmails(t, s.pool, s.smtp, 30*time.Second)
 	nothingParked(t, s.pool)
 	watch.check(t)
-	t.Logf("FAULTS reminders: loans=%d lent-in=%s due-soon-before-kill=%d takeover=%s first-due-soon-after-kill=%s due-soon=%d (one per loan, each its own Message-ID) renewed=%d due-soon-after-renewal=%d repeats=%d latest-due-soon=%s returned=%d overdue-notices=%d first-notices=%s spacing=%s (configured %s) unexpected=%d loan-emails=%d/%d (repeats %d) wall=%s",
-		remindLoans, lentIn.Round(time.Millisecond), atKill, takeover.Round(time.Millisecond), resumed.Round(time.Millisecond), got.dueSoon-renewedLoans, renewedLoans, renewedLoans, got.repeats,
+	t.Logf("FAULTS reminders: loans=%d lent-in=%s due-soon-before-kill=%d takeover=%s longest-silence-after-kill=%s due-soon=%d (one per loan, each its own Message-ID) renewed=%d due-soon-after-renewal=%d repeats=%d latest-due-soon=%s returned=%d overdue-notices=%d first-notices=%s spacing=%s (configured %s) unexpected=%d loan-emails=%d/%d (repeats %d) wall=%s",
+		remindLoans, lentIn.Round(time.Millisecond), atKill, takeover.Round(time.Millisecond), silence.Round(time.Millisecond), got.dueSoon-renewedLoans, renewedLoans, renewedLoans, got.repeats,
 		got.latestDueSoon.Round(time.Millisecond), len(returned), got.overdue, firstLate, spacing, overdueEvery, got.unexpected,
 		loanMail, loansMade, loanRepeats, time.Since(began).Round(time.Second))
 }
 
-// firstAfter is when the first email whose subject starts with prefix came after since.
-func firstAfter(smtp *smtptest.Server, prefix string, since time.Time) time.Time {
-	var first time.Time
+// longestSilence is the longest time without an email whose subject starts with prefix, from
+// since to the last such email: after a kill, how long the reminders stopped.
+func longestSilence(smtp *smtptest.Server, prefix string, since time.Time) time.Duration {
+	times := []time.Time{since}
 	for _, m := range smtp.Messages() {
-		if strings.HasPrefix(m.Subject, prefix) && m.Received.After(since) && (first.IsZero() || m.Received.Before(first)) {
-			first = m.Received
+		if strings.HasPrefix(m.Subject, prefix) && m.Received.After(since) {
+			times = append(times, m.Received)
 		}
 	}
-	return first
+	slices.SortFunc(times, time.Time.Compare)
+	longest := time.Duration(0)
+	for i := 1; i < len(times); i++ {
+		longest = max(longest, times[i].Sub(times[i-1]))
+	}
+	return longest
 }
 
 // dueAtOf reads the due time from a lend's or a renewal's answer.
