@@ -121,8 +121,12 @@ func (g *timersRig) setup(ctx context.Context) error {
 	for i := range timerLoans {
 		member, book := fmt.Sprintf("timers-m%d", i), fmt.Sprintf("timers-%d", i)
 		body := fmt.Sprintf(`{"name":"Member %d","email":"m%d@domain-%d.example"}`, i, i, i)
-		if a, err := g.api.request(ctx, http.MethodPut, "/accounts/"+url.PathEscape(member), body); err != nil || a.status != http.StatusCreated {
-			return fmt.Errorf("PUT /accounts/%s: %v %d %s", member, err, a.status, a.body)
+		a, err := g.api.request(ctx, http.MethodPut, "/accounts/"+url.PathEscape(member), body)
+		if err != nil {
+			return err
+		}
+		if a.status != http.StatusCreated {
+			return fmt.Errorf("PUT /accounts/%s: %d %s", member, a.status, a.body)
 		}
 		if err := g.api.addBook(ctx, book); err != nil {
 			return err

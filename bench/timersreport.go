@@ -120,16 +120,19 @@ func spliceTimers(rep report, path, root string) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	section := strings.Split(strings.TrimPrefix(rep.timersSection().markdown(), "\n"), "\n")
-	start := slices.Index(lines, "## Timers")
-	end := -1
-	if start >= 0 {
-		end = start + 1
-		for end < len(lines) && !strings.HasPrefix(lines[end], "## ") {
-			end++
+	start, end := slices.Index(lines, "## Timers"), 0
+	switch {
+	case start >= 0:
+		// The section runs to the next heading.
+		next := slices.IndexFunc(lines[start+1:], func(l string) bool { return strings.HasPrefix(l, "## ") })
+		end = len(lines)
+		if next >= 0 {
+			end = start + 1 + next
 		}
-	} else if start = slices.Index(lines, "## Run on"); start >= 0 {
+	case slices.Index(lines, "## Run on") >= 0:
+		start = slices.Index(lines, "## Run on")
 		end = start
-	} else {
+	default:
 		return fmt.Errorf("%s has neither a Timers nor a Run on section", path)
 	}
 	lines = slices.Concat(lines[:start], section, lines[end:])
