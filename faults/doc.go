@@ -10,7 +10,9 @@
 //   - the SMTP server down for 30 seconds, and a slow SMTP server (smtp_test.go);
 //   - a relay that stalls one recipient and refuses another while it takes everyone else's
 //     mail (smtp_recipient_test.go);
-//   - a flood from one client, far past RATE_LIMIT, while another pays (flood_test.go).
+//   - a flood from one client, far past RATE_LIMIT, while another pays (flood_test.go);
+//   - a SIGKILL of the outbox's holder while 200 loans' due-soon reminders fire, then overdue
+//     notices at their pace, none after a return or a renewal (reminders_test.go).
 //
 // After each fault the suite checks the invariants (invariants_test.go): every payment recorded
 // once, every loan emailed at least once and duplicates counted, checkpoints never moved back,
