@@ -37,6 +37,7 @@ var shelfKills = []shelfKill{{served: 4}, {served: 10, timerSaved: true}}
 // pickup email (a repeat only after a kill, with the same Message-ID); each non-picker's hold
 // expired, each picker's was fulfilled; no timer is left.
 func TestHoldShelfGoesRoundTheQueueThroughSIGKILLs(t *testing.T) {
+	t.Parallel() // it mostly waits for the clock: see the package comment
 	began := time.Now()
 	s := newSystem(t)
 	s.dumpOnFailure()

@@ -168,13 +168,14 @@ func TestOutboxHandsBackAnEmailWhoseDomainIsFull(t *testing.T) {
 	require.Empty(t, env.seen.failed, "waiting for a slot is no failure")
 }
 
-// One slow domain (each RCPT to it takes 400ms) first in the log, with 60 emails to other
-// domains after it: the slow domain never has more than its 4 conversations at once, and the
-// others don't wait for it; they are all sent before its second round of 4 is.
+// One slow domain (each RCPT to it takes 2 s) first in the log, with 60 emails to other domains
+// after it: the slow domain never has more than its 4 conversations at once, and the others
+// don't wait for it; they are all sent before its second round of 4 is. (The delay is long
+// enough that sending 60 emails on a loaded machine takes less; at 400 ms it sometimes did not.)
 func TestOutboxSlowDomainHoldsUpNoOne(t *testing.T) {
 	t.Parallel()
 	env := newOutboxEnv(t)
-	const delay = 400 * time.Millisecond
+	const delay = 2 * time.Second
 	env.srv.DelayRecipient("slow.example", delay)
 	o := env.outbox(t)
 	o.InFlight = 16
