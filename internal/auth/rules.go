@@ -82,11 +82,13 @@ func Rules() []Rule {
 		{Method: http.MethodPost, Pattern: "/books/{bookId}/loans/{loanId}/renewals", Member: Allow, Librarian: Allow, WhenOpen: Allow,
 			Narrowed: "a member renews their own loans"},
 		librarians(http.MethodGet, "/loans"),
+		librarians(http.MethodGet, "/holds"),
 
 		{Method: http.MethodGet, Pattern: "/accounts/me", Member: Allow, Librarian: Allow, Operator: Allow, WhenOpen: Allow},
 		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}", ""),
 		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/history", "a member sees staff by role only"),
 		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/loans", ""),
+		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/holds", ""),
 		ownOrLibrarian(http.MethodPut, "/accounts/{memberId}", "a member sets their name only: their email comes from their sign-in"),
 		librarians(http.MethodPost, "/accounts/{memberId}/fines"),
 		librarians(http.MethodPost, "/accounts/{memberId}/payments"),
