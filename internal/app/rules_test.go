@@ -52,11 +52,13 @@ var expected = map[string][6]int{
 	// Any member may ask; the loan must be theirs (bob's is not alice's: 403).
 	"POST /books/{bookId}/loans/{loanId}/renewals": {401, 2, 403, 2, 403, 401},
 	"GET /loans": {401, 403, 403, 2, 403, 401},
+	"GET /holds": {401, 403, 403, 2, 403, 401},
 
 	"GET /accounts/me":                    {401, 2, 2, 2, 2, 401},
 	"GET /accounts/{memberId}":            {401, 2, 403, 2, 403, 401},
 	"GET /accounts/{memberId}/history":    {401, 2, 403, 2, 403, 401},
 	"GET /accounts/{memberId}/loans":      {401, 2, 403, 2, 403, 401},
+	"GET /accounts/{memberId}/holds":      {401, 2, 403, 2, 403, 401},
 	"PUT /accounts/{memberId}":            {401, 2, 403, 2, 403, 401},
 	"POST /accounts/{memberId}/fines":     {401, 403, 403, 2, 403, 401},
 	"POST /accounts/{memberId}/payments":  {401, 403, 403, 2, 403, 401}, // the desk: money a member says they paid is not money
@@ -84,7 +86,7 @@ type request struct {
 }
 
 // world is a service with sign-in and what the calls need: accounts that owe enough to be paid
-// many times, and a book to read. Each call that would change something gets fresh ids.
+// many times (BLOCK_AT above it, so that they still borrow), and a book to read. Each call that would change something gets fresh ids.
 type world struct {
 	a         *apitest.API
 	librarian string // an Authorization header
@@ -124,6 +126,7 @@ var requests = map[string]func(t *testing.T, w *world, account string) request{
 			headers: []string{"Idempotency-Key", fmt.Sprintf("renew-%d", w.next())}}
 	},
 	"GET /loans":               get("/loans"),
+	"GET /holds":               get("/holds"),
 	"GET /accounts/me":         get("/accounts/me"),
 	"GET /accounts/{memberId}": func(_ *testing.T, _ *world, account string) request { return get("/accounts/"+account)(nil, nil, "") },
 	"GET /accounts/{memberId}/history": func(_ *testing.T, _ *world, account string) request {
@@ -131,6 +134,9 @@ var requests = map[string]func(t *testing.T, w *world, account string) request{
 	},
 	"GET /accounts/{memberId}/loans": func(_ *testing.T, _ *world, account string) request {
 		return get("/accounts/"+account+"/loans")(nil, nil, "")
+	},
+	"GET /accounts/{memberId}/holds": func(_ *testing.T, _ *world, account string) request {
+		return get("/accounts/"+account+"/holds")(nil, nil, "")
 	},
 	"PUT /accounts/{memberId}": func(_ *testing.T, _ *world, account string) request {
 		return request{method: http.MethodPut, path: "/accounts/" + account, body: apitest.Obj{"name": "Name of " + account}}
@@ -189,7 +195,7 @@ func TestEveryRouteKeepsItsRule(t *testing.T) {
 	t.Parallel()
 	idp := apitest.StartProvider(t)
 	pay := paytest.Start(t)
-	a := launch(t, apitest.WithSignIn(apitest.WithPayments(fastBackground(app.Config{WebUI: true}), pay, "http://127.0.0.1:8080"), idp)).API("memory")
+	a := launch(t, apitest.WithSignIn(apitest.WithPayments(fastBackground(app.Config{WebUI: true, BlockAt: 1_000_000}), pay, "http://127.0.0.1:8080"), idp)).API("memory")
 	w := &world{a: a, librarian: idp.Bearer(t, "libby")}
 	for _, member := range []string{"alice", "bob"} {
 		apitest.RequireResult(t, a.Call(t, http.MethodPost, "/accounts/"+member+"/fines", apitest.Obj{"amount": 100000, "reason": "lost books"},
