@@ -15,7 +15,8 @@
 //
 // What it keeps about people: member ids only, which are not personal data (docs/api.md). No
 // name or email is read or shown. A member's erasure (accounts.MemberErased) takes every hold
-// of theirs out of the view, and no later event brings one back: a book held for a member the
-// view does not show (an erased one) is not shown either. Those who waited behind an erased
-// member move up at once, as though they had cancelled.
+// of theirs out of the view, and no later event brings one back: the book's own queue keeps the
+// erased member until their hold ends, but a book held for a member the view does not show is
+// not shown either (an erased member places no new hold: accounts refuses them). Those who
+// waited behind an erased member move up in the view at once, as though they had cancelled.
 package holds
