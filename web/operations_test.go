@@ -17,7 +17,7 @@ import (
 )
 
 // processors are the background processors every replica runs, by the names /status gives.
-var processors = []string{"catalog", "loans", "notifications", "late-fines", "hold-shelf"}
+var processors = []string{"catalog", "loans", "holds", "notifications", "late-fines", "hold-shelf"}
 
 // freeAddr is a loopback address with a port free right now, for a process to listen on.
 func freeAddr(t *testing.T) string {

@@ -55,11 +55,13 @@ var expected = map[string][6]int{
 	// Any member may ask; the hold must be for themself (one for bob is not alice's: 403).
 	"POST /books/{bookId}/holds":              {401, 2, 403, 2, 403, 401},
 	"DELETE /books/{bookId}/holds/{memberId}": {401, 2, 403, 2, 403, 401},
+	"GET /holds": {401, 403, 403, 2, 403, 401},
 
 	"GET /accounts/me":                    {401, 2, 2, 2, 2, 401},
 	"GET /accounts/{memberId}":            {401, 2, 403, 2, 403, 401},
 	"GET /accounts/{memberId}/history":    {401, 2, 403, 2, 403, 401},
 	"GET /accounts/{memberId}/loans":      {401, 2, 403, 2, 403, 401},
+	"GET /accounts/{memberId}/holds":      {401, 2, 403, 2, 403, 401},
 	"PUT /accounts/{memberId}":            {401, 2, 403, 2, 403, 401},
 	"POST /accounts/{memberId}/fines":     {401, 403, 403, 2, 403, 401},
 	"POST /accounts/{memberId}/payments":  {401, 403, 403, 2, 403, 401}, // the desk: money a member says they paid is not money
@@ -87,7 +89,7 @@ type request struct {
 }
 
 // world is a service with sign-in and what the calls need: accounts that owe enough to be paid
-// many times, and a book to read. Each call that would change something gets fresh ids.
+// many times (BLOCK_AT above it, so that they still borrow), and a book to read. Each call that would change something gets fresh ids.
 type world struct {
 	a         *apitest.API
 	librarian string // an Authorization header
@@ -138,6 +140,7 @@ var requests = map[string]func(t *testing.T, w *world, account string) request{
 		return request{method: http.MethodDelete, path: "/books/" + book + "/holds/" + account}
 	},
 	"GET /loans":               get("/loans"),
+	"GET /holds":               get("/holds"),
 	"GET /accounts/me":         get("/accounts/me"),
 	"GET /accounts/{memberId}": func(_ *testing.T, _ *world, account string) request { return get("/accounts/"+account)(nil, nil, "") },
 	"GET /accounts/{memberId}/history": func(_ *testing.T, _ *world, account string) request {
@@ -145,6 +148,9 @@ var requests = map[string]func(t *testing.T, w *world, account string) request{
 	},
 	"GET /accounts/{memberId}/loans": func(_ *testing.T, _ *world, account string) request {
 		return get("/accounts/"+account+"/loans")(nil, nil, "")
+	},
+	"GET /accounts/{memberId}/holds": func(_ *testing.T, _ *world, account string) request {
+		return get("/accounts/"+account+"/holds")(nil, nil, "")
 	},
 	"PUT /accounts/{memberId}": func(_ *testing.T, _ *world, account string) request {
 		return request{method: http.MethodPut, path: "/accounts/" + account, body: apitest.Obj{"name": "Name of " + account}}

@@ -85,11 +85,13 @@ func Rules() []Rule {
 		{Method: http.MethodPost, Pattern: "/books/{bookId}/holds", Member: Allow, Librarian: Allow, WhenOpen: Allow,
 			Narrowed: "a member places holds for themself"},
 		ownOrLibrarian(http.MethodDelete, "/books/{bookId}/holds/{memberId}", ""),
+		librarians(http.MethodGet, "/holds"),
 
 		{Method: http.MethodGet, Pattern: "/accounts/me", Member: Allow, Librarian: Allow, Operator: Allow, WhenOpen: Allow},
 		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}", ""),
 		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/history", "a member sees staff by role only"),
 		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/loans", ""),
+		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/holds", ""),
 		ownOrLibrarian(http.MethodPut, "/accounts/{memberId}", "a member sets their name only: their email comes from their sign-in"),
 		librarians(http.MethodPost, "/accounts/{memberId}/fines"),
 		librarians(http.MethodPost, "/accounts/{memberId}/payments"),

@@ -122,10 +122,14 @@ func Apply(b Book, e Event) Book {
 // HadLoan reports whether the book has ever been lent under loanID.
 func (b Book) HadLoan(loanID string) bool { return b.loans[loanID] }
 
-// Status is "lent" while the book is on loan, "available" otherwise.
+// Status is "lent" while the book is on loan, "held" while it waits on the hold shelf for a
+// member, "available" otherwise.
 func (b Book) Status() string {
-	if b.Loan != nil {
+	switch {
+	case b.Loan != nil:
 		return "lent"
+	case b.Held != nil:
+		return "held"
 	}
 	return "available"
 }

@@ -572,4 +572,32 @@ var mutations = []mutation{
 		replace: "return nil, nil",
 		pkg:     "./internal/app/",
 	},
+	{
+		name:    "a waiting member's cancel leaves them in the holds view, and no one moves up (PostgreSQL)",
+		file:    "internal/holds/postgres.go",
+		find:    "`DELETE FROM holds WHERE book_id = $1 AND member_id = $2`",
+		replace: "`DELETE FROM holds WHERE book_id = $1 AND member_id = $2 AND held_until IS NOT NULL`",
+		pkg:     "./internal/holds/",
+	},
+	{
+		name:    "a ready hold keeps showing after the book is lent to its member",
+		file:    "internal/holds/holds.go",
+		find:    "case books.HoldFulfilled:\n\t\treturn ended{bookID: bookID, memberID: ev.MemberID}",
+		replace: "case books.HoldFulfilled:\n\t\treturn nil",
+		pkg:     "./internal/holds/",
+	},
+	{
+		name:    "a member reads another member's holds",
+		file:    "internal/auth/rules.go",
+		find:    `ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/holds", "")`,
+		replace: `{Method: http.MethodGet, Pattern: "/accounts/{memberId}/holds", Member: Allow, Librarian: Allow, WhenOpen: Allow}`,
+		pkg:     "./internal/holds/",
+	},
+	{
+		name:    "a waiting member's cancel takes the book off the hold shelf in the catalog (memory)",
+		file:    "internal/catalog/memory.go",
+		find:    "if e.holder == holderTag(c.BookID, ev.MemberID) {",
+		replace: "if true {",
+		pkg:     "./internal/catalog/",
+	},
 }
