@@ -95,7 +95,7 @@ function newRow(panel, loan) {
   const row = {
     loan,
     title: h("a", { href: `#/books/${encodeURIComponent(loan.bookId)}` }),
-    lentAt: h("td"), dueAt: h("td"), renewalsLeft: h("td", { class: "number" }), renew: h("td"),
+    lentAt: h("td"), dueAt: h("td"), renewalsLeft: h("td"), renew: h("td"),
     button: h("button", { type: "submit", class: "secondary" }, "Renew"),
   };
   row.form = h("form", { class: "renew" }, row.button);
