@@ -29,7 +29,8 @@ export function loansPanel(memberId, { signal, title = "Loans", empty = "No book
     memberId, signal, empty,
     body: h("tbody"),
     outcome: outcomeRegion(),
-    errors: h("div", { class: "alert-slot" }),
+    errors: h("div", { class: "alert-slot" }), // what a renewal met
+    readErrors: h("div", { class: "alert-slot" }), // what reading the list met
     more: h("p", { class: "hint" }),
     rows: new Map(), // loan id → its row, kept across reads so that a renewal in flight keeps its key
     renewed: new Map(), // loan id → [{position, dueAt}]: renewals the list may not show yet
@@ -40,7 +41,7 @@ export function loansPanel(memberId, { signal, title = "Loans", empty = "No book
     h("div", { class: "table-wrap" }, h("table", { "aria-labelledby": "loans-heading" },
       h("thead", {}, h("tr", {}, COLUMNS.map((c) => h("th", { scope: "col" }, c)))),
       panel.body)),
-    panel.more, panel.outcome, panel.errors);
+    panel.more, panel.outcome, panel.errors, panel.readErrors);
   return { section: panel.section, refresh: () => load(panel) };
 }
 
@@ -54,12 +55,12 @@ async function load(panel) {
   } catch (err) {
     if (signal.aborted) return;
     if (!panel.loaded) setOutcome(panel.outcome, "");
-    showError(panel.errors, err, { retry: () => load(panel) });
+    showError(panel.readErrors, err, { retry: () => load(panel) });
     return;
   }
   if (!panel.loaded) setOutcome(panel.outcome, "");
   panel.loaded = true;
-  clearError(panel.errors);
+  clearError(panel.readErrors);
   const loans = (data.loans ?? []).map((loan) => asOf(panel, loan, Number(data.position ?? 0)));
   const shown = new Set(loans.map((l) => l.loanId));
   for (const [loanId, row] of panel.rows) {
@@ -170,8 +171,8 @@ async function renew(loan, key, { signal, onRetry }) {
 function refusal(err, loan) {
   const title = `“${loan.title || loan.bookId}”`;
   const sentence = {
-    RenewalLimitReached: `${title} can't be renewed again: it has been renewed as often as a loan may be. Please bring it back by ${formatDay(loan.dueAt)}.`,
-    LoanNotCurrent: `${title} can't be renewed: it is no longer on this loan (it has been brought back).`,
+    RenewalLimitReached: `${title} can't be renewed again: it has been renewed as many times as a loan may be. Please bring it back when it is due.`,
+    LoanNotCurrent: `${title} can't be renewed: it has been brought back, so this loan has ended.`,
   }[err?.code];
   if (!sentence || !(err instanceof ApiError)) return err;
   return new ApiError(err.kind, sentence, { status: err.status, code: err.code, problem: err.problem, base: err.base });
