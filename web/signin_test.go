@@ -275,6 +275,8 @@ func TestOperatorSeesOperations(t *testing.T) {
 	signIn(tb, "oscar")
 	tb.row("Replicas", base, "State", "up")
 	tb.row("Background work", "notifications", "Parked", "1")
+	tb.row("Background work", "notifications", "Last error", parkedForAnAddress)
+	requireAccessible(tb, "Operations, an event parked")
 	requireAbsent(tb, "textbox", "Admin token", "textbox", "Find a member")
 	tb.get("button", "Retry parked notifications").click()
 	tb.get("status", "Admin action").waitText("1 parked event of notifications sent back to be handled")

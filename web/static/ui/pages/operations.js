@@ -198,14 +198,8 @@ function drawProcessors(ops, answered) {
     set(row.deferred, holders.length ? String(holders[0].p.deferred ?? 0) : "–");
     set(row.inFlight, holders.length ? String(holders[0].p.inFlight ?? 0) : "–");
     row.holderBase = holders.length === 1 ? holders[0].base : null;
-    // A parked event outlives the lastError that parked it: its reason is read, and said here.
-    const auth = signedIn() ? "" : ops.token?.value || null;
-    set(row.lastError, lastErrorText(errors, ops.parked.text(name, figures.parked, auth)));
-    ops.parked.read(name, figures.parked, {
-      base: row.holderBase ?? seen[0].base, auth, signal: ops.signal,
-      then: (why) => set(row.lastError, lastErrorText(errors, why)),
-    });
     row.holderName = holders.length === 1 ? holders[0].data.replica : null;
+    showLastError(ops, row, name, { errors, parked: figures.parked, base: row.holderBase ?? seen[0].base });
     const before = ops.holders.get(name);
     if (holders.length === 1 && before && before !== holderText) moves.push(`${name} is now run by ${holderText} (it was ${before}).`);
     if (holders.length === 1) ops.holders.set(name, holderText);
@@ -213,9 +207,22 @@ function drawProcessors(ops, answered) {
   if (moves.length) setOutcome(ops.news, moves.join(" "));
 }
 
+/**
+ * showLastError says the replicas' last errors and why events are parked. A parked event outlives
+ * the lastError that parked it, so its reason is read (parked.js) and said here too.
+ */
+function showLastError(ops, row, name, { errors, parked, base }) {
+  const auth = signedIn() ? "" : ops.token?.value || null;
+  const draw = (why) => set(row.lastError, lastErrorText(errors, why));
+  draw(ops.parked.text(name, parked, auth));
+  ops.parked.read(name, parked, { base, auth, signal: ops.signal, then: draw });
+}
+
 /** lastErrorText is the replicas' last errors and why events are parked, or "none". */
 function lastErrorText(errors, parked) {
-  return [errors.join("; "), parked].filter(Boolean).join(" ") || "none";
+  const last = errors.join("; ");
+  if (!parked) return last || "none";
+  return last ? `${last}. ${parked}` : parked;
 }
 
 function processorNames(answered) {
