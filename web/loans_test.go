@@ -131,6 +131,47 @@ func TestMemberRenewsOnceOnADoubleClick(t *testing.T) {
 	screenshot(tb, "my-loans")
 }
 
+// A renewal is recorded, and its answer is lost on the way back, at every attempt the page
+// makes (the test fails each request after the service answered): the page says it may or may
+// not be recorded. Renew pressed again sends the same intent under the same key; the service
+// answers with the first answer, replayed, and the page says the loan was renewed. The log has
+// one LoanRenewed.
+func TestRenewLostAnswerIsRetriedWithTheSameKey(t *testing.T) {
+	t.Parallel()
+	databaseURL := pgtest.NewDatabase(t)
+	db := pgtest.Connect(t, databaseURL)
+	base := startService(t, app.Config{WebUI: true, DatabaseURL: databaseURL})
+	addBooks(t, base, "dune|Dune|Frank Herbert")
+	mustCall(t, http.MethodPost, base+"/books/dune/loans", map[string]string{"loanId": "loan-dune", "memberId": "bob"}, http.StatusCreated)
+	bobLoans := base + "/accounts/bob/loans"
+	renewalsLeft(t, bobLoans, "", "dune", 2)
+
+	tb := newTab(t)
+	const attempts = 4 // RENEW_ATTEMPTS in loans.js
+	renewals := intercept(tb, "*/books/dune/loans/loan-dune/renewals", func(n int, _ intercepted) verdict {
+		return verdict{fail: n < attempts}
+	})
+	tb.open(base + "/#/members/bob")
+	loans := tb.get("region", "Loans")
+	loans.get("button", "Renew Dune").click()
+	loans.get("alert", "").waitText("The renewal may or may not have been recorded. Press Renew again")
+	if n := len(renewals.requests()); n != attempts {
+		t.Fatalf("the page sent %d attempts before it stopped, want %d", n, attempts)
+	}
+	loans.get("button", "Renew Dune").click()
+	renewed := renewalsLeft(t, bobLoans, "", "dune", 1)
+	loans.get("status", "").waitText("Renewed “Dune”: it is due back " + dayText(tb, renewed.DueAt) + ".")
+	requests := renewals.waitRequests(attempts + 1)
+	requireOneKey(t, requests)
+	if last := requests[len(requests)-1]; last.Status != http.StatusCreated || last.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("the renewal pressed again was answered %d with Idempotent-Replayed %q, want the first answer replayed", last.Status, last.Header.Get("Idempotent-Replayed"))
+	}
+	if n := countEvents(t, db, "book-dune", "LoanRenewed"); n != 1 {
+		t.Fatalf("%d LoanRenewed events after lost answers and Renew pressed again, want 1", n)
+	}
+	tb.row("Loans", "Dune", "Renewals left", "1")
+}
+
 // The librarian's page of a member shows the member's loans, and Renew works there too, as the
 // service lets a librarian renew any loan.
 func TestLibrarianSeesAndRenewsAMembersLoans(t *testing.T) {
