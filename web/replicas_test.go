@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"library/internal/app"
 )
@@ -99,7 +100,8 @@ func TestOperationsSendsTheOperatorsTokenToTheLibraryOnly(t *testing.T) {
 // holds the lease, never to a server that claims every lease from the browser's storage.
 func TestOperationsSendsTheAdminTokenToTheLibraryOnly(t *testing.T) {
 	t.Parallel()
-	base := startService(t, fast(app.Config{WebUI: true}))
+	// The loan's email waits a millisecond for its member's address, then is parked.
+	base := startService(t, fast(app.Config{WebUI: true, EmailAddressWait: time.Millisecond}))
 	im := startImpostor(t)
 	addBooks(t, base, "dune|Dune|Frank Herbert")
 	mustCall(t, http.MethodPost, base+"/books/dune/loans", map[string]string{"loanId": "loan-1", "memberId": "alice"}, http.StatusCreated)
