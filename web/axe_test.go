@@ -12,14 +12,19 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"library/internal/app"
+	"library/internal/testkit/apitest"
 )
 
 // axeSource is axe-core's axe.min.js, installed once per test binary.
@@ -114,5 +119,41 @@ func requireAccessible(tb *tab, what string) {
 	if len(violations) > 0 {
 		tb.t.Fatalf("axe-core finds %d violations on %s:\n  %s\nThe page shows:\n%s", len(violations), what,
 			strings.Join(violations, "\n  "), tb.pageText())
+	}
+}
+
+// accessiblePages are the app's pages as a librarian works with them, each with what shows it
+// is drawn: its hash, and a role and name to wait for. Pages that need a person signed in (My
+// account, for a member and for a librarian) are checked by the tests that sign in.
+var accessiblePages = []struct{ hash, role, name string }{
+	{"#/books", "table", "Books"},
+	{"#/books/dune", "region", "Take it back"},
+	{"#/books/emma", "region", "Lend this book"},
+	{"#/members/bob", "table", "Loans"},
+	{"#/members/nobody", "region", "Open the account"},
+	{"#/overdue", "table", "Overdue loans"},
+	{"#/operations", "table", "Background work"},
+	{"#/no/such/page", "heading", "No such page"},
+}
+
+// Every page, with an overdue loan on it where it lists loans, has no violation axe-core finds.
+func TestPagesAreAccessible(t *testing.T) {
+	t.Parallel()
+	clock := apitest.NewClock()
+	base := startService(t, app.Config{WebUI: true, Tuning: app.Tuning{Now: clock.Now}})
+	addBooks(t, base, "dune|Dune|Frank Herbert", "emma|Emma|Jane Austen")
+	mustCall(t, http.MethodPut, base+"/accounts/bob", map[string]any{"name": "Bob Dylan"}, http.StatusCreated)
+	mustCall(t, http.MethodPost, base+"/books/dune/loans", map[string]string{"loanId": "loan-dune", "memberId": "bob"}, http.StatusCreated)
+	clock.Advance(20 * 24 * time.Hour)
+	waitForLoans(t, base+"/loans?overdue=true", "", func(loans []loanView) bool { return len(loans) == 1 })
+
+	tb := newTab(t)
+	for _, page := range accessiblePages {
+		tb.open(base + "/" + page.hash)
+		tb.get(page.role, page.name)
+		if page.hash == "#/members/bob" {
+			tb.row("Loans", "Dune", "Due back", "Overdue by 6 days")
+		}
+		requireAccessible(tb, page.hash)
 	}
 }

@@ -109,12 +109,17 @@ function booksTable(books, filter) {
     h("tbody", {}, rows));
 }
 
-/** loanCell says whether a book is on the shelf, or until when it is lent, and to whom when that may be shown. */
+/**
+ * loanCell says whether a book is on the shelf, or until when it is lent, and to whom when that
+ * may be shown: "Lent to alice until Dec 18, 2026", "Lent until …". The words after the tag
+ * start with a word, never a comma, which would stand apart from the tag on screen and be read
+ * out after a pause.
+ */
 function loanCell(book) {
   if (book.status !== "lent" || !book.loan) return h("span", { class: "tag available" }, "On the shelf");
   const { memberId, mine, dueAt } = book.loan;
-  const to = memberId ? [" to ", h("a", { href: `#/members/${encodeURIComponent(memberId)}` }, memberId)] : mine ? " to you" : "";
-  return [h("span", { class: "tag lent" }, "Lent"), ...[to].flat(), `, due ${formatDay(dueAt)}`];
+  const to = memberId ? [" to ", h("a", { href: `#/members/${encodeURIComponent(memberId)}` }, memberId)] : mine ? [" to you"] : [];
+  return [h("span", { class: "tag lent" }, "Lent"), ...to, ` until ${formatDay(dueAt)}`];
 }
 
 /** pagerLinks are "First page" (when not on it) and "Next page" (when the service gave a cursor). */
