@@ -125,14 +125,15 @@ function fill(panel, row, hold) {
 }
 
 /**
- * statusWords say where a hold is, in words (never by colour alone): "Ready: waits for you
- * until Mar 3, 2026", or "Waiting: 2nd in line".
+ * statusWords say where a hold is, in words (never by colour alone): "Ready for you until Mar
+ * 3, 2026" (for pickup, to a librarian), or the place in the queue: "First in line".
  */
-export function statusWords(hold, { yours }) {
+function statusWords(hold, { yours }) {
   if (hold.status === "ready") {
     return [h("span", { class: "tag available" }, "Ready"), ` ${yours ? "for you" : "for pickup"} until ${formatDay(hold.until)}`];
   }
-  return [h("span", { class: "tag lent" }, "Waiting"), ` ${placeText(hold.place)}`];
+  const place = placeText(hold.place);
+  return [h("span", { class: "tag lent" }, place[0].toUpperCase() + place.slice(1))];
 }
 
 /** cancelHold cancels hold under key; a hold that ended meanwhile is said in the page's words. */
