@@ -27,14 +27,18 @@ type holdView struct {
 	Until    string `json:"until"`
 }
 
-// waitForHolds polls url (a list of holds, read with bearer) until ok holds for its holds, and
+// waitForHolds polls url (a list of holds, read with bearer when it is not "") until ok holds for its holds, and
 // returns them.
 func waitForHolds(t *testing.T, url, bearer string, ok func([]holdView) bool) []holdView {
 	t.Helper()
 	var list struct{ Holds []holdView }
 	deadline := time.Now().Add(waitTimeout)
+	var headers []string
+	if bearer != "" {
+		headers = []string{"Authorization", bearer}
+	}
 	for {
-		status, b := callAPI(t, http.MethodGet, url, nil, "Authorization", bearer)
+		status, b := callAPI(t, http.MethodGet, url, nil, headers...)
 		if status == http.StatusOK && json.Unmarshal(b, &list) == nil && ok(list.Holds) {
 			return list.Holds
 		}
@@ -74,8 +78,13 @@ func TestMemberPlacesAHoldOnceAndCancelsIt(t *testing.T) {
 	aliceHolds := base + "/accounts/alice/holds"
 
 	tb := newTab(t)
-	tb.open(base + "/#/books")
+	tb.open(base + "/#/books/dune")
 	signIn(tb, "alice")
+	tb.get("region", "Wait for this book").get("button", "Place hold on Dune")
+	requireAccessible(tb, "a lent book's page, to a member")
+	tb.goTo("#/books")
+	tb.get("button", "Place hold on Dune")
+	requireAccessible(tb, "the catalog with Place hold, to a member")
 	release := make(chan struct{})
 	holds := intercept(tb, "*/books/dune/holds", func(n int, _ intercepted) verdict {
 		if n == 0 {
@@ -83,7 +92,7 @@ func TestMemberPlacesAHoldOnceAndCancelsIt(t *testing.T) {
 		}
 		return verdict{}
 	})
-	button := tb.get("button", "Place a hold on Dune")
+	button := tb.get("button", "Place hold on Dune")
 	button.doubleClick()
 	holds.waitRequests(1) // the service has answered; the page has not seen it yet
 	if !button.disabled() {
@@ -96,7 +105,7 @@ func TestMemberPlacesAHoldOnceAndCancelsIt(t *testing.T) {
 
 	tb.waitText("status", "Holds", "Hold placed on “Dune”: you are first in line.")
 	tb.row("Books", "Dune", "Hold", "You are first in line")
-	requireAbsent(tb, "alert", "", "button", "Place a hold on Dune")
+	requireAbsent(tb, "alert", "", "button", "Place hold on Dune")
 	if requests := holds.requests(); len(requests) != 1 {
 		t.Fatalf("%d holds were sent for a double click, want 1", len(requests))
 	}
@@ -161,7 +170,7 @@ func TestHoldShelfPickup(t *testing.T) {
 	member.goTo("#/books")
 	member.row("Books", "Dune", "Status", "Held for you until "+until)
 	member.row("Books", "Dune", "Hold", "Waiting for you")
-	requireAbsent(member, "button", "Place a hold on Dune")
+	requireAbsent(member, "button", "Place hold on Dune")
 
 	desk.goTo("#/books?status=held")
 	desk.row("Books found", "Dune", "Status", "Held on the hold shelf")
@@ -203,5 +212,48 @@ func TestHoldShelfPickup(t *testing.T) {
 	member.row("My holds", "You are waiting for no book. Place a hold on a book that is out in the catalog.", "Title", "")
 	if text := member.pageText(); strings.Contains(text, "Ready for you") {
 		t.Fatalf("bob's page still shows a hold ready:\n%s", text)
+	}
+}
+
+// A hold the service refuses is said in one sentence of the page's own, and none is placed: on
+// a book brought back after the catalog was drawn (on the shelf now: no need to wait), and by a
+// member who owes more than BLOCK_AT (what they owe, and where to pay).
+func TestHoldRefusalsAreSaid(t *testing.T) {
+	t.Parallel()
+	base, p := signedInService(t)
+	libby := p.Bearer(t, "libby")
+	mustCallAs(t, libby, http.MethodPut, base+"/accounts/alice", map[string]any{"name": "Alice Liddell"}, http.StatusCreated)
+	for _, b := range []string{"dune|Dune|Frank Herbert", "emma|Emma|Jane Austen"} {
+		f := strings.Split(b, "|")
+		mustCallAs(t, libby, http.MethodPost, base+"/books", map[string]string{"id": f[0], "title": f[1], "author": f[2]}, http.StatusCreated)
+		mustCallAs(t, libby, http.MethodPost, base+"/books/"+f[0]+"/loans", map[string]string{"loanId": "loan-" + f[0], "memberId": "bob"}, http.StatusCreated)
+	}
+
+	tb := newTab(t)
+	tb.open(base + "/#/books")
+	signIn(tb, "alice")
+	tb.get("button", "Place hold on Emma")
+	mustCallAs(t, libby, http.MethodPost, base+"/books/emma/returns", map[string]string{"loanId": "loan-emma"}, http.StatusCreated)
+	tb.get("button", "Place hold on Emma").click()
+	requireHoldRefusal(t, tb, "“Emma” is on the shelf now, so there is no need to wait for it: ask at the desk to borrow it.")
+
+	mustCallAs(t, libby, http.MethodPost, base+"/accounts/alice/fines", map[string]any{"amount": 1500, "reason": "Lost book"}, http.StatusCreated)
+	tb.get("button", "Place hold on Dune").click()
+	requireHoldRefusal(t, tb, "You can't place holds while you owe 15.00: please pay under My account first.")
+	requireAccessible(tb, "the catalog, a hold refused")
+	if holds := waitForHolds(t, base+"/accounts/alice/holds", libby, func([]holdView) bool { return true }); len(holds) != 0 {
+		t.Fatalf("alice has holds %+v after two refusals, want none", holds)
+	}
+}
+
+// requireHoldRefusal waits until the one alert in the page says want, in the page's own words:
+// the service's (its book ids, "cents", "lend it instead") are not repeated.
+func requireHoldRefusal(t *testing.T, tb *tab, want string) {
+	t.Helper()
+	refusal := tb.waitText("alert", "", want)
+	for _, theirs := range []string{"book emma", "cents", "lend it instead", "BLOCK_AT"} {
+		if strings.Contains(refusal, theirs) {
+			t.Fatalf("the refusal repeats the service's words (%q): %q", theirs, refusal)
+		}
 	}
 }

@@ -41,7 +41,7 @@ export function bookTitle(item) {
  */
 export function holdForm(book, memberId, { outcome, errors, signal, onPlaced, onRefused, focus }) {
   const title = bookTitle(book);
-  const button = h("button", { type: "submit", class: "secondary", "aria-label": `Place a hold on ${book.title || book.id}` }, "Place hold");
+  const button = h("button", { type: "submit", class: "secondary", "aria-label": `Place hold on ${book.title || book.id}` }, "Place hold");
   const form = h("form", { class: "renew" }, button);
   const intent = commandForm(form, {
     name: `hold:${memberId}:${book.id}`, button, outcome, errors, signal,
