@@ -118,6 +118,7 @@ func TestMemberPlacesAHoldOnceAndCancelsIt(t *testing.T) {
 		t.Fatalf("alice's holds are %+v, want one, waiting, first in line", list)
 	}
 	requireAccessible(tb, "the catalog, a hold placed")
+	screenshot(tb, "catalog-hold")
 
 	tb.get("navigation", "Main").get("link", "My account").click()
 	tb.row("My holds", "Dune", "Status", "First in line")
