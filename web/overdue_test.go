@@ -38,7 +38,7 @@ func tableRows(tb *tab, name string, want int) []map[string]string {
 func TestLibrarianSeesOverdueLoans(t *testing.T) {
 	t.Parallel()
 	clock := apitest.NewClock()
-	// Two members borrow a page of books and more: more than MAX_LOANS's default each.
+	// Each member has 11 books out: more than MAX_LOANS lets one borrow by default.
 	base := startService(t, app.Config{WebUI: true, MaxLoans: 100, Tuning: app.Tuning{Now: clock.Now}})
 	members := []string{"ann", "bob"}
 	for i := 1; i <= overduePageSize+2; i++ {

@@ -102,7 +102,7 @@ func requireAbsent(tb *tab, roleNames ...string) {
 // staffControls are the librarian's controls and the operator's link, which a member never sees.
 var staffControls = []string{
 	"button", "Charge fine", "button", "Lend", "button", "Take back", "button", "Add book",
-	"region", "Charge a fine", "region", "Add a book", "textbox", "Find a member", "link", "Operations", "link", "Overdue",
+	"region", "Charge a fine", "region", "Add a book", "textbox", "Find a member", "link", "Operations", "link", "Overdue", "link", "Hold shelf",
 }
 
 // A member signs in on the provider's page and sees their own account: the loan a librarian

@@ -9,6 +9,7 @@ import * as account from "./pages/account.js";
 import * as book from "./pages/book.js";
 import * as catalog from "./pages/catalog.js";
 import * as checkout from "./pages/checkout.js";
+import * as holdshelf from "./pages/holdshelf.js";
 import * as member from "./pages/member.js";
 import * as operations from "./pages/operations.js";
 import * as overdue from "./pages/overdue.js";
@@ -61,6 +62,7 @@ start([
   [/^\/account$/, account.render],
   [/^\/members\/([^/]+)$/, member.render],
   [/^\/overdue$/, overdue.render],
+  [/^\/holds$/, holdshelf.render],
   [/^\/checkouts\/([^/]+)\/([^/]+)$/, checkout.render],
   [/^\/operations$/, operations.render],
 ]);

@@ -8,8 +8,8 @@
 // or a retry after no answer renews once. The new due date is the renewal's own answer, shown at
 // once: the loans view follows the log a moment behind, so until a read of it has reached the
 // renewal's position, the row keeps what the renewal said. A refusal (the book came back
-// meanwhile, or the loan was renewed as often as it may be) is said in one sentence, and the
-// list is read again.
+// meanwhile, the loan was renewed as often as it may be, or another member waits for the book)
+// is said in one sentence, and the list is read again.
 
 import { ApiError, call, path } from "./api.js";
 import { commandForm } from "./command.js";
@@ -173,6 +173,7 @@ function refusal(err, loan) {
   const sentence = {
     RenewalLimitReached: `${title} can't be renewed again: it has been renewed as many times as a loan may be. Please bring it back when it is due.`,
     LoanNotCurrent: `${title} can't be renewed: it has been brought back, so this loan has ended.`,
+    HoldsWaiting: `${title} can't be renewed: another member is waiting for it. Please bring it back when it is due.`,
   }[err?.code];
   if (!sentence || !(err instanceof ApiError)) return err;
   return new ApiError(err.kind, sentence, { status: err.status, code: err.code, problem: err.problem, base: err.base });

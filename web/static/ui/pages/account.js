@@ -1,10 +1,12 @@
-// My account: a member's own page. Their loans, with Renew (loans.js), what they owe, the
-// account's history, and Pay, which takes them to the payment provider's page (pay.js) when the
-// library takes payments online. Nothing here fines, lends or takes back. A librarian has no
+// My account: a member's own page. Their loans, with Renew (loans.js), their holds, with their
+// place in each queue and Cancel (holds.js), what they owe, the account's history, and Pay,
+// which takes them to the payment provider's page (pay.js) when the library takes payments
+// online. Nothing here fines, lends or takes back. A librarian has no
 // such page (the masthead does not offer it): she is told where members' accounts are instead,
 // and nothing of hers is read, opened or shown as a member's account.
 
 import { call, path } from "../api.js";
+import { holdsPanel } from "../holds.js";
 import { accountFacts, historyPanel } from "../ledger.js";
 import { loansPanel } from "../loans.js";
 import { offLimits } from "../masthead.js";
@@ -31,19 +33,21 @@ export async function render(main, { signal }) {
     memberId, signal,
     summary: h("section", { class: "panel", "aria-labelledby": "account-heading" }),
     loans: loansPanel(memberId, { signal, title: "My loans", empty: "You have no books on loan." }),
+    holds: holdsPanel(memberId, { signal, title: "My holds", empty: "You are waiting for no book. Place a hold on a book that is out in the catalog." }),
     errors: h("div", { class: "alert-slot" }),
     history: historyPanel(memberId, { signal }),
   };
   page.pay = checkoutForm(memberId, { signal, onRefused: () => refresh(page) });
   main.append(
     h("h1", { tabindex: -1 }, "My account"),
-    h("p", { class: "lede" }, "Your loans, what you owe, and your payments."),
+    h("p", { class: "lede" }, "Your loans and holds, what you owe, and your payments."),
     page.errors,
     page.summary,
     page.loans.section,
+    page.holds.section,
     h("div", { class: "columns" }, page.pay.section),
     page.history.section);
-  await Promise.all([refresh(page), page.loans.refresh()]);
+  await Promise.all([refresh(page), page.loans.refresh(), page.holds.refresh()]);
 }
 
 /** refresh reads the account (from its own events: always the latest) and its history. */
