@@ -144,9 +144,14 @@
 // Wait (which is for events): it schedules its own key again for when it will look again,
 // keeping in its data the time its work's ids derive from, and returns nil.
 //
-// A Fire that fails is sorted as a Handler's error is. Pause, Later or errs.Unavailable: what it
+// A Fire that fails is sorted as a Handler's error is. Pause or errs.Unavailable: what it
 // depends on is down; the loop stops firing, waits (100ms, doubling to 5s) and tries again,
-// using up no attempt. Any other error: the timer's attempts go up, its error is kept, and it
+// using up no attempt. Later: nothing failed, but the handler can't take this timer now, for a
+// limit of its own (the outbox's emails in flight to one recipient domain). The timer is left
+// as it is, due, using up no attempt, and the loop goes on with the other due timers, reading
+// past it, until the channel the handler gave is closed (after 100ms for none, and after
+// PollInterval at most); then it fires again, ahead of the timers due after it. Timers handed
+// back are the only ones that fire out of due order. Any other error: the timer's attempts go up, its error is kept, and it
 // is tried again after the Options.Retry schedule's wait for that attempt, by the store's
 // clock; its At stays, so that the ids of its work stay too. A timer is never parked or
 // dropped: once its attempts have run out it is tried again every Retry.Max for as long as it

@@ -33,10 +33,11 @@ type Timer struct {
 // work through the paths a Handler uses (an append whose command id comes from t.Key and
 // t.At, an email handed to an outbox), and may Schedule and Cancel through ctx, its own key
 // included. What it returns is sorted like a Handler's: nil fired the timer, and it is
-// forgotten unless it was scheduled again meanwhile; Pause, Later or errs.Unavailable try it
-// again soon, using up no attempt; any other error tries it again on the Options.Retry
-// schedule, and, once its attempts have run out, every Options.Retry.Max, for as long as it
-// fails. A timer is never parked or dropped.
+// forgotten unless it was scheduled again meanwhile; Pause or errs.Unavailable try it again
+// with backoff, using up no attempt; Later leaves it due, using up no attempt, while the
+// other timers fire, until its Ready channel is closed; any other error tries it again on the
+// Options.Retry schedule, and, once its attempts have run out, every Options.Retry.Max, for
+// as long as it fails. A timer is never parked or dropped.
 type TimerHandler interface {
 	Fire(ctx context.Context, t Timer) error
 }

@@ -447,6 +447,13 @@ var mutations = []mutation{
 		pkg:     "./internal/processor/engine/",
 	},
 	{
+		name:    "a timer handed back (Later) pauses the loop, and every other timer waits",
+		file:    "internal/processor/engine/timers/loop.go",
+		find:    "l.held.hold(t, out.ready, l.Options.PollInterval)",
+		replace: "paused = true",
+		pkg:     "./internal/processor/engine/",
+	},
+	{
 		name:    "a timer fired late does not say how late",
 		file:    "internal/processor/engine/timers/loop.go",
 		find:    "if t.Late > time.Second {",
