@@ -134,11 +134,15 @@
 // derived from the timer's key and its At, or hands an email to the outbox with an id derived
 // from them. Once Fire returns nil, the timer is forgotten, unless it was scheduled again or
 // cancelled meanwhile (each schedule has a version of its own), and the changes Fire made
-// (say, its own key again in 15 minutes) are written with that, in one transaction. Firing is
-// at least once: a holder that dies between Fire's work and the forgetting leaves the timer to
-// the next holder, which fires it again, and the repeat is recognised by its id, as an event's
-// is. A takeover is nothing more: the new holder fires what is due, from where every replica
-// sees it, and nothing that was forgotten.
+// (say, its own key again in 15 minutes) are written with that, in one transaction. The timers
+// that fire while one such write is under way are forgotten together in the next, in the order
+// they fired, and the next fire does not wait for the write: under load, one write forgets
+// many timers. In PostgreSQL that write does not wait for the disk either. Firing is at least
+// once: a holder that dies between Fire's work and the forgetting leaves the timer (the one in
+// hand, and those that fired during the last write) to the next holder, which fires it again,
+// and so does a database that crashes before the forgetting reached its disk; the repeat is
+// recognised by its id, as an event's is. A takeover is nothing more: the new holder fires
+// what is due, from where every replica sees it, and nothing that was forgotten.
 //
 // A Fire that can't do its work yet, for want of something it is not told of, does not return
 // Wait (which is for events): it schedules its own key again for when it will look again,

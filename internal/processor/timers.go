@@ -61,6 +61,12 @@ type DueTimer struct {
 	Late time.Duration
 }
 
+// FiredTimer is a timer whose fire succeeded, with the changes the fire made.
+type FiredTimer struct {
+	DueTimer
+	Changes []TimerChange
+}
+
 // TimerStats is what the store knows of a processor's timers, by its own clock.
 type TimerStats struct {
 	Waiting int
@@ -84,10 +90,12 @@ type Timers interface {
 	// UntilNextTimer is how long until the next timer of name is due (0 or less: one is
 	// due); ok is false when none waits.
 	UntilNextTimer(ctx context.Context, name string) (until time.Duration, ok bool, err error)
-	// FinishTimer forgets a timer that fired, unless it was scheduled again or cancelled
-	// since it was handed out (its version differs), and writes the fire's own changes, in
-	// order, all in one transaction.
-	FinishTimer(ctx context.Context, name string, fired DueTimer, changes ...TimerChange) error
+	// FinishTimers forgets timers that fired, each unless it was scheduled again or
+	// cancelled since it was handed out (its version differs), each followed by its fire's
+	// own changes, in order, all in one transaction. A driver may write it without waiting
+	// for it to be durable: a forgetting lost in a crash of the store fires the timer again,
+	// which its work's ids recognise, as a fire repeated after a takeover is.
+	FinishTimers(ctx context.Context, name string, fired ...FiredTimer) error
 	// RetryTimer records a failed fire, unless the timer was scheduled again or cancelled
 	// since it was handed out: one more attempt, the reason (cut to MaxReasonLength), and the
 	// next attempt after, by the store's clock. At stays.

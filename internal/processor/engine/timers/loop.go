@@ -96,6 +96,7 @@ func (l *Loop) fireDue(shutdown, leased context.Context) (batch, error) {
 		paused bool
 		slots  = make(chan struct{}, max(1, l.InFlight))
 		firing sync.WaitGroup
+		done   = &finisher{loop: l, leased: leased}
 	)
 	for _, t := range due {
 		slots <- struct{}{} // wait for a slot: with one, the previous fire is over
@@ -106,19 +107,22 @@ func (l *Loop) fireDue(shutdown, leased context.Context) (batch, error) {
 			break
 		}
 		firing.Go(func() {
-			defer func() { <-slots }()
 			out := l.fire(leased, t)
 			mu.Lock()
-			defer mu.Unlock()
 			switch {
 			case out.paused:
 				paused = true
 			case out.handedBack:
 				l.held.hold(t, out.ready, l.Options.PollInterval)
 			}
+			mu.Unlock()
+			<-slots
+			if out.finished != nil {
+				done.finish(*out.finished)
+			}
 		})
 	}
-	firing.Wait()
+	firing.Wait() // and so every timer that fired is forgotten, or the lease is lost
 	return batch{more: more, paused: paused}, nil
 }
 
@@ -139,15 +143,16 @@ func (l *Loop) readDue(leased context.Context) (due []processor.DueTimer, more b
 	return due, len(read) == limit, nil
 }
 
-// fired is what came of one fire, for the batch: whether it paused the loop, or was handed
-// back until ready is closed.
+// fired is what came of one fire, for the batch: the timer to forget, with its fire's
+// changes, or whether it paused the loop, or was handed back until ready is closed.
 type fired struct {
+	finished           *processor.FiredTimer
 	paused, handedBack bool
 	ready              <-chan struct{}
 }
 
-// fire calls Fire for t and records what came of it: the timer finished (with the fire's own
-// changes) or tried again later. A timer handed back (Later) is not recorded at all: it uses
+// fire calls Fire for t and records what came of it: a failed fire is tried again later; one
+// that succeeded is handed back to the batch to forget, with its changes. A timer handed back (Later) is not recorded at all: it uses
 // up no attempt and stays due. When the lease is lost first, nothing is recorded, and the next
 // holder fires the timer again.
 func (l *Loop) fire(leased context.Context, t processor.DueTimer) fired {
@@ -166,9 +171,7 @@ func (l *Loop) fire(leased context.Context, t processor.DueTimer) fired {
 			l.Logger.Warn("timer fired late", "processor", l.Name, "key", t.Key, "late", late)
 		}
 		l.Succeeded()
-		l.persist(leased, func(ctx context.Context) error {
-			return l.Store.FinishTimer(ctx, l.Name, t, recorded.Changes()...)
-		})
+		return fired{finished: &processor.FiredTimer{DueTimer: t, Changes: recorded.Changes()}}
 	case errors.As(err, &handBack):
 		// Nothing failed: the handler can't take it now, for a limit of its own.
 		l.Logger.Debug("timer handed back until its handler can take it", "processor", l.Name, "key", t.Key, "late", late, "reason", err)
