@@ -434,7 +434,7 @@ var mutations = []mutation{
 	},
 	{
 		name:    "a timer that fired is not forgotten, so it fires again and again",
-		file:    "internal/processor/engine/timers/loop.go",
+		file:    "internal/processor/engine/timers/finish.go",
 		find:    "return f.loop.Store.FinishTimers(ctx, f.loop.Name, fired...)",
 		replace: "_ = fired\n\t\t\treturn nil",
 		pkg:     "./internal/processor/engine/",
