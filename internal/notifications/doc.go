@@ -59,7 +59,9 @@
 // loan email is parked), no address in time (below), or an erased member. It is logged
 // ("reminder not sent", with its key and due time, naming nobody) and counted as parked; the
 // next overdue notice is still scheduled, except for an erased member. A relay that is down
-// pauses the timers, as it pauses sending, using up nothing.
+// pauses the timers, as it pauses sending, using up nothing. A reminder whose domain is full is
+// handed back (Later, below), as a loan email is: the other reminders go on, and it fires again
+// once a slot of its domain frees.
 //
 // # An email waits for its address
 //

@@ -407,8 +407,8 @@ var mutations = []mutation{
 	{
 		name:    "a fired timer is forgotten even when it was scheduled again meanwhile (PostgreSQL)",
 		file:    "internal/processor/pgdriver/timers.go",
-		find:    "finishTimerSQL = `DELETE FROM processor_timers WHERE processor = $1 AND key = $2 AND version = $3`",
-		replace: "finishTimerSQL = `DELETE FROM processor_timers WHERE processor = $1 AND key = $2 AND $3::bigint IS NOT NULL`",
+		find:    "WHERE processor = $1 AND (key, version) IN (SELECT * FROM unnest($2::text[], $3::bigint[]))`",
+		replace: "WHERE processor = $1 AND key = ANY($2::text[]) AND $3::bigint[] IS NOT NULL`",
 		pkg:     "./internal/processor/pgdriver/",
 	},
 	{
@@ -434,9 +434,9 @@ var mutations = []mutation{
 	},
 	{
 		name:    "a timer that fired is not forgotten, so it fires again and again",
-		file:    "internal/processor/engine/timers/loop.go",
-		find:    "return l.Store.FinishTimer(ctx, l.Name, t, recorded.Changes()...)",
-		replace: "_ = recorded\n\t\t\treturn nil",
+		file:    "internal/processor/engine/timers/finish.go",
+		find:    "return f.loop.Store.FinishTimers(ctx, f.loop.Name, fired...)",
+		replace: "_ = fired\n\t\t\treturn nil",
 		pkg:     "./internal/processor/engine/",
 	},
 	{
@@ -444,6 +444,13 @@ var mutations = []mutation{
 		file:    "internal/processor/engine/timers/loop.go",
 		find:    "case pauses(err):",
 		replace: "case false && pauses(err):",
+		pkg:     "./internal/processor/engine/",
+	},
+	{
+		name:    "a timer handed back (Later) pauses the loop, and every other timer waits",
+		file:    "internal/processor/engine/timers/loop.go",
+		find:    "l.held.hold(t, out.ready, l.Options.PollInterval)",
+		replace: "paused = true",
 		pkg:     "./internal/processor/engine/",
 	},
 	{
