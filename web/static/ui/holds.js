@@ -17,12 +17,12 @@ import { clearError, formatDay, formatTime, h, outcomeRegion, setOutcome, showEr
 
 /**
  * holdsPanel is {section, refresh} for memberId's holds. title heads it ("My holds", "Holds");
- * empty is what it says when there is none; desk adds Lend to the books on the shelf. refresh
- * reads the list again.
+ * empty is what it says when there is none; desk adds Lend to the books on the shelf, and
+ * onLent() is told when one is lent. refresh reads the list again.
  */
-export function holdsPanel(memberId, { signal, title = "Holds", empty = "No holds.", desk = false }) {
+export function holdsPanel(memberId, { signal, title = "Holds", empty = "No holds.", desk = false, onLent }) {
   const panel = {
-    memberId, signal, empty, desk,
+    memberId, signal, empty, desk, onLent,
     columns: ["Title", "Status", "Placed on", desk ? "Lend or cancel" : "Cancel"],
     body: h("tbody"),
     outcome: outcomeRegion(),
@@ -106,7 +106,7 @@ function newRow(panel, hold) {
     unsure: "The cancel may or may not have been recorded. Press Cancel again to find out.",
     again: "Press Cancel to cancel the hold.",
   });
-  if (panel.desk) row.lend = lendHolderForm(hold, { ...common, after: ended });
+  if (panel.desk) row.lend = lendHolderForm(hold, { ...common, after: (result) => Promise.all([ended(result), result && panel.onLent?.()]) });
   row.busy = () => row.cancel.busy || row.lend?.intent.busy;
   return row;
 }

@@ -31,8 +31,8 @@ export async function render(main, { params: [memberId], signal }) {
     account: null,
     history: historyPanel(memberId, { signal }),
     loans: loansPanel(memberId, { signal, title: "Loans", empty: "No books on loan to this member." }),
-    holds: holdsPanel(memberId, { signal, title: "Holds", empty: "This member waits for no book.", desk: true }),
   };
+  page.holds = holdsPanel(memberId, { signal, title: "Holds", empty: "This member waits for no book.", desk: true, onLent: () => page.loans.refresh() });
   page.contact = contactForm(page);
   page.pay = paymentForm(memberId, { signal, onPaid: () => refresh(page) });
   main.append(
