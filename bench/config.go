@@ -44,6 +44,9 @@ type config struct {
 	// Before is a git revision (BENCH_BEFORE, default none): the service is built at it too,
 	// and its commands, contact changes and contention measured beside the current service's.
 	Before string
+	// Only is BENCH_ONLY: "timers" runs the timers measurement alone and writes its figures
+	// into Output in place of the last full run's (spliceTimers). Empty: everything.
+	Only string
 	// Output is the Markdown file written (BENCH_OUTPUT, default docs/benchmarks.md, relative
 	// to the module root; "-" writes none).
 	Output string
@@ -114,6 +117,11 @@ func loadConfig() (config, error) {
 			*v.to = n
 		}
 	}
+	switch cfg.Only = os.Getenv("BENCH_ONLY"); cfg.Only {
+	case "", onlyTimers:
+	default:
+		errs = append(errs, fmt.Errorf("BENCH_ONLY must be %q or unset (everything), not %q", onlyTimers, cfg.Only))
+	}
 	if s, ok := os.LookupEnv("BENCH_OUTPUT"); ok {
 		cfg.Output = s
 		if s == "-" {
@@ -128,6 +136,9 @@ func loadConfig() (config, error) {
 	}
 	return cfg, errors.Join(errs...)
 }
+
+// onlyTimers is the value of BENCH_ONLY that runs the timers measurement alone.
+const onlyTimers = "timers"
 
 // positiveInts reads the setting name's value s: positive integers separated by commas.
 func positiveInts(name, s string) ([]int, error) {

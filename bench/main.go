@@ -32,6 +32,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -86,6 +87,9 @@ func run(ctx context.Context) error {
 			logf("removing the database: %v", err)
 		}
 	}()
+	if cfg.Only == onlyTimers {
+		return b.timersOnly(ctx)
+	}
 	if b.sink, err = startSMTPSink(); err != nil {
 		return err
 	}
@@ -118,8 +122,13 @@ func run(ctx context.Context) error {
 
 // build builds the service, and the service at BENCH_BEFORE when it is set.
 func (b *bench) build(ctx context.Context) error {
-	logf("building the service and devidp")
 	var err error
+	if b.cfg.Only == onlyTimers {
+		logf("building the service")
+		b.bin, err = buildService(ctx, b.root, b.tmp)
+		return err // the timers need the service alone
+	}
+	logf("building the service and devidp")
 	if b.bin, err = buildService(ctx, b.root, b.tmp); err != nil {
 		return err
 	}
@@ -260,6 +269,51 @@ func (b *bench) measureApart(ctx context.Context, rep *report) error {
 	if rep.Cold, err = measureCold(ctx, b.bin, coldURL, b.cfg.ColdEvents, b.cfg.ColdRounds); err != nil {
 		return fmt.Errorf("cold: %w", err)
 	}
+	env := rep.Env
+	env.Date, env.LoadBefore = time.Now().UTC(), loadAverage()
+	rep.Timers, err = b.measureTimers(ctx, env)
+	return err
+}
+
+// measureTimers runs the timers measurement on a database of its own.
+func (b *bench) measureTimers(ctx context.Context, env environment) (timersResult, error) {
+	logf("timers: %d rounds of %s due timers, payments at concurrency %d alone and while they fire, on a database of their own",
+		timerRounds, thousands(timerCount), timerConcurrency)
+	timersURL, err := b.db.another(ctx, "timers")
+	if err != nil {
+		return timersResult{}, err
+	}
+	res, err := measureTimers(ctx, b.cfg, b.bin, timersURL, env)
+	if err != nil {
+		return res, fmt.Errorf("timers: %w", err)
+	}
+	return res, nil
+}
+
+// timersOnly runs the timers measurement alone (BENCH_ONLY=timers), prints its figures and
+// writes them into the report of the last full run.
+func (b *bench) timersOnly(ctx context.Context) error {
+	env, err := describeEnvironment(ctx, b.root, b.db.URL)
+	if err != nil {
+		return err
+	}
+	rep := report{Config: b.cfg, Env: env}
+	if rep.Timers, err = b.measureTimers(ctx, env); err != nil {
+		return err
+	}
+	t := &targetRows{}
+	rep.timersTargets(t)
+	fmt.Println()
+	for _, s := range []section{{title: "Targets", header: []string{"target", "measured as", "result", "verdict"}, rows: t.rows}, rep.timersSection()} {
+		fmt.Print(s.text())
+	}
+	if b.cfg.Output == "" {
+		return nil
+	}
+	if err := spliceTimers(rep, b.cfg.Output, b.root); err != nil {
+		return err
+	}
+	logf("wrote the timers' figures into %s", b.cfg.Output)
 	return nil
 }
 

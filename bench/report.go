@@ -26,6 +26,7 @@ type report struct {
 	Profile  profileResult
 	Cache    cacheResult
 	Cold     coldResult
+	Timers   timersResult
 }
 
 // rows are the results as table rows: label, concurrency, ops/s, p50, p99, errors, ratio to
@@ -149,7 +150,7 @@ func (r report) intro() string {
 	n := r.Config.Accounts
 	paragraphs := []string{
 		"# Benchmarks",
-		fmt.Sprintf("Written by `make bench` (`cd bench && go run .`; %s per cell after a %s warm-up, %d accounts); run it again to replace this file. Settings: `BENCH_DURATION`, `BENCH_WARMUP`, `BENCH_CONCURRENCY`, `BENCH_ACCOUNTS`, `BENCH_LENDERS`, `BENCH_IDLE_LOANS`, `BENCH_GROWTH_PAYMENTS`, `BENCH_COLD_EVENTS` (the stream lengths of the cold loads, default `2,1000,20000,100000`), `BENCH_COLD_ROUNDS`, `BENCH_OUTPUT` (`-` for none), `BENCH_BEFORE` (a git revision: the service is built at it too, and its commands, contact changes and contention measured in the same run) and `BENCH_DATABASE_URL` (a server where the run may create and drop databases; unset, it starts a throwaway cluster with `scripts/postgres.sh`). The throughput table comes first, then the targets, each met or not, and the sealing of personal data, aggregate cache, profile, outbox, slow relay and backlog, takeover, stream length, memory, cold load and catalog measurements they come from.",
+		fmt.Sprintf("Written by `make bench` (`cd bench && go run .`; %s per cell after a %s warm-up, %d accounts); run it again to replace this file. Settings: `BENCH_DURATION`, `BENCH_WARMUP`, `BENCH_CONCURRENCY`, `BENCH_ACCOUNTS`, `BENCH_LENDERS`, `BENCH_IDLE_LOANS`, `BENCH_GROWTH_PAYMENTS`, `BENCH_COLD_EVENTS` (the stream lengths of the cold loads, default `2,1000,20000,100000`), `BENCH_COLD_ROUNDS`, `BENCH_OUTPUT` (`-` for none), `BENCH_ONLY` (`timers`: that measurement alone, written into this file in place of its section and its targets' rows), `BENCH_BEFORE` (a git revision: the service is built at it too, and its commands, contact changes and contention measured in the same run) and `BENCH_DATABASE_URL` (a server where the run may create and drop databases; unset, it starts a throwaway cluster with `scripts/postgres.sh`). The throughput table comes first, then the targets, each met or not, and the sealing of personal data, aggregate cache, profile, outbox, slow relay and backlog, takeover, stream length, memory, cold load, catalog and timers measurements they come from.",
 			r.Config.Duration, r.Config.Warmup, n),
 	}
 	items := []string{

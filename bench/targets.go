@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"strings"
-	"text/tabwriter"
 	"time"
 )
 
@@ -82,6 +81,7 @@ func (r report) targets() section {
 			fmt.Sprintf("%.2f ×", last.Ratio), last.Ratio <= 2)
 	}
 	r.coldTargets(t)
+	r.timersTargets(t)
 	t.add("RSS under load < 60 MB", "VmRSS after the load", formatMB(r.Memory.RSSAfterLoad), r.Memory.RSSAfterLoad < 60e6)
 	c := r.Catalog
 	t.add(fmt.Sprintf("catalog first page and a search at %s books, p99 < 50 ms", thousands(c.Books)),
@@ -252,23 +252,14 @@ func (r report) sections() []section {
 	}
 
 	return []section{r.targets(), r.sealingSection(), r.cacheSection(), r.profileSection(), outbox, r.relaySection(), takeover, growth,
-		r.memorySection(), r.coldSection(), r.catalogSection()}
+		r.memorySection(), r.coldSection(), r.catalogSection(), r.timersSection()}
 }
 
 // text is the sections as aligned text, for the terminal.
 func (r report) sectionsText() string {
 	var b strings.Builder
 	for _, s := range r.sections() {
-		fmt.Fprintf(&b, "\n%s\n", s.title)
-		for _, l := range s.lines {
-			fmt.Fprintf(&b, "%s\n", strings.ReplaceAll(l, "**", ""))
-		}
-		w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		_, _ = fmt.Fprintln(w, strings.Join(s.header, "\t")+"\t") // a strings.Builder does not fail
-		for _, row := range s.rows {
-			_, _ = fmt.Fprintln(w, strings.ReplaceAll(strings.Join(row, "\t"), "**", "")+"\t")
-		}
-		_ = w.Flush()
+		b.WriteString(s.text())
 	}
 	return b.String()
 }
@@ -277,17 +268,7 @@ func (r report) sectionsText() string {
 func (r report) sectionsMarkdown() string {
 	var b strings.Builder
 	for _, s := range r.sections() {
-		fmt.Fprintf(&b, "\n## %s\n\n", s.title)
-		for _, n := range s.notes {
-			fmt.Fprintf(&b, "%s\n\n", wrap(n, 96))
-		}
-		for _, l := range s.lines {
-			fmt.Fprintf(&b, "%s\n\n", l)
-		}
-		fmt.Fprintf(&b, "| %s |\n%s\n", strings.Join(s.header, " | "), s.align)
-		for _, row := range s.rows {
-			fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
-		}
+		b.WriteString(s.markdown())
 	}
 	return b.String()
 }

@@ -10,10 +10,20 @@
 //   - the SMTP server down for 30 seconds, and a slow SMTP server (smtp_test.go);
 //   - a relay that stalls one recipient and refuses another while it takes everyone else's
 //     mail (smtp_recipient_test.go);
-//   - a flood from one client, far past RATE_LIMIT, while another pays (flood_test.go).
+//   - a flood from one client, far past RATE_LIMIT, while another pays (flood_test.go);
+//   - a SIGKILL of the outbox's holder while 200 loans' due-soon reminders fire, then overdue
+//     notices at their pace, none after a return or a renewal (reminders_test.go);
+//   - fifty members going round one book's hold shelf, through two SIGKILLs of the replica
+//     that runs the saga and the outbox (holds_test.go).
 //
 // After each fault the suite checks the invariants (invariants_test.go): every payment recorded
 // once, every loan emailed at least once and duplicates counted, checkpoints never moved back,
 // no event skipped. Each test prints a line starting "FAULTS" with its figures, which
 // docs/reliability.md quotes.
+//
+// The tests that spend most of their time waiting for the clock (a hold's pickup time, a
+// reminder's due time, a relay's retry schedule) run in parallel, each on a database and an SMTP
+// server of its own, after the others: Go runs parallel tests once the package's serial ones are
+// done, so none of them overlaps the PostgreSQL restart, and the suite takes the longest of them
+// rather than their sum.
 package faults

@@ -58,6 +58,8 @@ func (s *system) start(name string, extra ...string) *replica {
 	env := append([]string{
 		"REPLICA_ID=" + name, "DATABASE_URL=" + s.database, "SMTP_URL=" + s.smtpURL,
 		"ADMIN_TOKEN=" + adminToken, "LOG_LEVEL=info", "SHUTDOWN_DELAY=0s",
+		// The faults lend many books to one reader, and to members fined heavily to be paid.
+		"MAX_LOANS=100000", "BLOCK_AT=1000000000",
 	}, extra...)
 	r := &replica{name: name, env: env, process: proctest.Start(s.t, env...)}
 	s.replicas = append(s.replicas, r)

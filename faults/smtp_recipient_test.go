@@ -34,6 +34,7 @@ const (
 // either replica's metrics, no "processor paused" in their logs, and /status never shows the
 // relay down.
 func TestRelayStallsOneRecipientWhileOthersGetTheirEmails(t *testing.T) {
+	t.Parallel() // it mostly waits for the clock: see the package comment
 	s := newSystem(t)
 	s.dumpOnFailure()
 	s.smtp.DelayRecipient(stalledRecipient, time.Hour)

@@ -12,14 +12,19 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"library/internal/app"
+	"library/internal/testkit/apitest"
 )
 
 // axeSource is axe-core's axe.min.js, installed once per test binary.
@@ -114,5 +119,64 @@ func requireAccessible(tb *tab, what string) {
 	if len(violations) > 0 {
 		tb.t.Fatalf("axe-core finds %d violations on %s:\n  %s\nThe page shows:\n%s", len(violations), what,
 			strings.Join(violations, "\n  "), tb.pageText())
+	}
+}
+
+// accessiblePages are the app's pages as a librarian works with them, each with what shows it
+// is drawn: its hash, and a role and name to wait for. Pages that need a person signed in (My
+// account, for a member and for a librarian) are checked by the tests that sign in.
+var accessiblePages = []struct{ hash, role, name string }{
+	{"#/books", "table", "Books"},
+	{"#/books/dune", "region", "Take it back"},
+	{"#/books/emma", "region", "Lend this book"},
+	{"#/books/kim", "region", "Lend this book"},
+	{"#/books/ulysses", "region", "Take it back"},
+	{"#/books?status=held", "table", "Books found"},
+	{"#/members/bob", "table", "Loans"},
+	{"#/members/nobody", "region", "Open the account"},
+	{"#/overdue", "table", "Overdue loans"},
+	{"#/holds", "table", "Books on the hold shelf"},
+	{"#/operations", "table", "Background work"},
+	{"#/no/such/page", "heading", "No such page"},
+}
+
+// Every page, with an overdue loan on it where it lists loans, and holds where it lists them
+// (Kim on the hold shelf for bob, who waits for Ulysses too), has no violation axe-core finds.
+func TestPagesAreAccessible(t *testing.T) {
+	t.Parallel()
+	clock := apitest.NewClock()
+	base := startService(t, app.Config{WebUI: true, Tuning: app.Tuning{Now: clock.Now}})
+	addBooks(t, base, "dune|Dune|Frank Herbert", "emma|Emma|Jane Austen", "kim|Kim|Rudyard Kipling", "ulysses|Ulysses|James Joyce")
+	mustCall(t, http.MethodPut, base+"/accounts/bob", map[string]any{"name": "Bob Dylan"}, http.StatusCreated)
+	mustCall(t, http.MethodPost, base+"/books/dune/loans", map[string]string{"loanId": "loan-dune", "memberId": "bob"}, http.StatusCreated)
+	clock.Advance(20 * 24 * time.Hour)
+	for _, book := range []string{"kim", "ulysses"} {
+		mustCall(t, http.MethodPost, base+"/books/"+book+"/loans", map[string]string{"loanId": "loan-" + book, "memberId": "ann"}, http.StatusCreated)
+		if status, b := callAPI(t, http.MethodPost, base+"/books/"+book+"/holds", map[string]string{"memberId": "bob"}, "Idempotency-Key", "bob-"+book); status != http.StatusCreated {
+			t.Fatalf("bob's hold on %s: %d %s", book, status, b)
+		}
+	}
+	mustCall(t, http.MethodPost, base+"/books/kim/returns", map[string]string{"loanId": "loan-kim"}, http.StatusCreated)
+	waitForLoans(t, base+"/loans?overdue=true", "", func(loans []loanView) bool { return len(loans) == 1 })
+	waitForHolds(t, base+"/accounts/bob/holds", "", func(holds []holdView) bool { return len(holds) == 2 && holds[0].Status == "ready" })
+
+	tb := newTab(t)
+	for _, page := range accessiblePages {
+		tb.open(base + "/" + page.hash)
+		tb.get(page.role, page.name)
+		switch page.hash {
+		case "#/members/bob":
+			tb.row("Loans", "Dune", "Due back", "Overdue by 6 days")
+			tb.row("Holds", "Kim", "Status", "Ready for pickup")
+			tb.row("Holds", "Ulysses", "Status", "First in line")
+		case "#/books/kim":
+			tb.waitText("region", "This book", "Held for\nbob")
+			if v, err := tb.get("textbox", "Member id").call(`function() { return this.value; }`); err != nil || v != "bob" {
+				t.Fatalf("the Lend form of a book held for bob holds %q (%v), want bob", v, err)
+			}
+		case "#/holds":
+			tb.row("Books on the hold shelf", "Kim", "Member", "bob")
+		}
+		requireAccessible(tb, page.hash)
 	}
 }

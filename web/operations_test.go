@@ -16,8 +16,13 @@ import (
 	"library/internal/testkit/proctest"
 )
 
+// parkedForAnAddress is what the operations page says of a loan email parked because its
+// member has no address: the reason GET /admin/processors/notifications/parked gives, which
+// /status does not (its lastError is gone once a later event is handled).
+const parkedForAnAddress = ", because the member has no email address yet"
+
 // processors are the background processors every replica runs, by the names /status gives.
-var processors = []string{"catalog", "loans", "notifications", "late-fines"}
+var processors = []string{"catalog", "loans", "holds", "notifications", "late-fines", "hold-shelf"}
 
 // freeAddr is a loopback address with a port free right now, for a process to listen on.
 func freeAddr(t *testing.T) string {
@@ -104,8 +109,11 @@ func TestOperationsShowsTheHolderAndTheTakeover(t *testing.T) {
 	tb.row("Background work", "catalog", "Checkpoint", "4 of 4") // two books, a loan on the book and on the account
 	tb.row("Replicas", holderURL, "State", "up")
 	tb.row("Replicas", standbyURL, "State", "up")
+	// Why the email is parked takes the admin token: the page says so, and then says why.
+	tb.row("Background work", "notifications", "Last error", "1 parked: type the admin token below to see why.")
 
 	tb.get("textbox", "Admin token").fill(adminToken) // a password field is a textbox to assistive technology
+	tb.row("Background work", "notifications", "Last error", parkedForAnAddress)
 	tb.get("button", "Retry parked notifications").click()
 	tb.get("status", "Admin action").waitText("1 parked event of notifications sent back to be handled, on holder.")
 	stored, err := tb.eval(`JSON.stringify([localStorage, sessionStorage, document.cookie, location.href])`)

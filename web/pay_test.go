@@ -25,15 +25,15 @@ func openAccountOwing(t *testing.T, base, memberID, name string, cents int) {
 func requireOneKey(t *testing.T, requests []intercepted) string {
 	t.Helper()
 	if len(requests) == 0 {
-		t.Fatal("no payment request was sent")
+		t.Fatal("no request was sent")
 	}
 	key := requests[0].IdempotencyKey
 	if key == "" {
-		t.Fatalf("the payment was sent without an Idempotency-Key")
+		t.Fatalf("the request was sent without an Idempotency-Key")
 	}
 	for i, r := range requests {
 		if r.IdempotencyKey != key {
-			t.Fatalf("payment request %d carried the key %q; the first carried %q", i, r.IdempotencyKey, key)
+			t.Fatalf("request %d carried the key %q; the first carried %q", i, r.IdempotencyKey, key)
 		}
 	}
 	return key

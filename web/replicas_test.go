@@ -100,7 +100,7 @@ func TestOperationsSendsTheOperatorsTokenToTheLibraryOnly(t *testing.T) {
 // holds the lease, never to a server that claims every lease from the browser's storage.
 func TestOperationsSendsTheAdminTokenToTheLibraryOnly(t *testing.T) {
 	t.Parallel()
-	// The loan's email waits no time for alice's address, so it is parked at once.
+	// The loan's email waits a millisecond for its member's address, then is parked.
 	base := startService(t, fast(app.Config{WebUI: true, EmailAddressWait: time.Millisecond}))
 	im := startImpostor(t)
 	addBooks(t, base, "dune|Dune|Frank Herbert")

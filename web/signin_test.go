@@ -102,7 +102,7 @@ func requireAbsent(tb *tab, roleNames ...string) {
 // staffControls are the librarian's controls and the operator's link, which a member never sees.
 var staffControls = []string{
 	"button", "Charge fine", "button", "Lend", "button", "Take back", "button", "Add book",
-	"region", "Charge a fine", "region", "Add a book", "textbox", "Find a member", "link", "Operations",
+	"region", "Charge a fine", "region", "Add a book", "textbox", "Find a member", "link", "Operations", "link", "Overdue", "link", "Hold shelf",
 }
 
 // A member signs in on the provider's page and sees their own account: the loan a librarian
@@ -124,7 +124,7 @@ func TestMemberSignsInAndSeesTheirAccount(t *testing.T) {
 
 	tb := newTab(t)
 	tb.open(base + "/#/books")
-	if row := tb.row("Books", "Dune", "Status", "Lent, due"); strings.Contains(row["Status"], "alice") {
+	if row := tb.row("Books", "Dune", "Status", "Lent until"); strings.Contains(row["Status"], "alice") {
 		t.Fatalf("the catalog names the borrower to someone signed out: %q", row["Status"])
 	}
 	requireAbsent(tb, slices.Concat(staffControls, []string{"note", "", "link", "My account"})...)
@@ -133,7 +133,7 @@ func TestMemberSignsInAndSeesTheirAccount(t *testing.T) {
 	tb.row("Books", "Dune", "Status", "Lent to you")
 	tb.get("navigation", "Main").get("link", "My account").click()
 	tb.get("heading", "My account")
-	tb.row("My loans", "Dune", "Author", "Frank Herbert")
+	tb.row("My loans", "Dune", "Renewals left", "2")
 	tb.waitText("region", "Account", "Balance: 5.00 owed")
 	tb.row("History", "Fine of 5.00: Dune, 20 days late", "By", "a librarian")
 	tb.waitText("region", "Pay", "Fines are paid at the library's desk.")
@@ -153,6 +153,9 @@ func TestMemberSignsInAndSeesTheirAccount(t *testing.T) {
 	tb.goTo("#/members/bob")
 	tb.get("heading", "Members")
 	requireAbsent(tb, "region", "Pay", "region", "Account")
+	tb.goTo("#/overdue")
+	tb.waitText("main", "", "The list of overdue loans is for librarians.")
+	requireAbsent(tb, "table", "Overdue loans")
 }
 
 // A librarian signs in, finds a member from the masthead, and charges a fine on the member's
@@ -272,6 +275,8 @@ func TestOperatorSeesOperations(t *testing.T) {
 	signIn(tb, "oscar")
 	tb.row("Replicas", base, "State", "up")
 	tb.row("Background work", "notifications", "Parked", "1")
+	tb.row("Background work", "notifications", "Last error", parkedForAnAddress)
+	requireAccessible(tb, "Operations, an event parked")
 	requireAbsent(tb, "textbox", "Admin token", "textbox", "Find a member")
 	tb.get("button", "Retry parked notifications").click()
 	tb.get("status", "Admin action").waitText("1 parked event of notifications sent back to be handled")

@@ -3,6 +3,8 @@ package accounts
 import (
 	"context"
 
+	"library/internal/errs"
+
 	"library/internal/aggregate"
 	"library/internal/validate"
 )
@@ -36,21 +38,67 @@ func loanKey(bookID, loanID string) string { return bookID + "/" + loanID }
 // since loans are recorded on accounts.
 func (a Account) OnLoan() int { return len(a.loans) }
 
+// Limits are the rules a library lends under: how many books one member may have at once
+// (MAX_LOANS), and how much they may owe and still borrow, renew or hold (BLOCK_AT, cents). 0
+// is no limit.
+type Limits struct {
+	MaxLoans int
+	BlockAt  int64
+}
+
+// blocked refuses a member who owes more than BlockAt.
+func (l Limits) blocked(a Account, what string) error {
+	if l.BlockAt > 0 && a.Balance > l.BlockAt {
+		return errs.E(errs.MemberBlocked, "the member owes %d cents, more than the %d cents a member may owe and still %s; pay first", a.Balance, l.BlockAt, what)
+	}
+	return nil
+}
+
 // Borrow is what lending a book asks of the member's account: whether they may borrow, and the
 // event that records the loan on their account, at the version it was decided on. Nothing is
-// lent to an erased member (errs.Gone), and no account is started under an id that looks like
-// an email address (errs.InvalidRequest).
+// lent to an erased member (errs.Gone), beyond the limits (errs.LoanLimitReached,
+// errs.MemberBlocked), and no account is started under an id that looks like an email address
+// (errs.InvalidRequest).
 type Borrow struct {
 	BookID string
 	LoanID string
+	Limits Limits
 }
 
-// Decide returns the account's event for the loan.
+// Decide returns the account's event for the loan. The loans it counts are those on the
+// account: every loan made since loans are recorded on accounts.
 func (c Borrow) Decide(a Account) ([]Event, error) {
 	if a.loans[loanKey(c.BookID, c.LoanID)] {
 		return nil, nil
 	}
-	return []Event{LoanOpened(c)}, nil
+	if c.Limits.MaxLoans > 0 && a.OnLoan() >= c.Limits.MaxLoans {
+		return nil, errs.E(errs.LoanLimitReached, "the member has %d books out, as many as a member may", a.OnLoan())
+	}
+	if err := c.Limits.blocked(a, "borrow"); err != nil {
+		return nil, err
+	}
+	return []Event{LoanOpened{BookID: c.BookID, LoanID: c.LoanID}}, nil
+}
+
+// MayWait is what placing a hold, or renewing a loan, asks of the member's account: a member
+// the library knows (errs.NotFound for a hold by someone it does not), who does not owe too
+// much. It records nothing on the account.
+type MayWait struct {
+	// Hold is true for a hold, false for a renewal.
+	Hold   bool
+	Limits Limits
+}
+
+// Decide refuses or allows; it never records anything.
+func (c MayWait) Decide(a Account) ([]Event, error) {
+	if c.Hold && !a.Seen {
+		return nil, errs.E(errs.NotFound, "the library has no such member: a hold is placed for a member it knows")
+	}
+	what := "renew"
+	if c.Hold {
+		what = "place holds"
+	}
+	return nil, c.Limits.blocked(a, what)
 }
 
 // GiveBack is what returning a book does to the member's account: the loan is closed there,
@@ -72,7 +120,18 @@ func (c GiveBack) Decide(a Account) ([]Event, error) {
 // Borrow is the account's part of a loan of bookID to memberID under loanID, decided on the
 // account as the log holds it now (books.Borrowers).
 func (s *Service) Borrow(ctx context.Context, memberID, bookID, loanID string) (aggregate.Also, error) {
-	return s.also(ctx, memberID, guarded(memberID, Borrow{BookID: bookID, LoanID: loanID}.Decide))
+	return s.also(ctx, memberID, guarded(memberID, Borrow{BookID: bookID, LoanID: loanID, Limits: s.limits}.Decide))
+}
+
+// MayHold checks that the member may place a hold, on the account as the log holds it now
+// (books.Borrowers); nothing is recorded on the account.
+func (s *Service) MayHold(ctx context.Context, memberID string) (aggregate.Also, error) {
+	return s.also(ctx, memberID, guarded(memberID, MayWait{Hold: true, Limits: s.limits}.Decide))
+}
+
+// MayRenew checks that the member may renew a loan (books.Borrowers).
+func (s *Service) MayRenew(ctx context.Context, memberID string) (aggregate.Also, error) {
+	return s.also(ctx, memberID, guarded(memberID, MayWait{Limits: s.limits}.Decide))
 }
 
 // GiveBack is the account's part of the end of a loan (books.Borrowers).

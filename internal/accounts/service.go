@@ -43,6 +43,15 @@ type Service struct {
 	// forget drops a member's data key from the memory of the keyring that opens their values
 	// (pii.Keyring.Forget), when it keeps any.
 	forget func(owner string)
+	// limits are the rules members borrow under; zero: none.
+	limits Limits
+}
+
+// Limit sets the rules members borrow under (MAX_LOANS, BLOCK_AT). Set it before the service is
+// used.
+func (s *Service) Limit(l Limits) *Service {
+	s.limits = l
+	return s
 }
 
 // SnapshotDeleter drops a stream's snapshot (eventstore.Snapshots).

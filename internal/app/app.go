@@ -1,6 +1,6 @@
 // Package app wires the service together from a Config: the event store (in memory, or
 // PostgreSQL with its migrations), the feature services, the background processors (catalog,
-// loans, loan emails, late fines), the adapters through which each sees only what it needs of the
+// loans, holds, loan emails, late fines), the adapters through which each sees only what it needs of the
 // services (elsewhere.go, sources.go), and the HTTP server, with the web app (package web)
 // beside the API unless Config.WebUI is off. It is the production wiring, used by cmd/library
 // and by tests that need the whole service.
@@ -36,6 +36,7 @@ import (
 	"library/internal/errs"
 	"library/internal/eventstore"
 	"library/internal/eventstore/pgstore"
+	"library/internal/holds"
 	"library/internal/httpapi"
 	"library/internal/loans"
 	"library/internal/metrics"
@@ -101,8 +102,9 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		Cipher: keyring, FingerprintKey: a.log.FingerprintKey,
 		Tracer:     tracing.Tracer(cfg.Tuning.TracerProvider, "library/internal/aggregate"),
 		CacheBytes: cfg.AggregateCacheBytes, SnapshotEvery: cfg.SnapshotEvery, Logger: logger}
-	accountService := accounts.NewService(a.log, repoOpts)
-	bookService := books.NewService(a.log, repoOpts, cfg.Tuning.Now, books.Policy{LoanPeriod: cfg.LoanPeriod, MaxRenewals: cfg.RenewalsMax}, accountService)
+	accountService := accounts.NewService(a.log, repoOpts).Limit(accounts.Limits{MaxLoans: cfg.MaxLoans, BlockAt: cfg.BlockAt})
+	bookService := books.NewService(a.log, repoOpts, cfg.Tuning.Now, books.Policy{LoanPeriod: cfg.LoanPeriod, MaxRenewals: cfg.RenewalsMax,
+		Holds: books.HoldPolicy{MaxQueue: cfg.HoldsMax, Pickup: cfg.HoldPickup}}, accountService)
 	pay, err := a.payments()
 	if err != nil {
 		a.closeStore()
@@ -120,6 +122,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		booksapi.Routes{Service: bookService},
 		catalog.Routes{Query: catalog.Query{Catalog: views.catalog, Log: a.store, Wait: cfg.Tuning.CatalogWait, Waits: catalog.NewWaitLimit(cfg.CatalogMaxWaits)}},
 		loans.Routes{View: views.loans, Policy: loans.Policy{MaxRenewals: cfg.RenewalsMax, Now: cfg.Tuning.Now}},
+		holds.Routes{View: views.holds},
 		accountsapi.Routes{Service: accountService, Elsewhere: members, Payments: pay},
 		processorhttp.Routes{Group: processors, Replica: cfg.ReplicaID},
 		openapi.Routes{},

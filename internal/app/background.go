@@ -4,6 +4,8 @@ import (
 	"library/internal/accounts"
 	"library/internal/books"
 	"library/internal/catalog"
+	"library/internal/holds"
+	"library/internal/holdshelf"
 	"library/internal/latefines"
 	"library/internal/loans"
 	"library/internal/notifications"
@@ -20,11 +22,12 @@ var _ notifications.Mailer = (*smtpclient.Client)(nil)
 type views struct {
 	catalog catalog.Catalog
 	loans   loans.View
+	holds   holds.View
 }
 
-// background builds the processors that read the log: the catalog and loans view models, the
-// loan email outbox (with its reminders), the late-fines saga and any more given (the checkouts saga), each to run
-// under its own lease.
+// background builds the processors that read the log: the catalog, loans and holds view
+// models, the loan email outbox (with its reminders and pickup emails), the late-fines and
+// hold-shelf sagas and any more given (the checkouts saga), each to run under its own lease.
 //
 // It also returns what the processors keep about members, for erasure and export.
 func (a *App) background(bookService *books.Service, accountService *accounts.Service, more ...processor.Processor) (*engine.Group, views, elsewhere, error) {
@@ -33,6 +36,7 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		leases      processor.Leases
 		catalogView catalog.Catalog
 		loansView   loans.View
+		holdsView   holds.View
 		accepted    notifications.AcceptedEmails
 		members     = elsewhere{log: a.log, streamIDs: accounts.Type().StreamID}
 	)
@@ -40,6 +44,7 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		memory := processor.NewMemoryCheckpoints(a.cfg.Tuning.Now)
 		checkpoints, leases, catalogView = memory, processor.NewMemoryLeases(), catalog.NewMemory(memory)
 		loansView = loans.NewMemory(memory)
+		holdsView = holds.NewMemory(memory)
 		memoryAccepted := notifications.NewMemoryAcceptedEmails()
 		accepted, members.waiting, members.accepted = memoryAccepted, memory, memoryAccepted
 	} else {
@@ -50,6 +55,7 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		leases = pgdriver.NewLeases(a.pool.Config().ConnConfig, timing, a.logger)
 		catalogView = catalog.NewPostgres(a.pool, shared)
 		loansView = loans.NewPostgres(a.pool, shared)
+		holdsView = holds.NewPostgres(a.pool, shared)
 		pgAccepted := notifications.NewPostgresAcceptedEmails(a.pool)
 		accepted, members.waiting, members.accepted = pgAccepted, shared, pgAccepted
 	}
@@ -71,9 +77,10 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		Tracer: tracing.Tracer(a.cfg.Tuning.TracerProvider, "library/internal/notifications"),
 	}
 	lateFines := latefines.Saga{Accounts: accountService, FinePerDay: a.cfg.FinePerDay}
+	holdShelf := holdshelf.Saga{Books: bookService, Members: accountService, Log: a.log, Now: a.cfg.Tuning.Now}
 
-	processors := append([]processor.Processor{catalog.Processor(catalogView), loans.Processor(loansView), outbox.Processor(),
-		lateFines.Processor()}, more...)
+	processors := append([]processor.Processor{catalog.Processor(catalogView), loans.Processor(loansView), holds.Processor(holdsView),
+		outbox.Processor(), lateFines.Processor(), holdShelf.Processor()}, more...)
 	names := make([]string, len(processors))
 	for i, p := range processors {
 		names[i] = p.Name
@@ -92,7 +99,7 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 	}
 	a.metrics.WatchProcessors(group.Status, 0)
 	a.metrics.WatchHorizon(group.ReadHorizon, 0)
-	return group, views{catalog: catalogView, loans: loansView}, members, nil
+	return group, views{catalog: catalogView, loans: loansView, holds: holdsView}, members, nil
 }
 
 func (a *App) mailer() (notifications.Mailer, error) {

@@ -147,12 +147,15 @@ func TestStatusAndAdmin(t *testing.T) {
 		for _, p := range s.Processors {
 			names = append(names, p.Name+":"+string(p.Kind))
 			keys := []string{"name", "kind", "holdsLease", "checkpoint", "generation", "head", "lag", "parked", "deferred", "inFlight", "lastError"}
-			if p.Kind == "outbox" {
+			switch p.Name {
+			case "notifications":
 				keys = append(keys, "relay", "timers") // this replica holds its lease; its reminders are timers
+			case "hold-shelf":
+				keys = append(keys, "timers") // holds expire on timers
 			}
 			requireKeys(t, mustJSON(t, p), keys...)
 		}
-		assert.Equal(t, []string{"catalog:viewModel", "loans:viewModel", "notifications:outbox", "late-fines:saga"}, names)
+		assert.Equal(t, []string{"catalog:viewModel", "loans:viewModel", "holds:viewModel", "notifications:outbox", "late-fines:saga", "hold-shelf:saga"}, names)
 		caught := caughtUp(t, a, "catalog")
 		assert.Equal(t, caught.Head, caught.Checkpoint)
 

@@ -79,7 +79,7 @@ func (s scraped) require(t *testing.T, want float64, name string, labels ...stri
 	assert.Equal(t, want, got, "%s %v", name, labels)
 }
 
-var processorNames = []string{"catalog", "loans", "notifications", "late-fines"}
+var processorNames = []string{"catalog", "loans", "holds", "notifications", "late-fines"}
 
 func TestMetrics(t *testing.T) {
 	t.Parallel()

@@ -52,11 +52,16 @@ var expected = map[string][6]int{
 	// Any member may ask; the loan must be theirs (bob's is not alice's: 403).
 	"POST /books/{bookId}/loans/{loanId}/renewals": {401, 2, 403, 2, 403, 401},
 	"GET /loans": {401, 403, 403, 2, 403, 401},
+	// Any member may ask; the hold must be for themself (one for bob is not alice's: 403).
+	"POST /books/{bookId}/holds":              {401, 2, 403, 2, 403, 401},
+	"DELETE /books/{bookId}/holds/{memberId}": {401, 2, 403, 2, 403, 401},
+	"GET /holds": {401, 403, 403, 2, 403, 401},
 
 	"GET /accounts/me":                    {401, 2, 2, 2, 2, 401},
 	"GET /accounts/{memberId}":            {401, 2, 403, 2, 403, 401},
 	"GET /accounts/{memberId}/history":    {401, 2, 403, 2, 403, 401},
 	"GET /accounts/{memberId}/loans":      {401, 2, 403, 2, 403, 401},
+	"GET /accounts/{memberId}/holds":      {401, 2, 403, 2, 403, 401},
 	"PUT /accounts/{memberId}":            {401, 2, 403, 2, 403, 401},
 	"POST /accounts/{memberId}/fines":     {401, 403, 403, 2, 403, 401},
 	"POST /accounts/{memberId}/payments":  {401, 403, 403, 2, 403, 401}, // the desk: money a member says they paid is not money
@@ -84,7 +89,7 @@ type request struct {
 }
 
 // world is a service with sign-in and what the calls need: accounts that owe enough to be paid
-// many times, and a book to read. Each call that would change something gets fresh ids.
+// many times (BLOCK_AT above it, so that they still borrow), and a book to read. Each call that would change something gets fresh ids.
 type world struct {
 	a         *apitest.API
 	librarian string // an Authorization header
@@ -123,7 +128,19 @@ var requests = map[string]func(t *testing.T, w *world, account string) request{
 		return request{method: http.MethodPost, path: "/books/" + book + "/loans/loan-" + book + "/renewals",
 			headers: []string{"Idempotency-Key", fmt.Sprintf("renew-%d", w.next())}}
 	},
+	"POST /books/{bookId}/holds": func(t *testing.T, w *world, account string) request {
+		book := w.lentBook(t)
+		return request{method: http.MethodPost, path: "/books/" + book + "/holds", body: apitest.Obj{"memberId": account},
+			headers: []string{"Idempotency-Key", fmt.Sprintf("hold-%d", w.next())}}
+	},
+	"DELETE /books/{bookId}/holds/{memberId}": func(t *testing.T, w *world, account string) request {
+		book := w.lentBook(t)
+		apitest.RequireResult(t, w.a.Call(t, http.MethodPost, "/books/"+book+"/holds", apitest.Obj{"memberId": account},
+			"Authorization", w.librarian, "Idempotency-Key", fmt.Sprintf("hold-%d", w.next())), http.StatusCreated, "book-"+book)
+		return request{method: http.MethodDelete, path: "/books/" + book + "/holds/" + account}
+	},
 	"GET /loans":               get("/loans"),
+	"GET /holds":               get("/holds"),
 	"GET /accounts/me":         get("/accounts/me"),
 	"GET /accounts/{memberId}": func(_ *testing.T, _ *world, account string) request { return get("/accounts/"+account)(nil, nil, "") },
 	"GET /accounts/{memberId}/history": func(_ *testing.T, _ *world, account string) request {
@@ -131,6 +148,9 @@ var requests = map[string]func(t *testing.T, w *world, account string) request{
 	},
 	"GET /accounts/{memberId}/loans": func(_ *testing.T, _ *world, account string) request {
 		return get("/accounts/"+account+"/loans")(nil, nil, "")
+	},
+	"GET /accounts/{memberId}/holds": func(_ *testing.T, _ *world, account string) request {
+		return get("/accounts/"+account+"/holds")(nil, nil, "")
 	},
 	"PUT /accounts/{memberId}": func(_ *testing.T, _ *world, account string) request {
 		return request{method: http.MethodPut, path: "/accounts/" + account, body: apitest.Obj{"name": "Name of " + account}}
@@ -181,6 +201,15 @@ func (w *world) book(t *testing.T) string {
 	return id
 }
 
+// lentBook adds a new book and lends it to carol, as the librarian, and returns its id: a book
+// others may wait for.
+func (w *world) lentBook(t *testing.T) string {
+	book := w.book(t)
+	apitest.RequireResult(t, w.a.Call(t, http.MethodPost, "/books/"+book+"/loans", apitest.Obj{"loanId": "loan-" + book, "memberId": "carol"},
+		"Authorization", w.librarian), http.StatusCreated, "book-"+book)
+	return book
+}
+
 // Every route of the router has a rule, and each caller gets what the contract's table says:
 // anonymous, a member on their own account and on another's, a librarian, an operator, and a
 // bad token. The routes come from the router itself, so a new route without a rule (here and
@@ -189,7 +218,9 @@ func TestEveryRouteKeepsItsRule(t *testing.T) {
 	t.Parallel()
 	idp := apitest.StartProvider(t)
 	pay := paytest.Start(t)
-	a := launch(t, apitest.WithSignIn(apitest.WithPayments(fastBackground(app.Config{WebUI: true}), pay, "http://127.0.0.1:8080"), idp)).API("memory")
+	// The members owe a lot, so that every payment route has something to pay, and may borrow
+	// still, as many books as the routes lend them.
+	a := launch(t, apitest.WithSignIn(apitest.WithPayments(fastBackground(app.Config{WebUI: true, BlockAt: 1_000_000, MaxLoans: 1000}), pay, "http://127.0.0.1:8080"), idp)).API("memory")
 	w := &world{a: a, librarian: idp.Bearer(t, "libby")}
 	for _, member := range []string{"alice", "bob"} {
 		apitest.RequireResult(t, a.Call(t, http.MethodPost, "/accounts/"+member+"/fines", apitest.Obj{"amount": 100000, "reason": "lost books"},

@@ -42,10 +42,11 @@ type BookReturned struct {
 	DaysLate   int       `json:"daysLate"`
 }
 
-// LoanRenewed records that a loan's due time moved to DueAt.
+// LoanRenewed records that a loan's due time moved to DueAt. MemberID is the borrower's.
 type LoanRenewed struct {
-	LoanID string    `json:"loanId"`
-	DueAt  time.Time `json:"dueAt"`
+	LoanID   string    `json:"loanId"`
+	DueAt    time.Time `json:"dueAt"`
+	MemberID string    `json:"memberId,omitempty"`
 }
 
 // EventType names the event in the log; never rename it.
@@ -70,6 +71,10 @@ type Book struct {
 	Loan *Loan
 	// loans holds every loan id the book has been lent under.
 	loans map[string]bool
+	// Held is the book's place on the hold shelf, nil when it is held for nobody.
+	Held *Held
+	// queue holds the members waiting for the book, first in line first.
+	queue []string
 }
 
 // Loan is a book's current loan.
@@ -108,6 +113,8 @@ func Apply(b Book, e Event) Book {
 			renewed.DueAt, renewed.Renewals = e.DueAt, renewed.Renewals+1
 			b.Loan = &renewed
 		}
+	default:
+		b, _ = applyHold(b, e)
 	}
 	return b
 }
@@ -115,10 +122,14 @@ func Apply(b Book, e Event) Book {
 // HadLoan reports whether the book has ever been lent under loanID.
 func (b Book) HadLoan(loanID string) bool { return b.loans[loanID] }
 
-// Status is "lent" while the book is on loan, "available" otherwise.
+// Status is "lent" while the book is on loan, "held" while it waits on the hold shelf for a
+// member, "available" otherwise.
 func (b Book) Status() string {
-	if b.Loan != nil {
+	switch {
+	case b.Loan != nil:
 		return "lent"
+	case b.Held != nil:
+		return "held"
 	}
 	return "available"
 }

@@ -71,6 +71,9 @@ func (c LendBook) Decide(b Book, now time.Time, loanPeriod time.Duration) ([]Eve
 	if b.Loan != nil {
 		return nil, errs.E(errs.BookAlreadyLent, "book %s is already lent under another loan", b.ID)
 	}
+	if b.Held != nil && b.Held.MemberID != c.MemberID {
+		return nil, errs.E(errs.BookOnHold, "book %s is on the hold shelf for another member until %s", b.ID, b.Held.Until.Format(time.RFC3339))
+	}
 	lentAt := now.UTC().Truncate(time.Second)
 	dueAt := lentAt.Add(loanPeriod)
 	if c.DueAt != nil {
@@ -80,7 +83,11 @@ func (c LendBook) Decide(b Book, now time.Time, loanPeriod time.Duration) ([]Eve
 				lentAt.Format(time.RFC3339), MaxLoanPeriod/(24*time.Hour))
 		}
 	}
-	return []Event{BookLent{LoanID: c.LoanID, MemberID: c.MemberID, LentAt: lentAt, DueAt: dueAt}}, nil
+	lent := []Event{BookLent{LoanID: c.LoanID, MemberID: c.MemberID, LentAt: lentAt, DueAt: dueAt}}
+	if b.Held != nil { // held for this member: the hold is fulfilled
+		lent = append(lent, HoldFulfilled{MemberID: c.MemberID})
+	}
+	return lent, nil
 }
 
 // ReturnBook asks to end a loan.
@@ -92,8 +99,9 @@ type ReturnBook struct {
 func (c ReturnBook) Validate() error { return validate.ID("loanId", c.LoanID) }
 
 // Decide ends the loan at time now. Returning a loan that has already been returned
-// records nothing.
-func (c ReturnBook) Decide(b Book, now time.Time) ([]Event, error) {
+// records nothing. When members wait for the book, it goes to the hold shelf for the first of
+// them, for pickup.
+func (c ReturnBook) Decide(b Book, now time.Time, pickup time.Duration) ([]Event, error) {
 	if !b.Added {
 		return nil, errs.E(errs.NotFound, "there is no such book")
 	}
@@ -104,12 +112,13 @@ func (c ReturnBook) Decide(b Book, now time.Time) ([]Event, error) {
 		return nil, errs.E(errs.LoanMismatch, "book %s is not lent under loan %s", b.ID, c.LoanID)
 	}
 	returnedAt := now.UTC().Truncate(time.Second)
-	return []Event{BookReturned{
+	back := []Event{BookReturned{
 		LoanID:     c.LoanID,
 		MemberID:   b.Loan.MemberID,
 		ReturnedAt: returnedAt,
 		DaysLate:   DaysLate(b.Loan.DueAt, returnedAt),
-	}}, nil
+	}}
+	return append(back, nextOnShelf(b, now, pickup, "")...), nil
 }
 
 // DaysLate counts the whole days between due and returned: 0 when returned on time, 1 from 24
@@ -146,6 +155,8 @@ func (c RenewLoan) Decide(b Book, now time.Time, loanPeriod time.Duration, maxRe
 		return nil, errs.E(errs.LoanNotCurrent, "book %s has no loan %s", b.ID, c.LoanID)
 	case c.Borrower != "" && b.Loan.MemberID != c.Borrower:
 		return nil, errs.E(errs.Forbidden, "loan %s is not yours: a member renews their own loans", c.LoanID)
+	case len(b.queue) > 0:
+		return nil, errs.E(errs.HoldsWaiting, "%d members wait for book %s: return it for them", len(b.queue), b.ID)
 	case b.Loan.Renewals >= maxRenewals:
 		return nil, errs.E(errs.RenewalLimitReached, "loan %s was renewed %d times already, as often as a loan may be; return the book", c.LoanID, b.Loan.Renewals)
 	}
@@ -153,5 +164,5 @@ func (c RenewLoan) Decide(b Book, now time.Time, loanPeriod time.Duration, maxRe
 	if at := now.UTC().Truncate(time.Second); at.After(from) {
 		from = at
 	}
-	return []Event{LoanRenewed{LoanID: c.LoanID, DueAt: from.Add(loanPeriod)}}, nil
+	return []Event{LoanRenewed{LoanID: c.LoanID, DueAt: from.Add(loanPeriod), MemberID: b.Loan.MemberID}}, nil
 }

@@ -17,6 +17,7 @@ var (
 	now        = time.Date(2026, 3, 10, 15, 30, 15, 987654321, time.FixedZone("CET", 3600))
 	nowUTC     = time.Date(2026, 3, 10, 14, 30, 15, 0, time.UTC) // now, in UTC, to the second
 	loanPeriod = 14 * 24 * time.Hour
+	pickup     = 72 * time.Hour
 )
 
 // Events used as "given" below.
@@ -99,7 +100,7 @@ func returnAt(c books.ReturnBook, at time.Time) func(books.Book) ([]books.Event,
 		if err := c.Validate(); err != nil {
 			return nil, err
 		}
-		return c.Decide(b, at)
+		return c.Decide(b, at, pickup)
 	}
 }
 

@@ -43,12 +43,12 @@ func TestRenewLoan(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			require.Equal(t, []books.Event{books.LoanRenewed{LoanID: tc.cmd.LoanID, DueAt: tc.due}}, got)
+			require.Equal(t, []books.Event{books.LoanRenewed{LoanID: tc.cmd.LoanID, DueAt: tc.due, MemberID: "m1"}}, got)
 		})
 	}
 
 	renewed := fold(added, lentDue(nowUTC.Add(-2*24*time.Hour)), books.LoanRenewed{LoanID: "l1", DueAt: nowUTC.Add(-24 * time.Hour)})
-	back, err := books.ReturnBook{LoanID: "l1"}.Decide(renewed, now)
+	back, err := books.ReturnBook{LoanID: "l1"}.Decide(renewed, now, pickup)
 	require.NoError(t, err)
 	require.Equal(t, 1, back[0].(books.BookReturned).DaysLate, "late from the renewed due time")
 	codec := books.Type().Snapshot

@@ -23,6 +23,11 @@ func Type() aggregate.Type[Book] {
 			aggregate.EventCodec[BookLent](),
 			aggregate.EventCodec[BookReturned](),
 			aggregate.EventCodec[LoanRenewed](),
+			aggregate.EventCodec[HoldPlaced](),
+			aggregate.EventCodec[HoldCancelled](),
+			aggregate.EventCodec[BookHeld](),
+			aggregate.EventCodec[HoldExpired](),
+			aggregate.EventCodec[HoldFulfilled](),
 		},
 	}
 }
@@ -35,11 +40,12 @@ type Service struct {
 	borrowers Borrowers
 }
 
-// Policy is how the library lends: for how long (LOAN_PERIOD), and how many times a loan may be
-// renewed (RENEWALS_MAX).
+// Policy is how the library lends: for how long (LOAN_PERIOD), how many times a loan may be
+// renewed (RENEWALS_MAX), and how holds work.
 type Policy struct {
 	LoanPeriod  time.Duration
 	MaxRenewals int
+	Holds       HoldPolicy
 }
 
 // Borrowers is what loans need of members' accounts, which package accounts keeps and this
@@ -53,6 +59,12 @@ type Borrowers interface {
 	Borrow(ctx context.Context, memberID, bookID, loanID string) (aggregate.Also, error)
 	// GiveBack returns the account's part of the loan's end.
 	GiveBack(ctx context.Context, memberID, bookID, loanID string) (aggregate.Also, error)
+	// MayHold refuses a hold the member may not place (a member the library does not know,
+	// one who owes too much); MayRenew, a renewal. Neither writes to the account: a hold or a
+	// renewal decided while a fine is being charged may slip through once (see
+	// docs/architecture.md).
+	MayHold(ctx context.Context, memberID string) (aggregate.Also, error)
+	MayRenew(ctx context.Context, memberID string) (aggregate.Also, error)
 }
 
 // NewService returns a Service on log. now is the clock; policy says how long loans are.
@@ -83,7 +95,7 @@ func (s *Service) Lend(ctx context.Context, bookID string, c LendBook, o aggrega
 func (s *Service) Return(ctx context.Context, bookID string, c ReturnBook, o aggregate.Origin) (aggregate.Result, error) {
 	return s.repo.Execute(ctx, bookID, aggregate.Command[Book]{
 		Name: "returnBook", Origin: o, Payload: c, Validate: c.Validate,
-		Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now()) },
+		Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.Holds.Pickup) },
 		Also:   s.onAccount(bookID),
 	})
 }
@@ -93,7 +105,46 @@ func (s *Service) Renew(ctx context.Context, bookID string, c RenewLoan, o aggre
 	return s.repo.Execute(ctx, bookID, aggregate.Command[Book]{
 		Name: "renewLoan", Origin: o, Payload: c, Validate: c.Validate,
 		Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.LoanPeriod, s.policy.MaxRenewals) },
+		Also: s.check(func(ctx context.Context, decided []Event) (aggregate.Also, error) {
+			return s.borrowers.MayRenew(ctx, decided[0].(LoanRenewed).MemberID)
+		}),
 	})
+}
+
+// PlaceHold puts a member in the book's queue.
+func (s *Service) PlaceHold(ctx context.Context, bookID string, c PlaceHold, o aggregate.Origin) (aggregate.Result, error) {
+	return s.repo.Execute(ctx, bookID, aggregate.Command[Book]{
+		Name: "placeHold", Origin: o, Payload: c, Validate: c.Validate,
+		Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.policy.Holds) },
+		Also: s.check(func(ctx context.Context, _ []Event) (aggregate.Also, error) {
+			return s.borrowers.MayHold(ctx, c.MemberID)
+		}),
+	})
+}
+
+// CancelHold takes a member out of the queue, or off the hold shelf.
+func (s *Service) CancelHold(ctx context.Context, bookID string, c CancelHold, o aggregate.Origin) (aggregate.Result, error) {
+	return s.repo.Execute(ctx, bookID, aggregate.Command[Book]{
+		Name: "cancelHold", Origin: o, Payload: c, Validate: c.Validate,
+		Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.Holds) },
+	})
+}
+
+// ExpireHold ends a hold on the shelf that was not picked up in time.
+func (s *Service) ExpireHold(ctx context.Context, bookID string, c ExpireHold, o aggregate.Origin) (aggregate.Result, error) {
+	return s.repo.Execute(ctx, bookID, aggregate.Command[Book]{
+		Name: "expireHold", Origin: o, Payload: c,
+		Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.Holds) },
+	})
+}
+
+// check is an Also that asks the member's account without writing to it; nil without
+// Borrowers.
+func (s *Service) check(ask func(ctx context.Context, decided []Event) (aggregate.Also, error)) func(context.Context, []Event) (aggregate.Also, error) {
+	if s.borrowers == nil {
+		return nil
+	}
+	return ask
 }
 
 // onAccount is the Also of the commands that start and end loans: the member's account's part

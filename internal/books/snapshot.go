@@ -9,7 +9,7 @@ import (
 
 // snapshotVersion names the encoding of a Book in snapshots: bump it whenever snapshotState or
 // what it means changes, so that older snapshots are ignored rather than misread.
-const snapshotVersion = 2
+const snapshotVersion = 3
 
 // snapshotState is a Book as a snapshot keeps it.
 type snapshotState struct {
@@ -21,6 +21,9 @@ type snapshotState struct {
 	Loans  []string `json:"loans,omitempty"`
 	// Renewals are the current loan's.
 	Renewals int `json:"renewals,omitempty"`
+	// Held is the hold shelf's, Queue the members waiting, first in line first.
+	Held  *Held    `json:"held,omitempty"`
+	Queue []string `json:"queue,omitempty"`
 }
 
 func snapshotCodec() *aggregate.SnapshotCodec[Book] {
@@ -33,7 +36,8 @@ func encodeSnapshot(b Book) ([]byte, error) {
 		loans = append(loans, id)
 	}
 	slices.Sort(loans)
-	return json.Marshal(snapshotState{Added: b.Added, ID: b.ID, Title: b.Title, Author: b.Author, Loan: b.Loan, Loans: loans, Renewals: renewals(b)})
+	return json.Marshal(snapshotState{Added: b.Added, ID: b.ID, Title: b.Title, Author: b.Author, Loan: b.Loan, Loans: loans, Renewals: renewals(b),
+		Held: b.Held, Queue: b.queue})
 }
 
 func decodeSnapshot(data []byte) (Book, error) {
@@ -46,6 +50,7 @@ func decodeSnapshot(data []byte) (Book, error) {
 	if b.Loan != nil {
 		b.Loan.Renewals = s.Renewals
 	}
+	b.Held, b.queue = s.Held, s.Queue
 	for _, id := range s.Loans {
 		b.loans[id] = true
 	}
@@ -60,6 +65,12 @@ func weigh(b Book) int {
 	}
 	for id := range b.loans {
 		n += 48 + len(id)
+	}
+	for _, m := range b.queue {
+		n += 16 + len(m)
+	}
+	if b.Held != nil {
+		n += 64 + len(b.Held.MemberID)
 	}
 	return n
 }

@@ -2,6 +2,8 @@ package catalog
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -18,9 +20,11 @@ const Name = "catalog"
 
 // Book is a book as GET /books and GET /books/{bookId} show it.
 type Book struct {
-	ID      string      `json:"id"`
-	Title   string      `json:"title"`
-	Author  string      `json:"author"`
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	Author string `json:"author"`
+	// Status is "lent" while the book is on loan, "held" while it waits on the hold shelf for
+	// a member, and "available" otherwise.
 	Status  string      `json:"status"`
 	Loan    *books.Loan `json:"loan"`
 	Version int64       `json:"version"`
@@ -67,6 +71,14 @@ func catalogChanges(events []eventstore.Event) ([]catalogChange, error) {
 			c.Event, err = decode[books.BookLent](e.Data)
 		case books.BookReturned{}.EventType():
 			c.Event, err = decode[books.BookReturned](e.Data)
+		case books.BookHeld{}.EventType():
+			c.Event, err = decode[books.BookHeld](e.Data)
+		case books.HoldCancelled{}.EventType():
+			c.Event, err = decode[books.HoldCancelled](e.Data)
+		case books.HoldExpired{}.EventType():
+			c.Event, err = decode[books.HoldExpired](e.Data)
+		case books.HoldFulfilled{}.EventType():
+			c.Event, err = decode[books.HoldFulfilled](e.Data)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("catalog: event %s at position %d: %w", e.Type, e.Position, err)
@@ -87,10 +99,19 @@ func decode[E books.Event](data json.RawMessage) (books.Event, error) {
 // catalogStatus checks a status filter.
 func catalogStatus(status string) error {
 	switch status {
-	case "", "available", "lent":
+	case "", "available", "lent", "held":
 		return nil
 	}
-	return errs.E(errs.InvalidRequest, "status must be available or lent")
+	return errs.E(errs.InvalidRequest, "status must be available, lent or held")
+}
+
+// holderTag stands for the member a book is held for, in the catalog: a digest of their member
+// id with the book's, not the id. It tells the holder's cancel (which takes the book off the
+// hold shelf) from that of a member still waiting (which does not), while the catalog keeps no
+// member id for a hold, and nothing that stands for the same member on another book.
+func holderTag(bookID, memberID string) string {
+	sum := sha256.Sum256([]byte(bookID + "\x00" + memberID))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
 // Locator finds where an event is in the log's order, and how far the log goes;

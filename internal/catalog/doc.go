@@ -9,5 +9,7 @@
 // answers NotCaughtUp after Query.Wait, at once when the replica's WaitLimit is full or the
 // client holds its share of it, and InvalidRequest at once for a position past the log; pages in
 // id order visit every book once; a search folds case the same in memory and in PostgreSQL;
-// and a borrower is shown to staff only (ViewFor).
+// a borrower is shown to staff only (ViewFor); and a book on the hold shelf shows as held, to
+// everyone alike: the catalog keeps no member id for a hold, only a digest that tells the
+// holder's cancel from another's (holderTag).
 package catalog

@@ -22,11 +22,13 @@ type Memory struct {
 	position processor.Position
 }
 
-// memoryEntry is a book with the text a search looks in: what the catalog_books table's
-// search_text column holds.
+// memoryEntry is a book with the text a search looks in and whom it is held for: what the
+// catalog_books table's search_text and held_by columns hold.
 type memoryEntry struct {
 	book   Book
 	search string
+	// holder is the holderTag of the member the book is on the hold shelf for, "" for nobody.
+	holder string
 }
 
 var _ Catalog = (*Memory)(nil)
@@ -71,7 +73,7 @@ func (m *Memory) apply(c catalogChange) {
 		i, _ := slices.BinarySearch(m.ids, c.BookID)
 		m.ids = slices.Insert(m.ids, i, c.BookID)
 	}
-	e.book = applyToCatalog(e.book, c)
+	e = e.applied(c)
 	e.search = FoldCase(e.book.Title + searchSeparator + e.book.Author)
 	m.books[c.BookID] = e
 }
@@ -133,17 +135,40 @@ func (m *Memory) Position(ctx context.Context) (processor.Position, error) {
 	return m.position, nil
 }
 
-// applyToCatalog returns a catalog entry after one change.
-func applyToCatalog(b Book, c catalogChange) Book {
+// applied returns a catalog entry after one change.
+func (e memoryEntry) applied(c catalogChange) memoryEntry {
+	b := e.book
 	b.Version = c.Version
-	switch e := c.Event.(type) {
+	switch ev := c.Event.(type) {
 	case books.BookAdded:
-		b = Book{ID: c.BookID, Title: e.Title, Author: e.Author, Status: "available", Version: c.Version}
+		b = Book{ID: c.BookID, Title: ev.Title, Author: ev.Author, Version: c.Version}
+		e.holder = ""
 	case books.BookLent:
-		b.Status = "lent"
-		b.Loan = &books.Loan{LoanID: e.LoanID, MemberID: e.MemberID, LentAt: e.LentAt, DueAt: e.DueAt}
+		b.Loan = &books.Loan{LoanID: ev.LoanID, MemberID: ev.MemberID, LentAt: ev.LentAt, DueAt: ev.DueAt}
 	case books.BookReturned:
-		b.Status, b.Loan = "available", nil
+		b.Loan = nil
+	case books.BookHeld:
+		e.holder = holderTag(c.BookID, ev.MemberID)
+	case books.HoldCancelled:
+		if e.holder == holderTag(c.BookID, ev.MemberID) {
+			e.holder = "" // the holder gave the book up; a waiting member's cancel leaves it held
+		}
+	case books.HoldExpired, books.HoldFulfilled:
+		e.holder = ""
 	}
-	return b
+	b.Status = status(b.Loan != nil, e.holder != "")
+	e.book = b
+	return e
+}
+
+// status is a book's status: lent while on loan, held while on the hold shelf, available
+// otherwise.
+func status(lent, held bool) string {
+	switch {
+	case lent:
+		return "lent"
+	case held:
+		return "held"
+	}
+	return "available"
 }

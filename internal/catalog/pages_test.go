@@ -82,6 +82,17 @@ func (s *shelf) giveBack(t testingT, id string) {
 	s.record(t, id, books.BookReturned{LoanID: "loan-" + id, MemberID: "m1", ReturnedAt: nowUTC.Add(time.Hour)})
 }
 
+// hold puts the book on the hold shelf for member.
+func (s *shelf) hold(t testingT, id, member string) {
+	t.Helper()
+	s.record(t, id, books.BookHeld{MemberID: member, Until: nowUTC.Add(72 * time.Hour)})
+}
+
+func (s *shelf) cancelHold(t testingT, id, member string) {
+	t.Helper()
+	s.record(t, id, books.HoldCancelled{MemberID: member})
+}
+
 // applyTo hands the shelf's events to the catalog as one batch after the last event it read.
 func (s *shelf) applyTo(t testingT, c catalog.Catalog) {
 	t.Helper()

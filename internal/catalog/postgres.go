@@ -62,13 +62,25 @@ func queueCatalogChange(b *pgx.Batch, c catalogChange) {
 		b.Queue(`
 INSERT INTO catalog_books (book_id, title, author, version) VALUES ($1, $2, $3, $4)
 ON CONFLICT (book_id) DO UPDATE SET title = excluded.title, author = excluded.author, version = excluded.version,
-  loan_id = NULL, member_id = NULL, lent_at = NULL, due_at = NULL`, c.BookID, e.Title, e.Author, c.Version)
+  loan_id = NULL, member_id = NULL, lent_at = NULL, due_at = NULL, held_by = NULL, held_until = NULL`, c.BookID, e.Title, e.Author, c.Version)
 	case books.BookLent:
 		b.Queue(`UPDATE catalog_books SET version = $2, loan_id = $3, member_id = $4, lent_at = $5, due_at = $6 WHERE book_id = $1`,
 			c.BookID, c.Version, e.LoanID, e.MemberID, e.LentAt, e.DueAt)
 	case books.BookReturned:
 		b.Queue(`UPDATE catalog_books SET version = $2, loan_id = NULL, member_id = NULL, lent_at = NULL, due_at = NULL WHERE book_id = $1`,
 			c.BookID, c.Version)
+	case books.BookHeld:
+		b.Queue(`UPDATE catalog_books SET version = $2, held_by = $3, held_until = $4 WHERE book_id = $1`,
+			c.BookID, c.Version, holderTag(c.BookID, e.MemberID), e.Until)
+	case books.HoldCancelled:
+		// Only the holder's cancel takes the book off the hold shelf; both sides of SET read
+		// the row as it was.
+		b.Queue(`
+UPDATE catalog_books SET version = $2,
+  held_by = CASE WHEN held_by = $3 THEN NULL ELSE held_by END, held_until = CASE WHEN held_by = $3 THEN NULL ELSE held_until END
+WHERE book_id = $1`, c.BookID, c.Version, holderTag(c.BookID, e.MemberID))
+	case books.HoldExpired, books.HoldFulfilled:
+		b.Queue(`UPDATE catalog_books SET version = $2, held_by = NULL, held_until = NULL WHERE book_id = $1`, c.BookID, c.Version)
 	default:
 		b.Queue(`UPDATE catalog_books SET version = $2 WHERE book_id = $1`, c.BookID, c.Version)
 	}
@@ -133,15 +145,16 @@ func (c *Postgres) List(ctx context.Context, f Filter) (Page, processor.Position
 
 // pageQuery reads one page, and one book more to tell whether there is a next page. $1 is the
 // id to start after (empty for the first page: every id sorts after it), $2 the status (empty
-// for any), $3 to $12 the LIKE patterns of up to MaxSearchWords words (NULL where there are
+// for any: a book on loan is lent, one on the hold shelf and not on loan held), $3 to $12 the LIKE patterns of up to MaxSearchWords words (NULL where there are
 // fewer), $13 the number of rows. search_text is the folded title and author
 // (migrations/00007_catalog_search.sql). Planned with its values, the conditions of an unused
 // filter fold away: the first page is the primary key's first rows, a search a trigram index
 // scan (or, for a word in most books, the primary key's order, filtered).
 const pageQuery = `
-SELECT book_id, title, author, version, loan_id, member_id, lent_at, due_at FROM catalog_books
+SELECT book_id, title, author, version, loan_id, member_id, lent_at, due_at, held_until IS NOT NULL FROM catalog_books
 WHERE book_id > $1
-  AND ($2 = '' OR ($2 = 'lent') = (loan_id IS NOT NULL))
+  AND ($2 = '' OR ($2 = 'lent' AND loan_id IS NOT NULL) OR ($2 = 'held' AND loan_id IS NULL AND held_until IS NOT NULL)
+    OR ($2 = 'available' AND loan_id IS NULL AND held_until IS NULL))
   AND ($3::text IS NULL OR search_text LIKE $3)
   AND ($4::text IS NULL OR search_text LIKE $4)
   AND ($5::text IS NULL OR search_text LIKE $5)
@@ -184,14 +197,14 @@ func scanCatalogBook(row pgx.CollectableRow) (Book, error) {
 	var b Book
 	var loanID, memberID *string
 	var lentAt, dueAt *time.Time
-	if err := row.Scan(&b.ID, &b.Title, &b.Author, &b.Version, &loanID, &memberID, &lentAt, &dueAt); err != nil {
+	var held bool
+	if err := row.Scan(&b.ID, &b.Title, &b.Author, &b.Version, &loanID, &memberID, &lentAt, &dueAt, &held); err != nil {
 		return b, err
 	}
-	b.Status = "available"
 	if loanID != nil && memberID != nil && lentAt != nil && dueAt != nil {
-		b.Status = "lent"
 		b.Loan = &books.Loan{LoanID: *loanID, MemberID: *memberID, LentAt: lentAt.UTC(), DueAt: dueAt.UTC()}
 	}
+	b.Status = status(b.Loan != nil, held)
 	return b, nil
 }
 

@@ -20,7 +20,7 @@ import (
 var searchRunes = []rune("aAbBiI eEéÉσΣςİ\u0307ßǅǆ%_\\0")
 
 // The memory and PostgreSQL catalogs give the same pages for the same events, whatever the
-// books, their loans, the filter and the page size.
+// books, their loans and holds, the filter and the page size.
 func TestCatalogsAgree(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -35,7 +35,7 @@ func TestCatalogsAgree(t *testing.T) {
 		texts := drawShelf(t).applied(t, mem, pg)
 		for range 5 {
 			f := catalog.Filter{
-				Status: rapid.SampledFrom([]string{"", "available", "lent"}).Draw(t, "status"),
+				Status: rapid.SampledFrom([]string{"", "available", "lent", "held"}).Draw(t, "status"),
 				Limit:  rapid.IntRange(1, 4).Draw(t, "limit"),
 			}
 			words, err := catalog.ParseSearch(drawSearch(t, texts))
@@ -52,7 +52,8 @@ type randomShelf struct {
 	texts []string // every title and author
 }
 
-// drawShelf draws up to 12 books, some lent, some of those returned.
+// drawShelf draws up to 12 books, some lent, some of those returned, some of those then held
+// for a member, who may give the book up, or a member still waiting may cancel.
 func drawShelf(t *rapid.T) randomShelf {
 	s := randomShelf{shelf: newShelf()}
 	text := rapid.StringOfN(rapid.SampledFrom(searchRunes), 1, 12, -1)
@@ -61,12 +62,19 @@ func drawShelf(t *rapid.T) randomShelf {
 		title, author := text.Draw(t, "title"), text.Draw(t, "author")
 		s.add(t, id, title, author)
 		s.texts = append(s.texts, title, author)
-		switch rapid.IntRange(0, 2).Draw(t, "loan") {
+		switch rapid.IntRange(0, 3).Draw(t, "loan") {
 		case 1:
 			s.lend(t, id)
 		case 2:
 			s.lend(t, id)
 			s.giveBack(t, id)
+		case 3:
+			s.lend(t, id)
+			s.giveBack(t, id)
+			s.hold(t, id, "m2")
+			if cancel := rapid.SampledFrom([]string{"", "m2", "m3"}).Draw(t, "cancel"); cancel != "" {
+				s.cancelHold(t, id, cancel)
+			}
 		}
 	}
 	return s

@@ -47,6 +47,14 @@ type Config struct {
 	LoanPeriod time.Duration
 	// RenewalsMax is how many times a loan may be renewed (RENEWALS_MAX).
 	RenewalsMax int
+	// HoldsMax is how many members may wait for one book (HOLDS_MAX); HoldPickup how long a
+	// book waits on the hold shelf for the member it is held for (HOLD_PICKUP).
+	HoldsMax   int
+	HoldPickup time.Duration
+	// MaxLoans is how many books one member may have out at once (MAX_LOANS); BlockAt how much,
+	// in cents, a member may owe and still borrow, renew or place holds (BLOCK_AT).
+	MaxLoans int
+	BlockAt  int64
 	// FinePerDay is the late fine in cents per day (FINE_PER_DAY).
 	FinePerDay int64
 	// MigrateOnStart applies pending migrations when the service starts (MIGRATE_ON_START).

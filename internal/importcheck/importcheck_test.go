@@ -21,7 +21,7 @@ var layers = [][]string{
 	{"internal/config"},
 	{"internal/metrics"},
 	{"internal/books/booksapi", "internal/accounts/accountsapi", "internal/processor/processorhttp"},
-	{"internal/catalog", "internal/loans", "internal/latefines", "internal/notifications", "internal/checkouts"},
+	{"internal/catalog", "internal/loans", "internal/holds", "internal/latefines", "internal/holdshelf", "internal/notifications", "internal/checkouts"},
 	{"internal/httpapi", "internal/smtpclient", "internal/eventstore/pgstore", "internal/processor/pgdriver", "internal/devidp",
 		"internal/payments/stripepay", "internal/devpay"},
 	{"internal/auth", "internal/telemetry", "internal/pgerr", "internal/openapi", "migrations", "web",

@@ -52,7 +52,7 @@ func keysOf(loans []currentLoan) []string {
 // is the book id's, byte by byte.
 func TestHTTPLoanPages(t *testing.T) {
 	t.Parallel()
-	apitest.ForEachStore(t, apitest.FastBackground(app.Config{}), func(t *testing.T, a *apitest.API) {
+	apitest.ForEachStore(t, apitest.FastBackground(app.Config{MaxLoans: 1000}), func(t *testing.T, a *apitest.API) {
 		const n = 123
 		now := a.Clock.Now()
 		members := []string{"alice", "bob", "carol"}

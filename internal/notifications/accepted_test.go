@@ -1,6 +1,8 @@
 package notifications
 
 import (
+	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -48,4 +50,35 @@ func testAcceptedEmails(t *testing.T, record AcceptedEmails) {
 	accepted, err = record.Accepted(ctx, "<notifications.8.x.i@library.test>")
 	require.NoError(t, err)
 	require.False(t, accepted, "another email")
+
+	// Many emails recorded at once (written together, in PostgreSQL): each is accepted by the
+	// time its Record returns, with what it was recorded with.
+	for i := range 50 {
+		wg.Go(func() {
+			a := Acceptance{MessageID: fmt.Sprintf("<notifications.%d.x.i@library.test>", 100+i), Position: int64(100 + i),
+				LoanID: fmt.Sprintf("loan-%d", 100+i), AcceptedAt: time.Now().UTC().Truncate(time.Microsecond), Attempts: 1 + i%3}
+			require.NoError(t, record.Record(ctx, a))
+			accepted, err := record.Accepted(ctx, a.MessageID)
+			require.NoError(t, err)
+			require.True(t, accepted, a.MessageID)
+		})
+	}
+	wg.Wait()
+	exported, ok := record.(interface {
+		ForLoans(ctx context.Context, loanIDs []string) ([]Acceptance, error)
+	})
+	require.True(t, ok)
+	got, err := exported.ForLoans(ctx, []string{"loan-7", "loan-120", "loan-149"})
+	require.NoError(t, err)
+	require.Len(t, got, 3)
+	for _, a := range got {
+		if a.LoanID == "loan-7" {
+			continue
+		}
+		var n int
+		_, err := fmt.Sscanf(a.LoanID, "loan-%d", &n)
+		require.NoError(t, err)
+		require.Equal(t, Acceptance{MessageID: fmt.Sprintf("<notifications.%d.x.i@library.test>", n), Position: int64(n), LoanID: a.LoanID,
+			AcceptedAt: a.AcceptedAt, Attempts: 1 + (n-100)%3}, a, "recorded as given")
+	}
 }

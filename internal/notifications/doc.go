@@ -1,7 +1,9 @@
-// Package notifications sends the library's loan emails and their reminders.
+// Package notifications sends the library's loan emails, their reminders, and the emails that
+// tell a member a book waits for them on the hold shelf.
 //
 // It holds the emails a loan produces, the outbox that sends one email per BookLent event and
-// the loan's reminders on its timers, and the record of the emails the relay accepted. The
+// the loan's reminders on its timers, one "Ready for pickup" email per BookHeld event (sent as
+// a loan email is, and waiting for an address as it does), and the record of the emails the relay accepted. The
 // outbox delivers through a Mailer: the SMTP client (package smtpclient) talks to the relay
 // named by SMTP_URL, and the log mailer stands in for it when SMTP_URL is unset (what it logs
 // was sent nowhere, so it is not recorded as accepted, and a member's export does not list it).
@@ -57,7 +59,9 @@
 // loan email is parked), no address in time (below), or an erased member. It is logged
 // ("reminder not sent", with its key and due time, naming nobody) and counted as parked; the
 // next overdue notice is still scheduled, except for an erased member. A relay that is down
-// pauses the timers, as it pauses sending, using up nothing.
+// pauses the timers, as it pauses sending, using up nothing. A reminder whose domain is full is
+// handed back (Later, below), as a loan email is: the other reminders go on, and it fires again
+// once a slot of its domain frees.
 //
 // # An email waits for its address
 //

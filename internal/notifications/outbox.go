@@ -103,7 +103,8 @@ func (o *Outbox) Processor() processor.Processor {
 
 // Handle implements processor.Handler. A BookLent schedules the loan's reminders and sends its
 // loan email (loan_email.go); a LoanRenewed moves the reminders, a BookReturned cancels them
-// (reminders.go). Other events are none of the outbox's business.
+// (reminders.go); a BookHeld sends the pickup email (pickup_email.go). Other events are none of
+// the outbox's business.
 func (o *Outbox) Handle(ctx context.Context, e eventstore.Event) error {
 	t := books.Type()
 	if !t.Owns(e) || !reads(e.Type) {
@@ -124,6 +125,8 @@ func (o *Outbox) Handle(ctx context.Context, e eventstore.Event) error {
 		return o.scheduleReminders(ctx, bookID, ev.LoanID, ev.DueAt, e.RecordedAt)
 	case books.BookReturned:
 		return o.cancelReminders(ctx, bookID, ev.LoanID)
+	case books.BookHeld:
+		return o.sendPickupEmail(ctx, e, bookID, ev)
 	}
 	return nil
 }
@@ -131,7 +134,7 @@ func (o *Outbox) Handle(ctx context.Context, e eventstore.Event) error {
 // reads reports whether the outbox reads book events of type typ.
 func reads(typ string) bool {
 	switch typ {
-	case books.BookLent{}.EventType(), books.LoanRenewed{}.EventType(), books.BookReturned{}.EventType():
+	case books.BookLent{}.EventType(), books.LoanRenewed{}.EventType(), books.BookReturned{}.EventType(), books.BookHeld{}.EventType():
 		return true
 	}
 	return false
@@ -165,8 +168,8 @@ func (o *Outbox) acceptedEmails() AcceptedEmails {
 	return o.Accepted
 }
 
-// Parked implements processor.ParkListener. Only BookLent events can fail here, so every event
-// parked is an email that was not sent.
+// Parked implements processor.ParkListener. Only BookLent and BookHeld events can fail here,
+// so every event parked is an email that was not sent.
 func (o *Outbox) Parked(eventstore.Event) { o.observe(func(ob Observer) { ob.EmailParked() }) }
 
 // Deferred implements processor.DeferListener.

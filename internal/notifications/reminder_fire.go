@@ -116,7 +116,7 @@ func (o *Outbox) reminderWaits(ctx context.Context, t processor.Timer, r reminde
 func (o *Outbox) reminderFailed(ctx context.Context, t processor.Timer, r reminder, err error) (next bool, _ error) {
 	se, ok := smtpclient.IsSendError(err)
 	if !ok {
-		return false, err // ctx ended, or the domain is full (Later): fired again shortly
+		return false, err // ctx ended, or the domain is full (Later): fired again once a slot frees
 	}
 	sorted := o.sendFailed(err)
 	var park *processor.ParkError

@@ -134,19 +134,28 @@
 // derived from the timer's key and its At, or hands an email to the outbox with an id derived
 // from them. Once Fire returns nil, the timer is forgotten, unless it was scheduled again or
 // cancelled meanwhile (each schedule has a version of its own), and the changes Fire made
-// (say, its own key again in 15 minutes) are written with that, in one transaction. Firing is
-// at least once: a holder that dies between Fire's work and the forgetting leaves the timer to
-// the next holder, which fires it again, and the repeat is recognised by its id, as an event's
-// is. A takeover is nothing more: the new holder fires what is due, from where every replica
-// sees it, and nothing that was forgotten.
+// (say, its own key again in 15 minutes) are written with that, in one transaction. The timers
+// that fire while one such write is under way are forgotten together in the next, in the order
+// they fired, and the next fire does not wait for the write: under load, one write forgets
+// many timers. In PostgreSQL that write does not wait for the disk either. Firing is at least
+// once: a holder that dies between Fire's work and the forgetting leaves the timer (the one in
+// hand, and those that fired during the last write) to the next holder, which fires it again,
+// and so does a database that crashes before the forgetting reached its disk; the repeat is
+// recognised by its id, as an event's is. A takeover is nothing more: the new holder fires
+// what is due, from where every replica sees it, and nothing that was forgotten.
 //
 // A Fire that can't do its work yet, for want of something it is not told of, does not return
 // Wait (which is for events): it schedules its own key again for when it will look again,
 // keeping in its data the time its work's ids derive from, and returns nil.
 //
-// A Fire that fails is sorted as a Handler's error is. Pause, Later or errs.Unavailable: what it
+// A Fire that fails is sorted as a Handler's error is. Pause or errs.Unavailable: what it
 // depends on is down; the loop stops firing, waits (100ms, doubling to 5s) and tries again,
-// using up no attempt. Any other error: the timer's attempts go up, its error is kept, and it
+// using up no attempt. Later: nothing failed, but the handler can't take this timer now, for a
+// limit of its own (the outbox's emails in flight to one recipient domain). The timer is left
+// as it is, due, using up no attempt, and the loop goes on with the other due timers, reading
+// past it, until the channel the handler gave is closed (after 100ms for none, and after
+// PollInterval at most); then it fires again, ahead of the timers due after it. Timers handed
+// back are the only ones that fire out of due order. Any other error: the timer's attempts go up, its error is kept, and it
 // is tried again after the Options.Retry schedule's wait for that attempt, by the store's
 // clock; its At stays, so that the ids of its work stay too. A timer is never parked or
 // dropped: once its attempts have run out it is tried again every Retry.Max for as long as it

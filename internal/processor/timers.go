@@ -33,10 +33,11 @@ type Timer struct {
 // work through the paths a Handler uses (an append whose command id comes from t.Key and
 // t.At, an email handed to an outbox), and may Schedule and Cancel through ctx, its own key
 // included. What it returns is sorted like a Handler's: nil fired the timer, and it is
-// forgotten unless it was scheduled again meanwhile; Pause, Later or errs.Unavailable try it
-// again soon, using up no attempt; any other error tries it again on the Options.Retry
-// schedule, and, once its attempts have run out, every Options.Retry.Max, for as long as it
-// fails. A timer is never parked or dropped.
+// forgotten unless it was scheduled again meanwhile; Pause or errs.Unavailable try it again
+// with backoff, using up no attempt; Later leaves it due, using up no attempt, while the
+// other timers fire, until its Ready channel is closed; any other error tries it again on the
+// Options.Retry schedule, and, once its attempts have run out, every Options.Retry.Max, for
+// as long as it fails. A timer is never parked or dropped.
 type TimerHandler interface {
 	Fire(ctx context.Context, t Timer) error
 }
@@ -58,6 +59,12 @@ type DueTimer struct {
 	Version int64
 	// Late is how long past At the store's clock was when it handed the timer out.
 	Late time.Duration
+}
+
+// FiredTimer is a timer whose fire succeeded, with the changes the fire made.
+type FiredTimer struct {
+	DueTimer
+	Changes []TimerChange
 }
 
 // TimerStats is what the store knows of a processor's timers, by its own clock.
@@ -83,10 +90,12 @@ type Timers interface {
 	// UntilNextTimer is how long until the next timer of name is due (0 or less: one is
 	// due); ok is false when none waits.
 	UntilNextTimer(ctx context.Context, name string) (until time.Duration, ok bool, err error)
-	// FinishTimer forgets a timer that fired, unless it was scheduled again or cancelled
-	// since it was handed out (its version differs), and writes the fire's own changes, in
-	// order, all in one transaction.
-	FinishTimer(ctx context.Context, name string, fired DueTimer, changes ...TimerChange) error
+	// FinishTimers forgets timers that fired, each unless it was scheduled again or
+	// cancelled since it was handed out (its version differs), each followed by its fire's
+	// own changes, in order, all in one transaction. A driver may write it without waiting
+	// for it to be durable: a forgetting lost in a crash of the store fires the timer again,
+	// which its work's ids recognise, as a fire repeated after a takeover is.
+	FinishTimers(ctx context.Context, name string, fired ...FiredTimer) error
 	// RetryTimer records a failed fire, unless the timer was scheduled again or cancelled
 	// since it was handed out: one more attempt, the reason (cut to MaxReasonLength), and the
 	// next attempt after, by the store's clock. At stays.

@@ -65,17 +65,19 @@ func (m *MemoryCheckpoints) UntilNextTimer(ctx context.Context, name string) (ti
 	return stats.UntilNext, stats.Waiting > 0, err
 }
 
-// FinishTimer implements Timers.
-func (m *MemoryCheckpoints) FinishTimer(ctx context.Context, name string, fired DueTimer, changes ...TimerChange) error {
+// FinishTimers implements Timers.
+func (m *MemoryCheckpoints) FinishTimers(ctx context.Context, name string, fired ...FiredTimer) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if t, ok := m.timers[name][fired.Key]; ok && t.version == fired.Version {
-		delete(m.timers[name], fired.Key)
+	for _, f := range fired {
+		if t, ok := m.timers[name][f.Key]; ok && t.version == f.Version {
+			delete(m.timers[name], f.Key)
+		}
+		m.applyTimers(name, f.Changes)
 	}
-	m.applyTimers(name, changes)
 	return nil
 }
 

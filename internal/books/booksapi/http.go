@@ -29,6 +29,8 @@ func (h Routes) Routes(r chi.Router) {
 	r.Post("/books/{bookId}/loans", httpapi.Command("bookId", httpapi.KeyOptional, h.lend))
 	r.Post("/books/{bookId}/returns", httpapi.Command("bookId", httpapi.KeyOptional, h.giveBack))
 	r.Post("/books/{bookId}/loans/{loanId}/renewals", httpapi.Handle(h.renew))
+	r.Post("/books/{bookId}/holds", httpapi.Command("bookId", httpapi.KeyRequired, h.placeHold))
+	r.Delete("/books/{bookId}/holds/{memberId}", httpapi.Handle(h.cancelHold))
 }
 
 func (h Routes) get(w http.ResponseWriter, r *http.Request) error {

@@ -23,8 +23,16 @@ ON CONFLICT (processor, key) DO UPDATE
 SET due_at = excluded.due_at, fire_at = excluded.fire_at, data = excluded.data,
     attempts = 0, last_error = '', version = excluded.version`
 	cancelTimerSQL = `DELETE FROM processor_timers WHERE processor = $1 AND key = $2`
-	// finishTimerSQL forgets a fired timer, unless it was scheduled again meanwhile.
-	finishTimerSQL = `DELETE FROM processor_timers WHERE processor = $1 AND key = $2 AND version = $3`
+	// finishTimersSQL forgets fired timers, keys $2 at versions $3, each unless it was
+	// scheduled again meanwhile.
+	finishTimersSQL = `
+DELETE FROM processor_timers
+WHERE processor = $1 AND (key, version) IN (SELECT * FROM unnest($2::text[], $3::bigint[]))`
+	// finishAsyncSQL lets the transaction that forgets fired timers commit without waiting for
+	// its WAL to reach the disk: a forgetting lost in a crash of the server fires those timers
+	// again, and their work is recognised by its ids (see processor.Timers). Their fires' own
+	// changes go with it, all or nothing, as the transaction does.
+	finishAsyncSQL = `SET LOCAL synchronous_commit = off`
 	retryTimerSQL  = `
 UPDATE processor_timers
 SET attempts = attempts + 1, last_error = $4, fire_at = now() + $5 * interval '1 microsecond'
@@ -44,6 +52,12 @@ FROM processor_timers WHERE processor = $1`
 // applyTimers writes timer changes in order, in one round trip, inside tx.
 func applyTimers(ctx context.Context, tx pgx.Tx, name string, changes []processor.TimerChange) error {
 	batch := &pgx.Batch{}
+	queueTimerChanges(batch, name, changes)
+	return tx.SendBatch(ctx, batch).Close()
+}
+
+// queueTimerChanges queues the statements that write changes, in order.
+func queueTimerChanges(batch *pgx.Batch, name string, changes []processor.TimerChange) {
 	for _, c := range changes {
 		if c.Cancel {
 			batch.Queue(cancelTimerSQL, name, c.Key)
@@ -55,7 +69,6 @@ func applyTimers(ctx context.Context, tx pgx.Tx, name string, changes []processo
 		}
 		batch.Queue(scheduleTimerSQL, name, c.Key, c.At, data)
 	}
-	return tx.SendBatch(ctx, batch).Close()
 }
 
 // inTx runs fn in a transaction, rolled back when fn fails. fn's errors are the driver's, but
@@ -91,18 +104,29 @@ func (c *Checkpoints) UntilNextTimer(ctx context.Context, name string) (time.Dur
 	return stats.UntilNext, stats.Waiting > 0, err
 }
 
-// FinishTimer implements processor.Timers.
-func (c *Checkpoints) FinishTimer(ctx context.Context, name string, fired processor.DueTimer, changes ...processor.TimerChange) error {
-	if len(changes) == 0 {
-		_, err := c.pool.Exec(ctx, finishTimerSQL, name, fired.Key, fired.Version)
-		return translate(ctx, err)
+// FinishTimers implements processor.Timers: in one transaction, committed without waiting for
+// the disk, that forgets each run of fired timers without changes in one statement, and writes
+// each fire's changes after it.
+func (c *Checkpoints) FinishTimers(ctx context.Context, name string, fired ...processor.FiredTimer) error {
+	if len(fired) == 0 {
+		return nil
 	}
-	return c.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, finishTimerSQL, name, fired.Key, fired.Version); err != nil {
-			return err
+	batch := &pgx.Batch{}
+	batch.Queue(finishAsyncSQL)
+	var keys []string
+	var versions []int64
+	for _, f := range fired {
+		keys, versions = append(keys, f.Key), append(versions, f.Version)
+		if len(f.Changes) > 0 {
+			batch.Queue(finishTimersSQL, name, keys, versions)
+			keys, versions = nil, nil
+			queueTimerChanges(batch, name, f.Changes)
 		}
-		return applyTimers(ctx, tx, name, changes)
-	})
+	}
+	if len(keys) > 0 {
+		batch.Queue(finishTimersSQL, name, keys, versions)
+	}
+	return c.inTx(ctx, func(tx pgx.Tx) error { return tx.SendBatch(ctx, batch).Close() })
 }
 
 // RetryTimer implements processor.Timers.

@@ -33,6 +33,7 @@ func TestTimers(t *testing.T, newStore func(t *testing.T) TimerStore) {
 		{"a fenced save writes no timers", timersAFencedSaveWritesNoTimers},
 		{"done writes the changes of a deferred event", timersDoneWritesTheChangesOfADeferredEvent},
 		{"finish forgets the timer unless it was scheduled again", timersFinishForgetsUnlessScheduledAgain},
+		{"several finished at once, in order", timersFinishSeveralInOrder},
 		{"a failed fire waits for its next attempt", timersAFailedFireWaitsForItsNextAttempt},
 		{"stats", timersStats},
 	} {
@@ -197,19 +198,20 @@ func timersFinishForgetsUnlessScheduledAgain(t *testing.T, s TimerStore) {
 	fired := DueTimers(t, s.C, "p", 0)[0]
 	// While it fires, an event schedules it again.
 	SaveTimers(t, s.C, "p", Schedule("k", now.Add(-30*time.Second), `{"v":2}`))
-	require.NoError(t, s.C.FinishTimer(ctx, "p", fired))
+	require.NoError(t, s.C.FinishTimers(ctx, "p", Fired(fired)))
 	due := DueTimers(t, s.C, "p", 0)
 	require.Len(t, due, 1, "the timer scheduled again stays")
 	require.JSONEq(t, `{"v":2}`, string(due[0].Data))
-	require.NoError(t, s.C.FinishTimer(ctx, "p", due[0]))
+	require.NoError(t, s.C.FinishTimers(ctx, "p", Fired(due[0])))
 	require.Zero(t, Stats(t, s.C, "p").Waiting, "a timer fired and not scheduled again is forgotten")
-	require.NoError(t, s.C.FinishTimer(ctx, "p", due[0]), "finishing twice is harmless")
+	require.NoError(t, s.C.FinishTimers(ctx, "p", Fired(due[0])), "finishing twice is harmless")
+	require.NoError(t, s.C.FinishTimers(ctx, "p"), "finishing none is harmless")
 
 	// The fire schedules its own key again ("again in 15 minutes") and another one.
 	SaveTimers(t, s.C, "p", Schedule("j", now.Add(-time.Minute), `{}`))
 	fired = DueTimers(t, s.C, "p", 0)[0]
-	require.NoError(t, s.C.FinishTimer(ctx, "p", fired, Schedule("j", now.Add(15*time.Minute), `{"again":true}`),
-		Schedule("notice", now.Add(-time.Second), `{}`)))
+	require.NoError(t, s.C.FinishTimers(ctx, "p", Fired(fired, Schedule("j", now.Add(15*time.Minute), `{"again":true}`),
+		Schedule("notice", now.Add(-time.Second), `{}`))))
 	require.Equal(t, []string{"notice"}, TimerKeys(DueTimers(t, s.C, "p", 0)))
 	require.Equal(t, 2, Stats(t, s.C, "p").Waiting, "j waits for its next time")
 
@@ -218,8 +220,45 @@ func timersFinishForgetsUnlessScheduledAgain(t *testing.T, s TimerStore) {
 	fired = DueTimers(t, s.C, "p", 0)[0]
 	require.Equal(t, "m", fired.Key)
 	SaveTimers(t, s.C, "p", CancelTimer("m"))
-	require.NoError(t, s.C.FinishTimer(ctx, "p", fired, Schedule("n", now.Add(-time.Second), `{}`)))
+	require.NoError(t, s.C.FinishTimers(ctx, "p", Fired(fired, Schedule("n", now.Add(-time.Second), `{}`))))
 	require.Equal(t, []string{"n", "notice"}, TimerKeys(DueTimers(t, s.C, "p", 0)))
+}
+
+// Fired is a timer whose fire succeeded, with the changes it made.
+func Fired(t processor.DueTimer, changes ...processor.TimerChange) processor.FiredTimer {
+	return processor.FiredTimer{DueTimer: t, Changes: changes}
+}
+
+// Fires finished together are written in order, each timer forgotten unless it was scheduled
+// again meanwhile, each fire's changes after it: a later fire's change outlives an earlier
+// fire's forgetting, and an earlier fire's change an older version's forgetting.
+func timersFinishSeveralInOrder(t *testing.T, s TimerStore) {
+	ctx := context.Background()
+	now := s.Now()
+	var changes []processor.TimerChange
+	for i := range 6 {
+		changes = append(changes, Schedule(fmt.Sprintf("t%d", i), now.Add(time.Duration(i-10)*time.Second), `{}`))
+	}
+	SaveTimers(t, s.C, "p", changes...)
+	SaveTimers(t, s.C, "other", Schedule("t0", now.Add(-time.Minute), `{}`))
+	due := DueTimers(t, s.C, "p", 0)
+	require.Equal(t, []string{"t0", "t1", "t2", "t3", "t4", "t5"}, TimerKeys(due))
+	// While they fire, t5 is scheduled again.
+	SaveTimers(t, s.C, "p", Schedule("t5", now.Add(-time.Second), `{"v":2}`))
+	require.NoError(t, s.C.FinishTimers(ctx, "p",
+		Fired(due[0]),
+		Fired(due[1], Schedule("t3", now.Add(time.Hour), `{"moved":true}`)), // t3 again, then t3's old version fired
+		Fired(due[2]),
+		Fired(due[3]),
+		Fired(due[4], Schedule("t0", now.Add(-time.Second), `{"again":true}`)), // t0 again, after t0 was forgotten
+		Fired(due[5]), // an old version of t5
+	))
+	left := DueTimers(t, s.C, "p", 0)
+	require.Equal(t, []string{"t0", "t5"}, TimerKeys(left), "what a fire scheduled after a forgetting stays, as does t5 scheduled again")
+	require.JSONEq(t, `{"again":true}`, string(left[0].Data))
+	require.JSONEq(t, `{"v":2}`, string(left[1].Data))
+	require.Equal(t, 3, Stats(t, s.C, "p").Waiting, "t3 moved by t1's fire, though its old version fired after")
+	require.Equal(t, []string{"t0"}, TimerKeys(DueTimers(t, s.C, "other", 0)), "keys are per processor")
 }
 
 func timersAFailedFireWaitsForItsNextAttempt(t *testing.T, s TimerStore) {

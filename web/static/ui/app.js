@@ -9,8 +9,10 @@ import * as account from "./pages/account.js";
 import * as book from "./pages/book.js";
 import * as catalog from "./pages/catalog.js";
 import * as checkout from "./pages/checkout.js";
+import * as holdshelf from "./pages/holdshelf.js";
 import * as member from "./pages/member.js";
 import * as operations from "./pages/operations.js";
+import * as overdue from "./pages/overdue.js";
 import { go, start } from "./router.js";
 import { retryConfig, startSession } from "./session.js";
 import { onTokensChange } from "./token.js";
@@ -34,11 +36,18 @@ document.getElementById("skip").addEventListener("click", (event) => {
   document.getElementById("main").focus();
 });
 
+// The finder's field is not required: an empty one is not an error to mark in red, only
+// nothing to look for yet. An id that breaks the rule (pattern) is marked as it is typed.
 document.getElementById("member-finder").addEventListener("submit", (event) => {
   event.preventDefault();
   const input = event.target.elements.memberId;
-  go(`#/members/${encodeURIComponent(input.value.trim())}`);
-  input.value = "";
+  const memberId = input.value.trim();
+  if (memberId === "") {
+    input.focus();
+    return;
+  }
+  go(`#/members/${encodeURIComponent(memberId)}`);
+  event.target.reset(); // empty again, and with it no longer marked as the person's invalid input
 });
 
 await startSession();
@@ -52,6 +61,8 @@ start([
   [/^\/books\/([^/]+)$/, book.render],
   [/^\/account$/, account.render],
   [/^\/members\/([^/]+)$/, member.render],
+  [/^\/overdue$/, overdue.render],
+  [/^\/holds$/, holdshelf.render],
   [/^\/checkouts\/([^/]+)\/([^/]+)$/, checkout.render],
   [/^\/operations$/, operations.render],
 ]);

@@ -77,6 +77,8 @@ function what({ type, data }) {
     case "CheckoutEnded": return "Payment page ended unpaid";
     case "RefundDue": return `${formatCents(d.amount)} paid twice, to be given back`;
     case "RefundIssued": return `${formatCents(d.amount)} given back`;
+    case "LoanOpened": return `Borrowed ${d.bookId ?? "a book"}`;
+    case "LoanClosed": return `Brought back ${d.bookId ?? "a book"}`;
     default: return type;
   }
 }

@@ -1,6 +1,7 @@
-// The masthead: the links a person may use, the member finder for librarians, who is signed in
-// with Sign in and Sign out, and the banner under it: that the library runs without sign-in, or
-// why a sign-in did not work.
+// The masthead: the links a person may use (Overdue and Hold shelf for librarians, My account for members who
+// are not librarians), the member finder for librarians, who is signed in with Sign in and Sign
+// out, and the banner under it: that the library runs without sign-in, or why a sign-in did not
+// work.
 
 import { markCurrentLink } from "./router.js";
 import { can, displayName, isOpen, problem, signedIn, signIn, signInAvailable, signOut } from "./session.js";
@@ -14,6 +15,7 @@ let clickProblem = ""; // why the last press of Sign in did not leave the page
 /** drawMasthead draws the masthead and the banner for whoever is signed in now. */
 export function drawMasthead() {
   const links = [["#/books", "Catalog"]];
+  if (can("desk")) links.push(["#/overdue", "Overdue"], ["#/holds", "Hold shelf"]);
   if (can("account")) links.push(["#/account", "My account"]);
   if (can("operations")) links.push(["#/operations", "Operations"]);
   document.getElementById("main-links").replaceChildren(...links.map(([href, text]) => h("li", {}, h("a", { href }, text))));

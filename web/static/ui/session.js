@@ -136,12 +136,15 @@ export function lastMember() {
 
 /**
  * can says whether the person may see a part of the app: "desk" (members' pages, fines, lending,
- * adding books: librarians), "operations" (operators), "account" (their own account: anyone
- * signed in as a member). Without sign-in, or before /config.json is read, everything but
- * "account" is shown, as the service allows then.
+ * adding books, overdue loans: librarians), "operations" (operators), "account" (My account:
+ * anyone signed in as a member, but a librarian, whose work is other members' accounts). Without
+ * sign-in, or before /config.json is read, everything but "account" is shown, as the service
+ * allows then.
  */
 export function can(what) {
-  if (what === "account") return session.mode === "signin" && typeof me()?.memberId === "string";
+  if (what === "account") {
+    return session.mode === "signin" && typeof me()?.memberId === "string" && !(me().roles ?? []).includes("librarian");
+  }
   if (session.mode !== "signin") return true;
   const roles = me()?.roles ?? [];
   if (what === "desk") return roles.includes("librarian");

@@ -8,8 +8,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"library/internal/errs"
@@ -35,6 +35,8 @@ type Loop struct {
 	// Failed records a failure for Status; Succeeded clears it.
 	Failed    func(error)
 	Succeeded func()
+
+	held held // the timers handed back, which the loop reads past; only Run's goroutine uses it
 }
 
 // Start runs the loop on a goroutine of its own and returns what waits for it to end.
@@ -50,81 +52,134 @@ func (l *Loop) Start(shutdown, leased context.Context) (wait func()) {
 // Run fires due timers until shutdown ends (the fires in hand finish) or leased ends (they
 // are cancelled, and the next holder fires them again).
 func (l *Loop) Run(shutdown, leased context.Context) {
+	l.held = held{}
 	failures, pauses := 0, 0
 	for shutdown.Err() == nil && leased.Err() == nil {
-		read, paused, err := l.fireDue(shutdown, leased)
+		l.held.release()
+		b, err := l.fireDue(shutdown, leased)
 		switch {
 		case err != nil && leased.Err() == nil:
 			failures++
 			l.Failed(err)
 			l.Logger.Warn("timers could not be read; trying again", "processor", l.Name, "error", err, "failures", failures)
 			sleep(shutdown, leased, processor.StoreBackoff(failures))
-		case paused:
+		case err != nil:
+		case b.paused:
 			// What Fire depends on is down: try again with backoff, using up no attempt.
 			failures, pauses = 0, pauses+1
 			sleep(shutdown, leased, processor.StoreBackoff(pauses))
-		case err == nil:
+		default:
 			failures, pauses = 0, 0
-			if read < l.Options.BatchSize {
+			if !b.more {
 				l.wait(shutdown, leased)
 			}
 		}
 	}
 }
 
-// fireDue fires a batch of the timers that are due, up to InFlight at once, and reports how
-// many it read and whether a fire paused the loop (the timers not yet fired then wait).
-func (l *Loop) fireDue(shutdown, leased context.Context) (read int, paused bool, err error) {
-	ctx, cancel := context.WithTimeout(leased, l.Options.StepTimeout)
-	due, err := l.Store.DueTimers(ctx, l.Name, l.Options.BatchSize)
-	cancel()
+// batch is what came of firing a batch of due timers.
+type batch struct {
+	more   bool // the read was cut at its limit: more may be due
+	paused bool // a fire paused the loop: the timers not yet fired wait
+}
+
+// fireDue fires a batch of the timers that are due, but for those held, up to InFlight at
+// once. A timer handed back (Later) is held, and the others of the batch go on: one busy
+// recipient domain holds up no other.
+func (l *Loop) fireDue(shutdown, leased context.Context) (batch, error) {
+	due, more, err := l.readDue(leased)
 	if err != nil {
-		return 0, false, err
+		return batch{}, err
 	}
-	var pause atomic.Bool
-	slots := make(chan struct{}, max(1, l.InFlight))
-	var firing sync.WaitGroup
+	var (
+		mu     sync.Mutex
+		paused bool
+		slots  = make(chan struct{}, max(1, l.InFlight))
+		firing sync.WaitGroup
+		done   = &finisher{loop: l, leased: leased}
+	)
 	for _, t := range due {
 		slots <- struct{}{} // wait for a slot: with one, the previous fire is over
-		if pause.Load() || shutdown.Err() != nil || !l.Fresh() {
+		mu.Lock()
+		stop := paused
+		mu.Unlock()
+		if stop || shutdown.Err() != nil || !l.Fresh() {
 			break
 		}
 		firing.Go(func() {
-			defer func() { <-slots }()
-			if l.fire(leased, t) {
-				pause.Store(true)
+			out := l.fire(leased, t)
+			mu.Lock()
+			switch {
+			case out.paused:
+				paused = true
+			case out.handedBack:
+				l.held.hold(t, out.ready, l.Options.PollInterval)
+			}
+			mu.Unlock()
+			<-slots
+			if out.finished != nil {
+				done.finish(*out.finished)
 			}
 		})
 	}
-	firing.Wait()
-	return len(due), pause.Load(), nil
+	firing.Wait() // and so every timer that fired is forgotten, or the lease is lost
+	return batch{more: more, paused: paused}, nil
 }
 
-// fire calls Fire for t and records what came of it: the timer finished (with the fire's own
-// changes) or tried again later. It reports whether the fire paused the loop. When the lease
-// is lost first, nothing is recorded, and the next holder fires the timer again.
-func (l *Loop) fire(leased context.Context, t processor.DueTimer) (paused bool) {
+// readDue reads up to BatchSize due timers that are not held, the earliest first, and reports
+// whether more may be due.
+func (l *Loop) readDue(leased context.Context) (due []processor.DueTimer, more bool, err error) {
+	limit := l.Options.BatchSize + len(l.held)
+	ctx, cancel := context.WithTimeout(leased, l.Options.StepTimeout)
+	read, err := l.Store.DueTimers(ctx, l.Name, limit)
+	cancel()
+	if err != nil {
+		return nil, false, err
+	}
+	due = slices.DeleteFunc(read, l.held.keeps)
+	if len(due) > l.Options.BatchSize {
+		due = due[:l.Options.BatchSize]
+	}
+	return due, len(read) == limit, nil
+}
+
+// fired is what came of one fire, for the batch: the timer to forget, with its fire's
+// changes, or whether it paused the loop, or was handed back until ready is closed.
+type fired struct {
+	finished           *processor.FiredTimer
+	paused, handedBack bool
+	ready              <-chan struct{}
+}
+
+// fire calls Fire for t and records what came of it: a failed fire is tried again later; one
+// that succeeded is handed back to the batch to forget, with its changes. A timer handed back (Later) is not recorded at all: it uses
+// up no attempt and stays due. When the lease is lost first, nothing is recorded, and the next
+// holder fires the timer again.
+func (l *Loop) fire(leased context.Context, t processor.DueTimer) fired {
 	ctx, cancel := context.WithTimeout(leased, l.Options.StepTimeout)
 	ctx, recorded := processor.RecordTimers(ctx)
 	err := l.Handler.Fire(ctx, t.Timer)
 	cancel()
 	if leased.Err() != nil {
-		return false
+		return fired{}
 	}
 	late := t.Late.Round(time.Millisecond).String()
+	var handBack *processor.LaterError
 	switch {
 	case err == nil:
 		if t.Late > time.Second {
 			l.Logger.Warn("timer fired late", "processor", l.Name, "key", t.Key, "late", late)
 		}
 		l.Succeeded()
-		l.persist(leased, func(ctx context.Context) error {
-			return l.Store.FinishTimer(ctx, l.Name, t, recorded.Changes()...)
-		})
+		return fired{finished: &processor.FiredTimer{DueTimer: t, Changes: recorded.Changes()}}
+	case errors.As(err, &handBack):
+		// Nothing failed: the handler can't take it now, for a limit of its own.
+		l.Logger.Debug("timer handed back until its handler can take it", "processor", l.Name, "key", t.Key, "late", late, "reason", err)
+		return fired{handedBack: true, ready: handBack.Ready}
 	case pauses(err):
 		l.Failed(err)
 		l.Logger.Warn("timer paused: what it depends on is down", "processor", l.Name, "key", t.Key, "late", late, "error", err)
-		return true
+		return fired{paused: true}
 	default:
 		attempt := t.Attempts + 1
 		after := l.Options.Retry.Delay(attempt)
@@ -139,15 +194,14 @@ func (l *Loop) fire(leased context.Context, t processor.DueTimer) (paused bool) 
 			return l.Store.RetryTimer(ctx, l.Name, t, err.Error(), after)
 		})
 	}
-	return false
+	return fired{}
 }
 
-// pauses reports whether err says that what Fire depends on is down, or that it can't fire
-// now for a limit of its own: the timer is tried again soon, using up no attempt.
+// pauses reports whether err says that what Fire depends on is down: the timer is tried
+// again with backoff, using up no attempt.
 func pauses(err error) bool {
 	var pause *processor.PauseError
-	var later *processor.LaterError
-	return errors.As(err, &pause) || errors.As(err, &later) || errs.Is(err, errs.Unavailable)
+	return errors.As(err, &pause) || errs.Is(err, errs.Unavailable)
 }
 
 // persist runs a write to the store until it succeeds or the lease is lost, backing off
@@ -169,8 +223,13 @@ func (l *Loop) persist(leased context.Context, write func(ctx context.Context) e
 }
 
 // wait waits until the next timer is due by the store's clock, a save wrote timers, or
-// PollInterval has passed, whichever is first.
+// PollInterval has passed, whichever is first. While timers are held, the store's next due is
+// one of them: it waits instead until one of those may go again.
 func (l *Loop) wait(shutdown, leased context.Context) {
+	if len(l.held) > 0 {
+		l.held.wait(shutdown, leased, l.Wake, l.Options.PollInterval)
+		return
+	}
 	wait := l.Options.PollInterval
 	ctx, cancel := context.WithTimeout(leased, l.Options.StepTimeout)
 	until, ok, err := l.Store.UntilNextTimer(ctx, l.Name)

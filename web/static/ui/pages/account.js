@@ -1,18 +1,28 @@
-// My account: a member's own page. Their loans (the lent books the catalog marks as theirs),
-// what they owe, the account's history, and Pay, which takes them to the payment provider's
-// page (pay.js) when the library takes payments online. Nothing here fines, lends or takes back.
+// My account: a member's own page. Their loans, with Renew (loans.js), their holds, with their
+// place in each queue and Cancel (holds.js), what they owe, the account's history, and Pay,
+// which takes them to the payment provider's page (pay.js) when the library takes payments
+// online. Nothing here fines, lends or takes back. A librarian has no
+// such page (the masthead does not offer it): she is told where members' accounts are instead,
+// and nothing of hers is read, opened or shown as a member's account.
 
-import { call, path, writtenUpTo } from "../api.js";
+import { call, path } from "../api.js";
+import { holdsPanel } from "../holds.js";
 import { accountFacts, historyPanel } from "../ledger.js";
+import { loansPanel } from "../loans.js";
 import { offLimits } from "../masthead.js";
 import { checkoutForm } from "../pay.js";
-import { can, me } from "../session.js";
-import { clearError, formatDay, h, setOutcome, showError } from "../ui.js";
-
-/** LOAN_PAGES bounds how many pages of lent books are read to find the member's own. */
-const LOAN_PAGES = 10;
+import { can, me, signedIn } from "../session.js";
+import { clearError, h, showError } from "../ui.js";
 
 export async function render(main, { signal }) {
+  if (can("desk") && signedIn()) {
+    offLimits(main, {
+      title: "My account",
+      text: "You are signed in as a librarian, and My account is for members: no account is opened or shown for you here. " +
+        "To see a member's account, loans and fines, find them by their member id at the top of the page.",
+    });
+    return;
+  }
   if (!can("account")) {
     offLimits(main, { title: "My account", text: "Sign in to see your loans and what you owe, and to pay." });
     return;
@@ -22,20 +32,22 @@ export async function render(main, { signal }) {
   const page = {
     memberId, signal,
     summary: h("section", { class: "panel", "aria-labelledby": "account-heading" }),
-    loans: h("section", { class: "panel", "aria-labelledby": "loans-caption" }),
+    loans: loansPanel(memberId, { signal, title: "My loans", empty: "You have no books on loan." }),
+    holds: holdsPanel(memberId, { signal, title: "My holds", empty: "You are waiting for no book. Place a hold on a book that is out in the catalog." }),
     errors: h("div", { class: "alert-slot" }),
     history: historyPanel(memberId, { signal }),
   };
   page.pay = checkoutForm(memberId, { signal, onRefused: () => refresh(page) });
   main.append(
     h("h1", { tabindex: -1 }, "My account"),
-    h("p", { class: "lede" }, "Your loans, what you owe, and your payments."),
+    h("p", { class: "lede" }, "Your loans and holds, what you owe, and your payments."),
     page.errors,
     page.summary,
-    page.loans,
+    page.loans.section,
+    page.holds.section,
     h("div", { class: "columns" }, page.pay.section),
     page.history.section);
-  await Promise.all([refresh(page), showLoans(page)]);
+  await Promise.all([refresh(page), page.loans.refresh(), page.holds.refresh()]);
 }
 
 /** refresh reads the account (from its own events: always the latest) and its history. */
@@ -58,41 +70,4 @@ async function refresh(page) {
     page.pay.show(0);
   }
   await page.history.refresh();
-}
-
-/** showLoans lists the lent books whose loan is the member's own. */
-async function showLoans(page) {
-  const { signal } = page;
-  const state = h("p", { class: "outcome", role: "status" });
-  const caption = h("h2", { id: "loans-caption" }, "My loans");
-  page.loans.replaceChildren(caption, state);
-  setOutcome(state, "Looking for your loans…", { pending: true });
-  const mine = [];
-  try {
-    let after = "";
-    for (let n = 0; n < LOAN_PAGES; n++) {
-      const query = new URLSearchParams({ status: "lent", limit: "1000" });
-      if (after) query.set("after", after);
-      if (writtenUpTo() > 0) query.set("minPosition", String(writtenUpTo()));
-      const { data } = await call("GET", `/books?${query}`, { signal });
-      mine.push(...(data.books ?? []).filter((b) => b.loan?.mine === true));
-      if (typeof data.next !== "string" || data.next === "") break;
-      after = data.next;
-    }
-  } catch (err) {
-    if (signal.aborted) return;
-    setOutcome(state, "");
-    const slot = h("div", { class: "alert-slot" });
-    page.loans.append(slot);
-    showError(slot, err, { retry: () => showLoans(page) });
-    return;
-  }
-  setOutcome(state, mine.length === 0 ? "You have no books on loan." : "");
-  if (mine.length === 0) return;
-  page.loans.append(h("div", { class: "table-wrap" }, h("table", { "aria-labelledby": "loans-caption" },
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Title"), h("th", { scope: "col" }, "Author"), h("th", { scope: "col" }, "Due back"))),
-    h("tbody", {}, mine.map((b) => h("tr", {},
-      h("th", { scope: "row" }, h("a", { href: `#/books/${encodeURIComponent(b.id)}` }, b.title)),
-      h("td", {}, b.author),
-      h("td", {}, formatDay(b.loan.dueAt))))))));
 }

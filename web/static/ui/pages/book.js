@@ -1,13 +1,20 @@
 // One book: its loan, if any, and the two things a librarian does with it: lend it to a member,
 // and take it back (shown to librarians only). Each lend is one intent with its own loan id,
-// made once and kept across retries, so that a lend sent twice is recorded once.
+// made once and kept across retries, so that a lend sent twice is recorded once. A book on the
+// hold shelf shows, to librarians, whom it waits for and until when (GET /holds?bookId=), and
+// its Lend form is filled in with that member; a member signed in places a hold on a book that
+// is out (hold.js).
 
 import { call, path } from "../api.js";
 import { commandForm } from "../command.js";
-import { can } from "../session.js";
+import { holdForm, placeText } from "../hold.js";
+import { can, me } from "../session.js";
 import {
   clearError, field, formatDay, formatTime, h, ID_HINT, ID_PATTERN, outcomeRegion, showError,
 } from "../ui.js";
+
+/** STATUS_WORDS are a book's status as the page says it. */
+const STATUS_WORDS = { available: "On the shelf", lent: "Lent", held: "On the hold shelf" };
 
 export async function render(main, { params: [bookId], signal }) {
   document.title = `${bookId} · Library`;
@@ -36,31 +43,73 @@ async function refresh(page, { keepErrors = false } = {}) {
     showError(errors, err, { retry: () => { clearError(errors); refresh(page); } });
     return;
   }
+  const holds = can("desk") && book.status !== "available" ? await bookHolds(page) : [];
+  if (signal.aborted) return;
   document.title = `${book.title} · Library`;
   heading.textContent = book.title;
   byline.textContent = `by ${book.author}`;
-  const form = !can("desk") ? null : book.status === "lent" ? returnForm(book, page) : lendForm(book, page);
-  body.replaceChildren(facts(book), form ?? "");
+  const holder = holds.find((x) => x.status === "ready");
+  const form = !can("desk") ? holdPanel(book, page) : book.status === "lent" ? returnForm(book, page) : lendForm(book, page, holder);
+  body.replaceChildren(facts(book, holds), form ?? "");
 }
 
-function facts(book) {
-  const rows = [["Id", book.id], ["Status", book.status === "lent" ? "Lent" : "On the shelf"]];
+/** bookHolds are the book's holder and queue, for a librarian; [] when they can't be read. */
+async function bookHolds(page) {
+  try {
+    const { data } = await call("GET", `/holds?${new URLSearchParams({ bookId: page.bookId, limit: "100" })}`, { signal: page.signal });
+    return data.holds ?? [];
+  } catch {
+    return []; // the page shows the book without them; a lend to another member is refused
+  }
+}
+
+function facts(book, holds) {
+  const rows = [["Id", book.id], ["Status", STATUS_WORDS[book.status] ?? book.status]];
   if (book.loan) {
     const { memberId, mine } = book.loan;
-    if (memberId) rows.push(["Lent to", h("a", { href: `#/members/${encodeURIComponent(memberId)}` }, memberId)]);
+    if (memberId) rows.push(["Lent to", memberLink(memberId)]);
     else if (mine) rows.push(["Lent to", "you"]);
     rows.push(["Lent on", formatTime(book.loan.lentAt)], ["Due back", formatDay(book.loan.dueAt)], ["Loan id", book.loan.loanId]);
+  }
+  const holder = holds.find((x) => x.status === "ready");
+  if (holder) rows.push(["Held for", memberLink(holder.memberId)], ["Until", formatTime(holder.until)]);
+  const queue = holds.filter((x) => x.status === "waiting");
+  if (queue.length > 0) {
+    rows.push(["Waiting", queue.flatMap((x, i) => [i > 0 ? ", " : "", memberLink(x.memberId), ` (${placeText(x.place)})`])]);
   }
   return h("section", { class: "panel", "aria-labelledby": "facts-heading" },
     h("h2", { id: "facts-heading" }, "This book"),
     h("dl", { class: "facts" }, rows.flatMap(([term, value]) => [h("dt", {}, term), h("dd", {}, value)])));
 }
 
-function lendForm(book, page) {
+function memberLink(memberId) {
+  return h("a", { href: `#/members/${encodeURIComponent(memberId)}` }, memberId);
+}
+
+/**
+ * holdPanel is Place hold, for a member signed in, on a book that is out and not theirs: the
+ * outcome says their place in the queue.
+ */
+function holdPanel(book, page) {
+  if (!can("account") || book.loan?.mine || (book.status !== "lent" && book.status !== "held")) return null;
+  const { form } = holdForm(book, me().memberId, {
+    outcome: page.outcome, errors: page.errors, signal: page.signal, focus: () => page.heading,
+  });
+  return h("section", { class: "panel", "aria-labelledby": "hold-heading" },
+    h("h2", { id: "hold-heading" }, "Wait for this book"),
+    h("p", {}, book.status === "held"
+      ? "It is on the hold shelf for another member. Place a hold to be next when they have had it."
+      : "Place a hold, and it is kept for you on the hold shelf when it comes back."),
+    form);
+}
+
+/** lendForm lends the book; a book on the hold shelf is filled in with the member it waits for. */
+function lendForm(book, page, holder) {
   const button = h("button", { type: "submit" }, "Lend");
+  const hint = holder ? `It waits for ${holder.memberId} on the hold shelf: lent to them, their hold is fulfilled.` : ID_HINT;
   const form = h("form", {},
     h("div", { class: "fields" },
-      field({ id: "lend-member", name: "memberId", label: "Member id", required: true, pattern: ID_PATTERN, hint: ID_HINT, autocomplete: "off", spellcheck: "false" }),
+      field({ id: "lend-member", name: "memberId", label: "Member id", required: true, pattern: ID_PATTERN, hint, autocomplete: "off", spellcheck: "false", value: holder?.memberId }),
       button));
   command(form, page, {
     name: `lend:${book.id}`, button,
@@ -95,7 +144,9 @@ function returnForm(book, page) {
     done: (result) => {
       const daysLate = result.data.events?.find((e) => e.type === "BookReturned")?.data?.daysLate ?? 0;
       const late = daysLate > 0 ? ` It came back ${daysLate} ${daysLate === 1 ? "day" : "days"} late: a late fine follows.` : "";
-      return `“${book.title}” is back on the shelf.${late}`;
+      const held = result.data.events?.find((e) => e.type === "BookHeld")?.data;
+      const where = held ? `is back, and held for ${held.memberId} on the hold shelf until ${formatDay(held.until)}` : "is back on the shelf";
+      return `“${book.title}” ${where}.${late}`;
     },
     again: "Press Take back to record it.",
   });

@@ -1,10 +1,13 @@
 // A member, as a librarian sees them: their account (open it, or change its name and email), the
-// balance, a fine to charge, a payment (see pay.js) and the account's history. Anyone else is
-// sent to their own account (account.js), or told that the page is for librarians.
+// balance, their loans with Renew (loans.js), their holds with Lend and Cancel (holds.js), a
+// fine to charge, a payment (see pay.js) and the account's history. Anyone else is sent to
+// their own account (account.js), or told that the page is for librarians.
 
 import { call, path } from "../api.js";
 import { commandForm } from "../command.js";
+import { holdsPanel } from "../holds.js";
 import { accountFacts, historyPanel } from "../ledger.js";
+import { loansPanel } from "../loans.js";
 import { offLimits } from "../masthead.js";
 import { paymentForm } from "../pay.js";
 import { can, me } from "../session.js";
@@ -27,20 +30,24 @@ export async function render(main, { params: [memberId], signal }) {
     errors: h("div", { class: "alert-slot" }),
     account: null,
     history: historyPanel(memberId, { signal }),
+    loans: loansPanel(memberId, { signal, title: "Loans", empty: "No books on loan to this member." }),
   };
+  page.holds = holdsPanel(memberId, { signal, title: "Holds", empty: "This member waits for no book.", desk: true, onLent: () => page.loans.refresh() });
   page.contact = contactForm(page);
   page.pay = paymentForm(memberId, { signal, onPaid: () => refresh(page) });
   main.append(
     page.heading,
-    h("p", { class: "lede" }, "The member's account: what they owe, fines and payments."),
+    h("p", { class: "lede" }, "The member's account: their loans and holds, what they owe, fines and payments."),
     page.errors,
     page.summary,
+    page.loans.section,
+    page.holds.section,
     h("div", { class: "columns" },
       page.pay.section,
       fineForm(page),
       page.contact.section),
     page.history.section);
-  await refresh(page);
+  await Promise.all([refresh(page), page.loans.refresh(), page.holds.refresh()]);
 }
 
 /** refresh reads the account (from its own events: always the latest) and shows it. */

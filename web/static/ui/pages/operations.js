@@ -1,15 +1,17 @@
 // Operations: for the replicas the operator watches, which one holds each background processor's
-// lease, how far behind each processor is, what it parked or deferred, and its last error, read
-// from every replica's GET /status every few seconds. Replay and retry-parked go to the holder:
+// lease, how far behind each processor is, what it parked (and why: parked.js) or deferred, and
+// its last error, read from every replica's GET /status every few seconds. Replay and
+// retry-parked go to the holder, and the list of parked events to a replica that answered:
 // with the signed-in operator's token, or, without sign-in, with the admin token typed into a
-// password field, read from that field when a button is pressed and never stored (not in
-// storage, cookies or the URL). Both tokens go only to the library's own replicas: the API this
-// page talks to and those /config.json names (session.js: replicas()). The list kept in storage
-// for the next visit is only a choice among them: an address it holds that is not one of them
-// is dropped, never asked.
+// password field, read from that field when it is needed and never stored (not in storage,
+// cookies or the URL). Both tokens go only to the library's own replicas: the API this page
+// talks to and those /config.json names (session.js: replicas()). The list kept in storage for
+// the next visit is only a choice among them: an address it holds that is not one of them is
+// dropped, never asked.
 
 import { ApiError, baseURL, path, request } from "../api.js";
 import { offLimits } from "../masthead.js";
+import { ParkedReasons } from "../parked.js";
 import { can, replicas, signedIn } from "../session.js";
 import { clearError, field, formatTime, h, outcomeRegion, setOutcome, showError } from "../ui.js";
 
@@ -34,6 +36,7 @@ export async function render(main, { signal }) {
     replicas: savedReplicas(allowed),
     rows: new Map(), // processor name → its row's cells
     holders: new Map(), // processor name → the replica id that held its lease at the last poll
+    parked: new ParkedReasons(), // why each processor's parked events are parked
     processors: h("tbody"),
     replicaRows: h("tbody"),
     news: named(outcomeRegion(), "Lease changes"),
@@ -194,14 +197,32 @@ function drawProcessors(ops, answered) {
     set(row.parked, String(figures.parked));
     set(row.deferred, holders.length ? String(holders[0].p.deferred ?? 0) : "–");
     set(row.inFlight, holders.length ? String(holders[0].p.inFlight ?? 0) : "–");
-    set(row.lastError, errors.length ? errors.join("; ") : "none");
     row.holderBase = holders.length === 1 ? holders[0].base : null;
     row.holderName = holders.length === 1 ? holders[0].data.replica : null;
+    showLastError(ops, row, name, { errors, parked: figures.parked, base: row.holderBase ?? seen[0].base });
     const before = ops.holders.get(name);
     if (holders.length === 1 && before && before !== holderText) moves.push(`${name} is now run by ${holderText} (it was ${before}).`);
     if (holders.length === 1) ops.holders.set(name, holderText);
   }
   if (moves.length) setOutcome(ops.news, moves.join(" "));
+}
+
+/**
+ * showLastError says the replicas' last errors and why events are parked. A parked event outlives
+ * the lastError that parked it, so its reason is read (parked.js) and said here too.
+ */
+function showLastError(ops, row, name, { errors, parked, base }) {
+  const auth = signedIn() ? "" : ops.token?.value || null;
+  const draw = (why) => set(row.lastError, lastErrorText(errors, why));
+  draw(ops.parked.text(name, parked, auth));
+  ops.parked.read(name, parked, { base, auth, signal: ops.signal, then: draw });
+}
+
+/** lastErrorText is the replicas' last errors and why events are parked, or "none". */
+function lastErrorText(errors, parked) {
+  const last = errors.join("; ");
+  if (!parked) return last || "none";
+  return last ? `${last}. ${parked}` : parked;
 }
 
 function processorNames(answered) {

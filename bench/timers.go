@@ -1,0 +1,324 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The timers measurement: a service process of its own, on a database of its own, sending to a
+// sink of its own, lends timerLoans books, each to a member at a domain of their own. Each run
+// then writes timerCount due-soon reminder timers for those loans straight into
+// processor_timers, all due already, as a day's reminders are after an outage (timerLoans
+// loans, timerCount/timerLoans timers each, each under its own key, so that each sends an email
+// with a Message-ID of its own), and the outbox fires them under its lease. Each round runs,
+// in an order that turns by one each round: payments alone (the commands cell at
+// timerConcurrency), the timers alone, and payments while the timers fire.
+
+const (
+	timerCount       = 10_000
+	timerLoans       = 100
+	timerRounds      = 3
+	timerConcurrency = 8
+	timersMaxWait    = 2 * time.Minute // the most one run's timers may take
+	timersPoll       = 10 * time.Millisecond
+)
+
+// timerRuns are the three runs of a round, in the order of its first round.
+var timerRuns = []string{"payments alone", "timers alone", "payments while timers fire"}
+
+// timerFire is one run of timerCount timers.
+type timerFire struct {
+	Found     time.Duration // from the timers' commit to the first email: the loop's next look
+	Span      time.Duration // from the first email to the last timer forgotten
+	PerSecond float64       // timerCount over Span
+	Emails    int           // emails the sink accepted during the run
+}
+
+// timersRound is one round's runs.
+type timersRound struct {
+	Order       []string
+	Alone, With cell      // payments alone, payments while the timers fire
+	Fire        timerFire // the timers alone
+	FireLoaded  timerFire // the timers while payments run
+}
+
+// timersResult is what the timers measurement found.
+type timersResult struct {
+	Accounts int
+	Rounds   []timersRound
+	// The medians over the rounds, and the ratio of the payments' medians.
+	AloneOps, WithOps, Ratio float64
+	FireRate, FireRateLoaded float64
+	// Env is the machine as the measurement began, with the load average after it.
+	Env environment
+}
+
+// timersRig is what the runs share: the service, its database, the sink and the payments.
+type timersRig struct {
+	db       *pgx.Conn
+	sink     *smtpSink
+	api      *apiClient
+	accounts int
+	warmup   time.Duration
+	duration time.Duration
+}
+
+func measureTimers(ctx context.Context, cfg config, bin, databaseURL string, env environment) (timersResult, error) {
+	res := timersResult{Accounts: cfg.Accounts, Env: env}
+	sink, err := startSMTPSink()
+	if err != nil {
+		return res, err
+	}
+	defer sink.close()
+	svc, err := startService(ctx, bin, databaseURL, "SMTP_URL="+sink.URL())
+	if err != nil {
+		return res, err
+	}
+	defer func() {
+		if err := svc.Stop(context.WithoutCancel(ctx)); err != nil {
+			logf("stopping the timers' service: %v", err)
+		}
+	}()
+	deadline := time.Now().Add(15 * time.Second)
+	for !svc.holdsLeases(ctx, "notifications") {
+		if time.Now().After(deadline) {
+			return res, fmt.Errorf("the service did not hold the outbox's lease within 15s: %s", svc.output())
+		}
+		time.Sleep(10 * time.Millisecond) // polling /status, bounded by the deadline
+	}
+	db, err := pgx.Connect(ctx, databaseURL)
+	if err != nil {
+		return res, err
+	}
+	defer func() { _ = db.Close(context.WithoutCancel(ctx)) }()
+	api := newAPIClient(svc.BaseURL, timerConcurrency)
+	defer api.http.CloseIdleConnections()
+	rig := &timersRig{db: db, sink: sink, api: api, accounts: cfg.Accounts, warmup: cfg.Warmup, duration: cfg.Duration}
+	if err := rig.setup(ctx); err != nil {
+		return res, err
+	}
+	for r := range timerRounds {
+		round, err := rig.round(ctx, r)
+		if err != nil {
+			return res, fmt.Errorf("round %d: %w", r+1, err)
+		}
+		logf("timers round %d (%v): payments %.0f /s alone, %.0f /s while timers fire; timers %.0f /s alone, %.0f /s under payments",
+			r+1, round.Order, round.Alone.Throughput(), round.With.Throughput(), round.Fire.PerSecond, round.FireLoaded.PerSecond)
+		res.Rounds = append(res.Rounds, round)
+	}
+	res.medians()
+	res.Env.LoadAfter = loadAverage()
+	return res, nil
+}
+
+// setup lends the books the reminders are for and charges the accounts the payments go to.
+func (g *timersRig) setup(ctx context.Context) error {
+	for i := range timerLoans {
+		member, book := fmt.Sprintf("timers-m%d", i), fmt.Sprintf("timers-%d", i)
+		body := fmt.Sprintf(`{"name":"Member %d","email":"m%d@domain-%d.example"}`, i, i, i)
+		a, err := g.api.request(ctx, http.MethodPut, "/accounts/"+url.PathEscape(member), body)
+		if err != nil {
+			return err
+		}
+		if a.status != http.StatusCreated {
+			return fmt.Errorf("PUT /accounts/%s: %d %s", member, a.status, a.body)
+		}
+		if err := g.api.addBook(ctx, book); err != nil {
+			return err
+		}
+		if _, _, err := g.api.lend(ctx, book, member); err != nil {
+			return err
+		}
+	}
+	names := make([]string, g.accounts)
+	for i := range names {
+		names[i] = accountName(i)
+	}
+	return g.api.fine(ctx, names)
+}
+
+// round runs the three runs, the order turned by r.
+func (g *timersRig) round(ctx context.Context, r int) (timersRound, error) {
+	var round timersRound
+	for i := range timerRuns {
+		k := (i + r) % len(timerRuns)
+		run := timerRuns[k]
+		round.Order = append(round.Order, run)
+		var err error
+		switch k {
+		case 0:
+			round.Alone, err = g.payments(ctx, fmt.Sprintf("timers-alone-%d-", r), nil)
+		case 1:
+			round.Fire, err = g.fire(ctx, fmt.Sprintf("bench-%d-alone-", r), nil)
+		case 2:
+			round.With, round.FireLoaded, err = g.paymentsWhileTimersFire(ctx, r)
+		}
+		if err != nil {
+			return round, fmt.Errorf("%s: %w", run, err)
+		}
+	}
+	return round, nil
+}
+
+// payments warms the payments up, then measures them until stop is closed, or for the
+// run's duration when stop is nil. keys begins their Idempotency-Keys.
+func (g *timersRig) payments(ctx context.Context, keys string, stop <-chan struct{}, started ...func()) (cell, error) {
+	cmds := &commands{api: g.api, accounts: g.accounts, keys: keys}
+	op, err := cmds.prepare(ctx, timerConcurrency)
+	if err != nil {
+		return cell{}, err
+	}
+	if g.warmup > 0 {
+		runWorkers(ctx, timerConcurrency, g.warmup, op)
+	}
+	for _, s := range started {
+		s()
+	}
+	measured, d := ctx, g.duration
+	if stop != nil {
+		var cancel context.CancelFunc
+		measured, cancel = context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			select {
+			case <-stop:
+				cancel()
+			case <-measured.Done():
+			}
+		}()
+		d = timersMaxWait
+	}
+	res := runWorkers(measured, timerConcurrency, d, op)
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	res.Measurement = "payments"
+	if res.Ops == 0 {
+		return res, fmt.Errorf("no payment went through: %s", res.FirstError)
+	}
+	return res, nil
+}
+
+// paymentsWhileTimersFire warms the payments up, writes the timers, and measures the payments
+// from the first reminder to the last timer forgotten.
+func (g *timersRig) paymentsWhileTimersFire(ctx context.Context, r int) (cell, timerFire, error) {
+	var (
+		fired    timerFire
+		fireErr  error
+		firing   = make(chan struct{}) // the first reminder came
+		done     = make(chan struct{}) // the last timer was forgotten, or the timers failed
+		warmedUp = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		select {
+		case <-warmedUp:
+		case <-ctx.Done():
+			fireErr = ctx.Err()
+			return
+		}
+		fired, fireErr = g.fire(ctx, fmt.Sprintf("bench-%d-loaded-", r), func() { close(firing) })
+	}()
+	// The payments' measured run starts once the first reminder has come.
+	stop := make(chan struct{})
+	go func() {
+		<-done
+		close(stop)
+	}()
+	paid, err := g.payments(ctx, fmt.Sprintf("timers-with-%d-", r), stop, func() {
+		close(warmedUp)
+		select {
+		case <-firing:
+		case <-done:
+		}
+	})
+	<-done
+	if fireErr != nil {
+		return paid, fired, fireErr
+	}
+	return paid, fired, err
+}
+
+// fire writes timerCount due reminder timers, their keys beginning with prefix, and waits until
+// the outbox has fired and forgotten them all. first is called when the first reminder comes.
+func (g *timersRig) fire(ctx context.Context, prefix string, first func()) (timerFire, error) {
+	var f timerFire
+	before := g.sink.Count()
+	if _, err := g.db.Exec(ctx, timersInsert, prefix, timerCount, timerLoans); err != nil {
+		return f, fmt.Errorf("writing the timers: %w", err)
+	}
+	written := time.Now()
+	deadline := written.Add(timersMaxWait)
+	wait := func(cond func() (bool, error), what string) error {
+		for {
+			ok, err := cond()
+			if ok || err != nil {
+				return err
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("%s: not within %s of writing the timers (%d emails)", what, timersMaxWait, g.sink.Count()-before)
+			}
+			if err := pause(ctx, timersPoll); err != nil {
+				return err
+			}
+		}
+	}
+	if err := wait(func() (bool, error) { return g.sink.Count() > before, nil }, "the first reminder"); err != nil {
+		return f, err
+	}
+	firstAt := time.Now()
+	f.Found = firstAt.Sub(written)
+	if first != nil {
+		first()
+	}
+	err := wait(func() (bool, error) { return g.sink.Count()-before >= timerCount, nil }, "every reminder")
+	if err == nil {
+		err = wait(func() (bool, error) {
+			var left int
+			err := g.db.QueryRow(ctx, timersLeft, "due-soon:"+prefix+"%").Scan(&left)
+			return left == 0, err
+		}, "every timer forgotten")
+	}
+	if err != nil {
+		return f, err
+	}
+	f.Span = time.Since(firstAt)
+	f.PerSecond = timerCount / f.Span.Seconds()
+	f.Emails = g.sink.Count() - before
+	return f, nil
+}
+
+// timersInsert writes $2 due-soon timers of the outbox, keyed "due-soon:{$1}{n}", due one
+// microsecond apart up to now, each for one of the $3 loans of books timers-*, in turn: the
+// reminder the outbox would have scheduled, with the loan's due time as its BookLent has it.
+const timersInsert = `INSERT INTO processor_timers (processor, key, due_at, fire_at, data, version)
+SELECT 'notifications', 'due-soon:' || $1::text || g, t.at, t.at,
+	jsonb_build_object('bookId', l.book, 'loanId', l.loan, 'dueAt', l.due, 'at', to_jsonb(t.at)),
+	nextval('processor_timer_versions')
+FROM generate_series(0, $2::int - 1) AS g
+CROSS JOIN LATERAL (SELECT now() - ($2::int - g) * interval '1 microsecond' AS at) AS t
+JOIN (
+	SELECT row_number() OVER (ORDER BY position) - 1 AS n, substr(stream_id, 6) AS book,
+		data->>'loanId' AS loan, data->'dueAt' AS due
+	FROM events WHERE type = 'BookLent' AND stream_id LIKE 'book-timers-%'
+) AS l ON l.n = g % $3::int`
+
+// timersLeft counts the outbox's timers whose keys are like $1.
+const timersLeft = `SELECT count(*) FROM processor_timers WHERE processor = 'notifications' AND key LIKE $1`
+
+// pause waits d, or returns ctx's error.
+func pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,133 @@
+package holds
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"library/internal/accounts"
+	"library/internal/books"
+	"library/internal/eventstore"
+	"library/internal/processor"
+)
+
+// Name is the name of the holds view model: its lease, its checkpoint. Never rename it.
+const Name = "holds"
+
+// A hold's status: waiting in the book's queue, or ready on the hold shelf.
+const (
+	Waiting = "waiting"
+	Ready   = "ready"
+)
+
+// Hold is a hold that has not ended, as the view keeps it.
+type Hold struct {
+	BookID   string
+	Title    string
+	MemberID string
+	// Seq orders the holds of one book: the version of its stream at the hold's HoldPlaced.
+	Seq      int64
+	PlacedAt time.Time
+	// Until is when the book leaves the hold shelf unless picked up; zero while the member
+	// waits.
+	Until time.Time
+	// Place is the member's place in the book's queue, from 1, as of the page's read; 0 for a
+	// ready hold.
+	Place int
+}
+
+// Status is Ready for a book on the hold shelf, Waiting otherwise.
+func (h Hold) Status() string {
+	if h.Until.IsZero() {
+		return Waiting
+	}
+	return Ready
+}
+
+// View is the holds view model: every hold that has not ended, kept up to date from the log by
+// the holder of the "holds" lease, and readable on every replica.
+type View interface {
+	processor.ViewModel
+	// List returns the page of holds that filter chooses, in the filter's order, with their
+	// places and the view's position, all as of one moment. The filter is one that
+	// ParseFilter could make, or one of a member.
+	List(ctx context.Context, filter Filter) (Page, processor.Position, error)
+}
+
+// Processor is the view as a processor to run.
+func Processor(v View) processor.Processor {
+	return processor.Processor{Name: Name, Kind: processor.KindViewModel, ViewModel: v}
+}
+
+// A change is what one event does to the view.
+type change interface{ isChange() }
+
+// titled: a book joined the catalogue under a title.
+type titled struct{ bookID, title string }
+
+// placed: a member joined a book's queue, at the back.
+type placed struct{ hold Hold }
+
+// held: the book is on the hold shelf for a member who was waiting for it, until a time.
+type held struct {
+	bookID, memberID string
+	until            time.Time
+}
+
+// ended: a member's hold on a book ended (cancelled, expired or fulfilled).
+type ended struct{ bookID, memberID string }
+
+// erased: a member was forgotten; no hold of theirs stays in the view.
+type erased struct{ memberID string }
+
+func (titled) isChange() {}
+func (placed) isChange() {}
+func (held) isChange()   {}
+func (ended) isChange()  {}
+func (erased) isChange() {}
+
+// changes decodes what a batch does to the view: the events of book streams, as the Book
+// aggregate decodes them, and members' erasures. Everything else is skipped.
+func changes(events []eventstore.Event) ([]change, error) {
+	bookType, accountType := books.Type(), accounts.Type()
+	erasure := accounts.MemberErased{}.EventType()
+	var out []change
+	for _, e := range events {
+		switch {
+		case bookType.Owns(e):
+			event, err := bookType.Decode(e)
+			if err != nil {
+				return nil, fmt.Errorf("holds: event %s at position %d: %w", e.Type, e.Position, err)
+			}
+			if c := bookChange(bookType.ID(e.StreamID), e, event); c != nil {
+				out = append(out, c)
+			}
+		case accountType.Owns(e) && e.Type == erasure:
+			out = append(out, erased{memberID: accountType.ID(e.StreamID)})
+		}
+	}
+	return out, nil
+}
+
+// bookChange is what one book event, recorded as e, does to the view; nil for nothing.
+func bookChange(bookID string, e eventstore.Event, event books.Event) change {
+	switch ev := event.(type) {
+	case books.BookAdded:
+		return titled{bookID: bookID, title: ev.Title}
+	case books.HoldPlaced:
+		return placed{hold: Hold{BookID: bookID, MemberID: ev.MemberID, Seq: e.Version, PlacedAt: stored(e.RecordedAt)}}
+	case books.BookHeld:
+		return held{bookID: bookID, memberID: ev.MemberID, until: stored(ev.Until)}
+	case books.HoldCancelled:
+		return ended{bookID: bookID, memberID: ev.MemberID}
+	case books.HoldExpired:
+		return ended{bookID: bookID, memberID: ev.MemberID}
+	case books.HoldFulfilled:
+		return ended{bookID: bookID, memberID: ev.MemberID}
+	}
+	return nil
+}
+
+// stored is a time as the view keeps it: in UTC, to the microsecond, as PostgreSQL keeps it
+// (pgx drops the nanoseconds), so that both stores order, page and show holds alike.
+func stored(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }

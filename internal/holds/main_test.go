@@ -1,0 +1,10 @@
+package holds_test
+
+import (
+	"testing"
+
+	"library/internal/testkit/pgtest"
+)
+
+// TestMain gives the view's tests a real PostgreSQL (see pgtest).
+func TestMain(m *testing.M) { pgtest.Main(m) }

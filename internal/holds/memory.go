@@ -1,0 +1,206 @@
+package holds
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"sync"
+
+	"library/internal/eventstore"
+	"library/internal/processor"
+)
+
+// Memory is the view kept in the memory of one process, its checkpoint with it.
+type Memory struct {
+	checkpoints *processor.MemoryCheckpoints
+
+	mu sync.RWMutex
+	// titles are every book's title, by book id; a hold shows its book's.
+	titles map[string]string
+	// books are the holds of each book that has any, in Seq order: its holder, then its queue.
+	books map[string][]Hold
+	// ids are the keys of books in order, and shelf the keys of the ready holds in the shelf's
+	// order, so that a page is found without sorting.
+	ids      []string
+	shelf    []Key
+	position processor.Position
+}
+
+var _ View = (*Memory)(nil)
+
+// NewMemory returns an empty view whose checkpoint is kept in checkpoints.
+func NewMemory(checkpoints *processor.MemoryCheckpoints) *Memory {
+	return &Memory{checkpoints: checkpoints, titles: map[string]string{}, books: map[string][]Hold{}}
+}
+
+// Apply implements processor.ViewModel.
+func (m *Memory) Apply(ctx context.Context, from, to processor.Position, events []eventstore.Event) error {
+	changes, err := changes(events)
+	if err != nil {
+		return err
+	}
+	return m.checkpoints.SaveWith(ctx, Name, from, to, func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		for _, c := range changes {
+			m.apply(c)
+		}
+		m.position = to
+	})
+}
+
+// Reset implements processor.ViewModel.
+func (m *Memory) Reset(ctx context.Context, from processor.Position) error {
+	to := processor.Position{Generation: from.Generation + 1}
+	return m.checkpoints.SaveWith(ctx, Name, from, to, func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		clear(m.titles)
+		clear(m.books)
+		m.ids, m.shelf = m.ids[:0], m.shelf[:0]
+		m.position = to
+	})
+}
+
+// apply makes one change; the caller holds mu.
+func (m *Memory) apply(c change) {
+	switch c := c.(type) {
+	case titled:
+		m.titles[c.bookID] = c.title
+		for _, h := range slices.Clone(m.books[c.bookID]) {
+			m.end(c.bookID, h.MemberID)
+		}
+	case placed:
+		m.end(c.hold.BookID, c.hold.MemberID)
+		m.place(c.hold)
+	case held:
+		holds := m.books[c.bookID]
+		if i := indexOf(holds, c.memberID); i >= 0 && holds[i].Status() == Waiting {
+			holds[i].Until = c.until
+			k := holds[i].key(true)
+			j, _ := slices.BinarySearchFunc(m.shelf, k, compareShelf)
+			m.shelf = slices.Insert(m.shelf, j, k)
+		}
+	case ended:
+		m.end(c.bookID, c.memberID)
+	case erased:
+		for _, bookID := range slices.Clone(m.ids) {
+			m.end(bookID, c.memberID)
+		}
+	}
+}
+
+// place adds a waiting hold; its member has none on its book.
+func (m *Memory) place(h Hold) {
+	holds, known := m.books[h.BookID]
+	if !known {
+		i, _ := slices.BinarySearch(m.ids, h.BookID)
+		m.ids = slices.Insert(m.ids, i, h.BookID)
+	}
+	i, _ := slices.BinarySearchFunc(holds, h.Seq, func(x Hold, seq int64) int { return cmp.Compare(x.Seq, seq) })
+	m.books[h.BookID] = slices.Insert(holds, i, h)
+}
+
+// end ends the member's hold on the book, if they have one.
+func (m *Memory) end(bookID, memberID string) {
+	holds := m.books[bookID]
+	i := indexOf(holds, memberID)
+	if i < 0 {
+		return
+	}
+	if holds[i].Status() == Ready {
+		if j, found := slices.BinarySearchFunc(m.shelf, holds[i].key(true), compareShelf); found {
+			m.shelf = slices.Delete(m.shelf, j, j+1)
+		}
+	}
+	holds = slices.Delete(holds, i, i+1)
+	if len(holds) > 0 {
+		m.books[bookID] = holds
+		return
+	}
+	delete(m.books, bookID)
+	if j, found := slices.BinarySearch(m.ids, bookID); found {
+		m.ids = slices.Delete(m.ids, j, j+1)
+	}
+}
+
+// indexOf is the index of the member's hold among holds, -1 when they have none.
+func indexOf(holds []Hold, memberID string) int {
+	return slices.IndexFunc(holds, func(h Hold) bool { return h.MemberID == memberID })
+}
+
+// List implements View.
+func (m *Memory) List(ctx context.Context, f Filter) (Page, processor.Position, error) {
+	if err := ctx.Err(); err != nil {
+		return Page{}, processor.Position{}, err
+	}
+	if err := f.check(); err != nil {
+		return Page{}, processor.Position{}, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	page := Page{Holds: []Hold{}, shelf: f.shelf()}
+	// add puts a hold the filter keeps on the page; false once the page is full.
+	add := func(h Hold) bool {
+		if !f.matches(h) {
+			return true
+		}
+		if len(page.Holds) == f.pageSize() {
+			page.More = true
+			return false
+		}
+		h.Title = m.titles[h.BookID]
+		page.Holds = append(page.Holds, h)
+		return true
+	}
+	if f.shelf() {
+		m.listShelf(f.After, add)
+	} else {
+		m.listQueues(f.After, add)
+	}
+	return page, m.position, nil
+}
+
+// listShelf hands the ready holds after the key to add, in the shelf's order, until it says
+// stop.
+func (m *Memory) listShelf(after *Key, add func(Hold) bool) {
+	start := 0
+	if after != nil {
+		i, found := slices.BinarySearchFunc(m.shelf, *after, compareShelf)
+		if found {
+			i++
+		}
+		start = i
+	}
+	for _, k := range m.shelf[start:] {
+		holds := m.books[k.BookID]
+		i := slices.IndexFunc(holds, func(h Hold) bool { return h.Seq == k.Seq })
+		if !add(holds[i]) {
+			return
+		}
+	}
+}
+
+// listQueues hands every hold after the key to add, with its place, in the queues' order,
+// until it says stop.
+func (m *Memory) listQueues(after *Key, add func(Hold) bool) {
+	start := 0
+	if after != nil {
+		start, _ = slices.BinarySearch(m.ids, after.BookID)
+	}
+	for _, bookID := range m.ids[start:] {
+		place := 0
+		for _, h := range m.books[bookID] {
+			if h.Status() == Waiting {
+				place++
+				h.Place = place
+			}
+			if after != nil && compareQueue(h.key(false), *after) <= 0 {
+				continue
+			}
+			if !add(h) {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,32 @@
+package holds
+
+import "time"
+
+// HoldView is a hold as GET /holds and GET /accounts/{memberId}/holds show it.
+type HoldView struct {
+	BookID   string `json:"bookId"`
+	Title    string `json:"title"`
+	MemberID string `json:"memberId"`
+	Status   string `json:"status"`
+	// Place is the member's place in the book's queue, from 1; null on the hold shelf.
+	Place    *int      `json:"place"`
+	PlacedAt time.Time `json:"placedAt"`
+	// Until is when the book leaves the hold shelf unless picked up; null while waiting.
+	Until *time.Time `json:"until"`
+}
+
+// viewsOf shows holds.
+func viewsOf(holds []Hold) []HoldView {
+	out := make([]HoldView, len(holds))
+	for i, h := range holds {
+		out[i] = HoldView{BookID: h.BookID, Title: h.Title, MemberID: h.MemberID, Status: h.Status(), PlacedAt: h.PlacedAt}
+		if h.Status() == Ready {
+			until := h.Until
+			out[i].Until = &until
+		} else {
+			place := h.Place
+			out[i].Place = &place
+		}
+	}
+	return out
+}
