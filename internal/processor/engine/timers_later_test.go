@@ -52,7 +52,7 @@ func testTimersHandedBackLetOthersFire(t *testing.T, store eventstore.Store, cfg
 		}
 	}
 	now := time.Now()
-	s := newTimerSaga(newEffects(), func(ctx context.Context, e eventstore.Event) error {
+	s := newTimerSaga(newEffects(), func(ctx context.Context, _ eventstore.Event) error {
 		for i, key := range keys {
 			if err := processor.Schedule(ctx, key, now.Add(time.Duration(i-len(keys))*time.Millisecond), nil); err != nil {
 				return err
