@@ -101,9 +101,10 @@ func Launch(t testing.TB, cfg app.Config, logger *slog.Logger) Service {
 	t.Cleanup(stop)
 	s := Service{Base: "http://" + a.Addr(), Metrics: "http://" + a.MetricsAddr(), Stop: stop}
 	if cfg.AuthIssuer != "" {
-		// Tokens are checked once the provider's discovery is read, a moment after start.
+		// Tokens are checked once the provider's discovery is read, a moment after start (which,
+		// on a loaded machine running many services at once, has taken over 10 s).
 		api := s.API("")
-		Eventually(t, 10*time.Second, func() bool {
+		Eventually(t, 30*time.Second, func() bool {
 			r, err := api.TrySend(http.MethodGet, "/readyz", nil)
 			return err == nil && r.Status == http.StatusOK
 		}, "the service to read its OpenID provider's discovery")
