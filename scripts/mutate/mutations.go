@@ -84,7 +84,7 @@ var mutations = []mutation{
 	},
 	{
 		name:    "a new holder sends an email the relay accepted before the takeover",
-		file:    "internal/notifications/loan_email.go",
+		file:    "internal/notifications/event_email.go",
 		find:    "if done, err := o.alreadyAccepted(ctx, id); done || err != nil {",
 		replace: "if done, err := o.alreadyAccepted(ctx, id); (done && id == \"\") || err != nil {",
 		pkg:     "./internal/notifications/",
@@ -525,7 +525,7 @@ var mutations = []mutation{
 	},
 	{
 		name:    "a loan email to a member with no address yet is parked at once",
-		file:    "internal/notifications/loan_email.go",
+		file:    "internal/notifications/event_email.go",
 		find:    "return o.waitForAddress(why, e.RecordedAt)",
 		replace: "return &processor.ParkError{Reason: why.Error()}",
 		pkg:     "./internal/notifications/",
