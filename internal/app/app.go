@@ -118,19 +118,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 	a.processors = processors
 	guard, verifier := a.signIn()
 	a.verifier = verifier
-	modules := []httpapi.Module{
-		booksapi.Routes{Service: bookService},
-		catalog.Routes{Query: catalog.Query{Catalog: views.catalog, Log: a.store, Wait: cfg.Tuning.CatalogWait, Waits: catalog.NewWaitLimit(cfg.CatalogMaxWaits)}},
-		loans.Routes{View: views.loans, Policy: loans.Policy{MaxRenewals: cfg.RenewalsMax, Now: cfg.Tuning.Now}},
-		holds.Routes{View: views.holds},
-		accountsapi.Routes{Service: accountService, Elsewhere: members, Payments: pay},
-		processorhttp.Routes{Group: processors, Replica: cfg.ReplicaID},
-		openapi.Routes{},
-		signInRoutes{cfg: cfg},
-	}
-	if cfg.WebUI {
-		modules = append(modules, webRoutes{})
-	}
+	modules := a.modules(bookService, accountService, pay, processors, views, members)
 	handler := httpapi.New(
 		httpapi.Options{
 			Logger: logger, Ready: a.ready, RequestTimeout: cfg.RequestTimeout, Guard: guard,
@@ -160,6 +148,26 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// modules are the service's routes, each feature's on what New built for it.
+func (a *App) modules(bookService *books.Service, accountService *accounts.Service, pay *accountsapi.Payments,
+	processors *engine.Group, views views, members elsewhere) []httpapi.Module {
+	cfg := a.cfg
+	modules := []httpapi.Module{
+		booksapi.Routes{Service: bookService},
+		catalog.Routes{Query: catalog.Query{Catalog: views.catalog, Log: a.store, Wait: cfg.Tuning.CatalogWait, Waits: catalog.NewWaitLimit(cfg.CatalogMaxWaits)}},
+		loans.Routes{View: views.loans, Policy: loans.Policy{MaxRenewals: cfg.RenewalsMax, Now: cfg.Tuning.Now}},
+		holds.Routes{View: views.holds},
+		accountsapi.Routes{Service: accountService, Elsewhere: members, Payments: pay},
+		processorhttp.Routes{Group: processors, Replica: cfg.ReplicaID},
+		openapi.Routes{},
+		signInRoutes{cfg: cfg},
+	}
+	if cfg.WebUI {
+		modules = append(modules, webRoutes{})
+	}
+	return modules
 }
 
 func (a *App) openPostgres(ctx context.Context) error {
