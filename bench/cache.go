@@ -19,6 +19,9 @@ import (
 const (
 	cacheLookupsSeries = "library_aggregate_cache_lookups_total"
 	cacheBytesSeries   = "library_aggregate_cache_bytes"
+	// cpuSeries is the service process's user and system CPU, from the client library's
+	// process collector: read around each commands cell too, for the CPU per command.
+	cpuSeries = "process_cpu_seconds_total"
 )
 
 // cacheAggregates are the aggregate types whose kept bytes the report shows.
@@ -31,10 +34,11 @@ type cacheResult struct {
 	Bytes map[string]float64 // library_aggregate_cache_bytes by aggregate, after the last cell
 }
 
-// cacheCell is one commands cell's account lookups.
+// cacheCell is one commands cell's account lookups, and the service's CPU over it.
 type cacheCell struct {
 	Concurrency  int
 	Hits, Misses float64
+	CPU          float64 // seconds of user and system time of the service over the cell
 }
 
 // rate is hits over lookups, 0 without any.
@@ -87,7 +91,8 @@ func (w *cacheWatch) stop(ctx context.Context, concurrency int) error {
 		key := seriesKey(cacheLookupsSeries, map[string]string{"aggregate": "account", "result": result})
 		return after[key] - w.before[key]
 	}
-	c := cacheCell{Concurrency: concurrency, Hits: delta("hit"), Misses: delta("miss")}
+	cpu := seriesKey(cpuSeries, nil)
+	c := cacheCell{Concurrency: concurrency, Hits: delta("hit"), Misses: delta("miss"), CPU: after[cpu] - w.before[cpu]}
 	w.result.Cells = append(w.result.Cells, c)
 	w.result.Bytes = map[string]float64{}
 	for _, a := range cacheAggregates {
@@ -120,7 +125,7 @@ func scrapeMetrics(ctx context.Context, url string) (map[string]float64, error) 
 	s.Buffer(make([]byte, 64<<10), 1<<20)
 	for s.Scan() {
 		line := s.Text()
-		if !strings.HasPrefix(line, "library_aggregate_cache_") {
+		if !strings.HasPrefix(line, "library_aggregate_cache_") && !strings.HasPrefix(line, cpuSeries+" ") {
 			continue
 		}
 		key, value, err := parseSample(line)

@@ -68,21 +68,7 @@ func loadConfig() (config, error) {
 		ColdEvents:     []int{2, 1000, 20_000, 100_000},
 		ColdRounds:     7,
 	}
-	var errs []error
-	if s := os.Getenv("BENCH_DURATION"); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d <= 0 {
-			errs = append(errs, fmt.Errorf("BENCH_DURATION must be a positive duration such as 5s, not %q", s))
-		}
-		cfg.Duration = d
-	}
-	if s := os.Getenv("BENCH_WARMUP"); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d < 0 {
-			errs = append(errs, fmt.Errorf("BENCH_WARMUP must be a duration such as 1s, not %q", s))
-		}
-		cfg.Warmup = d
-	}
+	errs := readDurations(&cfg)
 	if s := os.Getenv("BENCH_CONCURRENCY"); s != "" {
 		var err error
 		if cfg.Concurrency, err = positiveInts("BENCH_CONCURRENCY", s); err != nil {
@@ -97,17 +83,10 @@ func loadConfig() (config, error) {
 		slices.Sort(cfg.ColdEvents)
 		cfg.ColdEvents = slices.Compact(cfg.ColdEvents)
 	}
-	if s := os.Getenv("BENCH_ACCOUNTS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			errs = append(errs, fmt.Errorf("BENCH_ACCOUNTS must be a positive integer, not %q", s))
-		}
-		cfg.Accounts = n
-	}
 	for _, v := range []struct {
 		name string
 		to   *int
-	}{{"BENCH_LENDERS", &cfg.Lenders}, {"BENCH_IDLE_LOANS", &cfg.IdleLoans}, {"BENCH_GROWTH_PAYMENTS", &cfg.GrowthPayments},
+	}{{"BENCH_ACCOUNTS", &cfg.Accounts}, {"BENCH_LENDERS", &cfg.Lenders}, {"BENCH_IDLE_LOANS", &cfg.IdleLoans}, {"BENCH_GROWTH_PAYMENTS", &cfg.GrowthPayments},
 		{"BENCH_COLD_ROUNDS", &cfg.ColdRounds}} {
 		if s := os.Getenv(v.name); s != "" {
 			n, err := strconv.Atoi(s)
@@ -118,9 +97,9 @@ func loadConfig() (config, error) {
 		}
 	}
 	switch cfg.Only = os.Getenv("BENCH_ONLY"); cfg.Only {
-	case "", onlyTimers:
+	case "", onlyTimers, onlyCommands:
 	default:
-		errs = append(errs, fmt.Errorf("BENCH_ONLY must be %q or unset (everything), not %q", onlyTimers, cfg.Only))
+		errs = append(errs, fmt.Errorf("BENCH_ONLY must be %q, %q or unset (everything), not %q", onlyTimers, onlyCommands, cfg.Only))
 	}
 	if s, ok := os.LookupEnv("BENCH_OUTPUT"); ok {
 		cfg.Output = s
@@ -136,6 +115,32 @@ func loadConfig() (config, error) {
 	}
 	return cfg, errors.Join(errs...)
 }
+
+// readDurations reads BENCH_DURATION and BENCH_WARMUP into cfg, and says what is wrong with
+// them.
+func readDurations(cfg *config) []error {
+	var errs []error
+	if s := os.Getenv("BENCH_DURATION"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("BENCH_DURATION must be a positive duration such as 5s, not %q", s))
+		}
+		cfg.Duration = d
+	}
+	if s := os.Getenv("BENCH_WARMUP"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			errs = append(errs, fmt.Errorf("BENCH_WARMUP must be a duration such as 1s, not %q", s))
+		}
+		cfg.Warmup = d
+	}
+	return errs
+}
+
+// onlyCommands is the value of BENCH_ONLY that runs the throughput cells alone and prints
+// them with the targets on a command's cost, writing nothing: a quick look, repeated for the
+// spread of those figures.
+const onlyCommands = "commands"
 
 // onlyTimers is the value of BENCH_ONLY that runs the timers measurement alone.
 const onlyTimers = "timers"

@@ -103,6 +103,9 @@ func run(ctx context.Context) error {
 		}
 	}()
 
+	if cfg.Only == onlyCommands {
+		return b.commandsOnly(ctx)
+	}
 	rep, err := b.measure(ctx)
 	if err != nil {
 		return err

@@ -58,6 +58,7 @@ func (t *targetRows) info(what, as, result string) { t.row(what, as, result, "no
 func (r report) targets() section {
 	t := &targetRows{}
 	r.throughputTargets(t)
+	r.commandCostTargets(t)
 	r.cpuTarget(t)
 	o := r.Outbox
 	t.add("outbox commit to SMTP < 100 ms at idle", fmt.Sprintf("p99 of %d loans, one at a time", o.IdleLoans), formatLatency(o.IdleP99), o.IdleP99 < 100*time.Millisecond)

@@ -205,7 +205,9 @@ func (g *timersRig) payments(ctx context.Context, keys string, stop <-chan struc
 }
 
 // paymentsWhileTimersFire warms the payments up, writes the timers, and measures the payments
-// from the first reminder to the last timer forgotten.
+// from the first reminder for the run's duration (or until the last timer is forgotten, if
+// sooner). The timers' rate under payments is the reminders that came in that window over its
+// length; the rest fire alone after it, and the run ends when the last is forgotten.
 func (g *timersRig) paymentsWhileTimersFire(ctx context.Context, r int) (cell, timerFire, error) {
 	var (
 		fired    timerFire
@@ -213,6 +215,8 @@ func (g *timersRig) paymentsWhileTimersFire(ctx context.Context, r int) (cell, t
 		firing   = make(chan struct{}) // the first reminder came
 		done     = make(chan struct{}) // the last timer was forgotten, or the timers failed
 		warmedUp = make(chan struct{})
+		stop     = make(chan struct{}) // the payments' measured window is over
+		window   timerFire             // the reminders in that window
 	)
 	go func() {
 		defer close(done)
@@ -224,12 +228,24 @@ func (g *timersRig) paymentsWhileTimersFire(ctx context.Context, r int) (cell, t
 		}
 		fired, fireErr = g.fire(ctx, fmt.Sprintf("bench-%d-loaded-", r), func() { close(firing) })
 	}()
-	// The payments' measured run starts once the first reminder has come.
-	stop := make(chan struct{})
 	go func() {
-		<-done
-		close(stop)
+		defer close(stop)
+		select {
+		case <-firing:
+		case <-done:
+			return
+		}
+		from, at := g.sink.Count(), time.Now()
+		end := time.NewTimer(g.duration)
+		defer end.Stop()
+		select {
+		case <-end.C:
+		case <-done:
+		case <-ctx.Done():
+		}
+		window.Span, window.Emails = time.Since(at), g.sink.Count()-from
 	}()
+	// The payments' measured run starts once the first reminder has come.
 	paid, err := g.payments(ctx, fmt.Sprintf("timers-with-%d-", r), stop, func() {
 		close(warmedUp)
 		select {
@@ -238,8 +254,12 @@ func (g *timersRig) paymentsWhileTimersFire(ctx context.Context, r int) (cell, t
 		}
 	})
 	<-done
+	<-stop
 	if fireErr != nil {
 		return paid, fired, fireErr
+	}
+	if window.Span > 0 {
+		fired.PerSecond = float64(window.Emails) / window.Span.Seconds()
 	}
 	return paid, fired, err
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"library/internal/processor"
 	"library/internal/processor/pgdriver"
 	"library/internal/testkit/pgtest"
@@ -43,7 +45,7 @@ func TestBlackholedLeaseHolder(t *testing.T) {
 	lend(0)
 	loanEmails(t, s.pool, s.smtp, 10*time.Second)
 	watch := watchCheckpoints(s.pool)
-	stale := readCheckpoint(t, s, "notifications") // what the holder last saved
+	stale := savedCheckpoint(t, s, "notifications") // what the holder last saved
 
 	frozen := time.Now()
 	hole.Freeze()
@@ -88,14 +90,19 @@ func TestBlackholedLeaseHolder(t *testing.T) {
 		aStopped.Sub(frozen).Round(time.Millisecond), bTook.Sub(frozen).Round(time.Millisecond), takeoverBound, emails, duplicates, err)
 }
 
-// readCheckpoint reads a processor's checkpoint from the database.
-func readCheckpoint(t *testing.T, s *system, name string) processor.Position {
+// savedCheckpoint reads a processor's checkpoint from the database, once it has saved one: the
+// outbox saves it after the email it sent, so an email can be seen a moment before it.
+func savedCheckpoint(t *testing.T, s *system, name string) processor.Position {
 	t.Helper()
 	var pos processor.Position
 	var xid string
-	err := s.pool.QueryRow(context.Background(),
-		`SELECT generation, transaction_id::text, position FROM processor_checkpoints WHERE name = $1`, name).
-		Scan(&pos.Generation, &xid, &pos.Checkpoint.Position)
+	var err error
+	eventually(t, 10*time.Second, func() bool {
+		err = s.pool.QueryRow(context.Background(),
+			`SELECT generation, transaction_id::text, position FROM processor_checkpoints WHERE name = $1`, name).
+			Scan(&pos.Generation, &xid, &pos.Checkpoint.Position)
+		return !errors.Is(err, pgx.ErrNoRows)
+	}, "%s saves a checkpoint", name)
 	if err != nil {
 		t.Fatal(err)
 	}

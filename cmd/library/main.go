@@ -110,7 +110,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		_, err := fmt.Fprintln(stdout, usage)
 		return err
 	}
-	cfg, err := config.FromEnv(getenv)
+	cfg, err := app.FromEnv(getenv)
 	if err != nil {
 		return err
 	}

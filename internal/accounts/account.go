@@ -163,10 +163,28 @@ func NewAccount() Account {
 	return Account{finedLoans: make(map[string]bool), loans: make(map[string]bool), checkouts: make(map[string]Checkout)}
 }
 
-// Clone returns a copy of a that Apply can change without changing a.
+// Clone returns a copy of a that Apply can change without changing a. An empty map is not
+// copied but left out (nil), and Apply makes one when it first writes to it: a command clones
+// the account it decides on, and most accounts have no loan, fine or checkout to copy.
 func Clone(a Account) Account {
-	a.finedLoans, a.loans, a.checkouts = maps.Clone(a.finedLoans), maps.Clone(a.loans), maps.Clone(a.checkouts)
+	a.finedLoans, a.loans, a.checkouts = cloneFull(a.finedLoans), cloneFull(a.loans), cloneFull(a.checkouts)
 	return a
+}
+
+// cloneFull is a copy of m, nil when m is empty.
+func cloneFull[K comparable, V any](m map[K]V) map[K]V {
+	if len(m) == 0 {
+		return nil
+	}
+	return maps.Clone(m)
+}
+
+// writable is m, or a new map when m is nil (as Clone leaves an empty one), for Apply to write to.
+func writable[K comparable, V any](m map[K]V) map[K]V {
+	if m == nil {
+		return make(map[K]V)
+	}
+	return m
 }
 
 // Apply returns the state after e.
@@ -182,12 +200,14 @@ func Apply(a Account, e Event) Account {
 	case FineCharged:
 		a.Balance += e.Amount
 		if e.LoanID != "" {
+			a.finedLoans = writable(a.finedLoans)
 			a.finedLoans[e.LoanID] = true
 		}
 	case PaymentReceived:
 		a.Balance -= e.Amount
 		paidCheckout(a, e)
 	case LoanOpened:
+		a.loans = writable(a.loans)
 		a.loans[loanKey(e.BookID, e.LoanID)] = true
 	case LoanClosed:
 		delete(a.loans, loanKey(e.BookID, e.LoanID))

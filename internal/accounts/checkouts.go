@@ -103,6 +103,10 @@ func (a Account) OpenCheckouts() int {
 
 // applyCheckout folds the events of checkouts and refunds; ok is false for any other event.
 func applyCheckout(a Account, e Event) (Account, bool) {
+	switch e.(type) {
+	case CheckoutStarted, CheckoutEnded, RefundDue, RefundIssued:
+		a.checkouts = writable(a.checkouts)
+	}
 	switch e := e.(type) {
 	case CheckoutStarted:
 		a.checkouts[e.CheckoutID] = Checkout{ID: e.CheckoutID, Amount: e.Amount, Currency: e.Currency,

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"library/internal/aggregate"
+	"library/internal/aggregate/core"
+	"library/internal/aggregate/stack"
 	"library/internal/errs"
 	"library/internal/eventstore"
 	"library/internal/validate"
@@ -38,7 +40,7 @@ func Type() aggregate.Type[Account] {
 
 // Service runs Account commands and reads accounts.
 type Service struct {
-	repo *aggregate.Repository[Account]
+	repo *core.Repository[Account]
 	log  Log
 	// forget drops a member's data key from the memory of the keyring that opens their values
 	// (pii.Keyring.Forget), when it keeps any.
@@ -75,9 +77,9 @@ type Log interface {
 
 // NewService returns a Service on log.
 func NewService(log Log, opts aggregate.Options) *Service {
-	s := &Service{repo: aggregate.NewRepository(log, Type(), opts), log: log, forget: func(string) {}}
-	if f, ok := opts.Cipher.(interface{ Forget(owner string) }); ok {
-		s.forget = f.Forget
+	s := &Service{repo: core.New(stack.Store(log, Type(), opts), Type(), opts), log: log, forget: func(string) {}}
+	if opts.Cipher != nil {
+		s.forget = opts.Cipher.Forget
 	}
 	return s
 }

@@ -23,23 +23,32 @@ const NothingChanged = "NothingChanged"
 
 // Codec decodes the stored data of one event type.
 type Codec struct {
-	typ    string
-	decode func(data []byte) (Event, error)
+	typ   string
+	codec codec
 }
 
-// EventCodec returns the Codec of event type E, decoded from JSON.
+// codec decodes an event type's data.
+type codec interface {
+	decode(data []byte) (Event, error)
+}
+
+// EventCodec returns the Codec of event type E, decoded from JSON. It allocates nothing: the
+// readers of the log that make their aggregate types as they read make them for every event.
 func EventCodec[E Event]() Codec {
 	var zero E
-	return Codec{
-		typ: zero.EventType(),
-		decode: func(data []byte) (Event, error) {
-			var e E
-			if err := json.Unmarshal(data, &e); err != nil {
-				return nil, err
-			}
-			return e, nil
-		},
+	return Codec{typ: zero.EventType(), codec: jsonCodec[E]{}}
+}
+
+// jsonCodec decodes events of type E from JSON. It is empty, so that a Codec holds it without
+// an allocation, which a closure of a generic function's would take.
+type jsonCodec[E Event] struct{}
+
+func (jsonCodec[E]) decode(data []byte) (Event, error) {
+	var e E
+	if err := json.Unmarshal(data, &e); err != nil {
+		return nil, err
 	}
+	return e, nil
 }
 
 // Type describes an aggregate type: the prefix of its streams, its empty state, how an event
@@ -60,7 +69,7 @@ type Type[S any] struct {
 	// whole.
 	Clone func(S) S
 	// Weigh estimates the bytes a state takes in memory, for the cache's bound. Default
-	// defaultStateBytes.
+	// 256 bytes (package cache).
 	Weigh func(S) int
 	// Snapshot, when set, keeps a snapshot of a stream every Options.SnapshotEvery events, so
 	// that a load reads the snapshot and the events after it. Nil: streams are read whole.
@@ -69,9 +78,6 @@ type Type[S any] struct {
 	// sealed with the owner's data key (Options.Cipher), and not written without one.
 	Personal func(S) bool
 }
-
-// defaultStateBytes is a state's weight when its type gives no Weigh.
-const defaultStateBytes = 256
 
 // StreamID is the id of the stream that holds the aggregate with the given id.
 func (t Type[S]) StreamID(id string) string { return t.Name + "-" + id }
@@ -140,18 +146,20 @@ type RecordedEvent struct {
 	Data       Event     `json:"data"`
 }
 
-// decoder decodes stored events of one aggregate type.
-type decoder map[string]func([]byte) (Event, error)
+// Decoder decodes stored events of one aggregate type.
+type Decoder map[string]func([]byte) (Event, error)
 
-func newDecoder(codecs []Codec) decoder {
-	d := make(decoder, len(codecs))
+// NewDecoder returns the Decoder of the given codecs (a Type's Events).
+func NewDecoder(codecs []Codec) Decoder {
+	d := make(Decoder, len(codecs))
 	for _, c := range codecs {
-		d[c.typ] = c.decode
+		d[c.typ] = c.codec.decode
 	}
 	return d
 }
 
-func (d decoder) decode(typ string, data []byte) (Event, error) {
+// Decode decodes the data of an event of type typ.
+func (d Decoder) Decode(typ string, data []byte) (Event, error) {
 	decode, ok := d[typ]
 	if !ok {
 		return nil, fmt.Errorf("aggregate: unknown event type %q", typ)
@@ -181,10 +189,20 @@ func (t Type[S]) Decode(e eventstore.Event) (Event, error) {
 	}
 	for _, c := range t.Events {
 		if c.typ == e.Type {
-			return c.decode(e.Data)
+			return c.codec.decode(e.Data)
 		}
 	}
 	return nil, fmt.Errorf("aggregate: %s has no event type %q", t.Name, e.Type)
+}
+
+// EventTypes are the names of every event type t has ever written (its Events), for a reader
+// of every event of t's (processor.Processor.Types).
+func (t Type[S]) EventTypes() []string {
+	types := make([]string, len(t.Events))
+	for i, c := range t.Events {
+		types[i] = c.typ
+	}
+	return types
 }
 
 // Owns reports whether a stored event is of one of t's streams.
@@ -194,3 +212,14 @@ func (t Type[S]) Owns(e eventstore.Event) bool {
 
 // ID is the aggregate id of a stream of t's (the stream id without the type's prefix).
 func (t Type[S]) ID(streamID string) string { return streamID[min(len(streamID), len(t.Name)+1):] }
+
+// SnapshotCodec lets a repository keep snapshots of its type's streams (package snapshots): the
+// folded state and the window of recent command ids, every Options.SnapshotEvery events, so
+// that a stream is loaded from its snapshot and the events after it instead of from its first.
+type SnapshotCodec[S any] struct {
+	// Version names the encoding of the state. Bump it whenever the state changes shape:
+	// snapshots of another version are then ignored, and written again, never misread.
+	Version int
+	Encode  func(S) ([]byte, error)
+	Decode  func([]byte) (S, error)
+}

@@ -1,5 +1,9 @@
-// Package aggregate runs commands against event-sourced aggregates: load the stream, fold it
-// into state, decide, append at the version that was loaded.
+// Package aggregate is what commands against event-sourced aggregates are made of: a Type, its
+// Events, a Command and its Result, and the Store a repository reads and appends a stream
+// through. Package core runs commands (load the stream, fold it into state, decide, append at
+// the version that was loaded); packages eventlog, sealing, snapshots and cache are the Store,
+// each layer wrapping the one before, and package stack stacks them as the Options ask. This
+// comment holds the promises they keep together.
 //
 // # Command ids
 //
@@ -48,43 +52,17 @@
 //
 // # Kept aggregates
 //
-// For types with a Clone function, the repository keeps recently used aggregates in memory,
-// folded to a version, with their command window: a cache bounded by an estimate of the bytes
-// it holds (Options.CacheBytes; Type.Weigh weighs a state), least recently used out first,
-// rebuilt from the log when missing. Every event in it came from the
-// log or from a successful append, and a kept state is cloned before anything is folded onto
-// it, so a kept aggregate can be behind the log, never wrong about what it holds.
-//
-// A command on a kept aggregate is decided without reading the log, and appended at the kept
-// version. When another process has appended since, that append fails on the version, and the
-// events after it are read and the command decided again: so a command id recorded elsewhere is
-// found before anything is written twice. An append is the only proof that a kept aggregate was
-// current; a refusal or a "nothing to do" is decided again after reading the log, so neither
-// is ever the answer of a stale state. Load always reads what came after the kept version.
-//
-// The log is append-only: a kept aggregate assumes that the events it folded are still there.
-// A log restored to an earlier version is noticed (an append fails and nothing follows the kept
-// version) and read whole; a log replaced by a different history of the same length or longer
-// is not, so restart the service after restoring its database.
+// For types with a Clone function, recently used aggregates are kept in memory, folded to a
+// version, with their command window, bounded by Options.CacheBytes (package cache). A kept
+// aggregate can be behind the log, never wrong about what it holds: a command on it is decided
+// without reading the log and appended at the kept version, and a stale one is caught by that
+// append's version check and decided again. Package cache's comment says how.
 //
 // # Snapshots
 //
-// For types with a SnapshotCodec, a stream gets a snapshot every Options.SnapshotEvery events:
-// its state, in the type's own encoding, and its window of command ids, kept by the log beside
-// its events (eventstore.Snapshots). A stream that is not kept is loaded from its snapshot and
-// the events after it, in one round trip, so that a cold load costs the same on any history. A
-// snapshot is written after the commit that passed the mark, by the command that led the group,
-// once its callers have their answers; and after a load that read a tail that long (a stream
-// from before snapshots, or whose snapshot was dropped). A snapshot that can't be written is
-// only logged: it is a cache of the log, and the next will do. The log gives back only a
-// snapshot that matches it (the event at its version is there, at its position), and only one
-// of the type's current codec version: a state that changes shape bumps the version, and its old
-// snapshots are ignored and written again, never misread. One that can't be decoded is ignored
-// too, and the stream read whole.
-//
-// The window keeps, per command, its key, the fingerprint of its payload, its name, who ran it
-// and the versions of the events it wrote, but not the events: a replay reads them back from the
-// log, where they are the first answer, byte for byte.
+// For types with a SnapshotCodec, a stream gets a snapshot every Options.SnapshotEvery events,
+// so that a cold load reads the snapshot and the events after it (package snapshots). A state
+// that holds personal values is sealed with its owner's key (package sealing).
 //
 // Domain idempotency comes first where the domain has an id of its own (lending a book again
 // under the same loan id decides nothing); command ids cover what the domain cannot recognise,

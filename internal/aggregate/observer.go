@@ -31,8 +31,8 @@ const (
 	OutcomeFailed Outcome = "failed"
 )
 
-// outcomeOf classifies what Execute returned.
-func outcomeOf(result Result, err error) Outcome {
+// OutcomeOf classifies what a command's run returned.
+func OutcomeOf(result Result, err error) Outcome {
 	switch code := errs.CodeOf(err); {
 	case err == nil && result.Replayed:
 		return OutcomeReplayed
@@ -48,8 +48,3 @@ func outcomeOf(result Result, err error) Outcome {
 		return OutcomeRefused
 	}
 }
-
-type noObserver struct{}
-
-func (noObserver) CommandDone(string, Outcome)   {}
-func (noObserver) CacheLookup(string, bool, int) {}

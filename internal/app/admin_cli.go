@@ -24,7 +24,11 @@ func openDatabase(ctx context.Context, cfg Config, what string) (*pgxpool.Pool, 
 	if err != nil {
 		return nil, err
 	}
-	return pgxpool.NewWithConfig(ctx, cfg.Pool())
+	poolCfg, err := poolConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return pgxpool.NewWithConfig(ctx, poolCfg)
 }
 
 // RotateKeys rewraps every member's data key with the first key of PII_KEY, so that the

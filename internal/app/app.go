@@ -1,7 +1,7 @@
 // Package app wires the service together from a Config: the event store (in memory, or
 // PostgreSQL with its migrations), the feature services, the background processors (catalog,
 // loans, holds, loan emails, late fines), the adapters through which each sees only what it needs of the
-// services (elsewhere.go, sources.go), and the HTTP server, with the web app (package web)
+// services (elsewhere.go), and the HTTP server, with the web app (package web)
 // beside the API unless Config.WebUI is off. It is the production wiring, used by cmd/library
 // and by tests that need the whole service.
 //
@@ -33,12 +33,14 @@ import (
 	"library/internal/books"
 	"library/internal/books/booksapi"
 	"library/internal/catalog"
+	"library/internal/catalog/cataloghttp"
 	"library/internal/errs"
 	"library/internal/eventstore"
 	"library/internal/eventstore/pgstore"
-	"library/internal/holds"
+	"library/internal/holds/holdshttp"
 	"library/internal/httpapi"
 	"library/internal/loans"
+	"library/internal/loans/loanshttp"
 	"library/internal/metrics"
 	"library/internal/openapi"
 	"library/internal/processor/engine"
@@ -156,9 +158,9 @@ func (a *App) modules(bookService *books.Service, accountService *accounts.Servi
 	cfg := a.cfg
 	modules := []httpapi.Module{
 		booksapi.Routes{Service: bookService},
-		catalog.Routes{Query: catalog.Query{Catalog: views.catalog, Log: a.store, Wait: cfg.Tuning.CatalogWait, Waits: catalog.NewWaitLimit(cfg.CatalogMaxWaits)}},
-		loans.Routes{View: views.loans, Policy: loans.Policy{MaxRenewals: cfg.RenewalsMax, Now: cfg.Tuning.Now}},
-		holds.Routes{View: views.holds},
+		cataloghttp.Routes{Query: catalog.Query{Catalog: views.catalog, Log: a.store, Wait: cfg.Tuning.CatalogWait, Waits: catalog.NewWaitLimit(cfg.CatalogMaxWaits)}},
+		loanshttp.Routes{View: views.loans, Policy: loans.Policy{MaxRenewals: cfg.RenewalsMax, Now: cfg.Tuning.Now}},
+		holdshttp.Routes{View: views.holds},
 		accountsapi.Routes{Service: accountService, Elsewhere: members, Payments: pay},
 		processorhttp.Routes{Group: processors, Replica: cfg.ReplicaID},
 		openapi.Routes{},
@@ -171,7 +173,10 @@ func (a *App) modules(bookService *books.Service, accountService *accounts.Servi
 }
 
 func (a *App) openPostgres(ctx context.Context) error {
-	poolConfig := a.cfg.Pool() // a copy: the Config's own stays as parsed
+	poolConfig, err := poolConfig(a.cfg)
+	if err != nil {
+		return err
+	}
 	if a.cfg.Tuning.TracerProvider != nil {
 		poolConfig.ConnConfig.Tracer = telemetry.QueryTracer(a.cfg.Tuning.TracerProvider)
 	}

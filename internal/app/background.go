@@ -4,19 +4,23 @@ import (
 	"library/internal/accounts"
 	"library/internal/books"
 	"library/internal/catalog"
+	"library/internal/catalog/catalogpg"
 	"library/internal/holds"
+	"library/internal/holds/holdspg"
 	"library/internal/holdshelf"
 	"library/internal/latefines"
 	"library/internal/loans"
+	"library/internal/loans/loanspg"
 	"library/internal/notifications"
+	"library/internal/notifications/emailfacts"
+	"library/internal/notifications/notificationspg"
+	"library/internal/notifications/smtpmail"
 	"library/internal/processor"
 	"library/internal/processor/engine"
 	"library/internal/processor/pgdriver"
 	"library/internal/smtpclient"
 	"library/internal/tracing"
 )
-
-var _ notifications.Mailer = (*smtpclient.Client)(nil)
 
 // views are the view models the background keeps, for the routes that read them.
 type views struct {
@@ -49,14 +53,14 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		accepted, members.waiting, members.accepted = memoryAccepted, memory, memoryAccepted
 	} else {
 		shared := pgdriver.NewCheckpoints(a.pool)
-		timing := a.cfg.Tuning.LeaseTiming
+		timing := pgdriver.LeaseTiming(a.cfg.Tuning.LeaseTiming)
 		timing.RetryInterval = a.cfg.LeaseRetryInterval
 		checkpoints = shared
 		leases = pgdriver.NewLeases(a.pool.Config().ConnConfig, timing, a.logger)
-		catalogView = catalog.NewPostgres(a.pool, shared)
-		loansView = loans.NewPostgres(a.pool, shared)
-		holdsView = holds.NewPostgres(a.pool, shared)
-		pgAccepted := notifications.NewPostgresAcceptedEmails(a.pool)
+		catalogView = catalogpg.New(a.pool, shared)
+		loansView = loanspg.New(a.pool, shared)
+		holdsView = holdspg.New(a.pool, shared)
+		pgAccepted := notificationspg.NewAcceptedEmails(a.pool)
 		accepted, members.waiting, members.accepted = pgAccepted, shared, pgAccepted
 	}
 
@@ -64,9 +68,9 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 	if err != nil {
 		return nil, views{}, elsewhere{}, err
 	}
-	opts := a.cfg.Tuning.Processors
+	opts := processorOptions(a.cfg.Tuning.Processors)
 	outbox := &notifications.Outbox{
-		Mailer: mailer, Books: bookTitles{bookService}, Members: memberAddresses{accountService}, Accepted: accepted,
+		Mailer: mailer, Facts: emailfacts.Services{Books: bookService, Accounts: accountService}, Accepted: accepted,
 		Installation: a.store.Installation, From: a.cfg.MailFrom, InFlight: a.cfg.SMTPMaxInFlight,
 		Reminders: notifications.Reminders{
 			Before: a.cfg.RemindBefore, OverdueAfter: a.cfg.OverdueAfter, OverdueEvery: a.cfg.OverdueEvery, OverdueNotices: a.cfg.OverdueNotices,
@@ -97,6 +101,11 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 	if err != nil {
 		return nil, views{}, elsewhere{}, err
 	}
+	if a.pgStore != nil {
+		// Every replica runs these processors: an append of a type none of them reads (a
+		// payment) wakes no other replica.
+		a.pgStore.TellOnly(group.Types())
+	}
 	a.metrics.WatchProcessors(group.Status, 0)
 	a.metrics.WatchHorizon(group.ReadHorizon, 0)
 	return group, views{catalog: catalogView, loans: loansView, holds: holdsView}, members, nil
@@ -107,8 +116,9 @@ func (a *App) mailer() (notifications.Mailer, error) {
 		a.logger.Info("mail: SMTP_URL is unset; loan emails are written to the log")
 		return notifications.NewLogMailer(a.logger), nil
 	}
-	smtp := a.cfg.SMTP()
+	smtp := smtpclient.FromServer(a.cfg.SMTP())
+	smtp.MaxPerDomain = a.cfg.SMTPMaxPerDomain
 	smtp.MaxRate = a.cfg.SMTPMaxRate
 	a.logger.Info("mail: SMTP", "smtp", smtp, "max_in_flight", a.cfg.SMTPMaxInFlight, "max_rate", a.cfg.SMTPMaxRate)
-	return smtpclient.New(smtp, a.logger), nil
+	return smtpmail.New(smtpclient.New(smtp, a.logger)), nil
 }

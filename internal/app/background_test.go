@@ -74,6 +74,13 @@ func TestCatalog(t *testing.T) {
 		requireJSON(t, a.Get(t, fmt.Sprintf("/books?minPosition=%d&status=lent", res.Position)), &lentOnly)
 		assert.Empty(t, lentOnly.Books)
 
+		// A position of an event the catalog does not read, with no book event after it: the
+		// catalog passed it without writing its checkpoint there (it may not for ten seconds),
+		// and the read answers within the 3 s it may wait.
+		fined := requireResult(t, a.Call(t, http.MethodPost, "/accounts/alice/fines", obj{"amount": 300, "reason": "late"}),
+			http.StatusCreated, "account-alice")
+		requireJSON(t, a.Get(t, fmt.Sprintf("/books?minPosition=%d", fined.Position)), &catalogList{})
+
 		for _, bad := range []string{"status=gone", "minPosition=-1", "minPosition=x", "minPosition=1&minPosition=2", "sort=id"} {
 			requireProblem(t, a.Get(t, "/books?"+bad), http.StatusBadRequest, "InvalidRequest")
 		}

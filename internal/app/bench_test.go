@@ -15,9 +15,11 @@ import (
 
 // BenchmarkPaymentsOverHTTP pays into many accounts with fresh Idempotency-Keys, over real
 // sockets, from several clients at once: the full path of a command (HTTP, decode, load,
-// decide, append). It reports commands per second.
+// decide, append). It reports commands per second, and the allocations and bytes of each
+// payment: the client's, the server's and the background processors' that read it, together
+// (TestKeyedPaymentAllocations counts the handler's alone).
 //
-//	go test -run '^$' -bench PaymentsOverHTTP ./internal/app/
+//	go test -run '^$' -bench PaymentsOverHTTP -count=5 ./internal/app/
 func BenchmarkPaymentsOverHTTP(b *testing.B) {
 	for _, s := range []struct {
 		name string
@@ -34,6 +36,7 @@ func BenchmarkPaymentsOverHTTP(b *testing.B) {
 				post(b, fmt.Sprintf("%s/accounts/m%d/fines", base, i), body, "")
 			}
 			var n atomic.Int64
+			b.ReportAllocs()
 			b.SetParallelism(4) // 8 clients on this machine's two cores
 			b.ResetTimer()
 			start := time.Now()

@@ -12,6 +12,7 @@ import (
 
 	"library/internal/books"
 	"library/internal/catalog"
+	"library/internal/catalog/catalogpg"
 	"library/internal/eventstore"
 	"library/internal/processor"
 	"library/internal/processor/pgdriver"
@@ -26,7 +27,7 @@ func TestCatalogHoldersRacingOneBatch(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.NewPool(t)
 	checkpoints := pgdriver.NewCheckpoints(pool)
-	view := catalog.NewPostgres(pool, checkpoints)
+	view := catalogpg.New(pool, checkpoints)
 
 	var batch []eventstore.Event
 	for i := 1; i <= 20; i++ {

@@ -5,6 +5,7 @@ import (
 
 	"library/internal/config"
 	"library/internal/httpapi"
+	"library/internal/processor"
 )
 
 // Config is the service's configuration (package config), as New takes it: what operators
@@ -14,6 +15,15 @@ type Config = config.Config
 // Tuning is what no variable sets (package config): the clock, the tracer, and the waits that
 // tests shorten.
 type Tuning = config.Tuning
+
+// Backoff is a retry schedule of Tuning's (package config).
+type Backoff = config.Backoff
+
+// processorOptions are the processors' options as Tuning sets them.
+func processorOptions(p config.Processors) processor.Options {
+	return processor.Options{BatchSize: p.BatchSize, PollInterval: p.PollInterval, ReadInterval: p.ReadInterval,
+		Retry: processor.Backoff(p.Retry), RetakeDelay: p.RetakeDelay, StepTimeout: p.StepTimeout}
+}
 
 // MaxHeaderBytes bounds a request's line and headers on the API's and the metrics' servers;
 // net/http answers 431 past it (it allows 4 KiB more, for its buffering).

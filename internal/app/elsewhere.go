@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
-	"strings"
 	"time"
 
 	"library/internal/accounts/accountsapi"
@@ -39,44 +37,20 @@ type elsewhere struct {
 
 var _ accountsapi.Elsewhere = elsewhere{}
 
-// loans reads a member's loans from the log, in the order they were made, with the positions
-// of their BookLent events.
+// loans reads a member's loans from the log (books.MemberLoans), in the order they were made,
+// with the positions of their BookLent events.
 func (e elsewhere) loans(ctx context.Context, memberID string) ([]accountsapi.ExportedLoan, map[int64]bool, error) {
 	events, err := e.log.MemberEvents(ctx, memberID)
 	if err != nil {
 		return nil, nil, err
 	}
-	type loanKey struct{ book, loan string } // a loan id names a loan of one book
-	byLoan := map[loanKey]*accountsapi.ExportedLoan{}
-	lentAt := map[int64]bool{}
-	var out []*accountsapi.ExportedLoan
-	for _, ev := range events {
-		bookID, ok := strings.CutPrefix(ev.StreamID, books.Type().Name+"-")
-		if !ok {
-			continue
-		}
-		switch ev.Type {
-		case books.BookLent{}.EventType():
-			var lent books.BookLent
-			if json.Unmarshal(ev.Data, &lent) == nil {
-				l := &accountsapi.ExportedLoan{BookID: bookID, LoanID: lent.LoanID, LentAt: lent.LentAt, DueAt: lent.DueAt}
-				byLoan[loanKey{bookID, lent.LoanID}], out = l, append(out, l)
-				lentAt[ev.Position] = true
-			}
-		case books.BookReturned{}.EventType():
-			var back books.BookReturned
-			if json.Unmarshal(ev.Data, &back) != nil {
-				continue
-			}
-			if l := byLoan[loanKey{bookID, back.LoanID}]; l != nil {
-				at, late := back.ReturnedAt, back.DaysLate
-				l.ReturnedAt, l.DaysLate = &at, &late
-			}
-		}
-	}
-	loans := make([]accountsapi.ExportedLoan, len(out))
-	for i, l := range out {
-		loans[i] = *l
+	folded := books.MemberLoans(events)
+	loans := make([]accountsapi.ExportedLoan, len(folded))
+	lentAt := make(map[int64]bool, len(folded))
+	for i, l := range folded {
+		loans[i] = accountsapi.ExportedLoan{BookID: l.BookID, LoanID: l.LoanID, LentAt: l.LentAt, DueAt: l.DueAt,
+			ReturnedAt: l.ReturnedAt, DaysLate: l.DaysLate}
+		lentAt[l.Position] = true
 	}
 	return loans, lentAt, nil
 }
@@ -86,7 +60,7 @@ func (e elsewhere) OnLoan(ctx context.Context, memberID string) (int, error) {
 	loans, _, err := e.loans(ctx, memberID)
 	n := 0
 	for _, l := range loans {
-		if l.ReturnedAt == nil {
+		if l.ReturnedAt == nil { // open
 			n++
 		}
 	}

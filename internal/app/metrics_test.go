@@ -97,17 +97,19 @@ func TestMetrics(t *testing.T) {
 		again := a.Call(t, http.MethodPost, "/books/dune/loans", obj{"loanId": "loan-1", "memberId": member})
 		requireResult(t, again, http.StatusOK, "book-dune")
 		getAccount(t, a, member)
-		const events = 6 // AccountOpened, FineCharged, PaymentReceived, BookAdded, BookLent, LoanOpened
+		// Of AccountOpened, FineCharged, PaymentReceived, BookAdded, BookLent and LoanOpened,
+		// each processor handles the types it reads.
+		handled := map[string]float64{"catalog": 2, "loans": 2, "holds": 1, "notifications": 1, "late-fines": 0}
 
 		// The background work is counted as it happens: wait until every processor is done
-		// with every event and the loan email has gone.
+		// with every event of its types and the loan email has gone.
 		var s scraped
 		eventually(t, 10*time.Second, func() bool {
 			s = scrapeMetrics(t, a)
 			done := s.is(1, "library_emails_accepted_total")
 			for _, name := range processorNames {
 				done = done && s.is(0, "library_processor_lag", "processor", name) &&
-					s.is(events, "library_processor_events_handled_total", "processor", name)
+					s.is(handled[name], "library_processor_events_handled_total", "processor", name)
 			}
 			return done
 		}, "the processors to catch up and the email to be counted")
@@ -146,7 +148,14 @@ func TestMetrics(t *testing.T) {
 			for _, name := range processorNames {
 				s.require(t, 1, "library_processor_lease_held", "processor", name)
 				s.require(t, 1, "library_processor_lease_acquired_total", "processor", name)
-				s.require(t, float64(lent.Position), "library_processor_checkpoint", "processor", name)
+				// At the loan for those that read it; those that read no event of the loan's
+				// append pass it without a write, and show a checkpoint before it until they do.
+				checkpoint, _ := s.value("library_processor_checkpoint", "processor", name)
+				if readsBookLent := name != "holds" && name != "late-fines"; readsBookLent {
+					assert.Equal(t, float64(lent.Position), checkpoint, "checkpoint of %s", name)
+				} else {
+					assert.LessOrEqual(t, checkpoint, float64(lent.Position), "checkpoint of %s", name)
+				}
 				s.require(t, 0, "library_processor_parked", "processor", name)
 				_, ok := s.value("library_processor_failures_total", "processor", name)
 				assert.True(t, ok, "failures of %s", name)

@@ -23,7 +23,11 @@ func MigrateDatabase(ctx context.Context, cfg Config, logger *slog.Logger, comma
 	if err != nil {
 		return err
 	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg.Pool())
+	poolCfg, err := poolConfig(cfg)
+	if err != nil {
+		return err
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/app"
-	"library/internal/processor"
 	"library/internal/testkit/apitest"
 	"library/internal/testkit/paytest"
 	"library/internal/testkit/pgtest"
@@ -198,7 +197,7 @@ func TestARefundThatFailsIsRetriedAcrossARestart(t *testing.T) {
 	t.Parallel()
 	pay := paytest.Start(t)
 	cfg := apitest.WithPayments(fastBackground(app.Config{DatabaseURL: pgtest.NewDatabase(t)}), pay, "http://127.0.0.1:8080")
-	cfg.Tuning.Processors.Retry = processor.Backoff{Attempts: 20, First: 100 * time.Millisecond, Max: 200 * time.Millisecond}
+	cfg.Tuning.Processors.Retry = app.Backoff{Attempts: 20, First: 100 * time.Millisecond, Max: 200 * time.Millisecond}
 	cfg.ReplicaID = "first"
 	firstBase, stopFirst := runService(t, cfg)
 	first := &api{Base: firstBase, Store: "postgres"}

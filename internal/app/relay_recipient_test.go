@@ -12,7 +12,6 @@ import (
 
 	"library/internal/app"
 	"library/internal/config"
-	"library/internal/processor"
 	"library/internal/testkit/smtptest"
 )
 
@@ -29,7 +28,7 @@ func TestOneRecipientRefusedForNowHoldsUpNoOne(t *testing.T) {
 			const stalled = "stalled@example.org"
 			smtp.RefuseRecipientKeepOpen(stalled, code, "4.7.0 try again later")
 			cfg := fastBackground(app.Config{SMTPURL: smtp.URL(), DatabaseURL: stores[1].DatabaseURL(t)})
-			cfg.Tuning.Processors.Retry = processor.Backoff{Attempts: 3, First: 300 * time.Millisecond, Max: 300 * time.Millisecond}
+			cfg.Tuning.Processors.Retry = app.Backoff{Attempts: 3, First: 300 * time.Millisecond, Max: 300 * time.Millisecond}
 			a := launch(t, cfg).API("postgres")
 			lendTo(t, a, 0, stalled)
 			var loans []result

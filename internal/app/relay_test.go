@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/app"
-	"library/internal/processor"
 	"library/internal/testkit/smtptest"
 )
 
@@ -101,7 +100,7 @@ func TestOneBadAddressHoldsUpNoOne(t *testing.T) {
 	const bad = "nobody@example.org"
 	smtp.RefuseRecipient(bad, 550, "no such user")
 	cfg := fastBackground(app.Config{SMTPURL: smtp.URL(), DatabaseURL: stores[1].DatabaseURL(t)})
-	cfg.Tuning.Processors.Retry = processor.Backoff{Attempts: 6, First: time.Hour, Max: time.Hour}
+	cfg.Tuning.Processors.Retry = app.Backoff{Attempts: 6, First: time.Hour, Max: time.Hour}
 	a := &api{Base: startService(t, cfg), Store: "postgres"}
 	lendTo(t, a, 0, bad)
 	var loans []result
@@ -129,7 +128,7 @@ func TestTemporaryRefusalIsDeferredOffTheLine(t *testing.T) {
 	const full = "full@example.org"
 	smtp.RefuseRecipient(full, 452, "mailbox full")
 	cfg := fastBackground(app.Config{SMTPURL: smtp.URL(), DatabaseURL: stores[1].DatabaseURL(t)})
-	cfg.Tuning.Processors.Retry = processor.Backoff{Attempts: 3, First: 300 * time.Millisecond, Max: 300 * time.Millisecond}
+	cfg.Tuning.Processors.Retry = app.Backoff{Attempts: 3, First: 300 * time.Millisecond, Max: 300 * time.Millisecond}
 	a := &api{Base: startService(t, cfg), Store: "postgres"}
 	lendTo(t, a, 0, full)
 	var loans []result
@@ -202,7 +201,8 @@ func TestRelayDownPausesSending(t *testing.T) {
 // all ready at once still reach the relay about 100 ms apart. They are made ready together by
 // holding the relay down while the loans are made, so that only the cap can space them (without
 // it, 16 go at once). The cap spaces the starts of the conversations, and a conversation's own
-// length varies, so the gaps are judged by their median and by the time all of them took.
+// length varies (on a loaded machine, by tens of milliseconds either way, so that one gap shrinks
+// as its neighbour grows), so the gaps are judged by the time all of them took.
 func TestMaxRateSpacesTheEmails(t *testing.T) {
 	t.Parallel()
 	smtp := smtptest.Start(t)
@@ -226,8 +226,6 @@ func TestMaxRateSpacesTheEmails(t *testing.T) {
 	for i := 1; i < len(got); i++ {
 		gaps = append(gaps, got[i].Received.Sub(got[i-1].Received))
 	}
-	slices.Sort(gaps)
-	assert.GreaterOrEqual(t, gaps[len(gaps)/2], 80*time.Millisecond, "the median gap between emails (all: %v)", gaps)
 	span := got[len(got)-1].Received.Sub(got[0].Received)
 	assert.GreaterOrEqual(t, span, 400*time.Millisecond, "six emails at 10 per second take about half a second (gaps %v)", gaps)
 }

@@ -25,7 +25,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/app"
-	"library/internal/config"
 	"library/internal/testkit/apitest"
 	"library/internal/testkit/pgtest"
 	"library/internal/testkit/smtptest"
@@ -261,7 +260,7 @@ func TestConfigErrorsNeverShowSecrets(t *testing.T) {
 		{"SMTP_URL": "smtp://:" + escaped + "@mail.example.org"},
 		{"SMTP_URL": "smtp://" + userinfo + "@mail.example.org", "MAIL_FROM": "not an address"},
 	} {
-		_, err := config.FromEnv(func(name string) string { return env[name] })
+		_, err := app.FromEnv(func(name string) string { return env[name] })
 		if !assert.Error(t, err, "%v", env) {
 			continue
 		}

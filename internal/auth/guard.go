@@ -6,13 +6,15 @@ import (
 	"crypto/subtle"
 	"errors"
 	"strings"
+
+	"library/internal/config"
 )
 
 // AdminSubject is the subject the log records for what ADMIN_TOKEN did.
 const AdminSubject = "admin-token"
 
 // MinAdminTokenLength is the shortest ADMIN_TOKEN the service accepts.
-const MinAdminTokenLength = 32
+const MinAdminTokenLength = config.MinAdminTokenLength
 
 // Guard tells who sent a request, from its Authorization header.
 type Guard struct {

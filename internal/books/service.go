@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"library/internal/aggregate"
+	"library/internal/aggregate/core"
+	"library/internal/aggregate/stack"
 	"library/internal/errs"
 )
 
@@ -34,7 +36,7 @@ func Type() aggregate.Type[Book] {
 
 // Service runs Book commands and reads books.
 type Service struct {
-	repo      *aggregate.Repository[Book]
+	repo      *core.Repository[Book]
 	now       func() time.Time
 	policy    Policy
 	borrowers Borrowers
@@ -71,7 +73,7 @@ type Borrowers interface {
 // borrowers keeps members' side of loans; nil lends to any valid member id and records loans on
 // books alone.
 func NewService(log aggregate.Log, opts aggregate.Options, now func() time.Time, policy Policy, borrowers Borrowers) *Service {
-	return &Service{repo: aggregate.NewRepository(log, Type(), opts), now: now, policy: policy, borrowers: borrowers}
+	return &Service{repo: core.New(stack.Store(log, Type(), opts), Type(), opts), now: now, policy: policy, borrowers: borrowers}
 }
 
 // Add adds a book to the catalogue.

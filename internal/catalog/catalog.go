@@ -4,9 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"library/internal/books"
@@ -43,57 +41,33 @@ type Catalog interface {
 
 // Processor is the catalog as a processor to run.
 func Processor(c Catalog) processor.Processor {
-	return processor.Processor{Name: Name, Kind: processor.KindViewModel, ViewModel: c}
+	// Every book event, those it changes nothing for too: a read that waits for the catalog to
+	// reach a book command's position is not held up by an event the catalog passed unread.
+	return processor.Processor{Name: Name, Kind: processor.KindViewModel, ViewModel: c, Types: books.Type().EventTypes()}
 }
 
-// catalogChange is what one event does to the catalog.
-type catalogChange struct {
+// Change is what one event does to the catalog.
+type Change struct {
 	BookID  string
 	Version int64
 	Event   books.Event // nil for an event that changes no book's fields, only its version
 }
 
-// catalogChanges decodes the book events of a batch. Events of other streams are skipped.
-func catalogChanges(events []eventstore.Event) ([]catalogChange, error) {
-	prefix := books.Type().Name + "-"
-	var out []catalogChange
+// Changes decodes the book events of a batch. Events of other streams are skipped.
+func Changes(events []eventstore.Event) ([]Change, error) {
+	var out []Change
 	for _, e := range events {
-		bookID, ok := strings.CutPrefix(e.StreamID, prefix)
+		bookID, ok := books.BookID(e)
 		if !ok {
 			continue
 		}
-		c := catalogChange{BookID: bookID, Version: e.Version}
-		var err error
-		switch e.Type {
-		case books.BookAdded{}.EventType():
-			c.Event, err = decode[books.BookAdded](e.Data)
-		case books.BookLent{}.EventType():
-			c.Event, err = decode[books.BookLent](e.Data)
-		case books.BookReturned{}.EventType():
-			c.Event, err = decode[books.BookReturned](e.Data)
-		case books.BookHeld{}.EventType():
-			c.Event, err = decode[books.BookHeld](e.Data)
-		case books.HoldCancelled{}.EventType():
-			c.Event, err = decode[books.HoldCancelled](e.Data)
-		case books.HoldExpired{}.EventType():
-			c.Event, err = decode[books.HoldExpired](e.Data)
-		case books.HoldFulfilled{}.EventType():
-			c.Event, err = decode[books.HoldFulfilled](e.Data)
-		}
+		event, err := books.Decode(e)
 		if err != nil {
 			return nil, fmt.Errorf("catalog: event %s at position %d: %w", e.Type, e.Position, err)
 		}
-		out = append(out, c)
+		out = append(out, Change{BookID: bookID, Version: e.Version, Event: event})
 	}
 	return out, nil
-}
-
-func decode[E books.Event](data json.RawMessage) (books.Event, error) {
-	var e E
-	if err := json.Unmarshal(data, &e); err != nil {
-		return nil, err
-	}
-	return e, nil
 }
 
 // catalogStatus checks a status filter.
@@ -105,20 +79,21 @@ func catalogStatus(status string) error {
 	return errs.E(errs.InvalidRequest, "status must be available, lent or held")
 }
 
-// holderTag stands for the member a book is held for, in the catalog: a digest of their member
+// HolderTag stands for the member a book is held for, in the catalog: a digest of their member
 // id with the book's, not the id. It tells the holder's cancel (which takes the book off the
 // hold shelf) from that of a member still waiting (which does not), while the catalog keeps no
 // member id for a hold, and nothing that stands for the same member on another book.
-func holderTag(bookID, memberID string) string {
+func HolderTag(bookID, memberID string) string {
 	sum := sha256.Sum256([]byte(bookID + "\x00" + memberID))
 	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
-// Locator finds where an event is in the log's order, and how far the log goes;
-// eventstore.Store is one.
+// Locator finds where an event is in the log's order, how far the log goes, and what of it the
+// catalog has yet to read; eventstore.Store is one.
 type Locator interface {
 	Locate(ctx context.Context, position int64) (eventstore.Checkpoint, error)
 	LastPosition(ctx context.Context) (int64, error)
+	CountAfter(ctx context.Context, after eventstore.Checkpoint, types ...string) (int64, error)
 }
 
 // Query answers GET /books, waiting for the catalog to reach a position when asked.
@@ -145,7 +120,7 @@ type Query struct {
 // client is who the read counts as among the waiting (httpapi.ClientKey: the person signed
 // in, or the address); an opaque key, never shown.
 func (q Query) List(ctx context.Context, filter Filter, minPosition int64, client string) (Page, processor.Position, error) {
-	if err := filter.check(); err != nil {
+	if err := filter.Check(); err != nil {
 		return Page{}, processor.Position{}, err
 	}
 	if minPosition <= 0 {
@@ -168,7 +143,10 @@ func (q Query) List(ctx context.Context, filter Filter, minPosition int64, clien
 			return Page{}, processor.Position{}, err
 		}
 		page, pos, err := q.Catalog.List(ctx, filter)
-		if err != nil || !pos.Checkpoint.Before(target) {
+		if err != nil {
+			return page, pos, err
+		}
+		if there, err := q.caughtUp(ctx, pos, target); err != nil || there {
 			return page, pos, err
 		}
 		// A replay began between the wait and the read, and the catalog is being rebuilt:
@@ -218,8 +196,22 @@ func (q Query) reached(ctx context.Context, minPosition int64) error {
 func (q Query) waitFor(ctx, waitCtx context.Context, minPosition int64, target eventstore.Checkpoint, place *waitPlace) error {
 	return q.poll(ctx, waitCtx, minPosition, place, func() (bool, error) {
 		pos, err := q.Catalog.Position(waitCtx)
-		return err == nil && !pos.Checkpoint.Before(target), err
+		if err != nil {
+			return false, err
+		}
+		return q.caughtUp(waitCtx, pos, target)
 	})
+}
+
+// caughtUp reports whether the catalog at pos has read the log to target. The catalog passes
+// events of other types without moving its checkpoint for each (package processor), so it is
+// there too when no book event is left after pos for it to read.
+func (q Query) caughtUp(ctx context.Context, pos processor.Position, target eventstore.Checkpoint) (bool, error) {
+	if !pos.Checkpoint.Before(target) {
+		return true, nil
+	}
+	left, err := q.Log.CountAfter(ctx, pos.Checkpoint, books.Type().EventTypes()...)
+	return err == nil && left == 0, err
 }
 
 // poll calls done until it reports true, starting every PollInterval and backing off to ten

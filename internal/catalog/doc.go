@@ -1,6 +1,8 @@
 // Package catalog is the catalog view model: every book as GET /books lists it, kept up to date
-// from the books' events by the holder of the "catalog" lease (package processor), in memory or
-// in the catalog_books table; and GET /books itself (Routes), readable on every replica.
+// from the books' events by the holder of the "catalog" lease (package processor), in memory
+// (Memory) or in the catalog_books table (package catalogpg); GET /books itself is package
+// cataloghttp, readable on every replica. This package is plain Go: what an event does to the
+// catalog, its filters and pages, and the wait for a position (Query).
 //
 // What it promises: a batch's rows and the catalog's checkpoint move together, in one
 // transaction (or under one lock in memory), so a holder that lost its lease can't apply a batch
@@ -9,7 +11,7 @@
 // answers NotCaughtUp after Query.Wait, at once when the replica's WaitLimit is full or the
 // client holds its share of it, and InvalidRequest at once for a position past the log; pages in
 // id order visit every book once; a search folds case the same in memory and in PostgreSQL;
-// a borrower is shown to staff only (ViewFor); and a book on the hold shelf shows as held, to
+// a borrower is shown to staff only (catalogview.For); and a book on the hold shelf shows as held, to
 // everyone alike: the catalog keeps no member id for a hold, only a digest that tells the
-// holder's cancel from another's (holderTag).
+// holder's cancel from another's (HolderTag).
 package catalog

@@ -39,16 +39,16 @@ type Filter struct {
 	Limit int
 }
 
-// pageSize is the filter's limit with the default applied.
-func (f Filter) pageSize() int {
+// PageSize is the filter's limit with the default applied.
+func (f Filter) PageSize() int {
 	if f.Limit == 0 {
 		return DefaultPageSize
 	}
 	return f.Limit
 }
 
-// check refuses a filter that no request could make.
-func (f Filter) check() error {
+// Check refuses a filter that no request could make.
+func (f Filter) Check() error {
 	if err := catalogStatus(f.Status); err != nil {
 		return err
 	}

@@ -40,7 +40,7 @@ func NewMemory(checkpoints *processor.MemoryCheckpoints) *Memory {
 
 // Apply implements processor.ViewModel.
 func (m *Memory) Apply(ctx context.Context, from, to processor.Position, events []eventstore.Event) error {
-	changes, err := catalogChanges(events)
+	changes, err := Changes(events)
 	if err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func (m *Memory) Reset(ctx context.Context, from processor.Position) error {
 }
 
 // apply makes one change; the caller holds mu.
-func (m *Memory) apply(c catalogChange) {
+func (m *Memory) apply(c Change) {
 	e, known := m.books[c.BookID]
 	if !known {
 		i, _ := slices.BinarySearch(m.ids, c.BookID)
@@ -87,7 +87,7 @@ func (m *Memory) List(ctx context.Context, f Filter) (Page, processor.Position, 
 	if err := ctx.Err(); err != nil {
 		return Page{}, processor.Position{}, err
 	}
-	if err := f.check(); err != nil {
+	if err := f.Check(); err != nil {
 		return Page{}, processor.Position{}, err
 	}
 	m.mu.RLock()
@@ -103,7 +103,7 @@ func (m *Memory) List(ctx context.Context, f Filter) (Page, processor.Position, 
 		if !e.matches(f) {
 			continue
 		}
-		if len(page.Books) == f.pageSize() {
+		if len(page.Books) == f.PageSize() {
 			page.More = true
 			break
 		}
@@ -136,7 +136,7 @@ func (m *Memory) Position(ctx context.Context) (processor.Position, error) {
 }
 
 // applied returns a catalog entry after one change.
-func (e memoryEntry) applied(c catalogChange) memoryEntry {
+func (e memoryEntry) applied(c Change) memoryEntry {
 	b := e.book
 	b.Version = c.Version
 	switch ev := c.Event.(type) {
@@ -148,22 +148,22 @@ func (e memoryEntry) applied(c catalogChange) memoryEntry {
 	case books.BookReturned:
 		b.Loan = nil
 	case books.BookHeld:
-		e.holder = holderTag(c.BookID, ev.MemberID)
+		e.holder = HolderTag(c.BookID, ev.MemberID)
 	case books.HoldCancelled:
-		if e.holder == holderTag(c.BookID, ev.MemberID) {
+		if e.holder == HolderTag(c.BookID, ev.MemberID) {
 			e.holder = "" // the holder gave the book up; a waiting member's cancel leaves it held
 		}
 	case books.HoldExpired, books.HoldFulfilled:
 		e.holder = ""
 	}
-	b.Status = status(b.Loan != nil, e.holder != "")
+	b.Status = StatusOf(b.Loan != nil, e.holder != "")
 	e.book = b
 	return e
 }
 
-// status is a book's status: lent while on loan, held while on the hold shelf, available
+// StatusOf is a book's status: lent while on loan, held while on the hold shelf, available
 // otherwise.
-func status(lent, held bool) string {
+func StatusOf(lent, held bool) string {
 	switch {
 	case lent:
 		return "lent"

@@ -13,6 +13,7 @@ import (
 
 	"library/internal/books"
 	"library/internal/catalog"
+	"library/internal/catalog/catalogpg"
 	"library/internal/eventstore"
 	"library/internal/processor"
 	"library/internal/processor/pgdriver"
@@ -30,7 +31,7 @@ var catalogKinds = []struct {
 	{"memory", func(*testing.T) catalog.Catalog { return catalog.NewMemory(processor.NewMemoryCheckpoints(nil)) }},
 	{"postgres", func(t *testing.T) catalog.Catalog {
 		pool := pgtest.NewPool(t)
-		return catalog.NewPostgres(pool, pgdriver.NewCheckpoints(pool))
+		return catalogpg.New(pool, pgdriver.NewCheckpoints(pool))
 	}},
 }
 

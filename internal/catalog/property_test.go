@@ -9,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"library/internal/catalog"
+	"library/internal/catalog/catalogpg"
 	"library/internal/processor"
 	"library/internal/processor/pgdriver"
 	"library/internal/testkit/pgtest"
@@ -25,7 +26,7 @@ func TestCatalogsAgree(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := pgtest.NewPool(t)
-	pg := catalog.NewPostgres(pool, pgdriver.NewCheckpoints(pool))
+	pg := catalogpg.New(pool, pgdriver.NewCheckpoints(pool))
 	rapid.Check(t, func(t *rapid.T) {
 		from, err := pg.Position(ctx)
 		require.NoError(t, err)

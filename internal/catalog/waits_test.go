@@ -16,6 +16,7 @@ import (
 
 	"library/internal/books"
 	"library/internal/catalog"
+	"library/internal/catalog/cataloghttp"
 	"library/internal/errs"
 	"library/internal/eventstore"
 	"library/internal/httpapi"
@@ -57,7 +58,7 @@ func (b *behind) catchUp(t *testing.T) {
 // when the catalog catches up, or the request does) and at most waits of them at once.
 func (b *behind) api(waits *catalog.WaitLimit) http.Handler {
 	query := catalog.Query{Catalog: b.catalog, Log: b.log, Wait: time.Hour, Waits: waits}
-	return httpapi.New(httpapi.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, catalog.Routes{Query: query})
+	return httpapi.New(httpapi.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, cataloghttp.Routes{Query: query})
 }
 
 // answer is one request's answer.

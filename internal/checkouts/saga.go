@@ -48,7 +48,9 @@ type Saga struct {
 
 // Processor is the saga as a processor to run.
 func (s Saga) Processor() processor.Processor {
-	return processor.Processor{Name: Name, Kind: processor.KindSaga, Handler: s}
+	return processor.Processor{Name: Name, Kind: processor.KindSaga, Handler: s, Types: []string{
+		accounts.CheckoutStarted{}.EventType(), accounts.PaymentReceived{}.EventType(),
+		accounts.CheckoutEnded{}.EventType(), accounts.RefundDue{}.EventType()}}
 }
 
 // actor is who the log says recorded what the saga did.
@@ -65,15 +67,14 @@ func timerKey(checkoutID string) string { return "checkout:" + checkoutID }
 
 // Handle implements processor.Handler.
 func (s Saga) Handle(ctx context.Context, e eventstore.Event) error {
-	t := accounts.Type()
-	if !t.Owns(e) {
+	memberID, ok := accounts.MemberID(e)
+	if !ok {
 		return nil
 	}
-	decoded, err := t.Decode(e)
+	decoded, err := accounts.Decode(e)
 	if err != nil {
 		return processor.Park(fmt.Sprintf("%s can't be read: %v", e.Type, err))
 	}
-	memberID := t.ID(e.StreamID)
 	switch ev := decoded.(type) {
 	case accounts.CheckoutStarted:
 		return processor.Schedule(ctx, timerKey(ev.CheckoutID), e.RecordedAt.Add(s.ReconcileAfter),

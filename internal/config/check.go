@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-
-	"library/internal/auth"
 )
 
 // Check refuses settings that would leave the service less safe than it looks, naming the
@@ -29,8 +27,8 @@ func (c Config) Check() error {
 	case c.PIIKey == "" && c.DatabaseURL != "":
 		return fmt.Errorf("PII_KEY is unset: with DATABASE_URL, members' names and emails are sealed with keys that PII_KEY wraps; " +
 			"set it to a base64 32-byte secret (head -c 32 /dev/urandom | base64), kept apart from the database's backups")
-	case c.AdminToken != "" && len(c.AdminToken) < auth.MinAdminTokenLength:
-		return fmt.Errorf("ADMIN_TOKEN must be at least %d characters (try: openssl rand -hex 32)", auth.MinAdminTokenLength)
+	case c.AdminToken != "" && len(c.AdminToken) < MinAdminTokenLength:
+		return fmt.Errorf("ADMIN_TOKEN must be at least %d characters (try: openssl rand -hex 32)", MinAdminTokenLength)
 	}
 	if err := checkReplicas(c.OperationsReplicas); err != nil {
 		return err

@@ -12,12 +12,7 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"go.opentelemetry.io/otel/trace"
-
-	"library/internal/processor"
-	"library/internal/processor/pgdriver"
-	"library/internal/smtpclient"
 )
 
 // Config is what operators set: each field but Tuning is one variable of Variables, and
@@ -162,10 +157,8 @@ type Config struct {
 	// Tuning is what no variable sets.
 	Tuning Tuning
 
-	// database and smtp are DatabaseURL and SMTPURL, parsed once, by Complete: nil while
-	// unparsed or unset.
-	database *pgxpool.Config
-	smtp     *smtpclient.Config
+	// smtp is SMTPURL, parsed once, by Complete: nil while unparsed or unset.
+	smtp *SMTPServer
 }
 
 // Tuning is what the code that starts the service sets, and no variable does: cmd/library
@@ -178,10 +171,12 @@ type Tuning struct {
 	// saga's commands; nil traces nothing. cmd/library makes it from the OTEL_* variables
 	// (package telemetry).
 	TracerProvider trace.TracerProvider
-	// Processors tunes background work: its polls, retries and retakes.
-	Processors processor.Options
-	// LeaseTiming tunes leases beyond LeaseRetryInterval, which LEASE_RETRY_INTERVAL sets.
-	LeaseTiming pgdriver.LeaseTiming
+	// Processors tunes background work: its polls, retries and retakes (package processor's
+	// Options; zero fields take its defaults).
+	Processors Processors
+	// LeaseTiming tunes leases beyond LeaseRetryInterval, which LEASE_RETRY_INTERVAL sets
+	// (package pgdriver's LeaseTiming; zero fields take its defaults).
+	LeaseTiming LeaseTiming
 	// CatalogWait is how long GET /books waits for minPosition; zero is package books'
 	// default.
 	CatalogWait time.Duration

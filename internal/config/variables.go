@@ -4,11 +4,6 @@ import (
 	"net/netip"
 	"strconv"
 	"time"
-
-	"library/internal/aggregate"
-	"library/internal/latefines"
-	"library/internal/processor/pgdriver"
-	"library/internal/smtpclient"
 )
 
 // A Variable is one environment variable of the service: its name, the value it takes when
@@ -64,19 +59,19 @@ var Variables = []Variable{
 	{"HTTP_ADDR", "", orDefault(text, func(c *Config) *string { return &c.HTTPAddr })}, // unset: see Complete
 	{"REPLICA_ID", "", orDefault(hostName, func(c *Config) *string { return &c.ReplicaID })},
 	{"COMMAND_IDS_PER_STREAM", "100", orDefault(positiveInt, func(c *Config) *int { return &c.CommandIDsPerStream })},
-	{"AGGREGATE_CACHE_BYTES", strconv.Itoa(aggregate.DefaultCacheBytes), orDefault(positiveInt, func(c *Config) *int { return &c.AggregateCacheBytes })},
-	{"SNAPSHOT_EVERY", strconv.Itoa(aggregate.DefaultSnapshotEvery), orDefault(positiveInt, func(c *Config) *int { return &c.SnapshotEvery })},
+	{"AGGREGATE_CACHE_BYTES", strconv.Itoa(DefaultAggregateCacheBytes), orDefault(positiveInt, func(c *Config) *int { return &c.AggregateCacheBytes })},
+	{"SNAPSHOT_EVERY", strconv.Itoa(DefaultSnapshotEvery), orDefault(positiveInt, func(c *Config) *int { return &c.SnapshotEvery })},
 	{"LOAN_PERIOD", "336h", orDefault(positiveDuration, func(c *Config) *time.Duration { return &c.LoanPeriod })},
 	{"RENEWALS_MAX", "2", orDefault(positiveInt, func(c *Config) *int { return &c.RenewalsMax })},
 	{"HOLDS_MAX", "20", orDefault(positiveInt, func(c *Config) *int { return &c.HoldsMax })},
 	{"HOLD_PICKUP", "72h", orDefault(positiveDuration, func(c *Config) *time.Duration { return &c.HoldPickup })},
 	{"MAX_LOANS", "10", orDefault(positiveInt, func(c *Config) *int { return &c.MaxLoans })},
 	{"BLOCK_AT", "1000", orDefault(positiveInt64, func(c *Config) *int64 { return &c.BlockAt })},
-	{"FINE_PER_DAY", strconv.Itoa(latefines.DefaultFinePerDay), orDefault(positiveInt64, func(c *Config) *int64 { return &c.FinePerDay })},
+	{"FINE_PER_DAY", strconv.Itoa(DefaultFinePerDay), orDefault(positiveInt64, func(c *Config) *int64 { return &c.FinePerDay })},
 	{"SMTP_URL", "", to(text, func(c *Config) *string { return &c.SMTPURL })},
 	{"MAIL_FROM", "library@localhost", orDefault(emailAddress, func(c *Config) *string { return &c.MailFrom })},
 	{"SMTP_MAX_IN_FLIGHT", "16", orDefault(positiveInt, func(c *Config) *int { return &c.SMTPMaxInFlight })},
-	{"SMTP_MAX_PER_DOMAIN", strconv.Itoa(smtpclient.DefaultMaxPerDomain), orDefault(positiveInt, func(c *Config) *int { return &c.SMTPMaxPerDomain })},
+	{"SMTP_MAX_PER_DOMAIN", strconv.Itoa(DefaultSMTPMaxPerDomain), orDefault(positiveInt, func(c *Config) *int { return &c.SMTPMaxPerDomain })},
 	{"SMTP_MAX_RATE", "0", to(rate, func(c *Config) *float64 { return &c.SMTPMaxRate })},
 	{"REMIND_BEFORE", "48h", orDefault(positiveDuration, func(c *Config) *time.Duration { return &c.RemindBefore })},
 	{"OVERDUE_AFTER", "24h", orDefault(positiveDuration, func(c *Config) *time.Duration { return &c.OverdueAfter })},
@@ -108,7 +103,7 @@ var Variables = []Variable{
 	{"ACCOUNT_DATA_LIMIT", "5", to(limit, func(c *Config) *int { return &c.AccountDataLimit })},
 	{"TRUSTED_PROXIES", "", to(prefixes, func(c *Config) *[]netip.Prefix { return &c.TrustedProxies })},
 	{"CATALOG_MAX_WAITS", "64", to(limit, func(c *Config) *int { return &c.CatalogMaxWaits })},
-	{"LEASE_RETRY_INTERVAL", pgdriver.DefaultLeaseRetryInterval.String(), orDefault(positiveDuration, func(c *Config) *time.Duration { return &c.LeaseRetryInterval })},
+	{"LEASE_RETRY_INTERVAL", DefaultLeaseRetryInterval.String(), orDefault(positiveDuration, func(c *Config) *time.Duration { return &c.LeaseRetryInterval })},
 	{"MIGRATE_ON_START", "true", to(boolean, func(c *Config) *bool { return &c.MigrateOnStart })},
 	{"WEB_UI", "true", to(boolean, func(c *Config) *bool { return &c.WebUI })},
 	{"REQUEST_TIMEOUT", "10s", orDefault(positiveDuration, func(c *Config) *time.Duration { return &c.RequestTimeout })},

@@ -69,5 +69,5 @@ func TestPublicKeyPEMIsTheCurrentKey(t *testing.T) {
 	require.Equal(t, "PUBLIC KEY", block.Type)
 	key, err := x509.ParsePKIXPublicKey(block.Bytes)
 	require.NoError(t, err)
-	require.True(t, i.keys.current().private.PublicKey.Equal(key.(*rsa.PublicKey)))
+	require.True(t, i.keys.Current().Private().PublicKey.Equal(key.(*rsa.PublicKey)))
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"library/internal/devidp/keyring"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -49,7 +50,7 @@ type Provider struct {
 	opts   Options
 	issuer *url.URL
 	users  directory
-	keys   *keyring
+	keys   *keyring.Keyring
 	store  *storage
 	op     *op.Provider
 	log    *slog.Logger
@@ -65,7 +66,7 @@ func New(opts Options) (*Provider, error) {
 	if err := validateUsers(opts.Users, opts.WebClientID); err != nil {
 		return nil, fmt.Errorf("devidp: %w", err)
 	}
-	keys, err := newKeyring()
+	keys, err := keyring.New()
 	if err != nil {
 		return nil, err
 	}

@@ -212,7 +212,7 @@ func (s *storage) ClientCredentialsTokenRequest(_ context.Context, id string, sc
 }
 
 // SigningKey returns the current signing key.
-func (s *storage) SigningKey(context.Context) (op.SigningKey, error) { return s.p.keys.current(), nil }
+func (s *storage) SigningKey(context.Context) (op.SigningKey, error) { return s.p.keys.Current(), nil }
 
 // SignatureAlgorithms returns the one algorithm tokens are signed with.
 func (s *storage) SignatureAlgorithms(context.Context) ([]jose.SignatureAlgorithm, error) {
@@ -220,7 +220,7 @@ func (s *storage) SignatureAlgorithms(context.Context) ([]jose.SignatureAlgorith
 }
 
 // KeySet returns every public key, the current one and the ones rotated out.
-func (s *storage) KeySet(context.Context) ([]op.Key, error) { return s.p.keys.public(), nil }
+func (s *storage) KeySet(context.Context) ([]op.Key, error) { return s.p.keys.Public(), nil }
 
 // GetKeyByIDAndClientID refuses: no client authenticates with a key of its own.
 func (s *storage) GetKeyByIDAndClientID(context.Context, string, string) (*jose.JSONWebKey, error) {

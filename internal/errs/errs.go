@@ -90,9 +90,9 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Cause }
 
 // CodeOf returns the code of the first *Error in err's chain, or Internal when there is none.
+// (errors.AsType, unlike errors.As, needs no target on the heap: every command asks.)
 func CodeOf(err error) Code {
-	var e *Error
-	if errors.As(err, &e) {
+	if e, ok := errors.AsType[*Error](err); ok {
 		return e.Code
 	}
 	return Internal
@@ -100,6 +100,6 @@ func CodeOf(err error) Code {
 
 // Is reports whether err carries the given code.
 func Is(err error, code Code) bool {
-	var e *Error
-	return errors.As(err, &e) && e.Code == code
+	e, ok := errors.AsType[*Error](err)
+	return ok && e.Code == code
 }

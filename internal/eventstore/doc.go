@@ -39,6 +39,17 @@
 // only reason to read: a store may lose some (PostgreSQL's notifications are lost to a crash
 // between commit and notify, a listener reconnecting, a server restart), so readers also poll.
 //
+// # Readers of some types
+//
+// A reader may name the event types it reads. ReadTypes returns those only, in the log's
+// order, and says how far it looked (Page.Through): past the events of other types, as far as
+// the log goes below the horizon when it found fewer than it could return. Reading on from
+// Through misses nothing of those types, by the same rule that reading on from a Checkpoint
+// misses nothing. Subscribe with types wakes the reader for appends of those types only: a
+// store may wake it more often (a PostgreSQL notification too long to name its types wakes
+// every reader), never less. CountAfter with types counts those only, for a lag that is the
+// reader's own.
+//
 // # Snapshots
 //
 // Both stores also keep Snapshots: one per stream, a stream folded up to a version (the

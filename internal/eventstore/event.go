@@ -25,9 +25,12 @@ type Store interface {
 	// ReadAll returns at most limit events (all of them when limit <= 0) that come after the checkpoint in the log's global
 	// order. Reading again from the last event's Checkpoint continues without a gap.
 	ReadAll(ctx context.Context, after Checkpoint, limit int) ([]Event, error)
-	// Subscribe returns a channel that receives a value soon after events are appended. Several
-	// appends may give one value. The channel is closed when ctx ends.
-	Subscribe(ctx context.Context) <-chan struct{}
+	// ReadTypes is ReadAll for a reader of some event types only: see TypeReader.
+	TypeReader
+	// Subscribe returns a channel that receives a value soon after events of one of types are
+	// appended (of any type, when types is empty). Several appends may give one value. The
+	// channel is closed when ctx ends.
+	Subscribe(ctx context.Context, types ...string) <-chan struct{}
 	// Ping reports whether the store can be reached.
 	Ping(ctx context.Context) error
 
@@ -42,9 +45,9 @@ type Store interface {
 	// returned), so a larger one is no event's, and never will be on this log until appends
 	// reach it.
 	LastPosition(ctx context.Context) (int64, error)
-	// CountAfter counts the events that come after the checkpoint: how far behind a reader at
-	// that checkpoint is.
-	CountAfter(ctx context.Context, after Checkpoint) (int64, error)
+	// CountAfter counts the events of types (of any type, when types is empty) that come after
+	// the checkpoint: how far behind a reader of those types at that checkpoint is.
+	CountAfter(ctx context.Context, after Checkpoint, types ...string) (int64, error)
 	// Installation returns the id the log was given when it was set up: made once, kept with
 	// the log, and different for every other log.
 	Installation(ctx context.Context) (string, error)

@@ -86,7 +86,11 @@ func (m *Memory) appendAll(ctx context.Context, parts []StreamAppend, also func(
 	// Microseconds, like PostgreSQL, so that an event reads back exactly as it was returned.
 	recordedAt := m.now().UTC().Truncate(time.Microsecond)
 	out := make([][]Event, len(parts))
-	for _, j := range WriteOrder(parts) {
+	order := []int{0} // one part, as every Append: no order to work out
+	if len(parts) > 1 {
+		order = WriteOrder(parts)
+	}
+	for _, j := range order {
 		p := parts[j]
 		recorded := make([]Event, len(p.Events))
 		for i, e := range p.Events {
@@ -107,7 +111,7 @@ func (m *Memory) appendAll(ctx context.Context, parts []StreamAppend, also func(
 		out[j] = recorded
 	}
 	also()
-	m.subscribers.Wake()
+	m.subscribers.Wake(appendedTypes(parts)...)
 	return out, nil
 }
 
@@ -173,8 +177,8 @@ func (m *Memory) ReadAll(ctx context.Context, after Checkpoint, limit int) ([]Ev
 }
 
 // Subscribe implements Store.
-func (m *Memory) Subscribe(ctx context.Context) <-chan struct{} {
-	return m.subscribers.Subscribe(ctx)
+func (m *Memory) Subscribe(ctx context.Context, types ...string) <-chan struct{} {
+	return m.subscribers.Subscribe(ctx, types...)
 }
 
 // Ping implements Store; memory is always reachable.
@@ -217,14 +221,23 @@ func (m *Memory) LastPosition(ctx context.Context) (int64, error) {
 }
 
 // CountAfter implements Store.
-func (m *Memory) CountAfter(ctx context.Context, after Checkpoint) (int64, error) {
+func (m *Memory) CountAfter(ctx context.Context, after Checkpoint, types ...string) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	start := sort.Search(len(m.all), func(i int) bool { return after.Before(m.all[i].Checkpoint()) })
-	return int64(len(m.all) - start), nil
+	if len(types) == 0 {
+		return int64(len(m.all) - start), nil
+	}
+	var n int64
+	for _, e := range m.all[start:] {
+		if Reads(types, e.Type) {
+			n++
+		}
+	}
+	return n, nil
 }
 
 func clone(e Event) Event {

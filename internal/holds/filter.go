@@ -64,39 +64,39 @@ type Filter struct {
 	BookID string
 	// MemberID keeps one member's holds; "" keeps everyone's.
 	MemberID string
-	// After is the key of the last hold of the page before; nil for the first page.
+	// AfterKey is the key of the last hold of the page before; nil for the first page.
 	After *Key
 	// Limit is the most holds on the page, 1 to MaxPageSize; 0 means DefaultPageSize.
 	Limit int
 }
 
-// shelf reports whether the filter's pages are in the hold shelf's order.
-func (f Filter) shelf() bool { return f.Status == Ready }
+// Shelf reports whether the filter's pages are in the hold shelf's order.
+func (f Filter) Shelf() bool { return f.Status == Ready }
 
-// after is the key the page starts after; the zero Key for the first page.
-func (f Filter) after() Key {
+// AfterKey is the key the page starts after; the zero Key for the first page.
+func (f Filter) AfterKey() Key {
 	if f.After == nil {
 		return Key{}
 	}
 	return *f.After
 }
 
-// pageSize is the filter's limit with the default applied.
-func (f Filter) pageSize() int {
+// PageSize is the filter's limit with the default applied.
+func (f Filter) PageSize() int {
 	if f.Limit == 0 {
 		return DefaultPageSize
 	}
 	return f.Limit
 }
 
-// matches reports whether a hold is one the filter keeps, whatever its place.
-func (f Filter) matches(h Hold) bool {
+// Matches reports whether a hold is one the filter keeps, whatever its place.
+func (f Filter) Matches(h Hold) bool {
 	return (f.Status == "" || h.Status() == f.Status) && (f.BookID == "" || h.BookID == f.BookID) &&
 		(f.MemberID == "" || h.MemberID == f.MemberID)
 }
 
-// check refuses a filter that no request could make.
-func (f Filter) check() error {
+// Check refuses a filter that no request could make.
+func (f Filter) Check() error {
 	if err := checkStatus(f.Status); err != nil {
 		return err
 	}
@@ -129,8 +129,8 @@ type Page struct {
 	Holds []Hold
 	// More is true when holds after the last one match the filter.
 	More bool
-	// shelf is true when the page is in the hold shelf's order.
-	shelf bool
+	// Shelf is true when the page is in the hold shelf's order.
+	Shelf bool
 }
 
 // Next is the cursor of the page after this one, "" when this is the last.
@@ -138,7 +138,7 @@ func (p Page) Next() string {
 	if !p.More || len(p.Holds) == 0 {
 		return ""
 	}
-	return encodeCursor(p.Holds[len(p.Holds)-1].key(p.shelf), p.shelf)
+	return encodeCursor(p.Holds[len(p.Holds)-1].key(p.Shelf), p.Shelf)
 }
 
 // ParseFilter reads GET /holds's query parameters as sent (an empty one counts as left out).
@@ -162,7 +162,7 @@ func ParseFilter(status, bookID, limit, cursor string) (Filter, error) {
 		if err != nil {
 			return f, err
 		}
-		if shelf != f.shelf() {
+		if shelf != f.Shelf() {
 			return f, errs.E(errs.InvalidRequest, "cursor must be the next of an earlier page with the same status")
 		}
 		f.After = &k

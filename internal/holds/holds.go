@@ -56,74 +56,78 @@ type View interface {
 
 // Processor is the view as a processor to run.
 func Processor(v View) processor.Processor {
-	return processor.Processor{Name: Name, Kind: processor.KindViewModel, ViewModel: v}
+	return processor.Processor{Name: Name, Kind: processor.KindViewModel, ViewModel: v, Types: []string{
+		books.BookAdded{}.EventType(), books.HoldPlaced{}.EventType(), books.BookHeld{}.EventType(),
+		books.HoldCancelled{}.EventType(), books.HoldExpired{}.EventType(), books.HoldFulfilled{}.EventType(),
+		accounts.MemberErased{}.EventType()}}
 }
 
-// A change is what one event does to the view.
-type change interface{ isChange() }
+// A Change is what one event does to the view: Titled, Placed, Held, Ended or Erased.
+type Change interface{ isChange() }
 
-// titled: a book joined the catalogue under a title.
-type titled struct{ bookID, title string }
+// Titled is a book that joined the catalogue under a title.
+type Titled struct{ BookID, Title string }
 
-// placed: a member joined a book's queue, at the back.
-type placed struct{ hold Hold }
+// Placed is a member who joined a book's queue, at the back.
+type Placed struct{ Hold Hold }
 
-// held: the book is on the hold shelf for a member who was waiting for it, until a time.
-type held struct {
-	bookID, memberID string
-	until            time.Time
+// Held is a book on the hold shelf for a member who was waiting for it, until a time.
+type Held struct {
+	BookID, MemberID string
+	Until            time.Time
 }
 
-// ended: a member's hold on a book ended (cancelled, expired or fulfilled).
-type ended struct{ bookID, memberID string }
+// Ended is a member's hold on a book that ended (cancelled, expired or fulfilled).
+type Ended struct{ BookID, MemberID string }
 
-// erased: a member was forgotten; no hold of theirs stays in the view.
-type erased struct{ memberID string }
+// Erased is a member forgotten: no hold of theirs stays in the view.
+type Erased struct{ MemberID string }
 
-func (titled) isChange() {}
-func (placed) isChange() {}
-func (held) isChange()   {}
-func (ended) isChange()  {}
-func (erased) isChange() {}
+func (Titled) isChange() {}
+func (Placed) isChange() {}
+func (Held) isChange()   {}
+func (Ended) isChange()  {}
+func (Erased) isChange() {}
 
-// changes decodes what a batch does to the view: the events of book streams, as the Book
+// Changes decodes what a batch does to the view: the events of book streams, as the Book
 // aggregate decodes them, and members' erasures. Everything else is skipped.
-func changes(events []eventstore.Event) ([]change, error) {
-	bookType, accountType := books.Type(), accounts.Type()
+func Changes(events []eventstore.Event) ([]Change, error) {
 	erasure := accounts.MemberErased{}.EventType()
-	var out []change
+	var out []Change
 	for _, e := range events {
+		bookID, isBook := books.BookID(e)
+		memberID, isAccount := accounts.MemberID(e)
 		switch {
-		case bookType.Owns(e):
-			event, err := bookType.Decode(e)
+		case isBook:
+			event, err := books.Decode(e)
 			if err != nil {
 				return nil, fmt.Errorf("holds: event %s at position %d: %w", e.Type, e.Position, err)
 			}
-			if c := bookChange(bookType.ID(e.StreamID), e, event); c != nil {
+			if c := bookChange(bookID, e, event); c != nil {
 				out = append(out, c)
 			}
-		case accountType.Owns(e) && e.Type == erasure:
-			out = append(out, erased{memberID: accountType.ID(e.StreamID)})
+		case isAccount && e.Type == erasure:
+			out = append(out, Erased{MemberID: memberID})
 		}
 	}
 	return out, nil
 }
 
 // bookChange is what one book event, recorded as e, does to the view; nil for nothing.
-func bookChange(bookID string, e eventstore.Event, event books.Event) change {
+func bookChange(bookID string, e eventstore.Event, event books.Event) Change {
 	switch ev := event.(type) {
 	case books.BookAdded:
-		return titled{bookID: bookID, title: ev.Title}
+		return Titled{BookID: bookID, Title: ev.Title}
 	case books.HoldPlaced:
-		return placed{hold: Hold{BookID: bookID, MemberID: ev.MemberID, Seq: e.Version, PlacedAt: stored(e.RecordedAt)}}
+		return Placed{Hold: Hold{BookID: bookID, MemberID: ev.MemberID, Seq: e.Version, PlacedAt: stored(e.RecordedAt)}}
 	case books.BookHeld:
-		return held{bookID: bookID, memberID: ev.MemberID, until: stored(ev.Until)}
+		return Held{BookID: bookID, MemberID: ev.MemberID, Until: stored(ev.Until)}
 	case books.HoldCancelled:
-		return ended{bookID: bookID, memberID: ev.MemberID}
+		return Ended{BookID: bookID, MemberID: ev.MemberID}
 	case books.HoldExpired:
-		return ended{bookID: bookID, memberID: ev.MemberID}
+		return Ended{BookID: bookID, MemberID: ev.MemberID}
 	case books.HoldFulfilled:
-		return ended{bookID: bookID, memberID: ev.MemberID}
+		return Ended{BookID: bookID, MemberID: ev.MemberID}
 	}
 	return nil
 }

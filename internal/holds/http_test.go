@@ -16,14 +16,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"library/internal/holds"
+	"library/internal/holds/holdshttp"
 	"library/internal/httpapi"
 	"library/internal/testkit/apitest"
 )
 
 // serve serves the view's routes through the service's router, for the test's life.
 func (w *world) serve(t *testing.T) *apitest.API {
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{}, holds.Routes{View: w.view}))
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{}, holdshttp.Routes{View: w.view}))
 	t.Cleanup(srv.Close)
 	return &apitest.API{Base: srv.URL}
 }

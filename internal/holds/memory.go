@@ -35,7 +35,7 @@ func NewMemory(checkpoints *processor.MemoryCheckpoints) *Memory {
 
 // Apply implements processor.ViewModel.
 func (m *Memory) Apply(ctx context.Context, from, to processor.Position, events []eventstore.Event) error {
-	changes, err := changes(events)
+	changes, err := Changes(events)
 	if err != nil {
 		return err
 	}
@@ -63,29 +63,29 @@ func (m *Memory) Reset(ctx context.Context, from processor.Position) error {
 }
 
 // apply makes one change; the caller holds mu.
-func (m *Memory) apply(c change) {
+func (m *Memory) apply(c Change) {
 	switch c := c.(type) {
-	case titled:
-		m.titles[c.bookID] = c.title
-		for _, h := range slices.Clone(m.books[c.bookID]) {
-			m.end(c.bookID, h.MemberID)
+	case Titled:
+		m.titles[c.BookID] = c.Title
+		for _, h := range slices.Clone(m.books[c.BookID]) {
+			m.end(c.BookID, h.MemberID)
 		}
-	case placed:
-		m.end(c.hold.BookID, c.hold.MemberID)
-		m.place(c.hold)
-	case held:
-		holds := m.books[c.bookID]
-		if i := indexOf(holds, c.memberID); i >= 0 && holds[i].Status() == Waiting {
-			holds[i].Until = c.until
+	case Placed:
+		m.end(c.Hold.BookID, c.Hold.MemberID)
+		m.place(c.Hold)
+	case Held:
+		holds := m.books[c.BookID]
+		if i := indexOf(holds, c.MemberID); i >= 0 && holds[i].Status() == Waiting {
+			holds[i].Until = c.Until
 			k := holds[i].key(true)
 			j, _ := slices.BinarySearchFunc(m.shelf, k, compareShelf)
 			m.shelf = slices.Insert(m.shelf, j, k)
 		}
-	case ended:
-		m.end(c.bookID, c.memberID)
-	case erased:
+	case Ended:
+		m.end(c.BookID, c.MemberID)
+	case Erased:
 		for _, bookID := range slices.Clone(m.ids) {
-			m.end(bookID, c.memberID)
+			m.end(bookID, c.MemberID)
 		}
 	}
 }
@@ -134,18 +134,18 @@ func (m *Memory) List(ctx context.Context, f Filter) (Page, processor.Position, 
 	if err := ctx.Err(); err != nil {
 		return Page{}, processor.Position{}, err
 	}
-	if err := f.check(); err != nil {
+	if err := f.Check(); err != nil {
 		return Page{}, processor.Position{}, err
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	page := Page{Holds: []Hold{}, shelf: f.shelf()}
+	page := Page{Holds: []Hold{}, Shelf: f.Shelf()}
 	// add puts a hold the filter keeps on the page; false once the page is full.
 	add := func(h Hold) bool {
-		if !f.matches(h) {
+		if !f.Matches(h) {
 			return true
 		}
-		if len(page.Holds) == f.pageSize() {
+		if len(page.Holds) == f.PageSize() {
 			page.More = true
 			return false
 		}
@@ -153,7 +153,7 @@ func (m *Memory) List(ctx context.Context, f Filter) (Page, processor.Position, 
 		page.Holds = append(page.Holds, h)
 		return true
 	}
-	if f.shelf() {
+	if f.Shelf() {
 		m.listShelf(f.After, add)
 	} else {
 		m.listQueues(f.After, add)

@@ -15,8 +15,8 @@ type HoldView struct {
 	Until *time.Time `json:"until"`
 }
 
-// viewsOf shows holds.
-func viewsOf(holds []Hold) []HoldView {
+// ViewsOf shows holds.
+func ViewsOf(holds []Hold) []HoldView {
 	out := make([]HoldView, len(holds))
 	for i, h := range holds {
 		out[i] = HoldView{BookID: h.BookID, Title: h.Title, MemberID: h.MemberID, Status: h.Status(), PlacedAt: h.PlacedAt}

@@ -16,6 +16,7 @@ import (
 	"library/internal/eventstore"
 	"library/internal/eventstore/pgstore"
 	"library/internal/holds"
+	"library/internal/holds/holdspg"
 	"library/internal/processor"
 	"library/internal/processor/pgdriver"
 	"library/internal/testkit/pgtest"
@@ -79,7 +80,7 @@ var stores = []struct {
 	}},
 	{"postgres", func(t *testing.T, _ *clock) (log, holds.View) {
 		pool := pgtest.NewPool(t)
-		return pgstore.New(pool, slog.New(slog.NewTextHandler(io.Discard, nil))), holds.NewPostgres(pool, pgdriver.NewCheckpoints(pool))
+		return pgstore.New(pool, slog.New(slog.NewTextHandler(io.Discard, nil))), holdspg.New(pool, pgdriver.NewCheckpoints(pool))
 	}},
 }
 

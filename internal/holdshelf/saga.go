@@ -64,7 +64,9 @@ type Saga struct {
 
 // Processor is the saga as a processor to run.
 func (s Saga) Processor() processor.Processor {
-	return processor.Processor{Name: Name, Kind: processor.KindSaga, Handler: s}
+	return processor.Processor{Name: Name, Kind: processor.KindSaga, Handler: s, Types: []string{
+		accounts.MemberErased{}.EventType(), books.BookHeld{}.EventType(), books.HoldFulfilled{}.EventType(),
+		books.HoldCancelled{}.EventType(), books.HoldPlaced{}.EventType()}}
 }
 
 // actor is who the log says recorded what the saga did.
@@ -81,21 +83,20 @@ func timerKey(bookID, memberID string) string { return "hold:" + bookID + ":" + 
 
 // Handle implements processor.Handler.
 func (s Saga) Handle(ctx context.Context, e eventstore.Event) error {
-	if a := accounts.Type(); a.Owns(e) {
+	if memberID, ok := accounts.MemberID(e); ok {
 		if e.Type != (accounts.MemberErased{}).EventType() {
 			return nil
 		}
-		return s.forget(ctx, a.ID(e.StreamID))
+		return s.forget(ctx, memberID)
 	}
-	t := books.Type()
-	if !t.Owns(e) {
+	bookID, ok := books.BookID(e)
+	if !ok {
 		return nil
 	}
-	decoded, err := t.Decode(e)
+	decoded, err := books.Decode(e)
 	if err != nil {
 		return processor.Park(fmt.Sprintf("%s can't be read: %v", e.Type, err))
 	}
-	bookID := t.ID(e.StreamID)
 	switch ev := decoded.(type) {
 	case books.BookHeld:
 		return processor.Schedule(ctx, timerKey(bookID, ev.MemberID), ev.Until,
@@ -142,13 +143,12 @@ func (s Saga) forget(ctx context.Context, memberID string) error {
 	if err != nil {
 		return err
 	}
-	t := books.Type()
 	done := map[string]bool{}
 	for _, e := range events {
-		if !t.Owns(e) || e.Type != (books.HoldPlaced{}).EventType() {
+		bookID, ok := books.BookID(e)
+		if !ok || e.Type != (books.HoldPlaced{}).EventType() {
 			continue
 		}
-		bookID := t.ID(e.StreamID)
 		if done[bookID] {
 			continue
 		}

@@ -174,5 +174,11 @@ func clientKey(r *http.Request, caller auth.Caller) string {
 // addressKey is the request's address as a key: an IPv6 address by its /64, which one client
 // usually holds whole.
 func addressKey(r *http.Request) string {
-	return "address\x00" + httprate.CanonicalizeIP(ClientAddress(r).WithZone("").String())
+	addr := ClientAddress(r).WithZone("")
+	if !addr.Is4() {
+		return "address\x00" + httprate.CanonicalizeIP(addr.String())
+	}
+	// The same string, made in one allocation rather than two: every request counts.
+	var key [len("address\x00255.255.255.255")]byte
+	return string(addr.AppendTo(append(key[:0], "address\x00"...)))
 }

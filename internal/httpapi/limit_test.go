@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/httprate"
 	"github.com/stretchr/testify/require"
 
 	"library/internal/auth"
@@ -302,5 +303,16 @@ func TestNoLimitsByDefault(t *testing.T) {
 	for range 50 {
 		require.Equal(t, http.StatusOK, call(api, "GET", "/accounts/alice/export", "192.0.2.1").Code)
 		require.Equal(t, http.StatusUnauthorized, call(api, "GET", "/admin/thing", "192.0.2.1", "Authorization", "Bearer guess").Code)
+	}
+}
+
+// A client's address key is its address as httprate canonicalizes it, an IPv6 one by its /64.
+func TestAddressKeyIsTheCanonicalAddress(t *testing.T) {
+	t.Parallel()
+	for _, remote := range []string{"192.0.2.7:40000", "127.0.0.1:1", "[2001:db8:1:2:3:4:5:6]:443", "[::ffff:192.0.2.7]:80",
+		"[fe80::1%eth0]:80", "[::1]:8080", "not an address"} {
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.RemoteAddr = remote
+		require.Equal(t, "address\x00"+httprate.CanonicalizeIP(ClientAddress(r).WithZone("").String()), addressKey(r), remote)
 	}
 }

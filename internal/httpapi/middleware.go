@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/go-chi/chi/v5/middleware"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
@@ -51,13 +50,15 @@ func observe(logger *slog.Logger, observer func(method, route string, status int
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
-			info := &requestInfo{id: r.Header.Get(RequestIDHeader)}
+			s := &requestState{Context: r.Context(), writer: statusWriter{ResponseWriter: w}}
+			info, ww := &s.info, &s.writer
+			info.id = r.Header.Get(RequestIDHeader)
 			if !validate.IsID(info.id) {
 				info.id = rand.Text()
 			}
-			w.Header().Set(RequestIDHeader, info.id)
-			r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info))
-			ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+			s.idHeader[0] = info.id
+			w.Header()[RequestIDHeader] = s.idHeader[:] // Header().Set, with a slice of its own
+			r = r.WithContext(s)
 
 			defer func() {
 				if v := recover(); v != nil {
@@ -65,7 +66,7 @@ func observe(logger *slog.Logger, observer func(method, route string, status int
 						panic(v) // net/http's way to abort a response; it handles it
 					}
 					err := fmt.Errorf("panic: %v\n%s", v, debug.Stack())
-					if ww.Status() == 0 {
+					if ww.status == 0 {
 						WriteError(ww, r, err)
 					} else {
 						info.err = err
@@ -91,8 +92,8 @@ func observe(logger *slog.Logger, observer func(method, route string, status int
 
 // outcome is the status a request ended with (499 when the client went away first) and the
 // route pattern chi matched, once the handlers have run.
-func outcome(r *http.Request, ww middleware.WrapResponseWriter, info *requestInfo) (status int, route string) {
-	status = ww.Status()
+func outcome(r *http.Request, ww *statusWriter, info *requestInfo) (status int, route string) {
+	status = ww.status
 	if status == 0 {
 		status = http.StatusOK
 	}
@@ -105,13 +106,13 @@ func outcome(r *http.Request, ww middleware.WrapResponseWriter, info *requestInf
 	return status, route
 }
 
-func logRequest(logger *slog.Logger, r *http.Request, ww middleware.WrapResponseWriter, info *requestInfo, status int, route string, elapsed time.Duration) {
+func logRequest(logger *slog.Logger, r *http.Request, ww *statusWriter, info *requestInfo, status int, route string, elapsed time.Duration) {
 	attrs := []slog.Attr{
 		slog.String("request_id", info.id),
 		slog.String("method", r.Method),
 		slog.String("route", route), // the pattern, never the raw path: paths carry member ids
 		slog.Int("status", status),
-		slog.Int("bytes", ww.BytesWritten()),
+		slog.Int("bytes", ww.bytes),
 		slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
 	}
 	level := slog.LevelInfo

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 
@@ -137,13 +136,14 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 func writeProblem(w http.ResponseWriter, p Problem) {
-	body, err := json.Marshal(p)
-	if err != nil { // a Problem always encodes
+	buf := getBuffer()
+	defer putBuffer(buf)
+	if err := encodeAnswer(buf, p); err != nil { // a Problem always encodes
 		http.Error(w, http.StatusText(p.Status), p.Status)
 		return
 	}
 	w.Header().Set("Content-Type", ProblemContentType)
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(p.Status)
-	_, _ = w.Write(body)
+	_, _ = w.Write(buf.Bytes())
 }

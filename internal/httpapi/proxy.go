@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"log/slog"
+	"net"
 	"net/http"
 	"net/netip"
 	"sync/atomic"
@@ -18,7 +19,23 @@ func ClientAddress(r *http.Request) netip.Addr {
 	if ip := middleware.GetClientIPAddr(r.Context()); ip.IsValid() {
 		return ip
 	}
+	if ip, ok := remoteAddress(r.RemoteAddr); ok {
+		return ip // what chi's middleware.ClientIPFromRemoteAddr would have put in the context
+	}
 	return peerAddress(r)
+}
+
+// remoteAddress reads RemoteAddr as chi's middleware.ClientIPFromRemoteAddr does.
+func remoteAddress(remoteAddr string) (netip.Addr, bool) {
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		host = remoteAddr // a bare address, as tests may give
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	return ip.Unmap(), true
 }
 
 // peerAddress is the request's TCP peer, IPv4 as IPv4; invalid when RemoteAddr is not one.
@@ -30,12 +47,14 @@ func peerAddress(r *http.Request) netip.Addr {
 	return ip.Unmap()
 }
 
-// clientIP resolves ClientAddress once, with chi's middleware: from the TCP peer alone, or
-// from X-Forwarded-For when the peer is a trusted proxy.
+// clientIP resolves ClientAddress once, with chi's middleware, from X-Forwarded-For when the
+// peer is a trusted proxy. Without trusted proxies the address is the TCP peer's, which
+// ClientAddress reads from the request itself when asked: a context of its own for every
+// request would cost three allocations for nothing.
 func clientIP(trusted []netip.Prefix) func(http.Handler) http.Handler {
 	prefixes := trustedPrefixes(trusted)
 	if len(prefixes) == 0 {
-		return middleware.ClientIPFromRemoteAddr
+		return func(next http.Handler) http.Handler { return next }
 	}
 	names := make([]string, len(prefixes))
 	for i, p := range prefixes {

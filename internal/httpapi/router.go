@@ -113,9 +113,10 @@ func New(opts Options, modules ...Module) http.Handler {
 // files are no-cache, revalidated by ETag).
 func securityHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Header().Set each, with one array for both values rather than one each.
+		v := &[2]string{"nosniff", "no-store"}
 		h := w.Header()
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Cache-Control", "no-store")
+		h["X-Content-Type-Options"], h["Cache-Control"] = v[0:1:1], v[1:2:2]
 		next.ServeHTTP(w, r)
 	})
 }

@@ -18,21 +18,29 @@ const module = "library"
 var layers = [][]string{
 	{"cmd/library", "cmd/devidp", "cmd/devpay"},
 	{"internal/app"},
-	{"internal/config"},
 	{"internal/metrics"},
-	{"internal/books/booksapi", "internal/accounts/accountsapi", "internal/processor/processorhttp"},
+	{"internal/books/booksapi", "internal/accounts/accountsapi", "internal/processor/processorhttp",
+		"internal/notifications/smtpmail", "internal/notifications/emailfacts",
+		"internal/notifications/notificationspg", "internal/catalog/catalogpg", "internal/catalog/cataloghttp",
+		"internal/loans/loanspg", "internal/loans/loanshttp", "internal/holds/holdspg", "internal/holds/holdshttp"},
+	{"internal/httpapi/commandhttp", "internal/catalog/catalogview"},
 	{"internal/catalog", "internal/loans", "internal/holds", "internal/latefines", "internal/holdshelf", "internal/notifications", "internal/checkouts"},
-	{"internal/httpapi", "internal/smtpclient", "internal/eventstore/pgstore", "internal/processor/pgdriver", "internal/devidp",
+	{"internal/smtpclient", "internal/eventstore/pgstore", "internal/processor/pgdriver", "internal/devidp",
 		"internal/payments/stripepay", "internal/devpay"},
-	{"internal/auth", "internal/telemetry", "internal/pgerr", "internal/openapi", "migrations", "web",
-		"internal/devpay/hooks", "internal/devpay/wire"},
+	{"internal/telemetry", "internal/pgerr", "internal/openapi", "migrations", "web",
+		"internal/devpay/hooks", "internal/devpay/wire", "internal/devidp/keyring"},
 	{"internal/books", "internal/accounts"},
+	{"internal/aggregate/stack"},
+	{"internal/aggregate/core", "internal/aggregate/cache", "internal/aggregate/snapshots", "internal/aggregate/sealing",
+		"internal/aggregate/eventlog"},
 	{"internal/aggregate", "internal/processor/engine"},
-	{"internal/processor/engine/timers"},
-	{"internal/processor", "internal/aggregate/window"},
+	{"internal/processor/engine/timers", "internal/processor/engine/gate"},
+	{"internal/processor", "internal/aggregate/window", "internal/aggregate/queue"},
 	{"internal/eventstore"},
+	{"internal/httpapi"},
+	{"internal/auth", "internal/httpapi/strictjson"},
 	{"internal/validate", "internal/tracing", "internal/pii", "internal/payments"},
-	{"internal/errs"},
+	{"internal/errs", "internal/config"},
 }
 
 // plain are the packages that must stay plain Go: the domain (the service's rules, the
@@ -40,7 +48,10 @@ var layers = [][]string{
 // whose drivers and handlers are adapters of their own, and the port to a payment provider,
 // whose adapters (payments/stripepay) are too.
 var plain = []string{"internal/books", "internal/accounts", "internal/aggregate", "internal/eventstore",
-	"internal/processor", "internal/processor/engine", "internal/processor/engine/timers", "internal/payments"}
+	"internal/aggregate/core", "internal/aggregate/cache", "internal/aggregate/snapshots", "internal/aggregate/sealing",
+	"internal/aggregate/eventlog", "internal/aggregate/stack", "internal/aggregate/queue",
+	"internal/processor", "internal/processor/engine", "internal/processor/engine/timers", "internal/processor/engine/gate",
+	"internal/payments", "internal/config", "internal/notifications", "internal/catalog", "internal/loans", "internal/holds"}
 
 // adapters are the import paths (and their subpackages) the domain must not reach, however
 // indirectly: a database driver, an HTTP router or server, migrations, a payment provider's
@@ -164,6 +175,57 @@ func TestNothingThatShipsImportsAHarness(t *testing.T) {
 		for _, dep := range p.Deps {
 			if to, ok := local(dep); ok && strings.HasPrefix(to, harnesses) {
 				t.Errorf("%s imports the test harness %s", path, to)
+			}
+		}
+	}
+}
+
+// wiring are the packages that put the service together: they may import any adapter.
+var wiring = []string{"internal/app", "cmd/library", "cmd/devidp", "cmd/devpay"}
+
+// isPostgreSQLCode reports whether a package speaks to PostgreSQL itself: it imports pgx.
+func isPostgreSQLCode(p pkg) bool {
+	return slices.ContainsFunc(p.Imports, func(imported string) bool { return strings.HasPrefix(imported, "github.com/jackc/pgx") })
+}
+
+// A feature's PostgreSQL code (catalog/catalogpg, notifications/notificationspg, the log's
+// pgstore, ...) is one adapter, as its HTTP code is another: only the wiring, and other
+// PostgreSQL code, import it. An HTTP handler or a feature's core that imported it would tie
+// that feature to the database, and another feature to this one's tables.
+func TestPostgreSQLCodeIsImportedOnlyByTheWiring(t *testing.T) {
+	t.Parallel()
+	pkgs := list(t)
+	for path, p := range pkgs {
+		if isTooling(path) || slices.Contains(wiring, path) || isPostgreSQLCode(p) {
+			continue
+		}
+		for _, imported := range p.Imports {
+			to, ok := local(imported)
+			if ok && isPostgreSQLCode(pkgs[to]) {
+				t.Errorf("%s imports %s, PostgreSQL code, which only the wiring (%s) may put in", path, to, strings.Join(wiring, ", "))
+			}
+		}
+	}
+}
+
+// leaves are packages that every other may read, and so import none of the module's but these:
+// configuration reads its variables and knows every package's defaults (package config), and
+// the packages that take those defaults read them from it, never the other way round.
+var leaves = map[string][]string{"internal/config": {"internal/errs", "internal/validate"}}
+
+// A leaf imports none of the module's packages but those it is allowed.
+func TestLeavesImportNothingOfTheModule(t *testing.T) {
+	t.Parallel()
+	pkgs := list(t)
+	for path, allowed := range leaves {
+		p, ok := pkgs[path]
+		if !ok {
+			t.Errorf("%s: no such package", path)
+			continue
+		}
+		for _, imported := range p.Imports {
+			if to, ok := local(imported); ok && !slices.Contains(allowed, to) {
+				t.Errorf("%s imports %s: a leaf imports none of the module's packages but %s", path, to, strings.Join(allowed, " and "))
 			}
 		}
 	}

@@ -2,13 +2,12 @@ package latefines
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strings"
 
 	"library/internal/accounts"
 	"library/internal/aggregate"
 	"library/internal/books"
+	"library/internal/config"
 	"library/internal/errs"
 	"library/internal/eventstore"
 	"library/internal/processor"
@@ -19,7 +18,7 @@ import (
 const Name = "late-fines"
 
 // DefaultFinePerDay is the fine, in cents, for each day a book comes back late.
-const DefaultFinePerDay = 25
+const DefaultFinePerDay = config.DefaultFinePerDay
 
 // Saga is the saga that fines late returns: a BookReturned with daysLate > 0 charges
 // daysLate * FinePerDay cents to the member's account.
@@ -49,18 +48,19 @@ type Charger interface {
 
 // Processor is the saga as a processor to run.
 func (l Saga) Processor() processor.Processor {
-	return processor.Processor{Name: Name, Kind: processor.KindSaga, Handler: l}
+	return processor.Processor{Name: Name, Kind: processor.KindSaga, Handler: l, Types: []string{books.BookReturned{}.EventType()}}
 }
 
 // Handle implements processor.Handler.
 func (l Saga) Handle(ctx context.Context, e eventstore.Event) error {
-	if e.Type != (books.BookReturned{}).EventType() || !strings.HasPrefix(e.StreamID, books.Type().Name+"-") {
+	if _, ok := books.BookID(e); !ok || e.Type != (books.BookReturned{}).EventType() {
 		return nil
 	}
-	var returned books.BookReturned
-	if err := json.Unmarshal(e.Data, &returned); err != nil {
+	decoded, err := books.Decode(e)
+	if err != nil {
 		return processor.Park(fmt.Sprintf("BookReturned can't be read: %v", err))
 	}
+	returned, _ := decoded.(books.BookReturned)
 	if returned.DaysLate <= 0 {
 		return nil
 	}

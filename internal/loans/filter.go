@@ -54,21 +54,21 @@ type Filter struct {
 	Limit int
 }
 
-// pageSize is the filter's limit with the default applied.
-func (f Filter) pageSize() int {
+// PageSize is the filter's limit with the default applied.
+func (f Filter) PageSize() int {
 	if f.Limit == 0 {
 		return DefaultPageSize
 	}
 	return f.Limit
 }
 
-// matches reports whether a loan is one the filter keeps, whatever its place.
-func (f Filter) matches(l Loan) bool {
+// Matches reports whether a loan is one the filter keeps, whatever its place.
+func (f Filter) Matches(l Loan) bool {
 	return (f.MemberID == "" || l.MemberID == f.MemberID) && (f.DueBefore.IsZero() || l.DueAt.Before(f.DueBefore))
 }
 
-// check refuses a filter that no request could make.
-func (f Filter) check() error {
+// Check refuses a filter that no request could make.
+func (f Filter) Check() error {
 	if f.Limit < 0 || f.Limit > MaxPageSize {
 		return errs.E(errs.InvalidRequest, "limit must be a whole number from 1 to %d", MaxPageSize)
 	}

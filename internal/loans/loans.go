@@ -41,70 +41,73 @@ type View interface {
 
 // Processor is the view as a processor to run.
 func Processor(v View) processor.Processor {
-	return processor.Processor{Name: Name, Kind: processor.KindViewModel, ViewModel: v}
+	return processor.Processor{Name: Name, Kind: processor.KindViewModel, ViewModel: v, Types: []string{
+		books.BookAdded{}.EventType(), books.BookLent{}.EventType(), books.LoanRenewed{}.EventType(),
+		books.BookReturned{}.EventType(), accounts.MemberErased{}.EventType()}}
 }
 
-// A change is what one event does to the view.
-type change interface{ isChange() }
+// A Change is what one event does to the view: Titled, Lent, Renewed, Returned or Erased.
+type Change interface{ isChange() }
 
-// titled: a book joined the catalogue under a title.
-type titled struct{ bookID, title string }
+// Titled is a book that joined the catalogue under a title.
+type Titled struct{ BookID, Title string }
 
-// lent: a book was lent; the loan's title is filled in by the store.
-type lent struct{ loan Loan }
+// Lent is a book lent; the loan's title is filled in by the store.
+type Lent struct{ Loan Loan }
 
-// renewed: a loan's due time moved, and it counts one renewal more.
-type renewed struct {
-	bookID, loanID string
-	dueAt          time.Time
+// Renewed is a loan whose due time moved, which counts one renewal more.
+type Renewed struct {
+	BookID, LoanID string
+	DueAt          time.Time
 }
 
-// returned: a book's loan ended.
-type returned struct{ bookID string }
+// Returned is a book whose loan ended.
+type Returned struct{ BookID string }
 
-// erased: a member was forgotten; no loan of theirs stays in the view.
-type erased struct{ memberID string }
+// Erased is a member forgotten: no loan of theirs stays in the view.
+type Erased struct{ MemberID string }
 
-func (titled) isChange()   {}
-func (lent) isChange()     {}
-func (renewed) isChange()  {}
-func (returned) isChange() {}
-func (erased) isChange()   {}
+func (Titled) isChange()   {}
+func (Lent) isChange()     {}
+func (Renewed) isChange()  {}
+func (Returned) isChange() {}
+func (Erased) isChange()   {}
 
-// changes decodes what a batch does to the view: the events of book streams, as the Book
+// Changes decodes what a batch does to the view: the events of book streams, as the Book
 // aggregate decodes them, and members' erasures. Everything else is skipped.
-func changes(events []eventstore.Event) ([]change, error) {
-	bookType, accountType := books.Type(), accounts.Type()
+func Changes(events []eventstore.Event) ([]Change, error) {
 	erasure := accounts.MemberErased{}.EventType()
-	var out []change
+	var out []Change
 	for _, e := range events {
+		bookID, isBook := books.BookID(e)
+		memberID, isAccount := accounts.MemberID(e)
 		switch {
-		case bookType.Owns(e):
-			event, err := bookType.Decode(e)
+		case isBook:
+			event, err := books.Decode(e)
 			if err != nil {
 				return nil, fmt.Errorf("loans: event %s at position %d: %w", e.Type, e.Position, err)
 			}
-			if c := bookChange(bookType.ID(e.StreamID), event); c != nil {
+			if c := bookChange(bookID, event); c != nil {
 				out = append(out, c)
 			}
-		case accountType.Owns(e) && e.Type == erasure:
-			out = append(out, erased{memberID: accountType.ID(e.StreamID)})
+		case isAccount && e.Type == erasure:
+			out = append(out, Erased{MemberID: memberID})
 		}
 	}
 	return out, nil
 }
 
 // bookChange is what one book event does to the view, nil for nothing.
-func bookChange(bookID string, event books.Event) change {
+func bookChange(bookID string, event books.Event) Change {
 	switch e := event.(type) {
 	case books.BookAdded:
-		return titled{bookID: bookID, title: e.Title}
+		return Titled{BookID: bookID, Title: e.Title}
 	case books.BookLent:
-		return lent{loan: Loan{BookID: bookID, LoanID: e.LoanID, MemberID: e.MemberID, LentAt: stored(e.LentAt), DueAt: stored(e.DueAt)}}
+		return Lent{Loan: Loan{BookID: bookID, LoanID: e.LoanID, MemberID: e.MemberID, LentAt: stored(e.LentAt), DueAt: stored(e.DueAt)}}
 	case books.LoanRenewed:
-		return renewed{bookID: bookID, loanID: e.LoanID, dueAt: stored(e.DueAt)}
+		return Renewed{BookID: bookID, LoanID: e.LoanID, DueAt: stored(e.DueAt)}
 	case books.BookReturned:
-		return returned{bookID: bookID}
+		return Returned{BookID: bookID}
 	}
 	return nil
 }

@@ -32,7 +32,7 @@ func NewMemory(checkpoints *processor.MemoryCheckpoints) *Memory {
 
 // Apply implements processor.ViewModel.
 func (m *Memory) Apply(ctx context.Context, from, to processor.Position, events []eventstore.Event) error {
-	changes, err := changes(events)
+	changes, err := Changes(events)
 	if err != nil {
 		return err
 	}
@@ -60,26 +60,26 @@ func (m *Memory) Reset(ctx context.Context, from processor.Position) error {
 }
 
 // apply makes one change; the caller holds mu.
-func (m *Memory) apply(c change) {
+func (m *Memory) apply(c Change) {
 	switch c := c.(type) {
-	case titled:
-		m.titles[c.bookID] = c.title
-		m.end(c.bookID)
-	case lent:
-		m.end(c.loan.BookID)
-		c.loan.Title = m.titles[c.loan.BookID]
-		m.start(c.loan)
-	case renewed:
-		if l, ok := m.current[c.bookID]; ok && l.LoanID == c.loanID {
-			m.end(c.bookID)
-			l.DueAt, l.Renewals = c.dueAt, l.Renewals+1
+	case Titled:
+		m.titles[c.BookID] = c.Title
+		m.end(c.BookID)
+	case Lent:
+		m.end(c.Loan.BookID)
+		c.Loan.Title = m.titles[c.Loan.BookID]
+		m.start(c.Loan)
+	case Renewed:
+		if l, ok := m.current[c.BookID]; ok && l.LoanID == c.LoanID {
+			m.end(c.BookID)
+			l.DueAt, l.Renewals = c.DueAt, l.Renewals+1
 			m.start(l)
 		}
-	case returned:
-		m.end(c.bookID)
-	case erased:
+	case Returned:
+		m.end(c.BookID)
+	case Erased:
 		for bookID, l := range m.current {
-			if l.MemberID == c.memberID {
+			if l.MemberID == c.MemberID {
 				m.end(bookID)
 			}
 		}
@@ -110,7 +110,7 @@ func (m *Memory) List(ctx context.Context, f Filter) (Page, processor.Position, 
 	if err := ctx.Err(); err != nil {
 		return Page{}, processor.Position{}, err
 	}
-	if err := f.check(); err != nil {
+	if err := f.Check(); err != nil {
 		return Page{}, processor.Position{}, err
 	}
 	m.mu.RLock()
@@ -129,10 +129,10 @@ func (m *Memory) List(ctx context.Context, f Filter) (Page, processor.Position, 
 			break // the rest are due later still
 		}
 		l := m.current[k.BookID]
-		if !f.matches(l) {
+		if !f.Matches(l) {
 			continue
 		}
-		if len(page.Loans) == f.pageSize() {
+		if len(page.Loans) == f.PageSize() {
 			page.More = true
 			break
 		}

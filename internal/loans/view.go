@@ -30,8 +30,8 @@ type Policy struct {
 	Now         func() time.Time
 }
 
-// viewsAt shows loans as of now.
-func (p Policy) viewsAt(loans []Loan, now time.Time) []LoanView {
+// ViewsAt shows loans as of now.
+func (p Policy) ViewsAt(loans []Loan, now time.Time) []LoanView {
 	out := make([]LoanView, len(loans))
 	for i, l := range loans {
 		out[i] = LoanView{

@@ -16,6 +16,7 @@ import (
 	"library/internal/books"
 	"library/internal/eventstore"
 	"library/internal/loans"
+	"library/internal/loans/loanspg"
 	"library/internal/processor"
 	"library/internal/processor/pgdriver"
 	"library/internal/testkit/pgtest"
@@ -31,7 +32,7 @@ var stores = []store{
 	{"memory", func(*testing.T) loans.View { return loans.NewMemory(processor.NewMemoryCheckpoints(nil)) }},
 	{"postgres", func(t *testing.T) loans.View {
 		pool := pgtest.NewPool(t)
-		return loans.NewPostgres(pool, pgdriver.NewCheckpoints(pool))
+		return loanspg.New(pool, pgdriver.NewCheckpoints(pool))
 	}},
 }
 

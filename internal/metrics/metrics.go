@@ -132,7 +132,41 @@ func (m *Metrics) ObserveRequest(method, route string, status int, elapsed time.
 	if route == "" {
 		route = "unmatched"
 	}
-	m.requests.WithLabelValues(knownMethod(method), route, strconv.Itoa(status)).Observe(elapsed.Seconds())
+	m.requests.WithLabelValues(knownMethod(method), route, statusLabel(status)).Observe(elapsed.Seconds())
+}
+
+// statusLabel is strconv.Itoa(status), without making the string anew for the statuses the
+// service answers most: every request is observed.
+func statusLabel(status int) string {
+	switch status {
+	case http.StatusOK:
+		return "200"
+	case http.StatusCreated:
+		return "201"
+	case http.StatusNoContent:
+		return "204"
+	case http.StatusNotModified:
+		return "304"
+	case http.StatusBadRequest:
+		return "400"
+	case http.StatusUnauthorized:
+		return "401"
+	case http.StatusForbidden:
+		return "403"
+	case http.StatusNotFound:
+		return "404"
+	case http.StatusConflict:
+		return "409"
+	case http.StatusUnprocessableEntity:
+		return "422"
+	case http.StatusTooManyRequests:
+		return "429"
+	case http.StatusInternalServerError:
+		return "500"
+	case http.StatusServiceUnavailable:
+		return "503"
+	}
+	return strconv.Itoa(status)
 }
 
 // knownMethod keeps the method label to a fixed set: a client may send any method at all, and

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -247,5 +248,15 @@ func TestEachMetricsHasItsOwnRegistry(t *testing.T) {
 	for _, f := range []map[string]*dto.MetricFamily{fa, fb} {
 		assert.Contains(t, f, "go_goroutines")
 		assert.Contains(t, f, "process_start_time_seconds")
+	}
+}
+
+// A status's label is its number, whichever statuses are spelled out for speed.
+func TestStatusLabelIsTheNumber(t *testing.T) {
+	t.Parallel()
+	for status := 100; status < 600; status++ {
+		if got := statusLabel(status); got != strconv.Itoa(status) {
+			t.Fatalf("statusLabel(%d) = %q", status, got)
+		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"library/internal/aggregate"
 	"library/internal/notifications"
 	"library/internal/processor"
-	"library/internal/smtpclient"
 )
 
 // Commands is the observer of aggregate repositories: library_commands_total and
@@ -70,7 +69,7 @@ func (o emailObserver) EmailAccepted(took time.Duration) {
 func (o emailObserver) EmailSkipped()  { o.m.emailsSkipped.Inc() }
 func (o emailObserver) EmailDeferred() { o.m.emailsDeferred.Inc() }
 func (o emailObserver) EmailParked()   { o.m.emailsParked.Inc() }
-func (o emailObserver) EmailFailed(class smtpclient.FailureClass, reason string) {
+func (o emailObserver) EmailFailed(class notifications.FailureClass, reason string) {
 	o.m.emailFailures.WithLabelValues(string(class), reason).Inc()
 }
 func (o emailObserver) EmailsInFlight(delta int) { o.m.emailsInFlight.Add(float64(delta)) }

@@ -39,7 +39,7 @@ func noAddress(err error) (*noAddressError, bool) {
 // recipient returns where a member's email goes: a *noAddressError when it can't go yet, a
 // ParkError when it never will (the member was erased).
 func (o *Outbox) recipient(ctx context.Context, memberID string) (Recipient, error) {
-	account, err := o.Members.Recipient(ctx, memberID)
+	account, err := o.Facts.Recipient(ctx, memberID)
 	switch {
 	case errs.Is(err, errs.NotFound):
 		return Recipient{}, &noAddressError{reason: "the member has no account yet, so no email address"}

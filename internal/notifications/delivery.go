@@ -9,14 +9,13 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"library/internal/processor"
-	"library/internal/smtpclient"
 	"library/internal/tracing"
 )
 
 // delivery is one email to send, loan email or reminder: the email, its span, and the record
 // kept once the relay took it.
 type delivery struct {
-	email smtpclient.Email
+	email Email
 	// span names the span of the send; spanOptions add its links and attributes.
 	span        string
 	spanOptions []trace.SpanStartOption
@@ -26,7 +25,7 @@ type delivery struct {
 
 // deliver sends d's email, within its recipient domain's slots, and records it once the relay
 // took it (not when the Mailer only logs). sent is false when the send failed, with the
-// mailer's error (a *smtpclient.SendError, Later for a full domain, or ctx's): the caller sorts
+// mailer's error (a *SendError, Later for a full domain, or ctx's): the caller sorts
 // it. sent is true once the relay took the email, with the record's error, if any.
 func (o *Outbox) deliver(ctx context.Context, d delivery) (sent bool, err error) {
 	start := o.now()
@@ -54,7 +53,7 @@ func (o *Outbox) send(ctx context.Context, d delivery) error {
 	o.observe(func(ob Observer) { ob.EmailsInFlight(1) })
 	err := o.Mailer.Send(ctx, d.email)
 	o.observe(func(ob Observer) { ob.EmailsInFlight(-1) })
-	if se, ok := smtpclient.IsSendError(err); ok {
+	if se, ok := sendError(err); ok {
 		span.SetAttributes(attribute.String("library.email.failure", string(se.Class)), attribute.Int("smtp.reply.code", se.Code))
 		span.SetStatus(codes.Error, se.PublicText())
 	} else if err != nil {
@@ -66,16 +65,16 @@ func (o *Outbox) send(ctx context.Context, d delivery) error {
 // sendFailed sorts a failed send for the processor: a permanent refusal parks the email, a
 // relay that is down pauses sending, and anything else defers the email to a later attempt.
 func (o *Outbox) sendFailed(err error) error {
-	se, ok := smtpclient.IsSendError(err)
+	se, ok := sendError(err)
 	if !ok {
 		return err // ctx ended, or the domain is full (Later): the processor sees it
 	}
 	o.observe(func(ob Observer) { ob.EmailFailed(se.Class, se.Reason) })
 	switch se.Class {
-	case smtpclient.RelayDown:
+	case RelayDown:
 		o.relayDown()
 		return processor.Pause(err)
-	case smtpclient.Permanent:
+	case Permanent:
 		if se.Code != 0 {
 			o.relayAnswered()
 		}

@@ -4,11 +4,14 @@
 // It holds the emails a loan produces, the outbox that sends one email per BookLent event and
 // the loan's reminders on its timers, one "Ready for pickup" email per BookHeld event (sent as
 // a loan email is, and waiting for an address as it does), and the record of the emails the relay accepted. The
-// outbox delivers through a Mailer: the SMTP client (package smtpclient) talks to the relay
+// outbox delivers through a Mailer, which this package declares in its own types (Email,
+// SendError): the SMTP client (package smtpclient, adapted by package smtpmail) talks to the relay
 // named by SMTP_URL, and the log mailer stands in for it when SMTP_URL is unset (what it logs
 // was sent nowhere, so it is not recorded as accepted, and a member's export does not list it).
-// It learns a book's title, its current loan and a member's address through Books and Members,
-// which internal/app fills from the books and accounts services, so it holds neither service.
+// It learns a book's title, its current loan and a member's address through Facts, which package
+// emailfacts answers from the books and accounts services, so it holds neither service. The
+// record of accepted emails is kept in memory here (MemoryAcceptedEmails), or in PostgreSQL by
+// package notificationspg: this package is plain Go, with no database driver.
 //
 // # What the outbox promises
 //
@@ -81,8 +84,8 @@
 //
 // # Failures
 //
-// A failed send is sorted as a mail operator sorts it (smtpclient.FailureClass), by the step
-// that failed and by whether the relay goes on talking after it:
+// A failed send is sorted as a mail operator sorts it (FailureClass, as smtpclient sorts it), by
+// the step that failed and by whether the relay goes on talking after it:
 //
 //   - Refused for good (a 5xx, an address that can't be sent): the email is parked at once with
 //     the relay's reply.

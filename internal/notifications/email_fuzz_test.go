@@ -25,10 +25,10 @@ import (
 // captureMailer keeps the last email it was given.
 type captureMailer struct {
 	mu   sync.Mutex
-	last *smtpclient.Email
+	last *Email
 }
 
-func (m *captureMailer) Send(_ context.Context, e smtpclient.Email) error {
+func (m *captureMailer) Send(_ context.Context, e Email) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.last = &e
@@ -37,7 +37,7 @@ func (m *captureMailer) Send(_ context.Context, e smtpclient.Email) error {
 
 func (m *captureMailer) Close() error { return nil }
 
-func (m *captureMailer) take() *smtpclient.Email {
+func (m *captureMailer) take() *Email {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e := m.last
@@ -88,7 +88,7 @@ func FuzzLoanEmail(f *testing.F) {
 	bookService := books.NewService(store, aggregate.Options{}, func() time.Time { return now }, books.Policy{LoanPeriod: 14 * 24 * time.Hour, MaxRenewals: 2}, nil)
 	accountService := accounts.NewService(store, aggregate.Options{})
 	mailer := &captureMailer{}
-	outbox := &Outbox{Mailer: mailer, Books: serviceBooks{bookService}, Members: serviceMembers{accountService}, From: "library@localhost",
+	outbox := &Outbox{Mailer: mailer, Facts: serviceFacts{bookService, accountService}, From: "library@localhost",
 		Installation: store.Installation}
 	var runs int
 
@@ -122,7 +122,7 @@ func FuzzLoanEmail(f *testing.F) {
 			t.Fatal("the outbox sent nothing")
 		}
 
-		msg, err := smtpclient.NewMessage(*sent)
+		msg, err := smtpclient.NewMessage(smtpclient.Email(*sent))
 		if err != nil {
 			t.Fatalf("an email to an address the service accepted (%q) cannot be built: %v", email, err)
 		}

@@ -8,7 +8,6 @@ import (
 
 	"library/internal/eventstore"
 	"library/internal/processor"
-	"library/internal/smtpclient"
 	"library/internal/tracing"
 )
 
@@ -37,7 +36,7 @@ func (o *Outbox) sendEventEmail(ctx context.Context, e eventstore.Event, bookID 
 	}
 	// A book's title and author never change once it is added, so a book as of this event
 	// will do, and is usually kept in memory.
-	book, err := o.Books.BookAt(ctx, bookID, e.Version)
+	book, err := o.Facts.BookAt(ctx, bookID, e.Version)
 	if err != nil {
 		return err
 	}
@@ -49,7 +48,7 @@ func (o *Outbox) sendEventEmail(ctx context.Context, e eventstore.Event, bookID 
 		return err
 	}
 	sent, err := o.deliver(ctx, delivery{
-		email: smtpclient.Email{
+		email: Email{
 			MessageID: id, From: o.From, To: to.Email,
 			Subject: m.subject(book),
 			Body:    m.body(to.Name, book),

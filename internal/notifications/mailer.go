@@ -3,17 +3,15 @@ package notifications
 import (
 	"context"
 	"log/slog"
-
-	"library/internal/smtpclient"
 )
 
-// Mailer sends emails: smtpclient.Client, or the log mailer. A failed Send is a
-// *smtpclient.SendError, sorted by class, or ctx's error. Send may keep a connection open for the next Send; Close ends it.
+// Mailer sends emails: the SMTP client (package smtpmail adapts smtpclient.Client to it), or
+// the log mailer. A failed Send is a *SendError, sorted by class, or ctx's error. Send may keep a connection open for the next Send; Close ends it.
 // The outbox closes it once it has had nothing to send for a second, so emails that come close
 // together share one SMTP connection.
 // A Mailer is safe for concurrent use, though its Sends run one at a time.
 type Mailer interface {
-	Send(ctx context.Context, e smtpclient.Email) error
+	Send(ctx context.Context, e Email) error
 	Close() error
 }
 
@@ -31,9 +29,9 @@ func NewLogMailer(logger *slog.Logger) Mailer {
 
 type logMailer struct{ logger *slog.Logger }
 
-// Send logs e. Like smtpclient.Client it fails once ctx is done, so callers see the same
+// Send logs e. Like the SMTP client it fails once ctx is done, so callers see the same
 // contract.
-func (l logMailer) Send(ctx context.Context, e smtpclient.Email) error {
+func (l logMailer) Send(ctx context.Context, e Email) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"library/internal/smtpclient"
 )
 
 func TestLogMailerLogsWithoutBodyOrRecipient(t *testing.T) {
@@ -18,7 +16,7 @@ func TestLogMailerLogsWithoutBodyOrRecipient(t *testing.T) {
 	var buf bytes.Buffer
 	m := NewLogMailer(slogJSON(&buf))
 
-	e := smtpclient.Email{
+	e := Email{
 		MessageID: "<notifications.42@library>",
 		From:      "noreply@library.test",
 		To:        "reader@example.com",

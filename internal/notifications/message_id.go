@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"library/internal/eventstore"
-	"library/internal/smtpclient"
 )
 
 // MessageIDs makes the Message-ID of each loan email, from the event and the installation
@@ -33,7 +32,7 @@ type MessageIDs struct {
 func NewMessageIDs(installation, from string) MessageIDs {
 	domain := "localhost"
 	if addr, err := mail.ParseAddress(from); err == nil {
-		if i := strings.LastIndexByte(addr.Address, '@'); i >= 0 && smtpclient.ValidMessageID(addr.Address[i+1:]) {
+		if i := strings.LastIndexByte(addr.Address, '@'); i >= 0 && headerSafe(addr.Address[i+1:]) {
 			domain = addr.Address[i+1:]
 		}
 	}
@@ -59,6 +58,20 @@ func (m MessageIDs) ForTimer(key string, due time.Time) string {
 	sum := sha256.Sum256([]byte(key + "\x00" + strconv.FormatInt(due.UnixMicro(), 10)))
 	digest := strings.ToLower(base32.StdEncoding.EncodeToString(sum[:15]))
 	return "<" + OutboxName + ".t" + digest + "." + m.Installation + "@" + m.Domain + ">"
+}
+
+// headerSafe accepts what may go inside a Message-ID's <...> as it is, with no encoding:
+// printable ASCII without spaces or brackets (the rule the SMTP client checks ids by).
+func headerSafe(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r <= ' ' || r > '~' || r == '<' || r == '>' {
+			return false
+		}
+	}
+	return true
 }
 
 // PositionOf returns the position of the event a loan email's Message-ID was made for.

@@ -12,7 +12,6 @@ import (
 	"library/internal/books"
 	"library/internal/eventstore"
 	"library/internal/processor"
-	"library/internal/smtpclient"
 )
 
 // OutboxName is the name of the loan email outbox: its lease, its checkpoint, its deferred and
@@ -24,10 +23,9 @@ const OutboxName = "notifications"
 // Processor.InFlight loans, and as many timers, at once.
 type Outbox struct {
 	Mailer Mailer
-	// Books tells the title and author of the book lent, and its loan now.
-	Books Books
-	// Members tells where a member's email goes.
-	Members Members
+	// Facts tells the title and author of the book lent, its loan now, and where a member's
+	// email goes.
+	Facts Facts
 	// Accepted is the record of the emails the relay accepted.
 	Accepted AcceptedEmails
 	// Installation returns the installation id that goes into every Message-ID
@@ -75,9 +73,8 @@ type Observer interface {
 	EmailAccepted(took time.Duration)
 	// EmailSkipped: an email was not sent because the relay had accepted it before.
 	EmailSkipped()
-	// EmailFailed: an attempt to send failed, sorted into class; reason is
-	// smtpclient.SendError.Reason.
-	EmailFailed(class smtpclient.FailureClass, reason string)
+	// EmailFailed: an attempt to send failed, sorted into class; reason is SendError.Reason.
+	EmailFailed(class FailureClass, reason string)
 	// EmailDeferred: an email that failed for now waits for its next attempt.
 	EmailDeferred()
 	// EmailParked: an email was parked, or a reminder given up: refused for good, no address
@@ -98,7 +95,8 @@ var (
 
 // Processor is the outbox as a processor to run.
 func (o *Outbox) Processor() processor.Processor {
-	return processor.Processor{Name: OutboxName, Kind: processor.KindOutbox, Handler: o, InFlight: o.InFlight}
+	return processor.Processor{Name: OutboxName, Kind: processor.KindOutbox, Handler: o, InFlight: o.InFlight, Types: []string{
+		books.BookLent{}.EventType(), books.LoanRenewed{}.EventType(), books.BookReturned{}.EventType(), books.BookHeld{}.EventType()}}
 }
 
 // Handle implements processor.Handler. A BookLent schedules the loan's reminders and sends its
@@ -106,15 +104,14 @@ func (o *Outbox) Processor() processor.Processor {
 // (reminders.go); a BookHeld sends the pickup email (pickup_email.go). Other events are none of
 // the outbox's business.
 func (o *Outbox) Handle(ctx context.Context, e eventstore.Event) error {
-	t := books.Type()
-	if !t.Owns(e) || !reads(e.Type) {
+	bookID, ok := books.BookID(e)
+	if !ok || !reads(e.Type) {
 		return nil
 	}
-	decoded, err := t.Decode(e)
+	decoded, err := books.Decode(e)
 	if err != nil {
 		return &processor.ParkError{Reason: fmt.Sprintf("%s can't be read: %v", e.Type, err), Public: "the event can't be read"}
 	}
-	bookID := t.ID(e.StreamID)
 	switch ev := decoded.(type) {
 	case books.BookLent:
 		if err := o.scheduleReminders(ctx, bookID, ev.LoanID, ev.DueAt, ev.LentAt); err != nil {

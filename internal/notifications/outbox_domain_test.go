@@ -92,7 +92,7 @@ func TestOutboxParksOneStalledRecipientWhileOthersGo(t *testing.T) {
 			cfg, err := smtpclient.ParseURL(env.srv.URL())
 			require.NoError(t, err)
 			cfg.Timeout = 300 * time.Millisecond
-			mailer := smtpclient.New(cfg, nil)
+			mailer := smtpMailer{smtpclient.New(cfg, nil)}
 			t.Cleanup(func() { _ = mailer.Close() })
 			o := env.outbox(t)
 			o.Mailer, o.InFlight = mailer, 16
@@ -120,7 +120,7 @@ func TestOutboxParksOneStalledRecipientWhileOthersGo(t *testing.T) {
 			env.seen.mu.Lock()
 			defer env.seen.mu.Unlock()
 			require.Zero(t, env.seen.relayDown, "the relay was never reported down")
-			require.Equal(t, []smtpclient.FailureClass{smtpclient.Temporary, smtpclient.Temporary, smtpclient.Temporary}, env.seen.failed)
+			require.Equal(t, []FailureClass{Temporary, Temporary, Temporary}, env.seen.failed)
 			require.Equal(t, processor.Relay{State: "up"}, o.Relay())
 		})
 	}
@@ -137,7 +137,7 @@ func TestOutboxHandsBackAnEmailWhoseDomainIsFull(t *testing.T) {
 	require.NoError(t, err)
 	cfg.Timeout, cfg.MaxPerDomain = waitFor, 1
 	o := env.outbox(t)
-	o.Mailer = smtpclient.New(cfg, nil)
+	o.Mailer = smtpMailer{smtpclient.New(cfg, nil)}
 	first, second := env.lend(t, "a", "a@Slow.Example"), env.lend(t, "b", "b@slow.example")
 	other := env.lend(t, "c", "c@other.example")
 

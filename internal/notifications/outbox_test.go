@@ -45,7 +45,7 @@ func newOutboxEnv(t *testing.T) outboxEnv {
 
 // outbox is a new outbox on the env's record, as a new holder of the lease would make it.
 func (env outboxEnv) outbox(t *testing.T) *Outbox {
-	return &Outbox{Mailer: newTestMailer(t, env.srv), Books: serviceBooks{env.books}, Members: serviceMembers{env.accounts}, Accepted: env.accepted,
+	return &Outbox{Mailer: newTestMailer(t, env.srv), Facts: serviceFacts{env.books, env.accounts}, Accepted: env.accepted,
 		Installation: env.store.Installation, From: "library@library.test", Observer: env.seen}
 }
 
@@ -70,12 +70,12 @@ type seenEmails struct {
 	mu                                 sync.Mutex
 	accepted, skipped, relayDown, upAt int
 	deferred, parked                   int
-	failed                             []smtpclient.FailureClass
+	failed                             []FailureClass
 }
 
 func (s *seenEmails) EmailAccepted(time.Duration) { s.mu.Lock(); s.accepted++; s.mu.Unlock() }
 func (s *seenEmails) EmailSkipped()               { s.mu.Lock(); s.skipped++; s.mu.Unlock() }
-func (s *seenEmails) EmailFailed(c smtpclient.FailureClass, _ string) {
+func (s *seenEmails) EmailFailed(c FailureClass, _ string) {
 	s.mu.Lock()
 	s.failed = append(s.failed, c)
 	s.mu.Unlock()
@@ -191,7 +191,7 @@ func TestOutboxSortsTheRelaysAnswers(t *testing.T) {
 
 	require.NoError(t, o.Handle(handling(t), env.lend(t, "d", "fine@example.org")))
 	require.Equal(t, processor.Relay{State: "up"}, o.Relay())
-	require.Equal(t, []smtpclient.FailureClass{smtpclient.Permanent, smtpclient.Temporary, smtpclient.RelayDown}, env.seen.failed)
+	require.Equal(t, []FailureClass{Permanent, Temporary, RelayDown}, env.seen.failed)
 	require.Equal(t, 1, env.seen.relayDown)
 }
 
@@ -215,4 +215,23 @@ func TestMessageIDs(t *testing.T) {
 
 	require.Equal(t, "localhost", NewMessageIDs("i", "not an address").Domain)
 	require.Equal(t, "localhost", NewMessageIDs("i", "desk@bücher.example").Domain, "not ASCII: can't go in the header as it is")
+}
+
+// The outbox reads only the book events of its types: the same type in another stream is none
+// of its business, and a book event it can't read is parked, naming nothing.
+func TestOutboxReadsOnlyBookEventsAndParksOneItCannotRead(t *testing.T) {
+	t.Parallel()
+	env := newOutboxEnv(t)
+	o := env.outbox(t)
+	lent := books.BookLent{}.EventType()
+	other := eventstore.Event{StreamID: accounts.Type().StreamID("m1"), Version: 1, Position: 1, Type: lent,
+		Data: []byte(`{"loanId":"loan-x","memberId":"m1"}`), RecordedAt: time.Now()}
+	require.NoError(t, o.Handle(handling(t), other))
+
+	unreadable := eventstore.Event{StreamID: books.Type().StreamID("dune"), Version: 2, Position: 2, Type: lent,
+		Data: []byte(`{"loanId":`), RecordedAt: time.Now()}
+	var park *processor.ParkError
+	require.ErrorAs(t, o.Handle(handling(t), unreadable), &park)
+	require.Equal(t, "the event can't be read", park.Public)
+	require.Empty(t, env.srv.Messages(), "nothing sent")
 }

@@ -14,7 +14,6 @@ import (
 
 	"library/internal/errs"
 	"library/internal/processor"
-	"library/internal/smtpclient"
 )
 
 // Fire implements processor.TimerHandler: a loan's reminder is due. It goes only for the loan it
@@ -30,7 +29,7 @@ func (o *Outbox) Fire(ctx context.Context, t processor.Timer) error {
 		o.giveUp(ctx, t.Key, t.At, "its timer can't be read")
 		return nil
 	}
-	book, err := o.Books.Current(ctx, r.BookID)
+	book, err := o.Facts.Current(ctx, r.BookID)
 	switch {
 	case errs.Is(err, errs.NotFound):
 		return nil
@@ -114,7 +113,7 @@ func (o *Outbox) reminderWaits(ctx context.Context, t processor.Timer, r reminde
 // parked (see processor), so giving up is the end of this reminder: it is logged and counted as
 // parked.
 func (o *Outbox) reminderFailed(ctx context.Context, t processor.Timer, r reminder, err error) (next bool, _ error) {
-	se, ok := smtpclient.IsSendError(err)
+	se, ok := sendError(err)
 	if !ok {
 		return false, err // ctx ended, or the domain is full (Later): fired again once a slot frees
 	}
@@ -124,7 +123,7 @@ func (o *Outbox) reminderFailed(ctx context.Context, t processor.Timer, r remind
 	case errors.As(sorted, &park):
 		o.giveUp(ctx, t.Key, r.At, se.PublicText())
 		return true, nil
-	case se.Class == smtpclient.RelayDown:
+	case se.Class == RelayDown:
 		return false, sorted
 	case t.Attempts+1 >= o.reminderAttempts():
 		o.giveUp(ctx, t.Key, r.At, "out of attempts: "+se.PublicText())
@@ -152,8 +151,8 @@ func (o *Outbox) reminderAttempts() int {
 }
 
 // reminderEmail is the email of a reminder.
-func reminderEmail(kind string, r reminder, book Book, to Recipient, id, from string, notices int) smtpclient.Email {
-	email := smtpclient.Email{MessageID: id, From: from, To: to.Email}
+func reminderEmail(kind string, r reminder, book Book, to Recipient, id, from string, notices int) Email {
+	email := Email{MessageID: id, From: from, To: to.Email}
 	due := r.DueAt.Format(dueFormat)
 	if kind == dueSoon {
 		email.Subject = "Due soon: " + book.Title

@@ -23,6 +23,17 @@
 // Replicas that don't hold a lease are standbys: they do nothing for that processor except try
 // to take the lease.
 //
+// A processor that names its event types (Processor.Types) reads those only
+// (eventstore.Store.ReadTypes, one index scan per type in PostgreSQL), is woken only by their
+// appends, and counts only them in its lag: a payment costs the catalog nothing. The group's
+// types (Group.Types) are also what the store tells other processes of: an append of a type no
+// processor reads wakes no other replica at all (pgstore.Postgres.TellOnly). A processor's checkpoint
+// passes the events of other types without a write for each: a move past them alone is written
+// with the next move past an event it handles, or after ten seconds, whichever comes first, and
+// at a shutdown. (A view model's move past them alone is written at most every ten seconds.) That
+// is safe because passing them is idempotent: a holder that dies before the write leaves the next
+// one to pass them again, which costs one read and handles nothing.
+//
 // # Leases
 //
 // A lease has at most one holder per processor name. The holder watches Lease.Lost, and when it
@@ -120,15 +131,20 @@
 // holder, handling the event again, schedules them again. They live where the checkpoints do:
 // in PostgreSQL, the table processor_timers; in memory, the MemoryCheckpoints.
 //
-// Whoever holds the lease runs a timer loop beside its dispatcher, stopped with it. It asks
-// the store for the timers that are due, the earliest first, and hands each to Fire: one at a
-// time, in due order (or up to InFlight at once, for a processor that allows that), then
-// sleeps until the next is due, or until a save wrote timers, and at most PollInterval. What is
-// due is decided by the store's clock, never the replica's (in PostgreSQL every comparison is
-// with now()): replicas whose clocks disagree agree on what is due, and a timer fires neither
-// early on a replica that runs fast nor late on one that runs slow. A timer that fires late
-// (after an outage, or while the processor was down) fires all the same, once, with a log
-// line, "timer fired late", that says by how much.
+// Whoever holds the lease runs a timer loop beside its dispatcher, stopped with it. It asks the
+// store for the timers that are due, the earliest first, and hands each to Fire: one at a time,
+// in due order (or up to InFlight at once, for a processor that allows that), then sleeps until
+// the next is due, or until a save wrote timers, and at most PollInterval. While the log grows
+// (its dispatcher has read events in the last 250ms), the timers give way: one at a time, and
+// after each fire the loop rests nine times as long as the fire took, so that they take at most
+// a tenth of one lane. The commands that write those events are someone waiting for an answer;
+// timers have waited for their time and can wait a little longer. A burst of timers whose fires
+// append events the processor reads (a hold shelf's expiries) gives way to itself in the same
+// way. What is due is decided by the store's clock, never the replica's (in PostgreSQL every
+// comparison is with now()): replicas whose clocks disagree agree on what is due, and a timer
+// fires neither early on a replica that runs fast nor late on one that runs slow. A timer that
+// fires late (after an outage, or while the processor was down) fires all the same, once, with
+// a log line, "timer fired late", that says by how much.
 //
 // Fire does its work through the paths a handler uses: it appends an event, with a command id
 // derived from the timer's key and its At, or hands an email to the outbox with an id derived

@@ -34,6 +34,10 @@ type Processor struct {
 	// InFlight is how many events the Handler may handle at once (default 1). Above 1, events
 	// are handled in no particular order, and the Handler must be safe for concurrent use.
 	InFlight int
+	// Types are the event types the processor reads; empty: every type. It reads no other, is
+	// woken by no other's append, and counts no other in its lag. A type left out is never
+	// handled: list every type the Handler or ViewModel acts on.
+	Types []string
 }
 
 // FiresTimers reports whether the processor's Handler fires timers: only then may it schedule

@@ -12,6 +12,8 @@ import (
 
 	"github.com/wneessen/go-mail"
 	"golang.org/x/time/rate"
+
+	"library/internal/config"
 )
 
 // Client delivers emails through an SMTP relay with go-mail.
@@ -46,7 +48,7 @@ func New(cfg Config, logger *slog.Logger) *Client {
 		cfg.TLS = TLSStartTLS
 	}
 	if cfg.Port == 0 {
-		cfg.Port = defaultPort(cfg.TLS)
+		cfg.Port = config.DefaultSMTPPort(cfg.TLS)
 	}
 	if cfg.MaxPerDomain <= 0 {
 		cfg.MaxPerDomain = DefaultMaxPerDomain

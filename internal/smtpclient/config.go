@@ -2,20 +2,20 @@ package smtpclient
 
 import (
 	"crypto/tls"
-	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/url"
 	"strconv"
 	"time"
+
+	"library/internal/config"
 )
 
 // TLS modes of Config.
 const (
-	TLSNone     = "none"     // plain text; only for a relay on the same host or network
-	TLSStartTLS = "starttls" // plain connection upgraded with STARTTLS, which is mandatory
-	TLSImplicit = "tls"      // TLS from the first byte ("SMTPS")
+	TLSNone     = config.SMTPTLSNone     // plain text; only for a relay on the same host or network
+	TLSStartTLS = config.SMTPTLSStartTLS // plain connection upgraded with STARTTLS, which is mandatory
+	TLSImplicit = config.SMTPTLSImplicit // TLS from the first byte ("SMTPS")
 )
 
 // Config says how to reach the SMTP server. Its String, GoString and LogValue leave the
@@ -47,96 +47,21 @@ const defaultSMTPTimeout = 10 * time.Second
 
 // DefaultMaxPerDomain is how many emails may be in flight to one recipient domain at once when
 // Config.MaxPerDomain (SMTP_MAX_PER_DOMAIN) is not set.
-const DefaultMaxPerDomain = 4
+const DefaultMaxPerDomain = config.DefaultSMTPMaxPerDomain
 
-// defaultPort is the registered port of each TLS mode.
-func defaultPort(mode string) int {
-	switch mode {
-	case TLSImplicit:
-		return 465
-	case TLSStartTLS:
-		return 587
-	default:
-		return 25
+// ParseURL reads SMTP_URL (config.ParseSMTPURL says how) into the config that reaches the
+// server it names.
+func ParseURL(s string) (Config, error) {
+	server, err := config.ParseSMTPURL(s)
+	if err != nil {
+		return Config{}, err
 	}
+	return FromServer(server), nil
 }
 
-// errSMTPURL is the one error for an SMTP_URL that is not a URL at all: url.Parse's own error
-// quotes the whole URL, password included, so it is never passed on.
-var errSMTPURL = errors.New("SMTP_URL is not a valid URL; want smtp://user:password@host:port?tls=none|starttls|tls")
-
-// ParseURL reads SMTP_URL: smtp://user:password@host:port?tls=none|starttls|tls.
-//
-// The user name and password are optional and percent-decoded. tls defaults to starttls (a
-// mail server on the network should not see passwords or loan details in the clear); a
-// local relay without TLS needs tls=none. The scheme smtps means implicit TLS, as does
-// tls=tls. The port defaults to 25 for none, 587 for starttls and 465 for tls. Unknown query
-// parameters are errors, so a typo does not silently fall back to a default. Errors name
-// SMTP_URL and never include the URL or the password.
-func ParseURL(s string) (Config, error) {
-	u, err := url.Parse(s)
-	if err != nil {
-		return Config{}, errSMTPURL
-	}
-	var cfg Config
-	switch u.Scheme {
-	case "smtp":
-		cfg.TLS = TLSStartTLS
-	case "smtps":
-		cfg.TLS = TLSImplicit
-	default:
-		return Config{}, errors.New("SMTP_URL: scheme must be smtp or smtps")
-	}
-	if u.Opaque != "" || u.Host == "" {
-		return Config{}, errors.New("SMTP_URL: no host; want smtp://user:password@host:port")
-	}
-	if (u.Path != "" && u.Path != "/") || u.Fragment != "" {
-		return Config{}, errors.New("SMTP_URL: must not have a path or fragment")
-	}
-
-	query, err := url.ParseQuery(u.RawQuery)
-	if err != nil {
-		return Config{}, errors.New("SMTP_URL: query is not valid")
-	}
-	for key, values := range query {
-		if key != "tls" {
-			return Config{}, fmt.Errorf("SMTP_URL: unknown parameter %q; only tls is allowed", key)
-		}
-		if len(values) != 1 {
-			return Config{}, errors.New("SMTP_URL: tls is given more than once")
-		}
-		switch mode := values[0]; mode {
-		case TLSNone, TLSStartTLS, TLSImplicit:
-			if u.Scheme == "smtps" && mode != TLSImplicit {
-				return Config{}, errors.New("SMTP_URL: smtps means tls=tls")
-			}
-			cfg.TLS = mode
-		default:
-			return Config{}, errors.New("SMTP_URL: tls must be none, starttls or tls")
-		}
-	}
-
-	cfg.Host = u.Hostname()
-	if cfg.Host == "" {
-		return Config{}, errors.New("SMTP_URL: no host")
-	}
-	cfg.Port = defaultPort(cfg.TLS)
-	if p := u.Port(); p != "" {
-		port, err := strconv.Atoi(p)
-		if err != nil || port < 1 || port > 65535 {
-			return Config{}, errors.New("SMTP_URL: port must be a number from 1 to 65535")
-		}
-		cfg.Port = port
-	}
-
-	if u.User != nil {
-		cfg.Username = u.User.Username()
-		cfg.Password, _ = u.User.Password()
-		if cfg.Username == "" && cfg.Password != "" {
-			return Config{}, errors.New("SMTP_URL: password without a user name")
-		}
-	}
-	return cfg, nil
+// FromServer is the config that reaches server, with the defaults for the rest.
+func FromServer(server config.SMTPServer) Config {
+	return Config{Host: server.Host, Port: server.Port, Username: server.Username, Password: server.Password, TLS: server.TLS}
 }
 
 // String is the config as an SMTP_URL with the user name and password masked: a user name is

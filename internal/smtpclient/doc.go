@@ -8,5 +8,6 @@
 // relay is down (RelayDown), from what one conversation shows; a context that ends interrupts
 // a conversation at once; and no error, log line or printed Config holds the user name, the
 // password or the recipient's address. It knows nothing of loans or of the outbox that uses
-// it (package notifications, through its Mailer interface).
+// it (package notifications, through its Mailer interface, which package
+// notifications/smtpmail adapts this client to).
 package smtpclient

@@ -96,3 +96,13 @@ func TestLogHandlerAddsTheTraceID(t *testing.T) {
 		t.Errorf("untraced line %v", untraced)
 	}
 }
+
+// Without a provider nothing records; with one, its tracers do.
+func TestRecordsOnlyWithAProvider(t *testing.T) {
+	t.Parallel()
+	tp := sdktrace.NewTracerProvider()
+	defer func() { _ = tp.Shutdown(context.Background()) }()
+	if Records(Tracer(nil, "test")) || !Records(Tracer(tp, "test")) {
+		t.Errorf("Records: %v without a provider, %v with one", Records(Tracer(nil, "test")), Records(Tracer(tp, "test")))
+	}
+}

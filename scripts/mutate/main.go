@@ -68,7 +68,7 @@ func mutateAll(ctx context.Context, filter string, timeout time.Duration) (int, 
 	fmt.Println("| mutation | file | package | result | time |")
 	fmt.Println("|---|---|---|---|--:|")
 	bad := 0
-	for _, m := range mutations {
+	for _, m := range mutations() {
 		if !strings.Contains(m.name, filter) {
 			continue
 		}

@@ -13,7 +13,7 @@ import (
 func TestMutationsApply(t *testing.T) {
 	t.Parallel()
 	root := filepath.Join("..", "..")
-	for _, m := range mutations {
+	for _, m := range mutations() {
 		b, err := os.ReadFile(filepath.Join(root, m.file))
 		if err != nil {
 			t.Errorf("%s: %v", m.name, err)

@@ -9,6 +9,7 @@ import (
 	"library/internal/auth"
 	"library/internal/errs"
 	"library/internal/httpapi"
+	"library/internal/httpapi/commandhttp"
 	"library/internal/payments"
 )
 
@@ -49,7 +50,7 @@ func (h Routes) startCheckout(w http.ResponseWriter, r *http.Request) error {
 	if h.Payments == nil {
 		return errs.E(errs.NotFound, "this library takes no payments online (PAYMENTS=off): pay at the desk")
 	}
-	origin, err := httpapi.CommandOrigin(r)
+	origin, err := commandhttp.CommandOrigin(r)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"library/internal/auth"
 	"library/internal/errs"
 	"library/internal/httpapi"
+	"library/internal/httpapi/commandhttp"
 )
 
 // Elsewhere is what other parts of the library keep about a member: for an erasure to check,
@@ -48,7 +49,7 @@ func (h Routes) erase(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	origin, err := httpapi.CommandOrigin(r)
+	origin, err := commandhttp.CommandOrigin(r)
 	if err != nil {
 		return err
 	}
@@ -72,7 +73,7 @@ func (h Routes) erase(w http.ResponseWriter, r *http.Request) error {
 	if err := h.Elsewhere.Forget(r.Context(), memberID); err != nil {
 		return err
 	}
-	httpapi.WriteResult(w, r, result)
+	commandhttp.WriteResult(w, r, result)
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"library/internal/auth"
 	"library/internal/errs"
 	"library/internal/httpapi"
+	"library/internal/httpapi/commandhttp"
 )
 
 // Routes are the account endpoints of the HTTP API. Who may call each is the rules table's to
@@ -26,11 +27,11 @@ type Routes struct {
 // Routes implements httpapi.Module.
 func (h Routes) Routes(r chi.Router) {
 	r.Get("/accounts/me", httpapi.Handle(h.me))
-	r.Put("/accounts/{memberId}", httpapi.Command("memberId", httpapi.KeyOptional, h.put))
+	r.Put("/accounts/{memberId}", commandhttp.Command("memberId", commandhttp.KeyOptional, h.put))
 	r.Get("/accounts/{memberId}", httpapi.Handle(h.get))
 	r.Get("/accounts/{memberId}/history", httpapi.Handle(h.history))
-	r.Post("/accounts/{memberId}/fines", httpapi.Command("memberId", httpapi.KeyOptional, h.fine))
-	r.Post("/accounts/{memberId}/payments", httpapi.Command("memberId", httpapi.KeyRequired, h.pay))
+	r.Post("/accounts/{memberId}/fines", commandhttp.Command("memberId", commandhttp.KeyOptional, h.fine))
+	r.Post("/accounts/{memberId}/payments", commandhttp.Command("memberId", commandhttp.KeyRequired, h.pay))
 	r.Post("/accounts/{memberId}/erasure", httpapi.Handle(h.erase))
 	r.Get("/accounts/{memberId}/export", httpapi.Handle(h.export))
 	r.Post("/accounts/{memberId}/checkouts", httpapi.Handle(h.startCheckout))

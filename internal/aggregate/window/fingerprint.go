@@ -1,12 +1,15 @@
 package window
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"strings"
+	"sync"
 )
 
 // Fingerprint is a short hash of a command's payload.
@@ -36,17 +39,55 @@ func FingerprintOf(s string) Fingerprint {
 // and the plain hash that commands carried before, for comparing with them. Go encodes struct
 // fields in a fixed order, so one payload always has one fingerprint.
 func FingerprintPayload(payload any, key []byte) (fp, legacy Fingerprint, err error) {
-	b, err := json.Marshal(payload)
-	if err != nil {
+	return NewFingerprinter(key).Payload(payload)
+}
+
+// Fingerprinter fingerprints payloads with one key, as FingerprintPayload does. It keeps what
+// it hashes with for the next payload: a keyed HMAC takes five allocations to make, and a
+// payload's encoding a buffer. It is safe for concurrent use.
+type Fingerprinter struct {
+	key   []byte
+	tools sync.Pool // of *hashing
+}
+
+// hashing is what one fingerprint is made with.
+type hashing struct {
+	mac     hash.Hash // nil without a key
+	encoded bytes.Buffer
+	sum     [sha256.Size]byte
+}
+
+// NewFingerprinter returns a Fingerprinter with key; nil or empty: no key, the plain hash.
+func NewFingerprinter(key []byte) *Fingerprinter {
+	f := &Fingerprinter{key: bytes.Clone(key)}
+	f.tools.New = func() any {
+		h := &hashing{}
+		if len(f.key) > 0 {
+			h.mac = hmac.New(sha256.New, f.key)
+		}
+		return h
+	}
+	return f
+}
+
+// Payload is FingerprintPayload(payload, the Fingerprinter's key).
+func (f *Fingerprinter) Payload(payload any) (fp, legacy Fingerprint, err error) {
+	h := f.tools.Get().(*hashing)
+	defer f.tools.Put(h)
+	h.encoded.Reset()
+	// An Encoder writes json.Marshal's bytes, and a newline after them, into a buffer of ours.
+	if err := json.NewEncoder(&h.encoded).Encode(payload); err != nil {
 		return Fingerprint{}, Fingerprint{}, fmt.Errorf("aggregate: fingerprint payload: %w", err)
 	}
-	sum := sha256.Sum256(b)
-	copy(legacy[:], sum[:])
-	if len(key) == 0 {
+	b := h.encoded.Bytes()
+	b = b[:len(b)-1]
+	h.sum = sha256.Sum256(b)
+	copy(legacy[:], h.sum[:])
+	if h.mac == nil {
 		return legacy, legacy, nil
 	}
-	mac := hmac.New(sha256.New, key)
-	mac.Write(b)
-	copy(fp[:], mac.Sum(nil))
+	h.mac.Reset()
+	h.mac.Write(b)
+	copy(fp[:], h.mac.Sum(h.sum[:0]))
 	return fp, legacy, nil
 }

@@ -22,6 +22,9 @@ type Window struct {
 	limit  int
 	older  []*Command
 	recent []*Command
+	// idBytes are the bytes of the ids of the commands in older and recent, for Bytes, which
+	// the cache asks after every command: kept as the window grows rather than counted.
+	idBytes int
 }
 
 // recentMax is how long recent grows before it is joined to older.
@@ -61,7 +64,7 @@ func (rc Window) With(events []eventstore.Event) Window {
 	if rc.limit <= 0 || len(events) == 0 {
 		return rc
 	}
-	older := rc.older
+	older, idBytes := rc.older, rc.idBytes
 	recent := make([]*Command, len(rc.recent), len(rc.recent)+len(events))
 	copy(recent, rc.recent)
 	extendable := false // whether the last command in recent is ours to extend
@@ -86,13 +89,23 @@ func (rc Window) With(events []eventstore.Event) Window {
 		}
 		recent = append(recent, &Command{ID: id, Name: unique.Make(e.Metadata.Command), Fingerprint: FingerprintOf(e.Metadata.Fingerprint),
 			Actor: PersonOf(e.Metadata.Actor), First: e.Version, Count: 1})
+		idBytes += len(id)
 		extendable = true
 	}
-	next := Window{limit: rc.limit, older: older, recent: recent}
+	next := Window{limit: rc.limit, older: older, recent: recent, idBytes: idBytes}
 	if len(recent) > recentMax {
-		next = Window{limit: rc.limit, older: next.All()}
+		next = joined(rc.limit, next.All())
 	}
 	return next
+}
+
+// joined is the window of the last limit commands of all, in older.
+func joined(limit int, all []*Command) Window {
+	rc := Window{limit: limit, older: all}
+	for _, c := range all {
+		rc.idBytes += len(c.ID)
+	}
+	return rc
 }
 
 func lastOf(older, recent []*Command) *Command {
@@ -133,15 +146,11 @@ func (rc Window) Find(id string) (*Command, bool) {
 	return nil, false
 }
 
-// Bytes estimates what the window takes in memory: what the cache counts.
+// Bytes estimates what the window takes in memory: what the cache counts. It counts every
+// command the window holds, those past the last limit too until it lets them go, and costs
+// the same however many it holds.
 func (rc Window) Bytes() int {
-	n := 8 * (cap(rc.older) + cap(rc.recent))
-	for _, part := range [][]*Command{rc.older, rc.recent} {
-		for _, c := range part {
-			n += commandBytes + len(c.ID)
-		}
-	}
-	return n
+	return 8*(cap(rc.older)+cap(rc.recent)) + commandBytes*(len(rc.older)+len(rc.recent)) + rc.idBytes
 }
 
 // commandBytes is what a Command takes, its id's bytes aside: the struct (80 bytes) and its

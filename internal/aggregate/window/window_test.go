@@ -1,7 +1,9 @@
 package window
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -40,6 +42,7 @@ func TestWindowIsTheLastCommands(t *testing.T) {
 				}
 			}
 			rc = rc.With(batch)
+			require.Equal(t, weighed(rc), rc.Bytes(), "what the window weighs, as it grows")
 		}
 		want := all[max(0, len(all)-limit):]
 		got := rc.All()
@@ -79,4 +82,61 @@ func TestAPersonIsTheirSubjectAtTheirIssuer(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, PersonOf(alice), found.Actor, "a snapshot's window keeps the issuer")
 	require.NotEqual(t, PersonOf(sameSubjectElsewhere), found.Actor)
+}
+
+// marshalled is the window as Encode wrote it before it wrote JSON by hand: json.Marshal of its
+// entries.
+func marshalled(t require.TestingT, rc Window) []byte {
+	var entries []entry
+	for _, c := range rc.All() {
+		who := c.Actor.Value()
+		entries = append(entries, entry{ID: c.ID, Name: c.Name.Value(), Fingerprint: c.Fingerprint.String(),
+			Subject: who.subject, Issuer: who.issuer, First: c.First, Count: c.Count})
+	}
+	if entries == nil {
+		entries = []entry{}
+	}
+	b, err := json.Marshal(entries)
+	require.NoError(t, err)
+	return b
+}
+
+// A window is encoded as json.Marshal encodes its entries, byte for byte, so that snapshots
+// written before and after read alike; and it decodes to what it was.
+func TestEncodeIsMarshalOfTheEntries(t *testing.T) {
+	t.Parallel()
+	text := rapid.OneOf(rapid.StringMatching(`[ -~]{1,20}`), rapid.SampledFrom([]string{"<a&b>", `"\`, "Zoë", "\u2028", "\xff"}), rapid.String())
+	rapid.Check(t, func(t *rapid.T) {
+		limit := rapid.IntRange(1, 30).Draw(t, "limit")
+		var events []eventstore.Event
+		for i := range rapid.IntRange(0, 40).Draw(t, "events") {
+			events = append(events, eventstore.Event{Version: int64(i + 1), Metadata: eventstore.Metadata{
+				CommandID: rapid.OneOf(rapid.Just(""), text).Draw(t, "id"), Command: text.Draw(t, "command"),
+				Fingerprint: rapid.OneOf(text, rapid.Just(Fingerprint{1, 2, 0xff}.String())).Draw(t, "fp"),
+				Actor: eventstore.Actor{Subject: rapid.OneOf(rapid.Just(""), text).Draw(t, "sub"),
+					Issuer: rapid.OneOf(rapid.Just(""), text).Draw(t, "iss"), Role: "member"},
+			}})
+		}
+		rc := New(limit).With(events)
+		encoded, err := Encode(rc)
+		require.NoError(t, err)
+		require.Equal(t, string(marshalled(t, rc)), string(encoded))
+		decoded, err := Decode(encoded, limit)
+		require.NoError(t, err)
+		if !strings.Contains(string(encoded), `\ufffd`) { // invalid UTF-8 is read back as U+FFFD
+			require.Equal(t, rc.All(), decoded.All())
+		}
+		require.Equal(t, weighed(decoded), decoded.Bytes())
+	})
+}
+
+// weighed is what Bytes says a window weighs, counted command by command.
+func weighed(rc Window) int {
+	n := 8 * (cap(rc.older) + cap(rc.recent))
+	for _, part := range [][]*Command{rc.older, rc.recent} {
+		for _, c := range part {
+			n += commandBytes + len(c.ID)
+		}
+	}
+	return n
 }

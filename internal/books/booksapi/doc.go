@@ -3,6 +3,6 @@
 // result shape (docs/api.md). GET /books, the catalog's list, is package catalog.
 //
 // It promises that a read shows a borrower to staff only (a member sees whether a loan is
-// theirs), as catalog.ViewFor does for the list; who may call each route is the rules table's
+// theirs), as catalogview.For does for the list; who may call each route is the rules table's
 // to say (package auth).
 package booksapi

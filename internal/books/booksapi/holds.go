@@ -9,6 +9,7 @@ import (
 	"library/internal/books"
 	"library/internal/errs"
 	"library/internal/httpapi"
+	"library/internal/httpapi/commandhttp"
 )
 
 // placeHold answers POST /books/{bookId}/holds: a member joins the book's queue, for themself,
@@ -33,7 +34,7 @@ func (h Routes) cancelHold(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	origin, err := httpapi.CommandOrigin(r)
+	origin, err := commandhttp.CommandOrigin(r)
 	if err != nil {
 		return err
 	}
@@ -41,7 +42,7 @@ func (h Routes) cancelHold(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.WriteResult(w, r, result)
+	commandhttp.WriteResult(w, r, result)
 	return nil
 }
 

@@ -11,8 +11,10 @@ import (
 	"library/internal/auth"
 	"library/internal/books"
 	"library/internal/catalog"
+	"library/internal/catalog/catalogview"
 	"library/internal/errs"
 	"library/internal/httpapi"
+	"library/internal/httpapi/commandhttp"
 )
 
 // Routes are the book endpoints of the HTTP API but GET /books, the catalog's (package
@@ -24,12 +26,12 @@ type Routes struct {
 
 // Routes implements httpapi.Module.
 func (h Routes) Routes(r chi.Router) {
-	r.Post("/books", httpapi.Command("", httpapi.KeyOptional, h.add))
+	r.Post("/books", commandhttp.Command("", commandhttp.KeyOptional, h.add))
 	r.Get("/books/{bookId}", httpapi.Handle(h.get))
-	r.Post("/books/{bookId}/loans", httpapi.Command("bookId", httpapi.KeyOptional, h.lend))
-	r.Post("/books/{bookId}/returns", httpapi.Command("bookId", httpapi.KeyOptional, h.giveBack))
+	r.Post("/books/{bookId}/loans", commandhttp.Command("bookId", commandhttp.KeyOptional, h.lend))
+	r.Post("/books/{bookId}/returns", commandhttp.Command("bookId", commandhttp.KeyOptional, h.giveBack))
 	r.Post("/books/{bookId}/loans/{loanId}/renewals", httpapi.Handle(h.renew))
-	r.Post("/books/{bookId}/holds", httpapi.Command("bookId", httpapi.KeyRequired, h.placeHold))
+	r.Post("/books/{bookId}/holds", commandhttp.Command("bookId", commandhttp.KeyRequired, h.placeHold))
 	r.Delete("/books/{bookId}/holds/{memberId}", httpapi.Handle(h.cancelHold))
 }
 
@@ -42,7 +44,7 @@ func (h Routes) get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, r, http.StatusOK, catalog.ViewFor(catalog.Book{
+	httpapi.WriteJSON(w, r, http.StatusOK, catalogview.For(catalog.Book{
 		ID: book.ID, Title: book.Title, Author: book.Author, Status: book.Status(), Loan: book.Loan, Version: version,
 	}, auth.AccessFrom(r.Context())))
 	return nil

@@ -7,6 +7,7 @@ import (
 	"library/internal/books"
 	"library/internal/errs"
 	"library/internal/httpapi"
+	"library/internal/httpapi/commandhttp"
 )
 
 // renew answers POST /books/{bookId}/loans/{loanId}/renewals: the borrower, or staff, moves a
@@ -22,7 +23,7 @@ func (h Routes) renew(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	origin, err := httpapi.CommandOrigin(r)
+	origin, err := commandhttp.CommandOrigin(r)
 	if err != nil {
 		return err
 	}
@@ -41,6 +42,6 @@ func (h Routes) renew(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.WriteResult(w, r, result)
+	commandhttp.WriteResult(w, r, result)
 	return nil
 }

@@ -3,9 +3,9 @@ package pgstore
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 
+	"github.com/jackc/pgx/v5"
 	"go.opentelemetry.io/otel/trace"
 
 	"library/internal/errs"
@@ -21,6 +21,11 @@ type appendRequest struct {
 	done            chan appendResult // buffered: the writer never waits for the caller
 	// span is the caller's span of this append, if it is traced: the batch's span links to it.
 	span trace.Span
+	// tell: the append notifies other processes itself, in its statement (appendOneToldSQL),
+	// because it is written alone while no other batch is.
+	tell bool
+	// told are the types other processes are told of (nil: every type).
+	told *toldTypes
 }
 
 type appendResult struct {
@@ -67,7 +72,17 @@ ORDER BY r.position`
 // appendOneSQL writes an append that has a batch to itself: the same rule as appendBatchSQL,
 // with less to plan. Two appends that both see the same head race on UNIQUE (stream_id,
 // version): one commits, the other fails with a unique violation, which is a conflict.
-const appendOneSQL = `
+const appendOneSQL = appendOneInsert + `
+SELECT position, transaction_id, version, recorded_at FROM inserted ORDER BY version`
+
+// appendOneToldSQL is appendOneSQL that also notifies other processes of the append ($6, the
+// channel; $7, the payload), in the same statement: a lone append on a quiet store is one round
+// trip in all. Nothing inserted, nothing notified.
+const appendOneToldSQL = appendOneInsert + `
+SELECT position, transaction_id, version, recorded_at FROM inserted, (SELECT pg_notify($6, $7)) AS told
+ORDER BY version`
+
+const appendOneInsert = `
 WITH head AS (
 	SELECT coalesce(max(version), 0) AS version FROM events WHERE stream_id = $1
 ), inserted AS (
@@ -76,46 +91,74 @@ WITH head AS (
 	FROM unnest($3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS e(type, data, metadata, ord)
 	WHERE (SELECT version FROM head) = $2
 	RETURNING position, transaction_id, version, recorded_at
-)
-SELECT position, transaction_id, version, recorded_at FROM inserted ORDER BY version`
+)`
+
+// textBytes is room for an event's data and its metadata, encoded (Metadata.AppendJSON,
+// json.Marshal's bytes), as a command's usually are: a little data, and metadata with a key, a
+// fingerprint, a request id and an actor.
+const textBytes = 512
 
 // writeOne writes a lone append with appendOneSQL.
 func writeOne(ctx context.Context, q querier, req *appendRequest) appendResult {
-	types, data, metadata := make([]string, len(req.events)), make([]string, len(req.events)), make([]string, len(req.events))
+	n := len(req.events)
+	columns := make([]string, 3*n) // one allocation for the three columns
+	types, data, metadata := columns[:n:n], columns[n:2*n:2*n], columns[2*n:]
+	encoded := make([]byte, 0, textBytes)
 	for i, e := range req.events {
-		m, err := json.Marshal(e.Metadata)
-		if err != nil {
-			return appendResult{err: fmt.Errorf("eventstore: encode metadata: %w", err)}
-		}
-		types[i], data[i], metadata[i] = e.Type, string(e.Data), string(m)
+		types[i] = e.Type
+		data[i], metadata[i] = dataAndMetadata(&encoded, e)
 	}
-	conflict := &eventstore.ConflictError{StreamID: req.streamID, ExpectedVersion: req.expectedVersion}
-	rows, err := q.Query(ctx, appendOneSQL, req.streamID, req.expectedVersion, types, data, metadata)
+	var rows pgx.Rows
+	var err error
+	payload := ""
+	if req.tell { // the types are worked out only for an append that tells
+		if told := req.told.of(uniqueTypes(req.events)); len(told) > 0 {
+			payload = payloadOf(told)
+		}
+	}
+	if req.tell = payload != ""; req.tell {
+		rows, err = q.Query(ctx, appendOneToldSQL, req.streamID, req.expectedVersion, types, data, metadata, notifyChannel, payload)
+	} else {
+		rows, err = q.Query(ctx, appendOneSQL, req.streamID, req.expectedVersion, types, data, metadata)
+	}
 	if err != nil {
 		return appendResult{err: translate(ctx, err)}
 	}
-	recorded := make([]eventstore.Event, 0, len(req.events))
+	recorded := make([]eventstore.Event, 0, n)
 	for rows.Next() {
-		e := eventstore.Event{StreamID: req.streamID}
+		// Scanned in place: an Event of its own would go to the heap for Scan's pointers.
+		i := len(recorded)
+		recorded = append(recorded, eventstore.Event{StreamID: req.streamID})
+		e := &recorded[i]
 		if err := rows.Scan(&e.Position, &e.TransactionID, &e.Version, &e.RecordedAt); err != nil {
 			rows.Close()
 			return appendResult{err: translate(ctx, err)}
 		}
-		i := len(recorded)
 		e.Type, e.Data, e.Metadata = req.events[i].Type, append(json.RawMessage(nil), req.events[i].Data...), req.events[i].Metadata
 		e.RecordedAt = e.RecordedAt.UTC()
-		recorded = append(recorded, e)
+	}
+	conflict := func() error {
+		return &eventstore.ConflictError{StreamID: req.streamID, ExpectedVersion: req.expectedVersion}
 	}
 	if err := rows.Err(); err != nil {
 		if pgerr.Code(err) == pgerr.UniqueViolation {
-			return appendResult{err: conflict}
+			return appendResult{err: conflict()}
 		}
 		return appendResult{err: translate(ctx, err)}
 	}
 	if len(recorded) == 0 {
-		return appendResult{err: conflict}
+		return appendResult{err: conflict()}
 	}
 	return appendResult{events: recorded}
+}
+
+// dataAndMetadata are an event's data and its metadata, encoded, as the text the statements
+// take: two strings cut from one, which is one allocation rather than two. encoded is a buffer
+// for the metadata, used again from one event to the next.
+func dataAndMetadata(encoded *[]byte, e eventstore.NewEvent) (data, metadata string) {
+	*encoded = e.Metadata.AppendJSON(append((*encoded)[:0], e.Data...))
+	both := string(*encoded)
+	return both[:len(e.Data)], both[len(e.Data):]
 }
 
 // writeBatch writes the appends of a batch in one statement and reports each one's outcome. A
@@ -164,34 +207,37 @@ func writeTogether(ctx context.Context, q querier, batch []*appendRequest) ([]ap
 	}
 	appends, streams := make([]int32, 0, n), make([]string, 0, n)
 	expected, versions := make([]int64, 0, n), make([]int64, 0, n)
-	types, data, metadata := make([]string, 0, n), make([]string, 0, n), make([]string, 0, n)
+	columns := make([]string, 0, 3*n) // one allocation for the three columns
+	types, data, metadata := columns[0:0:n], columns[n:n:2*n], columns[2*n:2*n]
+	encoded := make([]byte, 0, textBytes)
 	for i, req := range batch {
 		for j, e := range req.events {
-			m, err := json.Marshal(e.Metadata)
-			if err != nil {
-				return nil, fmt.Errorf("eventstore: encode metadata: %w", err)
-			}
+			d, m := dataAndMetadata(&encoded, e)
 			appends, streams = append(appends, int32(i)), append(streams, req.streamID)
 			expected, versions = append(expected, req.expectedVersion), append(versions, req.expectedVersion+int64(j)+1)
-			types, data, metadata = append(types, e.Type), append(data, string(e.Data)), append(metadata, string(m))
+			types, data, metadata = append(types, e.Type), append(data, d), append(metadata, m)
 		}
 	}
 	rows, err := q.Query(ctx, appendBatchSQL, appends, streams, expected, versions, types, data, metadata)
 	if err != nil {
 		return nil, err
 	}
-	written := map[string][]eventstore.Event{}
+	scanned := make([]eventstore.Event, 0, n) // scanned in place: not an Event on the heap a row
 	for rows.Next() {
-		var e eventstore.Event
+		scanned = append(scanned, eventstore.Event{})
+		e := &scanned[len(scanned)-1]
 		if err := rows.Scan(&e.StreamID, &e.Version, &e.Position, &e.TransactionID, &e.RecordedAt); err != nil {
 			rows.Close()
 			return nil, err
 		}
 		e.RecordedAt = e.RecordedAt.UTC()
-		written[e.StreamID] = append(written[e.StreamID], e)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	written := make(map[string][]eventstore.Event, len(batch))
+	for _, e := range scanned {
+		written[e.StreamID] = append(written[e.StreamID], e)
 	}
 	results := make([]appendResult, len(batch))
 	for i, req := range batch {

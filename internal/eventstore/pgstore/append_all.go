@@ -36,16 +36,40 @@ func (p *Postgres) AppendAll(ctx context.Context, parts []eventstore.StreamAppen
 	if err := tx.Commit(ctx); err != nil {
 		return nil, translate(ctx, err)
 	}
-	p.appendedNow()
+	var all []eventstore.NewEvent
+	for _, part := range parts {
+		all = append(all, part.Events...)
+	}
+	p.appendedNow(all)
 	return out, nil
 }
 
-// appendedNow wakes the readers of this process at once, and those of others by the next
-// notification.
-func (p *Postgres) appendedNow() {
-	p.subscribers.Wake() // readers in this process need no round trip
+// appendedNow wakes the readers of events' types in this process at once, and those of other
+// processes by the next notification, which names the types appended since the one before
+// that other processes are told of (TellOnly): none, no notification.
+func (p *Postgres) appendedNow(events []eventstore.NewEvent) {
+	types := uniqueTypes(events)
+	p.subscribers.Wake(types...) // readers in this process need no round trip
+	told := p.told.of(types)
+	if len(told) == 0 {
+		return
+	}
+	p.appendedMu.Lock()
+	for _, t := range told {
+		p.appendedTypes = eventstore.AddType(p.appendedTypes, t)
+	}
+	p.appendedMu.Unlock()
 	select {
 	case p.appended <- struct{}{}:
 	default: // a notification is already pending; it covers this append too
 	}
+}
+
+// uniqueTypes are the distinct types of events, in the order they first come.
+func uniqueTypes(events []eventstore.NewEvent) []string {
+	var types []string
+	for _, e := range events {
+		types = eventstore.AddType(types, e.Type)
+	}
+	return types
 }

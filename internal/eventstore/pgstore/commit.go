@@ -50,9 +50,13 @@ func (c *committer) append(ctx context.Context, req *appendRequest) ([]eventstor
 		return nil, err
 	}
 	req.done = make(chan appendResult, 1)
-	ctx, req.span = trace.SpanFromContext(ctx).TracerProvider().Tracer(tracerName).Start(ctx, "append",
-		trace.WithAttributes(attribute.Int("library.events", len(req.events))))
-	defer req.span.End()
+	if req.span = trace.SpanFromContext(ctx); req.span.SpanContext().IsValid() || req.span.IsRecording() {
+		// A span of its own, under the caller's. Under none, the tracer is one that drops
+		// everything, and naming and describing its span would allocate for nothing.
+		ctx, req.span = req.span.TracerProvider().Tracer(tracerName).Start(ctx, "append",
+			trace.WithAttributes(attribute.Int("library.events", len(req.events))))
+		defer req.span.End()
+	}
 	c.mu.Lock()
 	c.queue = append(c.queue, req)
 	var own []*appendRequest
@@ -60,6 +64,11 @@ func (c *committer) append(ctx context.Context, req *appendRequest) ([]eventstor
 		// A batch to spare: this caller writes the next batch itself (its own append among
 		// those queued), which costs a lone append no hand-over to another goroutine.
 		own = c.takeLocked()
+		// Alone, with no other batch being written: the append notifies other processes in
+		// its own statement, one round trip in all. (Under load, the notifier sends one
+		// notification for many appends, after their commits, so that appends do not queue on
+		// PostgreSQL's notification lock, which a notifying transaction holds to its commit.)
+		req.tell = c.writing == 0 && len(own) == 1 && own[0] == req
 		c.writing++
 	}
 	c.mu.Unlock()

@@ -49,6 +49,10 @@
 // the first subscriber opens and the last one closes. Notifications can be lost (a crash
 // between commit and notify, a listener reconnecting, a server restart), so readers also poll.
 // After the listener reconnects, every subscriber is woken, since appends may have been missed.
+// A notification names the types appended, and only those that other processes read
+// (TellOnly, the types of the processors every replica runs): an append of none of them, such
+// as a payment, sends none, and costs no other process or backend a wake-up. An append alone
+// on a quiet store carries its notification in its own statement: one round trip.
 //
 // # Snapshots
 //

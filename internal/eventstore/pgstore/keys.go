@@ -144,7 +144,7 @@ func (p *Postgres) Erase(ctx context.Context, streamID string, expectedVersion i
 	if err := tx.Commit(ctx); err != nil {
 		return nil, translate(ctx, err)
 	}
-	p.appendedNow()
+	p.appendedNow(events)
 	return res.events, nil
 }
 

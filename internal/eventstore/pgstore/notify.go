@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -14,11 +15,12 @@ const notifyChannel = "library_events"
 // time another process takes to see an append.
 const notifyInterval = 5 * time.Millisecond
 
-// notify tells other processes that the log has grown: one pg_notify after appends have
-// committed, however many appends happened while the previous one was being sent. Sending it
-// after the commit, not inside the append, keeps appends to different streams from queueing
-// on PostgreSQL's notification lock, which a notifying transaction holds through its commit.
-// A notification lost to a crash or an outage costs readers a poll interval, nothing more.
+// notify tells other processes that the log has grown, and by events of which types: one
+// pg_notify after appends have committed, however many appends happened while the previous one
+// was being sent, its payload the types they appended (see payloadOf). Sending it after the
+// commit, not inside the append, keeps appends to different streams from queueing on
+// PostgreSQL's notification lock, which a notifying transaction holds through its commit. A
+// notification lost to a crash or an outage costs readers a poll interval, nothing more.
 func (p *Postgres) notify(ctx context.Context) {
 	defer close(p.notifierDone)
 	for {
@@ -27,9 +29,17 @@ func (p *Postgres) notify(ctx context.Context) {
 			return
 		case <-p.appended:
 		}
+		p.appendedMu.Lock()
+		appended := len(p.appendedTypes)
+		payload := payloadOf(p.appendedTypes)
+		p.appendedTypes = p.appendedTypes[:0]
+		p.appendedMu.Unlock()
+		if appended == 0 {
+			continue // sent already, with the notification before
+		}
 		sent := time.Now()
 		notifyCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		_, err := p.pool.Exec(notifyCtx, "SELECT pg_notify($1, '')", notifyChannel)
+		_, err := p.pool.Exec(notifyCtx, "SELECT pg_notify($1, $2)", notifyChannel, payload)
 		cancel()
 		if err != nil && ctx.Err() == nil {
 			p.logger.Debug("append notification not sent; readers elsewhere fall back to polling", "error", translate(notifyCtx, err))
@@ -47,8 +57,8 @@ func (p *Postgres) notify(ctx context.Context) {
 
 // Subscribe implements eventstore.Store. The first subscriber starts a listener on a dedicated
 // connection; it stops when the last subscription ends.
-func (p *Postgres) Subscribe(ctx context.Context) <-chan struct{} {
-	return p.subscribers.Subscribe(ctx)
+func (p *Postgres) Subscribe(ctx context.Context, types ...string) <-chan struct{} {
+	return p.subscribers.Subscribe(ctx, types...)
 }
 
 // startListener and stopListener run under the subscribers' lock. A stopped listener may
@@ -106,9 +116,31 @@ func (p *Postgres) listenOnce(ctx context.Context) error {
 	// Appends may have happened while no one was listening.
 	p.subscribers.Wake()
 	for {
-		if _, err := conn.WaitForNotification(ctx); err != nil {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
 			return err
 		}
-		p.subscribers.Wake()
+		p.subscribers.Wake(typesOf(n.Payload)...)
 	}
+}
+
+// maxPayload keeps a notification's payload well under PostgreSQL's limit (8000 bytes).
+const maxPayload = 4000
+
+// payloadOf is a notification's payload for appends of types: the types, separated by commas,
+// or "" (every reader wakes) when they would not fit or a type holds a comma.
+func payloadOf(types []string) string {
+	payload := strings.Join(types, ",")
+	if len(payload) > maxPayload || strings.Count(payload, ",") != max(len(types)-1, 0) {
+		return ""
+	}
+	return payload
+}
+
+// typesOf reads a notification's payload: no types (every reader wakes) for "".
+func typesOf(payload string) []string {
+	if payload == "" {
+		return nil
+	}
+	return strings.Split(payload, ",")
 }

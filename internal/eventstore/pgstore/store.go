@@ -27,6 +27,9 @@ type Postgres struct {
 	committer *committer
 
 	appended      chan struct{} // holds one pending notification for other processes
+	appendedMu    sync.Mutex
+	appendedTypes []string // the types appended since the last notification was sent
+	told          toldTypes
 	stopNotifying context.CancelFunc
 	notifierDone  chan struct{}
 }
@@ -61,11 +64,16 @@ func (p *Postgres) Append(ctx context.Context, streamID string, expectedVersion 
 	if err := eventstore.ValidateAppend(streamID, expectedVersion, events); err != nil {
 		return nil, err
 	}
-	recorded, err := p.committer.append(ctx, &appendRequest{streamID: streamID, expectedVersion: expectedVersion, events: events})
+	req := &appendRequest{streamID: streamID, expectedVersion: expectedVersion, events: events, told: &p.told}
+	recorded, err := p.committer.append(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	p.appendedNow()
+	if req.tell {
+		p.subscribers.Wake(uniqueTypes(events)...) // others were told by the append itself
+		return recorded, nil
+	}
+	p.appendedNow(events)
 	return recorded, nil
 }
 
@@ -190,10 +198,11 @@ func (p *Postgres) LastPosition(ctx context.Context) (int64, error) {
 }
 
 // CountAfter implements eventstore.Store.
-func (p *Postgres) CountAfter(ctx context.Context, after eventstore.Checkpoint) (int64, error) {
+func (p *Postgres) CountAfter(ctx context.Context, after eventstore.Checkpoint, types ...string) (int64, error) {
 	var n int64
-	err := p.pool.QueryRow(ctx, `SELECT count(*) FROM events WHERE (transaction_id, position) > ($1::xid8, $2)`,
-		after.TransactionID, after.Position).Scan(&n)
+	err := p.pool.QueryRow(ctx, `SELECT count(*) FROM events
+WHERE (transaction_id, position) > ($1::xid8, $2) AND (coalesce(cardinality($3::text[]), 0) = 0 OR type = ANY($3))`,
+		after.TransactionID, after.Position, types).Scan(&n)
 	if err != nil {
 		return 0, translate(ctx, err)
 	}

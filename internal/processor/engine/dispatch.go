@@ -5,6 +5,7 @@ import (
 
 	"library/internal/eventstore"
 	"library/internal/processor"
+	"library/internal/processor/engine/gate"
 )
 
 // dispatcher runs a handler processor (an outbox or a saga) while its lease is held. It reads
@@ -17,7 +18,7 @@ type dispatcher struct {
 	*holding
 	handler  processor.Handler
 	inFlight int
-	gate     *gate
+	gate     *gate.Gate
 	idler    processor.Idler // nil when the handler keeps nothing open
 
 	loaded   bool
@@ -29,9 +30,11 @@ type dispatcher struct {
 	busy     map[int64]bool        // positions in hand, from the log or deferred
 	running  int                   // events in hand
 	results  chan result
-	unsaved  int                     // events passed by done since the last save, deferred ones left out
-	pending  []processor.TimerChange // made handling the events passed by done since the last save, in log order
-	lastSave time.Time
+	unsaved  int // events passed by done since the last save, deferred ones left out
+	// passedRead: done has passed events it read since the last save, not only unread ones.
+	passedRead bool
+	pending    []processor.TimerChange // made handling the events passed by done since the last save, in log order
+	lastSave   time.Time
 
 	readWanted    bool      // an append, a poll or a full batch says there may be more to read
 	readNotBefore time.Time // reads wait this long after catching up, to batch appends that keep coming
@@ -80,7 +83,7 @@ func newDispatcher(h *holding) *dispatcher {
 		holding:  h,
 		handler:  h.proc.Handler,
 		inFlight: inFlight,
-		gate:     newGate(),
+		gate:     gate.New(),
 		busy:     map[int64]bool{},
 		results:  make(chan result, inFlight),
 		held:     map[int64]*heldEvent{},
@@ -147,7 +150,7 @@ func (d *dispatcher) reload() error {
 		return err
 	}
 	d.loaded, d.saved, d.done, d.readFrom = true, pos, pos, pos.Checkpoint
-	d.window, d.started, d.unsaved, d.pending = nil, 0, 0, nil
+	d.window, d.started, d.unsaved, d.pending, d.passedRead = nil, 0, 0, nil, false
 	d.due, d.nextDueStale, d.readWanted = nil, true, true
 	return nil
 }
@@ -206,19 +209,19 @@ func (d *dispatcher) read() (bool, error) {
 	}
 	limit := min(d.opts.BatchSize, room)
 	ctx, cancel := d.bounded()
-	events, err := d.store.ReadAll(ctx, d.readFrom, limit)
+	page, err := d.store.ReadTypes(ctx, d.readFrom, limit, d.proc.Types)
 	cancel()
 	if err != nil {
 		return false, err
 	}
+	events := page.Events
 	for _, e := range events {
 		d.window = append(d.window, &entry{event: e})
 	}
-	if len(events) > 0 {
+	if d.readFrom.Before(page.Through) {
 		d.behindStreak = 0 // the horizon moved
-	}
-	if len(events) > 0 {
-		d.readFrom = events[len(events)-1].Checkpoint()
+		d.readFrom = page.Through
+		d.passSkipped()
 	}
 	d.readSinceWait += len(events)
 	if len(events) == limit {
@@ -242,7 +245,7 @@ func (d *dispatcher) read() (bool, error) {
 // start starts events while there are free slots: held events that may go again first, then
 // due deferred events, then the window's.
 func (d *dispatcher) start() (bool, error) {
-	if closed, _ := d.gate.state(); closed || d.replayWanted.Load() {
+	if closed, _ := d.gate.State(); closed || d.replayWanted.Load() {
 		return false, nil
 	}
 	progressed := false
@@ -326,7 +329,18 @@ func (d *dispatcher) finished(res result) {
 			d.unsaved++ // a deferred event is counted when it is finally done with
 		}
 		d.pending = append(d.pending, d.window[0].changes...)
+		d.passedRead = true
 		d.window = d.window[1:]
 		d.started--
 	}
+	d.passSkipped()
+}
+
+// passSkipped moves done past the events of types the processor does not read, up to where
+// the last read looked, once nothing read before them is left in the window.
+func (d *dispatcher) passSkipped() {
+	if len(d.window) > 0 || !d.done.Checkpoint.Before(d.readFrom) {
+		return
+	}
+	d.done = processor.Position{Generation: d.saved.Generation, Checkpoint: d.readFrom}
 }

@@ -28,7 +28,7 @@ func (d *dispatcher) fetchDue() (bool, error) {
 	if d.nextDue.IsZero() || time.Now().Before(d.nextDue) || len(d.due) > 0 || d.dueRunning > 0 {
 		return false, nil
 	}
-	if closed, _ := d.gate.state(); closed {
+	if closed, _ := d.gate.State(); closed {
 		return false, nil
 	}
 	ctx, cancel := d.bounded()
@@ -57,7 +57,7 @@ func (d *dispatcher) wait() {
 	}
 	later(d.soon)
 	if d.done != d.saved {
-		later(d.lastSave.Add(d.opts.ReadInterval))
+		later(d.saveDueAt())
 	}
 	if len(d.due) == 0 && d.dueRunning == 0 {
 		later(d.nextDue)
@@ -73,9 +73,7 @@ func (d *dispatcher) wait() {
 		defer t.Stop()
 		timer = t.C
 	}
-	d.gate.mu.Lock()
-	gateChanged := d.gate.changed
-	d.gate.mu.Unlock()
+	gateChanged := d.gate.Changed()
 
 	select {
 	case res := <-d.results:

@@ -7,15 +7,30 @@ import (
 
 // saveIfDue saves the checkpoint at most once per ReadInterval while events keep coming, and at
 // once when nothing is in hand: a holder that dies leaves the next one that much to handle again.
+// A checkpoint that moved only past events of types the processor does not read is saved with
+// the next that moves past one it handled, or after passedSaveEvery: a holder that dies before
+// then leaves the next one those events to pass again, which costs it one read and handles
+// nothing twice. So skipping costs no write per event, nor per read.
 func (d *dispatcher) saveIfDue() (bool, error) {
-	if d.done == d.saved {
-		return false, nil
-	}
-	idle := d.running == 0 && d.started == len(d.window)
-	if !idle && time.Since(d.lastSave) < d.opts.ReadInterval {
+	if d.done == d.saved || time.Now().Before(d.saveDueAt()) {
 		return false, nil
 	}
 	return true, d.save()
+}
+
+// passedSaveEvery bounds how long a checkpoint that moved only past unread events goes unsaved.
+const passedSaveEvery = 10 * time.Second
+
+// saveDueAt is when the checkpoint, which done has moved past, is due to be saved.
+func (d *dispatcher) saveDueAt() time.Time {
+	switch {
+	case !d.passedRead:
+		return d.lastSave.Add(passedSaveEvery) // only events it does not read were passed
+	case d.running == 0 && d.started == len(d.window):
+		return time.Time{} // idle: at once
+	default:
+		return d.lastSave.Add(d.opts.ReadInterval)
+	}
 }
 
 // save moves the checkpoint from where it was saved to done, with the timer changes made while
@@ -40,6 +55,6 @@ func (d *dispatcher) save() error {
 		d.wakeTimers()
 	}
 	d.opts.Observer.EventsHandled(d.proc.Name, d.unsaved)
-	d.saved, d.unsaved, d.lastSave, d.pending = d.done, 0, time.Now(), nil
+	d.saved, d.unsaved, d.lastSave, d.pending, d.passedRead = d.done, 0, time.Now(), nil, false
 	return nil
 }

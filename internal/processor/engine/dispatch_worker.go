@@ -21,35 +21,35 @@ import (
 func (d *dispatcher) handle(e eventstore.Event, attempt int, from *entry) result {
 	res := result{entry: from, position: e.Position}
 	for {
-		probe, ok := d.gate.enter(d.shutdown, d.leased)
+		probe, ok := d.gate.Enter(d.shutdown, d.leased)
 		if !ok {
 			return res
 		}
 		if !d.fresh() {
-			d.gate.abandon(probe)
+			d.gate.Abandon(probe)
 			return res
 		}
 		changes, err := d.attempt(e, attempt)
 		if d.leased.Err() != nil {
-			d.gate.abandon(probe)
+			d.gate.Abandon(probe)
 			return res
 		}
 		switch sortOutcome(err) {
 		case later:
 			// Nothing was tried: the gate learns nothing, and a probe lets another go.
-			d.gate.abandon(probe)
+			d.gate.Abandon(probe)
 			var wait *processor.LaterError
 			errors.As(err, &wait)
 			res.held = &heldEvent{event: e, attempt: attempt, entry: from, ready: wait.Ready}
 			return res
 		case pauseAll:
-			d.gate.paused(probe)
+			d.gate.Paused(probe)
 			d.failedAt(e.Position, err)
 			d.logger.Warn("processor paused: what it depends on is down", "processor", d.proc.Name,
 				"position", e.Position, "error", err)
 			continue
 		case handled:
-			d.gate.passed()
+			d.gate.Passed()
 			d.succeeded()
 			res.changes = changes // an event from the log: saved with the checkpoint that passes it
 			res.done = from != nil || d.persist(func(ctx context.Context) error {
@@ -59,13 +59,13 @@ func (d *dispatcher) handle(e eventstore.Event, attempt int, from *entry) result
 				d.wakeTimers()
 			}
 		case waitFor:
-			d.gate.passed()
+			d.gate.Passed()
 			d.waits(&res, e, err, attempt, changes)
 		case parkIt:
-			d.gate.passed()
+			d.gate.Passed()
 			res.done = d.park(e, err, attempt)
 		default:
-			d.gate.passed()
+			d.gate.Passed()
 			if attempt >= d.opts.Retry.Attempts {
 				res.done = d.park(e, err, attempt)
 				break

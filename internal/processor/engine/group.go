@@ -165,3 +165,18 @@ func (g *Group) Parked(ctx context.Context, name string) ([]processor.Parked, er
 	}
 	return g.cfg.Checkpoints.ListParked(ctx, name, MaxParkedShown)
 }
+
+// Types are the event types the group's processors read, each once: what other processes
+// need to be told of (pgstore.Postgres.TellOnly). Nil when one of them reads every type.
+func (g *Group) Types() []string {
+	types := []string{}
+	for _, r := range g.runners {
+		if len(r.proc.Types) == 0 {
+			return nil
+		}
+		for _, t := range r.proc.Types {
+			types = eventstore.AddType(types, t)
+		}
+	}
+	return types
+}

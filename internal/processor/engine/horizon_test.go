@@ -24,9 +24,9 @@ type countingStore struct {
 	reads atomic.Int64
 }
 
-func (s *countingStore) ReadAll(ctx context.Context, after eventstore.Checkpoint, limit int) ([]eventstore.Event, error) {
+func (s *countingStore) ReadTypes(ctx context.Context, after eventstore.Checkpoint, limit int, types []string) (eventstore.Page, error) {
 	s.reads.Add(1)
-	return s.Postgres.ReadAll(ctx, after, limit)
+	return s.Postgres.ReadTypes(ctx, after, limit, types)
 }
 
 func (s *countingStore) Head(ctx context.Context) (eventstore.Checkpoint, error) {

@@ -135,6 +135,8 @@ type holding struct {
 	timersWake chan struct{}
 	// behindStreak counts the reads in a row that found the log ahead but nothing to read.
 	behindStreak int
+	// passedSavedAt is when a view model's checkpoint was last moved (see applyNext).
+	passedSavedAt time.Time
 }
 
 // hold runs the processor while the lease is held. It returns nil when shutdown ends, or why
@@ -160,7 +162,7 @@ func (r *runner) hold(shutdown, abort context.Context, lease processor.Lease) er
 			cancel() // the lease can't be trusted: stop at once, before acting on it
 			return false
 		},
-		wakeups:    r.store.Subscribe(leased),
+		wakeups:    r.store.Subscribe(leased, r.proc.Types...),
 		poll:       time.NewTicker(r.opts.PollInterval),
 		timersWake: make(chan struct{}, 1),
 	}

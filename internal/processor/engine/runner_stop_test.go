@@ -320,11 +320,11 @@ type flakyStore struct {
 	failures atomic.Int32
 }
 
-func (s *flakyStore) ReadAll(ctx context.Context, after eventstore.Checkpoint, limit int) ([]eventstore.Event, error) {
+func (s *flakyStore) ReadTypes(ctx context.Context, after eventstore.Checkpoint, limit int, types []string) (eventstore.Page, error) {
 	if s.failures.Add(-1) >= 0 {
-		return nil, errors.New("read tcp: connection reset by peer")
+		return eventstore.Page{}, errors.New("read tcp: connection reset by peer")
 	}
-	return s.Store.ReadAll(ctx, after, limit)
+	return s.Store.ReadTypes(ctx, after, limit, types)
 }
 
 // A store failure keeps the lease, shows in Status until a batch succeeds, and is retried.

@@ -165,19 +165,26 @@ func TestGroupHandlesInFlightEventsAtOnce(t *testing.T) {
 	env := newMemoryEnv()
 	events := drivertest.AppendEvents(t, env.store, "book", 40)
 	slow := events[3]
-	release := make(chan struct{})
+	release, slowStarted := make(chan struct{}), make(chan struct{})
 	var now, most atomic.Int64
 	h := drivertest.NewRecorder(func(ctx context.Context, e eventstore.Event, _ int) error {
 		raiseTo(&most, now.Add(1))
 		defer now.Add(-1)
+		wait := release // the slow one waits to be released
 		if e.Position == slow.Position {
-			select {
-			case <-release:
-			case <-ctx.Done():
-				return ctx.Err()
+			close(slowStarted)
+		} else {
+			wait = slowStarted // the others, if they come after it, wait until it has started
+			if e.Position < slow.Position {
+				return nil
 			}
 		}
-		return nil
+		select {
+		case <-wait:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	})
 	cfg := env.config()
 	cfg.Options.BatchSize = 10

@@ -3,13 +3,14 @@ package engine
 import (
 	"time"
 
+	"library/internal/eventstore"
 	"library/internal/processor"
 )
 
 // viewModel applies the log to a view model a batch at a time, each batch in one transaction
 // with the checkpoint, until the holding ends.
 func (h *holding) viewModel() error {
-	var pos processor.Position
+	var v viewReader
 	loaded, failures := false, 0
 	for {
 		if over, err := h.ended(); over {
@@ -22,9 +23,9 @@ func (h *holding) viewModel() error {
 				h.storeFailed(err, failures)
 				continue
 			}
-			pos, loaded = p, true
+			v, loaded = viewReader{pos: p, through: p.Checkpoint}, true
 		}
-		next, read, err := h.applyNext(pos)
+		moved, read, err := h.applyNext(&v)
 		switch {
 		case err != nil && h.leased.Err() == nil:
 			// Fenced (another holder moved the checkpoint) or failed (the outcome of a failed
@@ -39,44 +40,62 @@ func (h *holding) viewModel() error {
 		}
 		failures = 0
 		h.succeeded()
-		if read != 0 {
+		if moved {
 			h.behindStreak = 0 // the horizon moved
 		}
-		pos = next
 		if read < 0 || read == h.opts.BatchSize {
 			continue // more may be waiting: go on at once
 		}
-		h.waitForAppends(pos, read)
+		h.waitForAppends(v.through, read)
 	}
 }
 
-// applyNext does one thing: a requested replay, or one batch of the log. It returns the new
-// position and how many events it read (-1 for a replay).
-func (h *holding) applyNext(pos processor.Position) (next processor.Position, read int, err error) {
+// viewReader is where a view model is in the log: pos, its checkpoint as saved, and through,
+// how far its reads have looked (past events of types it does not read, not yet saved).
+type viewReader struct {
+	pos     processor.Position
+	through eventstore.Checkpoint
+}
+
+// applyNext does one thing: a requested replay, or one batch of the log. It reports whether
+// the reads moved on and how many events it applied (-1 for a replay).
+func (h *holding) applyNext(v *viewReader) (moved bool, read int, err error) {
 	if h.replayWanted.Swap(false) {
-		next, err := h.reset(pos)
+		next, err := h.reset(v.pos)
 		if err != nil {
 			h.replayWanted.Store(true)
-			return pos, -1, err
+			return false, -1, err
 		}
 		h.logger.Info("replaying from the start of the log", "processor", h.proc.Name, "generation", next.Generation)
-		return next, -1, nil
+		*v = viewReader{pos: next, through: next.Checkpoint}
+		return true, -1, nil
 	}
 	ctx, cancel := h.bounded()
 	defer cancel()
-	events, err := h.store.ReadAll(ctx, pos.Checkpoint, h.opts.BatchSize)
-	if err != nil || len(events) == 0 {
-		return pos, 0, err
+	page, err := h.store.ReadTypes(ctx, v.through, h.opts.BatchSize, h.proc.Types)
+	if err != nil {
+		return false, 0, err
+	}
+	moved = v.through.Before(page.Through)
+	v.through = page.Through
+	if !v.pos.Checkpoint.Before(v.through) {
+		return moved, 0, nil
+	}
+	if len(page.Events) == 0 && time.Since(h.passedSavedAt) < passedSaveEvery {
+		// Only events it does not read: the checkpoint is moved past them at most every
+		// passedSaveEvery, as a handler processor's is (see saveIfDue).
+		return moved, 0, nil
 	}
 	if !h.fresh() {
-		return pos, 0, errLeaseLost
+		return false, 0, errLeaseLost
 	}
-	to := processor.Position{Generation: pos.Generation, Checkpoint: events[len(events)-1].Checkpoint()}
-	if err := h.proc.ViewModel.Apply(ctx, pos, to, events); err != nil {
-		return pos, 0, err
+	to := processor.Position{Generation: v.pos.Generation, Checkpoint: v.through}
+	if err := h.proc.ViewModel.Apply(ctx, v.pos, to, page.Events); err != nil {
+		return false, 0, err
 	}
-	h.opts.Observer.EventsHandled(h.proc.Name, len(events))
-	return to, len(events), nil
+	v.pos, h.passedSavedAt = to, time.Now()
+	h.opts.Observer.EventsHandled(h.proc.Name, len(page.Events))
+	return moved, len(page.Events), nil
 }
 
 // reset starts the next generation from the start of the log.
@@ -95,9 +114,9 @@ func (h *holding) reset(pos processor.Position) (processor.Position, error) {
 // read of more than one event it waits ReadInterval at least, so that appends which keep coming
 // are read together, one read and one checkpoint per interval; an event that comes on its own
 // is read at once.
-func (h *holding) waitForAppends(pos processor.Position, read int) {
+func (h *holding) waitForAppends(through eventstore.Checkpoint, read int) {
 	var soon <-chan time.Time
-	if wait := h.behindWait(pos.Checkpoint); wait > 0 {
+	if wait := h.behindWait(through); wait > 0 {
 		// Committed events wait above the read horizon, behind a transaction that is still
 		// running; its commit wakes nobody, so look again shortly rather than at the poll.
 		timer := time.NewTimer(wait)

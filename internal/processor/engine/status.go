@@ -19,7 +19,7 @@ func (g *Group) Status(ctx context.Context) ([]processor.Status, error) {
 		if err != nil {
 			return nil, err
 		}
-		lag, err := g.cfg.Store.CountAfter(ctx, pos.Checkpoint)
+		lag, err := g.cfg.Store.CountAfter(ctx, pos.Checkpoint, r.proc.Types...)
 		if err != nil {
 			return nil, err
 		}

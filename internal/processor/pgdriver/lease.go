@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"library/internal/config"
 	"library/internal/pgerr"
 	"library/internal/processor"
 )
@@ -36,7 +37,7 @@ type LeaseTiming struct {
 
 // Default lease timing.
 const (
-	DefaultLeaseRetryInterval  = 500 * time.Millisecond
+	DefaultLeaseRetryInterval  = config.DefaultLeaseRetryInterval
 	DefaultLeaseCheckInterval  = time.Second
 	DefaultLeaseCheckTimeout   = time.Second
 	DefaultLeaseSessionTimeout = 5 * time.Second

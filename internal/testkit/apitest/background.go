@@ -5,8 +5,7 @@ import (
 	"time"
 
 	"library/internal/app"
-	"library/internal/processor"
-	"library/internal/processor/pgdriver"
+	"library/internal/config"
 )
 
 // AdminToken is the admin token FastBackground gives the service.
@@ -15,14 +14,14 @@ const AdminToken = "test-admin-token-at-least-32-characters"
 // FastBackground shortens the waits of background work so that tests run quickly.
 func FastBackground(cfg app.Config) app.Config {
 	cfg.AdminToken = AdminToken
-	cfg.Tuning.Processors = processor.Options{
+	cfg.Tuning.Processors = config.Processors{
 		PollInterval: 50 * time.Millisecond,
-		Retry:        processor.Backoff{Attempts: 3, First: 10 * time.Millisecond, Max: 40 * time.Millisecond},
+		Retry:        config.Backoff{Attempts: 3, First: 10 * time.Millisecond, Max: 40 * time.Millisecond},
 		RetakeDelay:  200 * time.Millisecond,
 	}
 	cfg.Tuning.EmailAddressPoll = 50 * time.Millisecond
 	cfg.LeaseRetryInterval = 50 * time.Millisecond
-	cfg.Tuning.LeaseTiming = pgdriver.LeaseTiming{CheckInterval: 200 * time.Millisecond, CheckTimeout: 500 * time.Millisecond}
+	cfg.Tuning.LeaseTiming = config.LeaseTiming{CheckInterval: 200 * time.Millisecond, CheckTimeout: 500 * time.Millisecond}
 	return cfg
 }
 

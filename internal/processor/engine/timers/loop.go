@@ -27,6 +27,9 @@ type Loop struct {
 	Options processor.Options
 	// InFlight is how many timers fire at once; at 1 (or less) one at a time, in due order.
 	InFlight int
+	// LogGrows reports whether events are being written to the log now (nil: never). While
+	// they are, the timers give way (givingWay).
+	LogGrows func() bool
 	Logger   *slog.Logger
 	// Fresh reports whether the lease can still be trusted, before each fire.
 	Fresh func() bool
@@ -94,12 +97,12 @@ func (l *Loop) fireDue(shutdown, leased context.Context) (batch, error) {
 	var (
 		mu     sync.Mutex
 		paused bool
-		slots  = make(chan struct{}, max(1, l.InFlight))
+		slots  = &fireSlots{freed: make(chan struct{}, 1)}
 		firing sync.WaitGroup
 		done   = &finisher{loop: l, leased: leased}
 	)
 	for _, t := range due {
-		slots <- struct{}{} // wait for a slot: with one, the previous fire is over
+		slots.take(l.inFlight) // with one, the previous fire is over
 		mu.Lock()
 		stop := paused
 		mu.Unlock()
@@ -107,6 +110,7 @@ func (l *Loop) fireDue(shutdown, leased context.Context) (batch, error) {
 			break
 		}
 		firing.Go(func() {
+			began := time.Now()
 			out := l.fire(leased, t)
 			mu.Lock()
 			switch {
@@ -116,7 +120,14 @@ func (l *Loop) fireDue(shutdown, leased context.Context) (batch, error) {
 				l.held.hold(t, out.ready, l.Options.PollInterval)
 			}
 			mu.Unlock()
-			<-slots
+			if l.givingWay() {
+				if out.finished != nil {
+					done.finish(*out.finished)
+					out.finished = nil
+				}
+				sleep(shutdown, leased, restAfter(time.Since(began)))
+			}
+			slots.give()
 			if out.finished != nil {
 				done.finish(*out.finished)
 			}
@@ -124,6 +135,37 @@ func (l *Loop) fireDue(shutdown, leased context.Context) (batch, error) {
 	}
 	firing.Wait() // and so every timer that fired is forgotten, or the lease is lost
 	return batch{more: more, paused: paused}, nil
+}
+
+// inFlight is how many timers may fire at once now.
+func (l *Loop) inFlight() int {
+	if l.InFlight <= 1 || l.givingWay() {
+		return 1
+	}
+	return l.InFlight
+}
+
+// giveWayRest is how many times as long as a fire took the loop rests after it while it gives
+// way: the timers then take at most a tenth of one lane's time.
+const giveWayRest = 9
+
+// maxGiveWayRest bounds that rest. A fire that took long took it waiting (for a loaded
+// database, a slow relay), not working: resting nine times as long would hold the next timers
+// back for many seconds past their time, and give the commands nothing.
+const maxGiveWayRest = 250 * time.Millisecond
+
+// restAfter is how long the loop rests, while it gives way, after a fire that took took.
+func restAfter(took time.Duration) time.Duration {
+	return min(giveWayRest*took, maxGiveWayRest)
+}
+
+// givingWay reports whether the timers give way to the commands now, because the log grows:
+// they fire one at a time and rest after each fire (giveWayRest). Timers have waited for their
+// time and can wait a little more; the commands are someone waiting for an answer. Without
+// that rest, 10,000 reminders firing one at a time cost payments at concurrency 8 a fifth of
+// their pace on two cores (docs/benchmarks.md, Timers).
+func (l *Loop) givingWay() bool {
+	return l.LogGrows != nil && l.LogGrows()
 }
 
 // readDue reads up to BatchSize due timers that are not held, the earliest first, and reports

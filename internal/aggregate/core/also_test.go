@@ -1,0 +1,132 @@
+package core
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"library/internal/errs"
+	"library/internal/eventstore"
+)
+
+// addAlso is add, with the same amount added to another tally, "other", in the same append,
+// at the version of other that Also reads when asked; a negative total there refuses it.
+func addAlso(n int, key string, others *Repository[tally], asked *atomic.Int32) Command[tally] {
+	cmd := add(n, key)
+	cmd.Also = func(ctx context.Context, decided []Event) (Also, error) {
+		asked.Add(1)
+		other, err := others.Load(ctx, "other")
+		if err != nil {
+			return Also{}, err
+		}
+		if other.State.total < 0 {
+			return Also{}, errs.E(errs.Gone, "the other tally is closed")
+		}
+		return Also{StreamID: "tally-other", ExpectedVersion: other.Version, Events: decided}, nil
+	}
+	return cmd
+}
+
+func TestAlsoWritesBothStreamsInOneAppend(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	repo, store := newTallies(t, Options{})
+	others := NewRepository(store, tallyType(), Options{})
+	var asked atomic.Int32
+
+	result, err := repo.Execute(ctx, "x", addAlso(2, "k1", others, &asked))
+	require.NoError(t, err)
+	require.Len(t, result.Events, 1, "the result is the command's own stream's")
+	other, err := store.ReadStream(ctx, "tally-other", 0)
+	require.NoError(t, err)
+	require.Len(t, other, 1)
+	require.Empty(t, other[0].Metadata.CommandID, "the other stream's window is not the command's to fill")
+	require.Equal(t, "add", other[0].Metadata.Command)
+	mine, err := store.ReadStream(ctx, "tally-x", 0)
+	require.NoError(t, err)
+	require.Equal(t, mine[0].TransactionID, other[0].TransactionID)
+
+	again, err := repo.Execute(ctx, "x", addAlso(2, "k1", others, &asked))
+	require.NoError(t, err)
+	require.True(t, again.Replayed)
+	require.Equal(t, int32(1), asked.Load(), "a repeat is answered from the command's stream, and writes nowhere")
+}
+
+func TestAlsoIsAskedAgainWhenTheOtherStreamMovedOn(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	repo, store := newTallies(t, Options{})
+	others := NewRepository(store, tallyType(), Options{})
+	var asked atomic.Int32
+	cmd := add(1, "")
+	stale := true
+	cmd.Also = func(ctx context.Context, decided []Event) (Also, error) {
+		asked.Add(1)
+		other, err := others.Load(ctx, "other")
+		if err != nil {
+			return Also{}, err
+		}
+		if stale {
+			// Another writer appends to the other stream between this read and the append.
+			stale = false
+			_, err := store.Append(ctx, "tally-other", other.Version, []eventstore.NewEvent{{Type: "Added", Data: []byte(`{"n":-5}`)}})
+			require.NoError(t, err)
+		}
+		if other.State.total < 0 {
+			return Also{}, errs.E(errs.Gone, "the other tally is closed")
+		}
+		return Also{StreamID: "tally-other", ExpectedVersion: other.Version, Events: decided}, nil
+	}
+	_, err := repo.Execute(ctx, "x", cmd)
+	require.Equal(t, errs.Gone, errs.CodeOf(err), "decided again on what the other stream became")
+	require.Equal(t, int32(2), asked.Load())
+	mine, err := store.ReadStream(ctx, "tally-x", 0)
+	require.NoError(t, err)
+	require.Empty(t, mine, "the first append failed whole, the second was refused")
+}
+
+// TestAlsoRacesTheOtherStreamsWriters runs commands with Also on many streams against a
+// command on the other stream alone that closes it: whatever the order, nothing is added to the
+// other stream after it was closed, and every command that succeeded wrote both streams.
+func TestAlsoRacesTheOtherStreamsWriters(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	closeIt := Command[tally]{Name: "close", Payload: "close",
+		Decide: func(tally) ([]Event, error) { return []Event{added{N: -1000}}, nil }}
+	for range 50 {
+		repo, store := newTallies(t, Options{})
+		others := NewRepository(store, tallyType(), Options{})
+		var asked atomic.Int32
+		var wg sync.WaitGroup
+		outcomes := make([]error, 4)
+		for i := range outcomes {
+			wg.Go(func() { _, outcomes[i] = repo.Execute(ctx, string(rune('a'+i)), addAlso(1, "", others, &asked)) })
+		}
+		wg.Go(func() {
+			_, err := others.Execute(ctx, "other", closeIt)
+			require.NoError(t, err)
+		})
+		wg.Wait()
+		other, err := store.ReadStream(ctx, "tally-other", 0)
+		require.NoError(t, err)
+		closedAt := -1
+		for i, e := range other {
+			if string(e.Data) == `{"n":-1000}` {
+				closedAt = i
+			}
+		}
+		require.Equal(t, len(other)-1, closedAt, "nothing is added after the close: %d events", len(other))
+		succeeded := 0
+		for _, err := range outcomes {
+			if err == nil {
+				succeeded++
+				continue
+			}
+			require.Equal(t, errs.Gone, errs.CodeOf(err))
+		}
+		require.Equal(t, succeeded, len(other)-1, "each success wrote the other stream once")
+	}
+}

@@ -1,0 +1,52 @@
+package books
+
+import (
+	"time"
+
+	"library/internal/eventstore"
+)
+
+// MemberLoan is one loan of a book to a member, as the book's stream records it.
+type MemberLoan struct {
+	BookID, LoanID string
+	LentAt, DueAt  time.Time
+	// Position is where the loan's BookLent is in the log: what an email about it names.
+	Position int64
+	// ReturnedAt and DaysLate are set once the book came back.
+	ReturnedAt *time.Time
+	DaysLate   *int
+}
+
+// Open reports whether the book is still on loan.
+func (l MemberLoan) Open() bool { return l.ReturnedAt == nil }
+
+// MemberLoans folds a member's loans, in the order they were made, from the book events that
+// name the member (eventstore.Store's MemberEvents): for their export and their erasure, which
+// read the log itself rather than a view that may be behind. Events of other streams and
+// types, and any that can't be decoded, are passed over.
+func MemberLoans(events []eventstore.Event) []MemberLoan {
+	type loanKey struct{ book, loan string } // a loan id names a loan of one book
+	byLoan := map[loanKey]int{}
+	var loans []MemberLoan
+	for _, e := range events {
+		bookID, ok := BookID(e)
+		if !ok {
+			continue
+		}
+		event, err := Decode(e)
+		if err != nil {
+			continue
+		}
+		switch ev := event.(type) {
+		case BookLent:
+			byLoan[loanKey{bookID, ev.LoanID}] = len(loans)
+			loans = append(loans, MemberLoan{BookID: bookID, LoanID: ev.LoanID, LentAt: ev.LentAt, DueAt: ev.DueAt, Position: e.Position})
+		case BookReturned:
+			if i, ok := byLoan[loanKey{bookID, ev.LoanID}]; ok {
+				at, late := ev.ReturnedAt, ev.DaysLate
+				loans[i].ReturnedAt, loans[i].DaysLate = &at, &late
+			}
+		}
+	}
+	return loans
+}

@@ -1,0 +1,218 @@
+// Package catalogpg keeps the catalog in PostgreSQL, in the catalog_books table: a batch's rows
+// and the catalog's checkpoint move in one transaction, and a page and its position are read
+// in one snapshot (package catalog says what the catalog promises).
+package catalogpg
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"library/internal/books"
+	"library/internal/catalog"
+	"library/internal/eventstore"
+	"library/internal/pgerr"
+	"library/internal/processor"
+	"library/internal/processor/pgdriver"
+)
+
+// Postgres is the catalog in the catalog_books table (migrations/00003_catalog.sql).
+// Every replica reads it; only the holder of the catalog lease writes it, in the transaction
+// that moves the catalog's checkpoint.
+type Postgres struct {
+	pool        *pgxpool.Pool
+	checkpoints *pgdriver.Checkpoints
+}
+
+var _ catalog.Catalog = (*Postgres)(nil)
+
+// New returns the catalog kept through pool.
+func New(pool *pgxpool.Pool, checkpoints *pgdriver.Checkpoints) *Postgres {
+	return &Postgres{pool: pool, checkpoints: checkpoints}
+}
+
+func translate(ctx context.Context, err error) error {
+	return pgerr.Translate(ctx, err, "the catalog")
+}
+
+// Apply implements processor.ViewModel: one transaction writes the batch's changes and moves
+// the checkpoint, or, when the checkpoint has moved meanwhile, writes nothing.
+func (c *Postgres) Apply(ctx context.Context, from, to processor.Position, events []eventstore.Event) error {
+	changes, err := catalog.Changes(events)
+	if err != nil {
+		return err
+	}
+	return c.inTx(ctx, func(tx pgx.Tx) error {
+		batch := &pgx.Batch{}
+		for _, ch := range changes {
+			queueCatalogChange(batch, ch)
+		}
+		if batch.Len() > 0 {
+			if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+				return translate(ctx, err)
+			}
+		}
+		return c.checkpoints.SaveTx(ctx, tx, catalog.Name, from, to)
+	})
+}
+
+func queueCatalogChange(b *pgx.Batch, c catalog.Change) {
+	switch e := c.Event.(type) {
+	case books.BookAdded:
+		b.Queue(`
+INSERT INTO catalog_books (book_id, title, author, version) VALUES ($1, $2, $3, $4)
+ON CONFLICT (book_id) DO UPDATE SET title = excluded.title, author = excluded.author, version = excluded.version,
+  loan_id = NULL, member_id = NULL, lent_at = NULL, due_at = NULL, held_by = NULL, held_until = NULL`, c.BookID, e.Title, e.Author, c.Version)
+	case books.BookLent:
+		b.Queue(`UPDATE catalog_books SET version = $2, loan_id = $3, member_id = $4, lent_at = $5, due_at = $6 WHERE book_id = $1`,
+			c.BookID, c.Version, e.LoanID, e.MemberID, e.LentAt, e.DueAt)
+	case books.BookReturned:
+		b.Queue(`UPDATE catalog_books SET version = $2, loan_id = NULL, member_id = NULL, lent_at = NULL, due_at = NULL WHERE book_id = $1`,
+			c.BookID, c.Version)
+	case books.BookHeld:
+		b.Queue(`UPDATE catalog_books SET version = $2, held_by = $3, held_until = $4 WHERE book_id = $1`,
+			c.BookID, c.Version, catalog.HolderTag(c.BookID, e.MemberID), e.Until)
+	case books.HoldCancelled:
+		// Only the holder's cancel takes the book off the hold shelf; both sides of SET read
+		// the row as it was.
+		b.Queue(`
+UPDATE catalog_books SET version = $2,
+  held_by = CASE WHEN held_by = $3 THEN NULL ELSE held_by END, held_until = CASE WHEN held_by = $3 THEN NULL ELSE held_until END
+WHERE book_id = $1`, c.BookID, c.Version, catalog.HolderTag(c.BookID, e.MemberID))
+	case books.HoldExpired, books.HoldFulfilled:
+		b.Queue(`UPDATE catalog_books SET version = $2, held_by = NULL, held_until = NULL WHERE book_id = $1`, c.BookID, c.Version)
+	default:
+		b.Queue(`UPDATE catalog_books SET version = $2 WHERE book_id = $1`, c.BookID, c.Version)
+	}
+}
+
+// Reset implements processor.ViewModel.
+func (c *Postgres) Reset(ctx context.Context, from processor.Position) error {
+	return c.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `DELETE FROM catalog_books`); err != nil {
+			return translate(ctx, err)
+		}
+		return c.checkpoints.SaveTx(ctx, tx, catalog.Name, from, processor.Position{Generation: from.Generation + 1})
+	})
+}
+
+func (c *Postgres) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	tx, err := c.pool.Begin(ctx)
+	if err != nil {
+		return translate(ctx, err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return translate(ctx, tx.Commit(ctx))
+}
+
+// List implements Catalog. Rows and position are read in one snapshot, so the position says
+// exactly which events the rows include.
+func (c *Postgres) List(ctx context.Context, f catalog.Filter) (catalog.Page, processor.Position, error) {
+	if err := f.Check(); err != nil {
+		return catalog.Page{}, processor.Position{}, err
+	}
+	tx, err := c.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return catalog.Page{}, processor.Position{}, translate(ctx, err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	rows, err := tx.Query(ctx, pageQuery, pageArgs(f)...)
+	if err != nil {
+		return catalog.Page{}, processor.Position{}, translate(ctx, err)
+	}
+	books, err := pgx.CollectRows(rows, scanCatalogBook)
+	if err != nil {
+		return catalog.Page{}, processor.Position{}, translate(ctx, err)
+	}
+	page := catalog.Page{Books: books, More: len(books) > f.PageSize()}
+	if page.More {
+		page.Books = books[:f.PageSize()]
+	}
+	if page.Books == nil {
+		page.Books = []catalog.Book{}
+	}
+	var pos processor.Position
+	err = tx.QueryRow(ctx, `SELECT generation, transaction_id, position FROM processor_checkpoints WHERE name = $1`, catalog.Name).
+		Scan(&pos.Generation, &pos.Checkpoint.TransactionID, &pos.Checkpoint.Position)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return catalog.Page{}, processor.Position{}, translate(ctx, err)
+	}
+	return page, pos, nil
+}
+
+// pageQuery reads one page, and one book more to tell whether there is a next page. $1 is the
+// id to start after (empty for the first page: every id sorts after it), $2 the status (empty
+// for any: a book on loan is lent, one on the hold shelf and not on loan held), $3 to $12 the LIKE patterns of up to catalog.MaxSearchWords words (NULL where there are
+// fewer), $13 the number of rows. search_text is the folded title and author
+// (migrations/00007_catalog_search.sql). Planned with its values, the conditions of an unused
+// filter fold away: the first page is the primary key's first rows, a search a trigram index
+// scan (or, for a word in most books, the primary key's order, filtered).
+const pageQuery = `
+SELECT book_id, title, author, version, loan_id, member_id, lent_at, due_at, held_until IS NOT NULL FROM catalog_books
+WHERE book_id > $1
+  AND ($2 = '' OR ($2 = 'lent' AND loan_id IS NOT NULL) OR ($2 = 'held' AND loan_id IS NULL AND held_until IS NOT NULL)
+    OR ($2 = 'available' AND loan_id IS NULL AND held_until IS NULL))
+  AND ($3::text IS NULL OR search_text LIKE $3)
+  AND ($4::text IS NULL OR search_text LIKE $4)
+  AND ($5::text IS NULL OR search_text LIKE $5)
+  AND ($6::text IS NULL OR search_text LIKE $6)
+  AND ($7::text IS NULL OR search_text LIKE $7)
+  AND ($8::text IS NULL OR search_text LIKE $8)
+  AND ($9::text IS NULL OR search_text LIKE $9)
+  AND ($10::text IS NULL OR search_text LIKE $10)
+  AND ($11::text IS NULL OR search_text LIKE $11)
+  AND ($12::text IS NULL OR search_text LIKE $12)
+ORDER BY book_id
+LIMIT $13`
+
+// pageArgs are pageQuery's parameters for a filter, after the mode to send it in: as an
+// unnamed statement, which the server plans with its values every time, never generically,
+// since a generic plan can neither drop the conditions of the filters not used nor see how
+// common a word is.
+func pageArgs(f catalog.Filter) []any {
+	args := make([]any, 0, 4+catalog.MaxSearchWords)
+	args = append(args, pgx.QueryExecModeCacheDescribe, f.After, f.Status)
+	for i := range catalog.MaxSearchWords {
+		if i < len(f.Words) {
+			args = append(args, likePattern(f.Words[i]))
+		} else {
+			args = append(args, nil)
+		}
+	}
+	return append(args, f.PageSize()+1)
+}
+
+// likeEscaper escapes LIKE's wildcards and its escape character, the backslash.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// likePattern is the LIKE pattern that finds word anywhere in a text.
+func likePattern(word string) string {
+	return "%" + likeEscaper.Replace(word) + "%"
+}
+
+func scanCatalogBook(row pgx.CollectableRow) (catalog.Book, error) {
+	var b catalog.Book
+	var loanID, memberID *string
+	var lentAt, dueAt *time.Time
+	var held bool
+	if err := row.Scan(&b.ID, &b.Title, &b.Author, &b.Version, &loanID, &memberID, &lentAt, &dueAt, &held); err != nil {
+		return b, err
+	}
+	if loanID != nil && memberID != nil && lentAt != nil && dueAt != nil {
+		b.Loan = &books.Loan{LoanID: *loanID, MemberID: *memberID, LentAt: lentAt.UTC(), DueAt: dueAt.UTC()}
+	}
+	b.Status = catalog.StatusOf(b.Loan != nil, held)
+	return b, nil
+}
+
+// Position implements Catalog.
+func (c *Postgres) Position(ctx context.Context) (processor.Position, error) {
+	return c.checkpoints.Load(ctx, catalog.Name)
+}

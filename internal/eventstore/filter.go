@@ -1,0 +1,45 @@
+package eventstore
+
+import (
+	"context"
+	"slices"
+)
+
+// Page is what a read of some event types returns (Store.ReadTypes).
+type Page struct {
+	// Events are the events of the types asked for, in the log's global order.
+	Events []Event
+	// Through is how far the read looked: the checkpoint of the last event, of any type, that
+	// it passed. It is at least the last returned event's, and at least the checkpoint read
+	// from. Reading again from Through misses no event of the types asked for, so a reader can
+	// move past the events it does not read without reading them.
+	Through Checkpoint
+}
+
+// TypeReader is the part of the log a processor reads through: the events of the types it
+// handles, and wake-ups for those types only.
+type TypeReader interface {
+	// ReadTypes returns at most limit events of the given types (every type when types is
+	// empty) that come after the checkpoint in the log's global order, and how far it looked.
+	ReadTypes(ctx context.Context, after Checkpoint, limit int, types []string) (Page, error)
+}
+
+// Reads reports whether a reader of types reads events of type t: every type does when types
+// is empty.
+func Reads(types []string, t string) bool {
+	return len(types) == 0 || slices.Contains(types, t)
+}
+
+// readsAny reports whether a reader of types reads any of the appended types: every reader
+// does when appended is empty (what was appended is not known).
+func readsAny(types, appended []string) bool {
+	if len(types) == 0 || len(appended) == 0 {
+		return true
+	}
+	for _, t := range appended {
+		if slices.Contains(types, t) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,82 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"library/internal/eventstore"
+)
+
+// throughSQL is how far a read may look: the last event below the read horizon. It runs before
+// the read, in the same round trip but its own snapshot, whose horizon is at most the read's.
+// Every event below it is therefore below the read's horizon too, and one the read would have
+// returned, were it of a type asked for: moving to it after a read that returned fewer events
+// than it could skips none.
+const throughSQL = `
+SELECT transaction_id, position FROM events
+WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+ORDER BY transaction_id DESC, position DESC LIMIT 1`
+
+// readTypesSQL reads the events of types $3 after the checkpoint ($1, $2), below the read
+// horizon, in the log's global order: one scan of events_type_order per type, each stopping at
+// $4 events, merged.
+const readTypesSQL = `
+SELECT e.* FROM unnest($3::text[]) AS t(type)
+CROSS JOIN LATERAL (` + selectEvent + `
+	WHERE type = t.type
+	  AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+	  AND (transaction_id, position) > ($1::xid8, $2)
+	ORDER BY transaction_id, position
+	LIMIT $4) AS e
+ORDER BY e.transaction_id, e.position
+LIMIT $4`
+
+// ReadTypes implements eventstore.Store.
+func (p *Postgres) ReadTypes(ctx context.Context, after eventstore.Checkpoint, limit int, types []string) (eventstore.Page, error) {
+	if len(types) == 0 {
+		events, err := p.ReadAll(ctx, after, limit)
+		page := eventstore.Page{Events: events, Through: after}
+		if len(events) > 0 {
+			page.Through = events[len(events)-1].Checkpoint()
+		}
+		return page, err
+	}
+	var atMost *int // NULL: no limit
+	if limit > 0 {
+		atMost = &limit
+	}
+	batch := &pgx.Batch{}
+	page := eventstore.Page{Through: after}
+	var through eventstore.Checkpoint
+	var found bool
+	batch.Queue(throughSQL).QueryRow(func(row pgx.Row) error {
+		err := row.Scan(&through.TransactionID, &through.Position)
+		found = err == nil
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		return err
+	})
+	batch.Queue(readTypesSQL, after.TransactionID, after.Position, types, atMost).Query(func(rows pgx.Rows) error {
+		var err error
+		page.Events, err = collectEvents(ctx, rows)
+		return err
+	})
+	if err := p.pool.SendBatch(ctx, batch).Close(); err != nil {
+		return eventstore.Page{}, translate(ctx, err)
+	}
+	if n := len(page.Events); n > 0 {
+		page.Through = page.Events[n-1].Checkpoint()
+	}
+	if found && (limit <= 0 || len(page.Events) < limit) && page.Through.Before(through) {
+		page.Through = through
+	}
+	return page, nil
+}
+
+// GrewAt is when the log last grew as far as this process has heard: its own appends, and
+// the notifications of others' (zero: not yet).
+func (p *Postgres) GrewAt() time.Time { return p.subscribers.GrewAt() }

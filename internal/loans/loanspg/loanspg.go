@@ -1,0 +1,179 @@
+// Package loanspg keeps the loans view in PostgreSQL, in the loans_books table: a batch's rows
+// and the view's checkpoint move in one transaction, and a page and its position are read in
+// one snapshot (package loans says what the view promises).
+package loanspg
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"library/internal/eventstore"
+	"library/internal/loans"
+	"library/internal/pgerr"
+	"library/internal/processor"
+	"library/internal/processor/pgdriver"
+)
+
+// Postgres is the view in the loans_books table (migrations/00012_loans_view.sql). Every
+// replica reads it; only the holder of the loans lease writes it, in the transaction that moves
+// the view's checkpoint.
+type Postgres struct {
+	pool        *pgxpool.Pool
+	checkpoints *pgdriver.Checkpoints
+}
+
+var _ loans.View = (*Postgres)(nil)
+
+// New returns the view kept through pool.
+func New(pool *pgxpool.Pool, checkpoints *pgdriver.Checkpoints) *Postgres {
+	return &Postgres{pool: pool, checkpoints: checkpoints}
+}
+
+func translate(ctx context.Context, err error) error {
+	return pgerr.Translate(ctx, err, "the loans view")
+}
+
+// Apply implements processor.ViewModel: one transaction writes the batch's changes and moves
+// the checkpoint, or, when the checkpoint has moved meanwhile, writes nothing.
+func (p *Postgres) Apply(ctx context.Context, from, to processor.Position, events []eventstore.Event) error {
+	changes, err := loans.Changes(events)
+	if err != nil {
+		return err
+	}
+	return p.inTx(ctx, func(tx pgx.Tx) error {
+		batch := &pgx.Batch{}
+		for _, c := range changes {
+			queueChange(batch, c)
+		}
+		if batch.Len() > 0 {
+			if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+				return translate(ctx, err)
+			}
+		}
+		return p.checkpoints.SaveTx(ctx, tx, loans.Name, from, to)
+	})
+}
+
+// endLoan is what a row holds without a current loan.
+const endLoan = `loan_id = NULL, member_id = NULL, lent_at = NULL, due_at = NULL, renewals = 0`
+
+func queueChange(b *pgx.Batch, c loans.Change) {
+	switch c := c.(type) {
+	case loans.Titled:
+		b.Queue(`
+INSERT INTO loans_books (book_id, title) VALUES ($1, $2)
+ON CONFLICT (book_id) DO UPDATE SET title = excluded.title, `+endLoan, c.BookID, c.Title)
+	case loans.Lent:
+		l := c.Loan
+		b.Queue(`UPDATE loans_books SET loan_id = $2, member_id = $3, lent_at = $4, due_at = $5, renewals = 0 WHERE book_id = $1`,
+			l.BookID, l.LoanID, l.MemberID, l.LentAt, l.DueAt)
+	case loans.Renewed:
+		b.Queue(`UPDATE loans_books SET due_at = $3, renewals = renewals + 1 WHERE book_id = $1 AND loan_id = $2`,
+			c.BookID, c.LoanID, c.DueAt)
+	case loans.Returned:
+		b.Queue(`UPDATE loans_books SET `+endLoan+` WHERE book_id = $1`, c.BookID)
+	case loans.Erased:
+		b.Queue(`UPDATE loans_books SET `+endLoan+` WHERE member_id = $1 AND loan_id IS NOT NULL`, c.MemberID)
+	}
+}
+
+// Reset implements processor.ViewModel.
+func (p *Postgres) Reset(ctx context.Context, from processor.Position) error {
+	return p.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `DELETE FROM loans_books`); err != nil {
+			return translate(ctx, err)
+		}
+		return p.checkpoints.SaveTx(ctx, tx, loans.Name, from, processor.Position{Generation: from.Generation + 1})
+	})
+}
+
+func (p *Postgres) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	tx, err := p.pool.Begin(ctx)
+	if err != nil {
+		return translate(ctx, err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return translate(ctx, tx.Commit(ctx))
+}
+
+// List implements View. Rows and position are read in one snapshot, so the position says
+// exactly which events the rows include.
+func (p *Postgres) List(ctx context.Context, f loans.Filter) (loans.Page, processor.Position, error) {
+	if err := f.Check(); err != nil {
+		return loans.Page{}, processor.Position{}, err
+	}
+	tx, err := p.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return loans.Page{}, processor.Position{}, translate(ctx, err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	rows, err := tx.Query(ctx, pageQuery, pageArgs(f)...)
+	if err != nil {
+		return loans.Page{}, processor.Position{}, translate(ctx, err)
+	}
+	found, err := pgx.CollectRows(rows, scanLoan)
+	if err != nil {
+		return loans.Page{}, processor.Position{}, translate(ctx, err)
+	}
+	page := loans.Page{Loans: found, More: len(found) > f.PageSize()}
+	if page.More {
+		page.Loans = found[:f.PageSize()]
+	}
+	if page.Loans == nil {
+		page.Loans = []loans.Loan{}
+	}
+	var pos processor.Position
+	err = tx.QueryRow(ctx, `SELECT generation, transaction_id, position FROM processor_checkpoints WHERE name = $1`, loans.Name).
+		Scan(&pos.Generation, &pos.Checkpoint.TransactionID, &pos.Checkpoint.Position)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return loans.Page{}, processor.Position{}, translate(ctx, err)
+	}
+	return page, pos, nil
+}
+
+// pageQuery reads one page, and one loan more to tell whether there is a next page. $1 is the
+// member id (empty for everyone's), $2 the time the loans must be due before (NULL for any),
+// $3 whether there is a page before, whose last key is $4, $5, $6; $7 the number of rows.
+// Planned with its values, the conditions of an unused filter fold away, and the partial
+// indexes of migrations/00012_loans_view.sql serve the order: (due_at, book_id, loan_id) for
+// everyone's loans, (member_id, due_at, book_id, loan_id) for a member's.
+const pageQuery = `
+SELECT book_id, title, loan_id, member_id, lent_at, due_at, renewals FROM loans_books
+WHERE loan_id IS NOT NULL
+  AND ($1 = '' OR member_id = $1)
+  AND ($2::timestamptz IS NULL OR due_at < $2)
+  AND (NOT $3 OR (due_at, book_id, loan_id) > ($4::timestamptz, $5::text COLLATE "C", $6::text COLLATE "C"))
+ORDER BY due_at, book_id, loan_id
+LIMIT $7`
+
+// pageArgs are pageQuery's parameters for a filter, after the mode to send it in: as an
+// unnamed statement, which the server plans with its values every time, never generically,
+// since a generic plan can't drop the conditions of the filters not used.
+func pageArgs(f loans.Filter) []any {
+	var dueBefore *time.Time
+	if !f.DueBefore.IsZero() {
+		dueBefore = &f.DueBefore
+	}
+	var after loans.Key
+	if f.After != nil {
+		after = *f.After
+	}
+	return []any{pgx.QueryExecModeCacheDescribe, f.MemberID, dueBefore, f.After != nil, after.DueAt, after.BookID, after.LoanID,
+		f.PageSize() + 1}
+}
+
+func scanLoan(row pgx.CollectableRow) (loans.Loan, error) {
+	var l loans.Loan
+	if err := row.Scan(&l.BookID, &l.Title, &l.LoanID, &l.MemberID, &l.LentAt, &l.DueAt, &l.Renewals); err != nil {
+		return l, err
+	}
+	l.LentAt, l.DueAt = l.LentAt.UTC(), l.DueAt.UTC()
+	return l, nil
+}
