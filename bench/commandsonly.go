@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"library/bench/internal/environment"
+	"library/bench/internal/report"
 )
 
 // commandsOnly runs the throughput cells alone (BENCH_ONLY=commands) and prints them with the
 // targets on a command's cost and the load average around them. It writes nothing.
 func (b *bench) commandsOnly(ctx context.Context) error {
-	env, err := describeEnvironment(ctx, b.root, b.db.URL)
+	env, err := environment.DescribeMachine(ctx, b.root, b.db.URL)
 	if err != nil {
 		return err
 	}
@@ -16,12 +18,12 @@ func (b *bench) commandsOnly(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	env.LoadAfter = loadAverage()
-	rep := report{Config: b.cfg, Env: env, Results: results, BeforeCommit: b.beforeCommit, Cache: cache}
-	t := &targetRows{}
-	rep.commandCostTargets(t)
+	env.LoadAfter = environment.LoadAverage()
+	rep := report.Report{Config: b.cfg, Env: env, Results: results, BeforeCommit: b.beforeCommit, Cache: cache}
+	t := &report.TargetRows{}
+	rep.CommandCostTargets(t)
 	fmt.Println()
-	fmt.Print(rep.throughputTable())
-	fmt.Print(section{title: "Targets", header: []string{"target", "measured as", "result", "verdict"}, rows: t.rows}.text())
+	fmt.Print(rep.ThroughputTable())
+	fmt.Print(report.Section{Title: "Targets", Header: []string{"target", "measured as", "result", "verdict"}, Rows: t.Rows}.Text())
 	return nil
 }

@@ -1,0 +1,6 @@
+// Package apart holds the measurements that need a service process, and a database, of
+// their own, so that nothing else the run does is counted in them: the outbox against a slow
+// relay and draining a backlog (Relay), a standby taking over after SIGKILL and SIGTERM
+// (Takeover), the catalog at 100,000 books (Catalog), an account's first read and payment
+// after a restart on long streams (Cold), and due timers firing beside payments (Timers).
+package apart
