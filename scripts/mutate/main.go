@@ -1,6 +1,6 @@
 // Command mutate checks that the tests fail when the code that keeps the service's promises
 // breaks. It copies the repository's tracked files (as they are in the working tree) to a
-// scratch directory, then makes each listed mutation (mutations.go) there, one at a time, runs
+// scratch directory, then makes each listed mutation (mutations_*.go) there, one at a time, runs
 // the tests of the package that owns the code, and reports the mutation caught (a test failed)
 // or survived (every test passed). A mutation whose text is not found exactly once, or that
 // does not build, is reported as such: the list has gone stale.
