@@ -218,7 +218,7 @@ func (b *bench) measureMainService(ctx context.Context, rep *report.Report) erro
 	}
 	rep.Memory.RSSAfterLoad = mem["VmRSS"]
 
-	environment.Logf("growth: %d payments on each of streams of %v events", cfg.GrowthPayments, measure.GrowthLengths)
+	environment.Logf("growth: %d payments on each of streams of %v events", cfg.GrowthPayments, measure.GrowthLengths())
 	if rep.Growth, err = measure.Growth(ctx, api, b.db.URL, cfg.GrowthPayments); err != nil {
 		return fmt.Errorf("growth: %w", err)
 	}

@@ -215,7 +215,7 @@ func awaitProcessors(ctx context.Context, svc *environment.Service) error {
 	for {
 		status, err := environment.FetchStatus(ctx, svc.BaseURL)
 		idle := err == nil
-		for _, name := range environment.Processors {
+		for _, name := range environment.Processors() {
 			idle = idle && status[name].HoldsLease && status[name].Lag == 0
 		}
 		if idle {

@@ -58,7 +58,7 @@ func takeoverOnce(ctx context.Context, bin, databaseURL string, sink *environmen
 	defer holder.Wait(30 * time.Second)
 	defer func() { _ = holder.Signal(syscall.SIGKILL) }() // on an early return
 	deadline := time.Now().Add(15 * time.Second)
-	for !holder.HoldsLeases(ctx, environment.Processors...) {
+	for !holder.HoldsLeases(ctx, environment.Processors()...) {
 		if time.Now().After(deadline) {
 			return 0, fmt.Errorf("the first process did not hold every lease within 15s: %s", holder.Output())
 		}

@@ -8,8 +8,9 @@ import (
 	"time"
 )
 
-// Processors are the names of the leases a holder must hold before the standby starts.
-var Processors = []string{"catalog", "notifications", "late-fines"}
+// Processors are the names of the leases a holder must hold before the standby starts: a
+// fresh slice each call.
+func Processors() []string { return []string{"catalog", "notifications", "late-fines"} }
 
 // ProcessorStatus is one processor's line in /status.
 type ProcessorStatus struct {

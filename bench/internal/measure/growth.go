@@ -18,8 +18,8 @@ import (
 // service writes a fine: FineCharged events with the metadata of a chargeFine command (its
 // command id, name, payload fingerprint and correlation id).
 
-// GrowthLengths are the stream lengths a payment is timed on.
-var GrowthLengths = []int{10, 100, 1000, 10000}
+// GrowthLengths are the stream lengths a payment is timed on: a fresh slice each call.
+func GrowthLengths() []int { return []int{10, 100, 1000, 10000} }
 
 // The fines, and the payments each length gets unmeasured first.
 const (
@@ -60,7 +60,7 @@ func Growth(ctx context.Context, api *workload.Client, databaseURL string, payme
 	}
 	defer func() { _ = conn.Close(context.WithoutCancel(ctx)) }()
 	fp := growthFingerprint()
-	for _, n := range GrowthLengths {
+	for _, n := range GrowthLengths() {
 		member := fmt.Sprintf("bench-growth-%d", n)
 		if _, err := conn.Exec(ctx, growthInsert, "account-"+member, n, growthFine, growthReason,
 			fmt.Sprintf("growth-%d-", n), fp); err != nil {
@@ -69,7 +69,7 @@ func Growth(ctx context.Context, api *workload.Client, databaseURL string, payme
 	}
 
 	var points []GrowthPoint
-	for _, n := range GrowthLengths {
+	for _, n := range GrowthLengths() {
 		member := fmt.Sprintf("bench-growth-%d", n)
 		var lat []time.Duration
 		for i := range GrowthWarmups + payments {
