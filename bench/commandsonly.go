@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+
 	"library/bench/internal/environment"
 	"library/bench/internal/report"
 )

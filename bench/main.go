@@ -28,16 +28,17 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
 	"library/bench/internal/apart"
 	"library/bench/internal/environment"
 	"library/bench/internal/figures"
 	"library/bench/internal/measure"
 	"library/bench/internal/report"
 	"library/bench/internal/workload"
-	"os"
-	"os/signal"
-	"syscall"
-	"time"
 )
 
 func main() {

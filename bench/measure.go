@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+
 	"library/bench/internal/environment"
 	"library/bench/internal/figures"
 	"library/bench/internal/measure"

@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"library/bench/internal/environment"
-	"library/bench/internal/figures"
-	"library/bench/internal/workload"
 	"net/http"
 	"net/url"
 	"slices"
 	"time"
+
+	"library/bench/internal/environment"
+	"library/bench/internal/figures"
+	"library/bench/internal/workload"
 
 	"github.com/jackc/pgx/v5"
 )

@@ -6,13 +6,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"library/bench/internal/environment"
-	"library/bench/internal/figures"
-	"library/bench/internal/workload"
 	"net/http"
 	"net/url"
 	"slices"
 	"time"
+
+	"library/bench/internal/environment"
+	"library/bench/internal/figures"
+	"library/bench/internal/workload"
 
 	"github.com/jackc/pgx/v5"
 )

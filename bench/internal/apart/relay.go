@@ -3,11 +3,12 @@ package apart
 import (
 	"context"
 	"fmt"
+	"sync"
+	"time"
+
 	"library/bench/internal/environment"
 	"library/bench/internal/measure"
 	"library/bench/internal/workload"
-	"sync"
-	"time"
 )
 
 // The relay measurement: the outbox against a relay that is slow to answer, and against one

@@ -3,13 +3,14 @@ package apart
 import (
 	"context"
 	"fmt"
+	"slices"
+	"syscall"
+	"time"
+
 	"library/bench/internal/environment"
 	"library/bench/internal/figures"
 	"library/bench/internal/measure"
 	"library/bench/internal/workload"
-	"slices"
-	"syscall"
-	"time"
 )
 
 // The takeover measurement: two processes of the service on a database of their own and the

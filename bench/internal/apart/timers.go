@@ -3,12 +3,13 @@ package apart
 import (
 	"context"
 	"fmt"
-	"library/bench/internal/environment"
-	"library/bench/internal/measure"
-	"library/bench/internal/workload"
 	"net/http"
 	"net/url"
 	"time"
+
+	"library/bench/internal/environment"
+	"library/bench/internal/measure"
+	"library/bench/internal/workload"
 
 	"github.com/jackc/pgx/v5"
 )

@@ -4,14 +4,15 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"library/bench/internal/environment"
-	"library/bench/internal/figures"
-	"library/bench/internal/workload"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"library/bench/internal/environment"
+	"library/bench/internal/figures"
+	"library/bench/internal/workload"
 )
 
 // The aggregate cache's hit rate during the commands cells: the main service serves /metrics

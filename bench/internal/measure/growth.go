@@ -5,10 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"library/bench/internal/figures"
-	"library/bench/internal/workload"
 	"slices"
 	"time"
+
+	"library/bench/internal/figures"
+	"library/bench/internal/workload"
 
 	"github.com/jackc/pgx/v5"
 )

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"library/bench/internal/environment"
-	"library/bench/internal/figures"
-	"library/bench/internal/workload"
 	"slices"
 	"sync"
 	"time"
+
+	"library/bench/internal/environment"
+	"library/bench/internal/figures"
+	"library/bench/internal/workload"
 )
 
 // Cell is the result of one measurement at one concurrency.

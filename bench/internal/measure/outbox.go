@@ -4,12 +4,13 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"library/bench/internal/environment"
-	"library/bench/internal/figures"
-	"library/bench/internal/workload"
 	"slices"
 	"sync"
 	"time"
+
+	"library/bench/internal/environment"
+	"library/bench/internal/figures"
+	"library/bench/internal/workload"
 )
 
 // The outbox measurement: loans through the service, whose SMTP_URL is the sink, and the time

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"library/bench/internal/workload"
 	"net/http"
 	"os"
 	"os/exec"
@@ -13,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"library/bench/internal/workload"
 )
 
 // ProfileResult is where the service's CPU went while it ran commands: a CPU profile taken

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+
 	"library/bench/internal/apart"
 	"library/bench/internal/figures"
 )

@@ -2,10 +2,11 @@ package report
 
 import (
 	"fmt"
-	"library/bench/internal/apart"
-	"library/bench/internal/figures"
 	"strings"
 	"time"
+
+	"library/bench/internal/apart"
+	"library/bench/internal/figures"
 )
 
 // coldTargets adds the cold read's and the cold payment's targets: on the longest stream

@@ -2,9 +2,10 @@ package report
 
 import (
 	"fmt"
+	"time"
+
 	"library/bench/internal/figures"
 	"library/bench/internal/workload"
-	"time"
 )
 
 // The targets on what a command costs: against PostgreSQL's own read-then-append at

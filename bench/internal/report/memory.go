@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+
 	"library/bench/internal/figures"
 	"library/bench/internal/measure"
 )

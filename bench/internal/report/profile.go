@@ -2,8 +2,9 @@ package report
 
 import (
 	"fmt"
-	"library/bench/internal/figures"
 	"time"
+
+	"library/bench/internal/figures"
 )
 
 // profileSection is the profile's figures.

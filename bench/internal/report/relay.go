@@ -2,9 +2,10 @@ package report
 
 import (
 	"fmt"
+	"time"
+
 	"library/bench/internal/apart"
 	"library/bench/internal/figures"
-	"time"
 )
 
 // relaySection is the slow relay's and the backlog's figures.

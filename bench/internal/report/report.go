@@ -2,16 +2,17 @@ package report
 
 import (
 	"fmt"
-	"library/bench/internal/apart"
-	"library/bench/internal/environment"
-	"library/bench/internal/figures"
-	"library/bench/internal/measure"
-	"library/bench/internal/workload"
 	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"library/bench/internal/apart"
+	"library/bench/internal/environment"
+	"library/bench/internal/figures"
+	"library/bench/internal/measure"
+	"library/bench/internal/workload"
 )
 
 // Report is a run's results and what they ran on.

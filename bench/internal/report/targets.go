@@ -2,12 +2,13 @@ package report
 
 import (
 	"fmt"
+	"strings"
+	"time"
+
 	"library/bench/internal/apart"
 	"library/bench/internal/figures"
 	"library/bench/internal/measure"
 	"library/bench/internal/workload"
-	"strings"
-	"time"
 )
 
 // The sections after the throughput table: the targets, each met or not, then the

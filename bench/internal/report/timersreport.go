@@ -2,14 +2,15 @@ package report
 
 import (
 	"fmt"
-	"library/bench/internal/apart"
-	"library/bench/internal/figures"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"library/bench/internal/apart"
+	"library/bench/internal/figures"
 )
 
 // The timers' figures: their targets, their section, and, for a run of BENCH_ONLY=timers, the

@@ -3,8 +3,9 @@ package workload
 import (
 	"context"
 	"fmt"
-	"library/bench/internal/environment"
 	"net/http"
+
+	"library/bench/internal/environment"
 )
 
 // The cost of sign-in: the commands' payments again, against a service process of its own, on
