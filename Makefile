@@ -34,7 +34,7 @@ lint: ## golangci-lint v2 with .golangci.yml, on the service and the benchmark (
 	$(GOLANGCI_LINT) run --build-tags faults ./...
 	cd bench && $(GOLANGCI_LINT) run --config ../.golangci.yml ./...
 
-mutate: ## small bugs made on purpose in the code that keeps the promises, one at a time: each must fail its package's tests (about ten minutes; see docs/testing.md)
+mutate: ## small bugs made on purpose in the code that keeps the promises, one at a time: each must fail its package's tests (about half an hour; see docs/testing.md)
 	go run ./scripts/mutate
 
 bench: ## the benchmark, written to docs/benchmarks.md (about ten minutes; see docs/testing.md)
