@@ -9,11 +9,11 @@ import (
 	"slices"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"library/bench/internal/environment"
 	"library/bench/internal/figures"
 	"library/bench/internal/workload"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // The catalog measurement: GET /books at CatalogBooks books, on a database of its own. A

@@ -11,11 +11,11 @@ import (
 	"slices"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"library/bench/internal/environment"
 	"library/bench/internal/figures"
 	"library/bench/internal/workload"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // The cold-load measurement: an account's first read, and its first payment, by a service

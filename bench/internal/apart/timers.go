@@ -7,11 +7,11 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"library/bench/internal/environment"
 	"library/bench/internal/measure"
 	"library/bench/internal/workload"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // The timers measurement: a service process of its own, on a database of its own, sending to a
@@ -22,8 +22,6 @@ import (
 // with a Message-ID of its own), and the outbox fires them under its lease. Each round runs,
 // in an order that turns by one each round: payments alone (the commands cell at
 // TimerConcurrency), the timers alone, and payments while the timers fire.
-//
-// The sizes and labels of the measurement:
 const (
 	TimerCount       = 10_000
 	TimerLoans       = 100

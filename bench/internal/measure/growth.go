@@ -8,10 +8,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"library/bench/internal/figures"
 	"library/bench/internal/workload"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // The growth measurement: a payment's latency on account streams that already hold 10, 100,
