@@ -20,8 +20,8 @@ type MemberLoan struct {
 // Open reports whether the book is still on loan.
 func (l MemberLoan) Open() bool { return l.ReturnedAt == nil }
 
-// MemberLoans folds a member's loans, in the order they were made, from the book events that
-// name the member (eventstore.Store's MemberEvents): for their export and their erasure, which
+// MemberLoans folds a member's loans, in the order they were made, with the due date of their
+// last renewal, from the book events that name the member (eventstore.Store's MemberEvents): for their export and their erasure, which
 // read the log itself rather than a view that may be behind. Events of other streams and
 // types, and any that can't be decoded, are passed over.
 func MemberLoans(events []eventstore.Event) []MemberLoan {
@@ -41,6 +41,10 @@ func MemberLoans(events []eventstore.Event) []MemberLoan {
 		case BookLent:
 			byLoan[loanKey{bookID, ev.LoanID}] = len(loans)
 			loans = append(loans, MemberLoan{BookID: bookID, LoanID: ev.LoanID, LentAt: ev.LentAt, DueAt: ev.DueAt, Position: e.Position})
+		case LoanRenewed:
+			if i, ok := byLoan[loanKey{bookID, ev.LoanID}]; ok {
+				loans[i].DueAt = ev.DueAt
+			}
 		case BookReturned:
 			if i, ok := byLoan[loanKey{bookID, ev.LoanID}]; ok {
 				at, late := ev.ReturnedAt, ev.DaysLate

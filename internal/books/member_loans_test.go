@@ -11,7 +11,8 @@ import (
 )
 
 // A member's loans fold from the book events that name them: each BookLent opens one, at its
-// position, and the BookReturned of the same book and loan id closes it; a loan id reused on
+// position, a LoanRenewed of the same book and loan id moves its due date, and the BookReturned
+// of the same book and loan id closes it; a loan id reused on
 // another book is another loan, and events of other streams or types are passed over.
 func TestMemberLoansFoldFromTheirBookEvents(t *testing.T) {
 	t.Parallel()
@@ -26,7 +27,9 @@ func TestMemberLoansFoldFromTheirBookEvents(t *testing.T) {
 		event(4, "book-emma", BookLent{LoanID: "l1", MemberID: "ann", LentAt: at, DueAt: at.Add(2 * time.Hour)}),
 		event(5, "account-ann", BookLent{LoanID: "l9"}), // not a book's stream
 		event(6, "book-dune", HoldPlaced{MemberID: "ann"}),
-		event(7, "book-dune", BookReturned{LoanID: "l1", MemberID: "ann", ReturnedAt: at.Add(3 * time.Hour), DaysLate: 1}),
+		event(7, "book-emma", LoanRenewed{LoanID: "l1", MemberID: "ann", DueAt: at.Add(5 * time.Hour)}),
+		event(8, "book-emma", LoanRenewed{LoanID: "l2", MemberID: "ann", DueAt: at.Add(9 * time.Hour)}), // no such loan
+		event(9, "book-dune", BookReturned{LoanID: "l1", MemberID: "ann", ReturnedAt: at.Add(3 * time.Hour), DaysLate: 1}),
 	}
 	loans := MemberLoans(events)
 	require.Len(t, loans, 2)
@@ -37,4 +40,6 @@ func TestMemberLoansFoldFromTheirBookEvents(t *testing.T) {
 	require.Equal(t, 1, *loans[0].DaysLate)
 	require.Equal(t, "emma", loans[1].BookID)
 	require.True(t, loans[1].Open(), "the same loan id on another book is another loan")
+	require.Equal(t, at.Add(5*time.Hour), loans[1].DueAt, "the due date of the loan's last renewal")
+	require.Equal(t, at.Add(time.Hour), loans[0].DueAt, "a renewal of another book's loan moves nothing here")
 }

@@ -145,6 +145,12 @@ func (e memoryEntry) applied(c Change) memoryEntry {
 		e.holder = ""
 	case books.BookLent:
 		b.Loan = &books.Loan{LoanID: ev.LoanID, MemberID: ev.MemberID, LentAt: ev.LentAt, DueAt: ev.DueAt}
+	case books.LoanRenewed:
+		if b.Loan != nil && b.Loan.LoanID == ev.LoanID {
+			loan := *b.Loan // the entry before this change may still be read: a copy
+			loan.DueAt = ev.DueAt
+			b.Loan = &loan
+		}
 	case books.BookReturned:
 		b.Loan = nil
 	case books.BookHeld:

@@ -70,6 +70,10 @@ ON CONFLICT (book_id) DO UPDATE SET title = excluded.title, author = excluded.au
 	case books.BookLent:
 		b.Queue(`UPDATE catalog_books SET version = $2, loan_id = $3, member_id = $4, lent_at = $5, due_at = $6 WHERE book_id = $1`,
 			c.BookID, c.Version, e.LoanID, e.MemberID, e.LentAt, e.DueAt)
+	case books.LoanRenewed:
+		b.Queue(`
+UPDATE catalog_books SET version = $2, due_at = CASE WHEN loan_id = $3 THEN $4 ELSE due_at END WHERE book_id = $1`,
+			c.BookID, c.Version, e.LoanID, e.DueAt)
 	case books.BookReturned:
 		b.Queue(`UPDATE catalog_books SET version = $2, loan_id = NULL, member_id = NULL, lent_at = NULL, due_at = NULL WHERE book_id = $1`,
 			c.BookID, c.Version)
