@@ -324,4 +324,18 @@ var coreMutations = []mutation{
 		replace: "case \"paid twice\":\n\t\treturn false, nil",
 		pkg:     "./internal/devpay/",
 	},
+	{
+		name:    "a renewal leaves the due date the catalog shows as it was (PostgreSQL)",
+		file:    "internal/catalog/catalogpg/catalogpg.go",
+		find:    "due_at = CASE WHEN loan_id = $3 THEN $4 ELSE due_at END",
+		replace: "due_at = CASE WHEN loan_id = $3 THEN due_at ELSE $4 END",
+		pkg:     "./internal/catalog/",
+	},
+	{
+		name:    "a member's export keeps a renewed loan's first due date",
+		file:    "internal/books/member_loans.go",
+		find:    "loans[i].DueAt = ev.DueAt",
+		replace: "_, _ = i, ev.DueAt",
+		pkg:     "./internal/books/",
+	},
 }
