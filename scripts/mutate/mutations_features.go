@@ -171,10 +171,10 @@ var featureMutations = []mutation{
 		pkg:     "./internal/loans/",
 	},
 	{
-		name:    "a stale holder's batch of loans is written though its checkpoint was refused (PostgreSQL)",
-		file:    "internal/loans/loanspg/loanspg.go",
-		find:    "return p.checkpoints.SaveTx(ctx, tx, loans.Name, from, to)",
-		replace: "_ = p.checkpoints.SaveTx(ctx, tx, loans.Name, from, to)\n\t\treturn nil",
+		name:    "a stale holder's batch of a view is written though its checkpoint was refused (PostgreSQL)",
+		file:    "internal/processor/pgdriver/views.go",
+		find:    "return v.Checkpoints.SaveTx(ctx, tx, v.Name, from, to)",
+		replace: "_ = v.Checkpoints.SaveTx(ctx, tx, v.Name, from, to)\n\t\treturn nil",
 		pkg:     "./internal/loans/",
 	},
 	{

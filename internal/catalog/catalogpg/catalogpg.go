@@ -26,13 +26,15 @@ import (
 type Postgres struct {
 	pool        *pgxpool.Pool
 	checkpoints *pgdriver.Checkpoints
+	writes      pgdriver.ViewTx
 }
 
 var _ catalog.Catalog = (*Postgres)(nil)
 
 // New returns the catalog kept through pool.
 func New(pool *pgxpool.Pool, checkpoints *pgdriver.Checkpoints) *Postgres {
-	return &Postgres{pool: pool, checkpoints: checkpoints}
+	return &Postgres{pool: pool, checkpoints: checkpoints,
+		writes: pgdriver.ViewTx{Pool: pool, Checkpoints: checkpoints, Name: catalog.Name, What: "the catalog"}}
 }
 
 func translate(ctx context.Context, err error) error {
@@ -46,17 +48,10 @@ func (c *Postgres) Apply(ctx context.Context, from, to processor.Position, event
 	if err != nil {
 		return err
 	}
-	return c.inTx(ctx, func(tx pgx.Tx) error {
-		batch := &pgx.Batch{}
+	return c.writes.Apply(ctx, from, to, func(batch *pgx.Batch) {
 		for _, ch := range changes {
 			queueCatalogChange(batch, ch)
 		}
-		if batch.Len() > 0 {
-			if err := tx.SendBatch(ctx, batch).Close(); err != nil {
-				return translate(ctx, err)
-			}
-		}
-		return c.checkpoints.SaveTx(ctx, tx, catalog.Name, from, to)
 	})
 }
 
@@ -96,24 +91,10 @@ WHERE book_id = $1`, c.BookID, c.Version, catalog.HolderTag(c.BookID, e.MemberID
 
 // Reset implements processor.ViewModel.
 func (c *Postgres) Reset(ctx context.Context, from processor.Position) error {
-	return c.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `DELETE FROM catalog_books`); err != nil {
-			return translate(ctx, err)
-		}
-		return c.checkpoints.SaveTx(ctx, tx, catalog.Name, from, processor.Position{Generation: from.Generation + 1})
-	})
-}
-
-func (c *Postgres) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
-	tx, err := c.pool.Begin(ctx)
-	if err != nil {
-		return translate(ctx, err)
-	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
-	if err := fn(tx); err != nil {
+	return c.writes.Reset(ctx, from, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `DELETE FROM catalog_books`)
 		return err
-	}
-	return translate(ctx, tx.Commit(ctx))
+	})
 }
 
 // List implements Catalog. Rows and position are read in one snapshot, so the position says

@@ -24,13 +24,15 @@ import (
 type Postgres struct {
 	pool        *pgxpool.Pool
 	checkpoints *pgdriver.Checkpoints
+	writes      pgdriver.ViewTx
 }
 
 var _ holds.View = (*Postgres)(nil)
 
 // New returns the view kept through pool.
 func New(pool *pgxpool.Pool, checkpoints *pgdriver.Checkpoints) *Postgres {
-	return &Postgres{pool: pool, checkpoints: checkpoints}
+	return &Postgres{pool: pool, checkpoints: checkpoints,
+		writes: pgdriver.ViewTx{Pool: pool, Checkpoints: checkpoints, Name: holds.Name, What: "the holds view"}}
 }
 
 func translate(ctx context.Context, err error) error {
@@ -44,17 +46,10 @@ func (p *Postgres) Apply(ctx context.Context, from, to processor.Position, event
 	if err != nil {
 		return err
 	}
-	return p.inTx(ctx, func(tx pgx.Tx) error {
-		batch := &pgx.Batch{}
+	return p.writes.Apply(ctx, from, to, func(batch *pgx.Batch) {
 		for _, c := range changes {
 			queueChange(batch, c)
 		}
-		if batch.Len() > 0 {
-			if err := tx.SendBatch(ctx, batch).Close(); err != nil {
-				return translate(ctx, err)
-			}
-		}
-		return p.checkpoints.SaveTx(ctx, tx, holds.Name, from, to)
 	})
 }
 
@@ -82,27 +77,13 @@ ON CONFLICT (book_id, member_id) DO UPDATE SET seq = excluded.seq, placed_at = e
 
 // Reset implements processor.ViewModel.
 func (p *Postgres) Reset(ctx context.Context, from processor.Position) error {
-	return p.inTx(ctx, func(tx pgx.Tx) error {
+	return p.writes.Reset(ctx, from, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM holds`); err != nil {
-			return translate(ctx, err)
+			return err
 		}
-		if _, err := tx.Exec(ctx, `DELETE FROM holds_books`); err != nil {
-			return translate(ctx, err)
-		}
-		return p.checkpoints.SaveTx(ctx, tx, holds.Name, from, processor.Position{Generation: from.Generation + 1})
-	})
-}
-
-func (p *Postgres) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
-	tx, err := p.pool.Begin(ctx)
-	if err != nil {
-		return translate(ctx, err)
-	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
-	if err := fn(tx); err != nil {
+		_, err := tx.Exec(ctx, `DELETE FROM holds_books`)
 		return err
-	}
-	return translate(ctx, tx.Commit(ctx))
+	})
 }
 
 // List implements View. Rows, places and position are read in one snapshot, so the position

@@ -3,7 +3,9 @@
 // parked events and timers in the tables of migrations (processor_checkpoints,
 // processor_deferred, processor_parked, processor_timers). Both keep the contract of package processor, whose package comment has the
 // promises; the suite in internal/testkit/drivertest runs here as it runs on the memory
-// drivers. This comment has what is PostgreSQL's own.
+// drivers. ViewTx is what every view model kept in PostgreSQL writes through: its rows and its
+// checkpoint in one transaction, fenced by the checkpoint. This comment has what is
+// PostgreSQL's own.
 //
 // # Leases
 //
