@@ -21,9 +21,9 @@ type MemberLoan struct {
 func (l MemberLoan) Open() bool { return l.ReturnedAt == nil }
 
 // MemberLoans folds a member's loans, in the order they were made, with the due date of their
-// last renewal, from the book events that name the member (eventstore.Store's MemberEvents): for their export and their erasure, which
-// read the log itself rather than a view that may be behind. Events of other streams and
-// types, and any that can't be decoded, are passed over.
+// last renewal, from the book events that name the member (eventstore.Store's MemberEvents):
+// for their export and their erasure, which read the log itself rather than a view that may be
+// behind. Events of other streams and types, and any that can't be decoded, are passed over.
 func MemberLoans(events []eventstore.Event) []MemberLoan {
 	type loanKey struct{ book, loan string } // a loan id names a loan of one book
 	byLoan := map[loanKey]int{}
