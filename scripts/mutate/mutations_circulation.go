@@ -1,0 +1,4 @@
+package main
+
+// circulationMutations break what holds, blocks, reminders and sign-in promise.
+var circulationMutations = []mutation{}
