@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"io"
 	"log/slog"
 	"net"
@@ -24,22 +25,40 @@ func TestConfigDefaultsEnvironmentAndFlags(t *testing.T) {
 	c, err := parseConfig(nil, none, io.Discard)
 	require.NoError(t, err)
 	require.Equal(t, config{addr: "127.0.0.1:9097", secretKey: "sk_test_devpay", webhookSecret: "whsec_devpay",
-		webhookURLs: []string{"http://127.0.0.1:8080/webhooks/stripe"}}, c)
+		webhookURLs: []string{"http://127.0.0.1:8080/webhooks/stripe"}, minExpiry: 30 * time.Minute}, c)
 
 	env := map[string]string{
 		"DEVPAY_ADDR": "127.0.0.1:1", "DEVPAY_URL": "http://pay.test", "DEVPAY_SECRET_KEY": "sk_test_env",
 		"DEVPAY_WEBHOOK_SECRET": "whsec_env", "DEVPAY_WEBHOOK_URLS": "http://a.test/hook, http://b.test/hook",
+		"DEVPAY_MIN_EXPIRY": "10s",
 	}
 	c, err = parseConfig([]string{"-secret-key", "sk_test_flag"}, func(k string) string { return env[k] }, io.Discard)
 	require.NoError(t, err)
 	require.Equal(t, config{addr: "127.0.0.1:1", url: "http://pay.test", secretKey: "sk_test_flag", webhookSecret: "whsec_env",
-		webhookURLs: []string{"http://a.test/hook", "http://b.test/hook"}}, c)
+		webhookURLs: []string{"http://a.test/hook", "http://b.test/hook"}, minExpiry: 10 * time.Second}, c)
+	c, err = parseConfig([]string{"-min-expiry", "2s"}, func(k string) string { return env[k] }, io.Discard)
+	require.NoError(t, err)
+	require.Equal(t, 2*time.Second, c.minExpiry, "the flag over the environment")
 
 	c, err = parseConfig([]string{"-webhook-urls", "none"}, none, io.Discard)
 	require.NoError(t, err)
 	require.Empty(t, c.webhookURLs)
 	_, err = parseConfig([]string{"extra"}, none, io.Discard)
 	require.Error(t, err)
+	for _, bad := range []string{"soon", "0s", "-1m", "25h"} {
+		_, err = parseConfig([]string{"-min-expiry", bad}, none, io.Discard)
+		require.ErrorContains(t, err, "min-expiry", bad)
+	}
+}
+
+// The usage (-h) shows min-expiry and its default, Stripe's.
+func TestUsageShowsMinExpiry(t *testing.T) {
+	t.Parallel()
+	var usage bytes.Buffer
+	_, err := parseConfig([]string{"-h"}, func(string) string { return "" }, &usage)
+	require.ErrorIs(t, err, flag.ErrHelp)
+	require.Contains(t, usage.String(), "-min-expiry")
+	require.Contains(t, usage.String(), `(default "30m")`)
 }
 
 // lockedBuffer is a log written by the server's goroutines and read by the test.
@@ -81,7 +100,7 @@ func TestServePaysSendsAndNeverLogsItsSecrets(t *testing.T) {
 	var logs lockedBuffer
 	ctx, cancel := context.WithCancel(t.Context())
 	served := make(chan error, 1)
-	cfg := config{url: base, secretKey: key, webhookSecret: secret, webhookURLs: []string{receiver.URL}}
+	cfg := config{url: base, secretKey: key, webhookSecret: secret, webhookURLs: []string{receiver.URL}, minExpiry: 5 * time.Minute}
 	go func() { served <- serve(ctx, ln, cfg, slog.New(slog.NewTextHandler(&logs, nil))) }()
 
 	httpClient := &http.Client{Transport: &http.Transport{}, Timeout: 10 * time.Second}
@@ -90,6 +109,7 @@ func TestServePaysSendsAndNeverLogsItsSecrets(t *testing.T) {
 		URL: stripe.String(base), HTTPClient: httpClient, LeveledLogger: &stripe.LeveledLogger{Level: stripe.LevelNull}})))
 	s, err := client.V1CheckoutSessions.Create(t.Context(), &stripe.CheckoutSessionCreateParams{
 		Mode: stripe.String("payment"), SuccessURL: stripe.String("http://127.0.0.1:8080/paid"),
+		ExpiresAt: stripe.Int64(time.Now().Add(10 * time.Minute).Unix()), // sooner than Stripe takes: min-expiry reached devpay
 		LineItems: []*stripe.CheckoutSessionCreateLineItemParams{{Quantity: stripe.Int64(1),
 			PriceData: &stripe.CheckoutSessionCreateLineItemPriceDataParams{Currency: stripe.String("eur"), UnitAmount: stripe.Int64(500),
 				ProductData: &stripe.CheckoutSessionCreateLineItemPriceDataProductDataParams{Name: stripe.String("Fines")}}}},

@@ -16,23 +16,27 @@ const adminPrefix = "/_devpay/"
 
 func (s *Server) adminRoutes(mux *http.ServeMux) {
 	routes := map[string]http.HandlerFunc{
-		"GET sessions":               func(w http.ResponseWriter, _ *http.Request) { list(w, s.Sessions()) },
-		"GET sessions/{id}":          s.adminSession,
-		"POST sessions/{id}/pay":     s.adminControl(s.Pay),
-		"POST sessions/{id}/decline": s.adminControl(s.Decline),
-		"POST sessions/{id}/expire":  s.adminControl(s.Expire),
-		"POST expire-due":            func(w http.ResponseWriter, _ *http.Request) { reply(w, map[string]int{"expired": s.ExpireDue()}) },
-		"GET refunds":                func(w http.ResponseWriter, _ *http.Request) { list(w, s.Refunds()) },
-		"GET events":                 func(w http.ResponseWriter, _ *http.Request) { list(w, s.Events()) },
-		"GET deliveries":             func(w http.ResponseWriter, _ *http.Request) { list(w, s.Deliveries()) },
-		"GET calls":                  s.adminCalls,
-		"GET webhooks":               func(w http.ResponseWriter, _ *http.Request) { reply(w, s.Webhooks()) },
-		"POST webhooks/urls":         s.adminURLs,
-		"POST webhooks/copies":       s.adminCopies,
-		"POST webhooks/hold":         s.adminHold,
-		"POST webhooks/release":      s.adminRelease,
-		"POST webhooks/drop":         s.adminDrop,
-		"POST faults/refunds":        s.adminFailRefunds,
+		"GET sessions":                 func(w http.ResponseWriter, _ *http.Request) { list(w, s.Sessions()) },
+		"GET sessions/{id}":            s.adminSession,
+		"POST sessions/{id}/pay":       s.adminControl(s.Pay),
+		"POST sessions/{id}/decline":   s.adminControl(s.Decline),
+		"POST sessions/{id}/expire":    s.adminControl(s.Expire),
+		"POST sessions/{id}/pay-later": s.adminControl(s.PayLater),
+		"POST sessions/{id}/finish":    s.adminFinish,
+		"POST expire-due":              func(w http.ResponseWriter, _ *http.Request) { reply(w, map[string]int{"expired": s.ExpireDue()}) },
+		"GET refunds":                  func(w http.ResponseWriter, _ *http.Request) { list(w, s.Refunds()) },
+		"POST refunds/{id}/settle":     s.adminSettle,
+		"GET events":                   func(w http.ResponseWriter, _ *http.Request) { list(w, s.Events()) },
+		"GET deliveries":               func(w http.ResponseWriter, _ *http.Request) { list(w, s.Deliveries()) },
+		"GET calls":                    s.adminCalls,
+		"GET webhooks":                 func(w http.ResponseWriter, _ *http.Request) { reply(w, s.Webhooks()) },
+		"POST webhooks/urls":           s.adminURLs,
+		"POST webhooks/copies":         s.adminCopies,
+		"POST webhooks/hold":           s.adminHold,
+		"POST webhooks/release":        s.adminRelease,
+		"POST webhooks/drop":           s.adminDrop,
+		"POST faults/refunds":          s.adminFailRefunds,
+		"POST faults/pending-refunds":  s.adminPendRefunds,
 	}
 	for pattern, h := range routes {
 		method, path, _ := strings.Cut(pattern, " ")
@@ -55,6 +59,8 @@ type WebhookState struct {
 	Pending int `json:"pending"`
 	// FailingRefunds is how many refund calls are still to fail.
 	FailingRefunds int `json:"failing_refunds"`
+	// RefundsToPend is how many of the next refunds made are still to be pending.
+	RefundsToPend int `json:"refunds_to_pend"`
 }
 
 // Webhooks is how events are being sent now.
@@ -62,7 +68,8 @@ func (s *Server) Webhooks() WebhookState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := WebhookState{URLs: s.hooks.URLs(), Copies: s.copies, Together: s.together, HoldAll: s.holdAll,
-		HeldSessions: []string{}, Held: len(s.held), Pending: s.hooks.Pending(), FailingRefunds: s.failing}
+		HeldSessions: []string{}, Held: len(s.held), Pending: s.hooks.Pending(), FailingRefunds: s.failing,
+		RefundsToPend: s.toPend}
 	for id := range s.holds {
 		st.HeldSessions = append(st.HeldSessions, id)
 	}
@@ -82,14 +89,55 @@ func (s *Server) adminSession(w http.ResponseWriter, r *http.Request) {
 func (s *Server) adminControl(do func(string) (Session, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		sess, err := do(r.PathValue("id"))
-		switch {
-		case errors.Is(err, ErrNoSession):
-			wire.WriteError(w, http.StatusNotFound, wire.Error{Type: wire.InvalidRequest, Code: "resource_missing", Message: "No such checkout.session: '" + r.PathValue("id") + "'"})
-		case errors.Is(err, ErrNotOpen):
-			wire.WriteError(w, http.StatusBadRequest, wire.Error{Type: wire.InvalidRequest, Message: "The checkout session is " + sess.Status + ", not open."})
-		default:
-			reply(w, sess)
-		}
+		replySession(w, r.PathValue("id"), sess, err)
+	}
+}
+
+// adminFinish ends a payment made with pay-later: the form's succeeded is true or false.
+func (s *Server) adminFinish(w http.ResponseWriter, r *http.Request) {
+	if !parsed(w, r) {
+		return
+	}
+	succeeded, err := strconv.ParseBool(r.PostForm.Get("succeeded"))
+	if err != nil {
+		wire.WriteError(w, http.StatusBadRequest, wire.Error{Type: wire.InvalidRequest, Param: "succeeded", Message: "succeeded is true or false."})
+		return
+	}
+	sess, err := s.FinishPayment(r.PathValue("id"), succeeded)
+	replySession(w, r.PathValue("id"), sess, err)
+}
+
+// replySession answers a control of a session: the session, or why the control was refused.
+func replySession(w http.ResponseWriter, id string, sess Session, err error) {
+	switch {
+	case errors.Is(err, ErrNoSession):
+		wire.WriteError(w, http.StatusNotFound, wire.Error{Type: wire.InvalidRequest, Code: "resource_missing", Message: "No such checkout.session: '" + id + "'"})
+	case errors.Is(err, ErrNotOpen):
+		wire.WriteError(w, http.StatusBadRequest, wire.Error{Type: wire.InvalidRequest, Message: "The checkout session is " + sess.Status + ", not open."})
+	case errors.Is(err, ErrNotProcessing):
+		wire.WriteError(w, http.StatusBadRequest, wire.Error{Type: wire.InvalidRequest,
+			Message: "The checkout session's payment is not processing: only a session paid with pay-later is finished, once."})
+	default:
+		reply(w, sess)
+	}
+}
+
+// adminSettle settles a pending refund: the form's status is succeeded, failed or canceled.
+func (s *Server) adminSettle(w http.ResponseWriter, r *http.Request) {
+	if !parsed(w, r) {
+		return
+	}
+	id := r.PathValue("id")
+	refund, err := s.SettleRefund(id, r.PostForm.Get("status"))
+	switch {
+	case errors.Is(err, ErrRefundStatus):
+		wire.WriteError(w, http.StatusBadRequest, wire.Error{Type: wire.InvalidRequest, Param: "status", Message: "status is succeeded, failed or canceled."})
+	case errors.Is(err, ErrNoRefund):
+		wire.WriteError(w, http.StatusNotFound, wire.Error{Type: wire.InvalidRequest, Code: "resource_missing", Message: "No such refund: '" + id + "'"})
+	case errors.Is(err, ErrNotPending):
+		wire.WriteError(w, http.StatusBadRequest, wire.Error{Type: wire.InvalidRequest, Message: "The refund is " + refund.Status + ", not pending."})
+	default:
+		reply(w, refund)
 	}
 }
 
@@ -159,6 +207,16 @@ func (s *Server) adminFailRefunds(w http.ResponseWriter, r *http.Request) {
 	}
 	if n, ok := count(w, r, "n"); ok {
 		s.FailRefunds(n)
+		reply(w, s.Webhooks())
+	}
+}
+
+func (s *Server) adminPendRefunds(w http.ResponseWriter, r *http.Request) {
+	if !parsed(w, r) {
+		return
+	}
+	if n, ok := count(w, r, "n"); ok {
+		s.PendRefunds(n)
 		reply(w, s.Webhooks())
 	}
 }

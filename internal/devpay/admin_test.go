@@ -141,3 +141,81 @@ func TestTheKeyMayComeAsBasicAuthentication(t *testing.T) {
 	require.NoError(t, resp.Body.Close())
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 }
+
+func TestTheAdminAPIPaysLaterAndFinishes(t *testing.T) {
+	t.Parallel()
+	p := paytest.Start(t)
+	succeeding, failing, opened := open(t, p, 1000), open(t, p, 1000), open(t, p, 1000)
+
+	for _, s := range []*stripe.CheckoutSession{succeeding, failing} {
+		status, body := admin(t, p, http.MethodPost, "sessions/"+s.ID+"/pay-later", nil)
+		require.Equal(t, http.StatusOK, status, body)
+		require.Equal(t, "complete", body["status"])
+		require.Equal(t, "unpaid", body["payment_status"])
+		require.Equal(t, "processing", body["payment_intent_status"])
+	}
+	status, body := admin(t, p, http.MethodPost, "sessions/"+succeeding.ID+"/finish", url.Values{"succeeded": {"true"}})
+	require.Equal(t, http.StatusOK, status, body)
+	require.Equal(t, "paid", body["payment_status"])
+	require.Equal(t, "succeeded", body["payment_intent_status"])
+	status, body = admin(t, p, http.MethodPost, "sessions/"+failing.ID+"/finish", url.Values{"succeeded": {"false"}})
+	require.Equal(t, http.StatusOK, status, body)
+	require.Equal(t, "unpaid", body["payment_status"])
+	require.Equal(t, "requires_payment_method", body["payment_intent_status"])
+
+	status, body = admin(t, p, http.MethodPost, "sessions/"+failing.ID+"/finish", url.Values{"succeeded": {"true"}})
+	require.Equal(t, http.StatusBadRequest, status, "finished once")
+	require.Equal(t, "invalid_request_error", apiError(t, body)["type"])
+	status, _ = admin(t, p, http.MethodPost, "sessions/"+opened.ID+"/finish", url.Values{"succeeded": {"true"}})
+	require.Equal(t, http.StatusBadRequest, status, "nothing is processing")
+	status, body = admin(t, p, http.MethodPost, "sessions/"+opened.ID+"/finish", url.Values{"succeeded": {"maybe"}})
+	require.Equal(t, http.StatusBadRequest, status)
+	require.Equal(t, "succeeded", apiError(t, body)["param"])
+	status, _ = admin(t, p, http.MethodPost, "sessions/cs_test_nothing/finish", url.Values{"succeeded": {"true"}})
+	require.Equal(t, http.StatusNotFound, status)
+	status, _ = admin(t, p, http.MethodPost, "sessions/cs_test_nothing/pay-later", nil)
+	require.Equal(t, http.StatusNotFound, status)
+
+	_, body = admin(t, p, http.MethodGet, "events", nil)
+	var kinds []any
+	for _, ev := range body["data"].([]any) {
+		kinds = append(kinds, ev.(map[string]any)["type"])
+	}
+	require.Equal(t, []any{"checkout.session.completed", "checkout.session.completed",
+		"checkout.session.async_payment_succeeded", "checkout.session.async_payment_failed"}, kinds)
+}
+
+func TestTheAdminAPIPendsAndSettlesRefunds(t *testing.T) {
+	t.Parallel()
+	p := paytest.Start(t)
+	paid, err := p.Pay(open(t, p, 1000).ID)
+	require.NoError(t, err)
+	status, body := admin(t, p, http.MethodPost, "faults/pending-refunds", url.Values{"n": {"2"}})
+	require.Equal(t, http.StatusOK, status, body)
+	require.EqualValues(t, 2, body["refunds_to_pend"])
+	status, _ = admin(t, p, http.MethodPost, "faults/pending-refunds", url.Values{"n": {"-1"}})
+	require.Equal(t, http.StatusBadRequest, status)
+
+	r := refund(t, p, paid.PaymentIntent, 400)
+	require.Equal(t, stripe.RefundStatusPending, r.Status)
+	_, body = admin(t, p, http.MethodGet, "webhooks", nil)
+	require.EqualValues(t, 1, body["refunds_to_pend"])
+
+	status, body = admin(t, p, http.MethodPost, "refunds/"+r.ID+"/settle", url.Values{"status": {"pending"}})
+	require.Equal(t, http.StatusBadRequest, status)
+	require.Equal(t, "status", apiError(t, body)["param"])
+	status, _ = admin(t, p, http.MethodPost, "refunds/re_nothing/settle", url.Values{"status": {"failed"}})
+	require.Equal(t, http.StatusNotFound, status)
+	status, body = admin(t, p, http.MethodPost, "refunds/"+r.ID+"/settle", url.Values{"status": {"failed"}})
+	require.Equal(t, http.StatusOK, status, body)
+	require.Equal(t, r.ID, body["id"])
+	require.Equal(t, "failed", body["status"])
+	status, body = admin(t, p, http.MethodPost, "refunds/"+r.ID+"/settle", url.Values{"status": {"succeeded"}})
+	require.Equal(t, http.StatusBadRequest, status, "settled once")
+	require.Equal(t, "invalid_request_error", apiError(t, body)["type"])
+
+	_, body = admin(t, p, http.MethodGet, "refunds", nil)
+	require.Equal(t, "failed", body["data"].([]any)[0].(map[string]any)["status"])
+	_, body = admin(t, p, http.MethodGet, "sessions/"+paid.ID, nil)
+	require.EqualValues(t, 0, body["refunded"], "the failed refund's amount is back")
+}

@@ -3,6 +3,7 @@ package devpay
 import (
 	"fmt"
 	"net/http"
+	"slices"
 
 	"library/internal/devpay/wire"
 )
@@ -10,7 +11,7 @@ import (
 // createSession is POST /v1/checkout/sessions.
 func (s *Server) createSession(c call) result {
 	now := s.now()
-	p, err := wire.ParseCheckout(c.form, now)
+	p, err := wire.ParseCheckout(c.form, now, s.opts.MinExpiry)
 	if err != nil {
 		return refused(*err)
 	}
@@ -67,7 +68,13 @@ func noSession(id string) result {
 		Message: fmt.Sprintf("No such checkout.session: '%s'", id)})
 }
 
-// createRefund is POST /v1/refunds: by payment_intent, of amount (default: all that is left).
+func noIntent(id string) result {
+	return failed(http.StatusBadRequest, wire.Error{Type: wire.InvalidRequest, Param: "payment_intent", Code: "resource_missing",
+		Message: fmt.Sprintf("No such payment_intent: '%s'", id)})
+}
+
+// createRefund is POST /v1/refunds: by payment_intent, of amount (default: all that is left),
+// of a payment that succeeded. The refund succeeds at once, or is pending after PendRefunds.
 func (s *Server) createRefund(c call) result {
 	if s.failing > 0 {
 		s.failing--
@@ -81,8 +88,11 @@ func (s *Server) createRefund(c call) result {
 	}
 	sess, found := s.sessions[s.byIntent[p.Intent]]
 	if !found {
-		return failed(http.StatusBadRequest, wire.Error{Type: wire.InvalidRequest, Param: "payment_intent", Code: "resource_missing",
-			Message: fmt.Sprintf("No such payment_intent: '%s'", p.Intent)})
+		return noIntent(p.Intent)
+	}
+	if sess.IntentStatus != IntentSucceeded {
+		return failed(http.StatusBadRequest, wire.Error{Type: wire.InvalidRequest, Param: "payment_intent",
+			Message: fmt.Sprintf("This PaymentIntent (%s) does not have a successful charge to refund.", p.Intent)})
 	}
 	left := sess.AmountTotal - sess.Refunded
 	if left == 0 {
@@ -97,11 +107,55 @@ func (s *Server) createRefund(c call) result {
 		return failed(http.StatusBadRequest, wire.Error{Type: wire.InvalidRequest, Param: "amount", Code: "amount_too_large",
 			Message: fmt.Sprintf("Refund amount (%d %s) is greater than unrefunded amount on charge (%d %s).", amount, sess.Currency, left, sess.Currency)})
 	}
+	status := RefundSucceeded
+	if s.toPend > 0 {
+		s.toPend--
+		status = RefundPending
+	}
 	r := &Refund{ID: newID("re_"), Amount: amount, Currency: sess.Currency, PaymentIntent: p.Intent, SessionID: sess.ID,
-		Status: "succeeded", Reason: p.Reason, Metadata: p.Metadata, Created: s.now(), IdempotencyKey: c.key}
+		Status: status, Reason: p.Reason, Metadata: p.Metadata, Created: s.now(), IdempotencyKey: c.key}
 	sess.Refunded += amount
 	s.refunds = append(s.refunds, r)
-	s.log.Info("devpay: refunded", "refund", r.ID, "session", sess.ID, "amount", amount, "currency", r.Currency)
+	s.log.Info("devpay: refunded", "refund", r.ID, "session", sess.ID, "amount", amount, "currency", r.Currency, "status", status)
 	s.emit("refund.created", sess.ID, wire.RefundObject(r), wire.RequestOf(c.requestID, c.key))
+	return ok(wire.RefundObject(r))
+}
+
+// listRefunds is GET /v1/refunds: a page of the refunds of a payment_intent, newest first.
+func (s *Server) listRefunds(c call) result {
+	p, err := wire.ParseRefundList(c.form)
+	if err != nil {
+		return refused(*err)
+	}
+	if _, found := s.byIntent[p.Intent]; !found {
+		return noIntent(p.Intent)
+	}
+	var refunds []*Refund
+	for _, r := range slices.Backward(s.refunds) {
+		if r.PaymentIntent == p.Intent {
+			refunds = append(refunds, r)
+		}
+	}
+	page, hasMore, err := wire.Page(refunds, func(r *Refund) string { return r.ID }, p.Page, "refund")
+	if err != nil {
+		return refused(*err)
+	}
+	objects := make([][]byte, len(page))
+	for i, r := range page {
+		objects[i] = wire.RefundObject(r)
+	}
+	return ok(wire.ListObject("/v1/refunds", objects, hasMore))
+}
+
+// retrieveRefund is GET /v1/refunds/{id}.
+func (s *Server) retrieveRefund(c call) result {
+	if err := wire.ParseRefundRetrieve(c.form); err != nil {
+		return refused(*err)
+	}
+	r, err := s.refund(c.id)
+	if err != nil {
+		return failed(http.StatusNotFound, wire.Error{Type: wire.InvalidRequest, Param: "id", Code: "resource_missing",
+			Message: fmt.Sprintf("No such refund: '%s'", c.id)})
+	}
 	return ok(wire.RefundObject(r))
 }

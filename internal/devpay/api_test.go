@@ -151,7 +151,7 @@ func TestEveryCallNeedsTheSecretKey(t *testing.T) {
 // make a session that is not what the caller meant.
 func TestBadParametersAreRefusedAsStripeRefusesThem(t *testing.T) {
 	t.Parallel()
-	p := paytest.Start(t)
+	p := paytest.Start(t, paytest.Options{MinExpiry: 30 * time.Minute}) // Stripe's, and devpay's by default
 	now := time.Now()
 	good := func() url.Values {
 		return url.Values{

@@ -16,6 +16,21 @@ const (
 	Paid           = wire.Paid
 )
 
+// The statuses of a session's payment intent, as Stripe names them.
+const (
+	IntentProcessing            = wire.IntentProcessing
+	IntentSucceeded             = wire.IntentSucceeded
+	IntentRequiresPaymentMethod = wire.IntentRequiresPaymentMethod
+)
+
+// The statuses of a refund, as Stripe names them.
+const (
+	RefundPending   = wire.RefundPending
+	RefundSucceeded = wire.RefundSucceeded
+	RefundFailed    = wire.RefundFailed
+	RefundCanceled  = wire.RefundCanceled
+)
+
 // Session is a checkout session as devpay keeps it.
 type Session = wire.Session
 
@@ -27,8 +42,12 @@ type Refund = wire.Refund
 
 // Errors of the test controls.
 var (
-	ErrNoSession = errors.New("devpay: no such checkout session")
-	ErrNotOpen   = errors.New("devpay: the checkout session is not open")
+	ErrNoSession     = errors.New("devpay: no such checkout session")
+	ErrNotOpen       = errors.New("devpay: the checkout session is not open")
+	ErrNotProcessing = errors.New("devpay: the checkout session's payment is not processing")
+	ErrNoRefund      = errors.New("devpay: no such refund")
+	ErrNotPending    = errors.New("devpay: the refund is not pending")
+	ErrRefundStatus  = errors.New("devpay: a pending refund settles as succeeded, failed or canceled")
 )
 
 // newID is a prefix and 24 random letters and digits, as Stripe's ids look.
@@ -68,12 +87,52 @@ func (s *Server) pay(sess *Session) (bool, error) {
 	case StatusExpired:
 		return false, ErrNotOpen
 	}
-	sess.Status, sess.PaymentStatus = StatusComplete, Paid
+	s.complete(sess, Paid, IntentSucceeded)
+	return true, nil
+}
+
+// payLater completes an open session with a payment that arrives later, as a slow payment
+// method's does: unpaid, its intent processing until finishPayment. A complete session is left
+// as it is. s.mu is held.
+func (s *Server) payLater(sess *Session) error {
+	switch sess.Status {
+	case StatusComplete:
+		return nil
+	case StatusExpired:
+		return ErrNotOpen
+	}
+	s.complete(sess, Unpaid, IntentProcessing)
+	return nil
+}
+
+// complete completes an open session with a new payment intent, and sends
+// checkout.session.completed. s.mu is held.
+func (s *Server) complete(sess *Session, paymentStatus, intentStatus string) {
+	sess.Status, sess.PaymentStatus, sess.IntentStatus = StatusComplete, paymentStatus, intentStatus
 	sess.PaymentIntent = newID("pi_")
 	s.byIntent[sess.PaymentIntent] = sess.ID
-	s.log.Info("devpay: session paid", "session", sess.ID, "amount", sess.AmountTotal, "currency", sess.Currency)
+	s.log.Info("devpay: session completed", "session", sess.ID, "payment_status", paymentStatus,
+		"amount", sess.AmountTotal, "currency", sess.Currency)
 	s.emit("checkout.session.completed", sess.ID, wire.SessionObject(sess, false), wire.EventRequest{})
-	return true, nil
+}
+
+// finishPayment ends the processing payment of a session paid later: it succeeds (the session
+// is paid) or fails (it stays unpaid, its intent wanting another payment method), and the
+// session's async payment event is sent. A session without a payment processing is
+// ErrNotProcessing. s.mu is held.
+func (s *Server) finishPayment(sess *Session, succeeded bool) error {
+	if sess.IntentStatus != IntentProcessing {
+		return ErrNotProcessing
+	}
+	event := "checkout.session.async_payment_failed"
+	sess.IntentStatus = IntentRequiresPaymentMethod
+	if succeeded {
+		event = "checkout.session.async_payment_succeeded"
+		sess.PaymentStatus, sess.IntentStatus = Paid, IntentSucceeded
+	}
+	s.log.Info("devpay: payment finished", "session", sess.ID, "payment_intent_status", sess.IntentStatus)
+	s.emit(event, sess.ID, wire.SessionObject(sess, false), wire.EventRequest{})
+	return nil
 }
 
 // decline records a declined payment of an open session, which stays open. s.mu is held.
@@ -110,4 +169,33 @@ func (s *Server) ExpireDue() int {
 		}
 	}
 	return n
+}
+
+// refund is the refund with this id. s.mu is held.
+func (s *Server) refund(id string) (*Refund, error) {
+	for _, r := range s.refunds {
+		if r.ID == id {
+			return r, nil
+		}
+	}
+	return nil, ErrNoRefund
+}
+
+// settle moves a pending refund to succeeded, failed or canceled, and sends refund.updated
+// (and refund.failed when it failed). A refund that failed or was canceled gives its amount
+// back to what may be refunded of its payment. s.mu is held.
+func (s *Server) settle(r *Refund, status string) error {
+	if r.Status != RefundPending {
+		return ErrNotPending
+	}
+	r.Status = status
+	if status != RefundSucceeded {
+		s.sessions[r.SessionID].Refunded -= r.Amount
+	}
+	s.log.Info("devpay: refund settled", "refund", r.ID, "session", r.SessionID, "status", status)
+	s.emit("refund.updated", r.SessionID, wire.RefundObject(r), wire.EventRequest{})
+	if status == RefundFailed {
+		s.emit("refund.failed", r.SessionID, wire.RefundObject(r), wire.EventRequest{})
+	}
+	return nil
 }

@@ -152,7 +152,14 @@ func pageOf(sess *Session) checkoutPage {
 	case StatusOpen:
 		p.Title, p.Open = "Pay "+p.Amount, true
 	case StatusComplete:
-		p.Title, p.Message, p.Continue = "Paid", "This payment is complete. Nothing more will be charged.", successURL(sess)
+		switch sess.IntentStatus {
+		case IntentProcessing:
+			p.Title, p.Message, p.Continue = "Payment processing", "This payment is on its way. Nothing more will be charged.", successURL(sess)
+		case IntentRequiresPaymentMethod:
+			p.Title, p.Message = "Payment failed", "This payment failed: nothing was paid. Start again from the library."
+		default:
+			p.Title, p.Message, p.Continue = "Paid", "This payment is complete. Nothing more will be charged.", successURL(sess)
+		}
 	default:
 		p.Title, p.Message = "Payment page expired", "This payment page has expired: nothing was paid. Start again from the library."
 	}

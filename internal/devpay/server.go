@@ -44,6 +44,10 @@ type Options struct {
 	Now func() time.Time
 	// SweepEvery is how often sessions past their expires_at are expired. Default one second.
 	SweepEvery time.Duration
+	// MinExpiry is the least time from now that a new session's expires_at may be, at most 24
+	// hours. Default 30 minutes, as at Stripe; tests and demos make it seconds, to watch
+	// sessions expire.
+	MinExpiry time.Duration
 	// Logger receives what happens, never a secret. Default slog.Default().
 	Logger *slog.Logger
 }
@@ -72,6 +76,7 @@ type Server struct {
 	copies   int             // each event is sent this many times
 	together bool            // copies and endpoints are sent at once rather than in order
 	failing  int             // refund calls still to fail
+	toPend   int             // refunds still to be made pending
 }
 
 // New makes a Server and starts its webhook deliveries and its sweeper of expired sessions.
@@ -80,6 +85,9 @@ func New(opts Options) (*Server, error) {
 	u, err := url.Parse(opts.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 		return nil, fmt.Errorf("devpay: URL %q is not an http or https URL without query or fragment", opts.URL)
+	}
+	if opts.MinExpiry > 24*time.Hour {
+		return nil, fmt.Errorf("devpay: MinExpiry %v is more than 24 hours, the latest a session may expire", opts.MinExpiry)
 	}
 	if opts.SecretKey == opts.WebhookSecret {
 		return nil, errors.New("devpay: the secret key and the webhook secret must differ")
@@ -112,6 +120,9 @@ func withDefaults(opts Options) Options {
 	}
 	if opts.SweepEvery <= 0 {
 		opts.SweepEvery = time.Second
+	}
+	if opts.MinExpiry <= 0 {
+		opts.MinExpiry = 30 * time.Minute
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -153,6 +164,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/checkout/sessions/{id}", s.api(s.retrieveSession))
 	mux.HandleFunc("POST /v1/checkout/sessions/{id}/expire", s.api(s.expireSession))
 	mux.HandleFunc("POST /v1/refunds", s.api(s.createRefund))
+	mux.HandleFunc("GET /v1/refunds", s.api(s.listRefunds))
+	mux.HandleFunc("GET /v1/refunds/{id}", s.api(s.retrieveRefund))
 	mux.HandleFunc("/v1/", s.authorized(unknownURL))
 	mux.HandleFunc("GET "+pagePath+"{id}", s.showPage)
 	mux.HandleFunc("POST "+pagePath+"{id}", s.submitPage)

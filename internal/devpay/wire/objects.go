@@ -15,13 +15,33 @@ const (
 	Paid           = "paid"
 )
 
+// The statuses of a session's payment intent, as Stripe names them: a card's payment succeeds
+// at once; a slow method's (as SEPA debit) is processing until it succeeds or fails, and a
+// failed one wants another payment method.
+const (
+	IntentProcessing            = "processing"
+	IntentSucceeded             = "succeeded"
+	IntentRequiresPaymentMethod = "requires_payment_method"
+)
+
+// The statuses of a refund, as Stripe names them: pending until it settles, then one of the
+// others.
+const (
+	RefundPending   = "pending"
+	RefundSucceeded = "succeeded"
+	RefundFailed    = "failed"
+	RefundCanceled  = "canceled"
+)
+
 // Session is a checkout session as devpay keeps it.
 type Session struct {
-	ID                string            `json:"id"`
-	URL               string            `json:"url"`
-	Status            string            `json:"status"`
-	PaymentStatus     string            `json:"payment_status"`
-	PaymentIntent     string            `json:"payment_intent,omitempty"`
+	ID            string `json:"id"`
+	URL           string `json:"url"`
+	Status        string `json:"status"`
+	PaymentStatus string `json:"payment_status"`
+	PaymentIntent string `json:"payment_intent,omitempty"`
+	// IntentStatus is the payment intent's status, once there is one.
+	IntentStatus      string            `json:"payment_intent_status,omitempty"`
 	AmountTotal       int64             `json:"amount_total"`
 	Currency          string            `json:"currency"`
 	LineItems         []LineItem        `json:"line_items"`
@@ -36,7 +56,8 @@ type Session struct {
 	ExpiresAt      time.Time         `json:"expires_at"`
 	// Declines counts the payments declined on its page or by Decline.
 	Declines int `json:"declines"`
-	// Refunded is how much of its payment has been given back.
+	// Refunded is how much of its payment has been given back or is being given back: a
+	// refund that failed or was canceled gives its amount back to what may be refunded.
 	Refunded int64 `json:"refunded"`
 	// IdempotencyKey is the key it was made with, if any.
 	IdempotencyKey string `json:"idempotency_key,omitempty"`

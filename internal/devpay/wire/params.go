@@ -41,8 +41,9 @@ var minimumCharge = map[string]int64{"usd": 50, "eur": 50, "gbp": 30, "chf": 50,
 // maxAmount is the largest amount Stripe takes (99,999,999 of the smallest unit).
 const maxAmount = 99_999_999
 
-// ParseCheckout reads the parameters of a new session, refusing any devpay does not know.
-func ParseCheckout(form url.Values, now time.Time) (Checkout, *Error) {
+// ParseCheckout reads the parameters of a new session, refusing any devpay does not know. An
+// expires_at must be at least minExpiry from now (Stripe's is 30 minutes; see expiry).
+func ParseCheckout(form url.Values, now time.Time, minExpiry time.Duration) (Checkout, *Error) {
 	c := Checkout{lineFields: map[int]map[string]string{}, Metadata: map[string]string{}, IntentMetadata: map[string]string{}}
 	for _, name := range sortedKeys(form) {
 		v := form.Get(name)
@@ -63,7 +64,7 @@ func ParseCheckout(form url.Values, now time.Time) (Checkout, *Error) {
 			c.Email, err = limited(name, v, 800)
 		case name == "expires_at":
 			c.hasExpiry = true
-			c.ExpiresAt, err = expiry(v, now)
+			c.ExpiresAt, err = expiry(v, now, minExpiry)
 		case name == "locale", name == "submit_type", name == "payment_intent_data[description]":
 			// Taken, and of no use to devpay's one page.
 		case strings.HasPrefix(name, "payment_method_types["):
@@ -170,16 +171,22 @@ func lineItem(i int, fields map[string]string) (LineItem, string, *Error) {
 	return LineItem{Name: name, Description: fields["price_data][product_data][description"], UnitAmount: unit, Quantity: qty}, currency, nil
 }
 
-// expiry reads expires_at, which Stripe wants 30 minutes to 24 hours from now (devpay allows
-// a minute either way, for the clocks of the caller and the server).
-func expiry(v string, now time.Time) (time.Time, *Error) {
+// expiry reads expires_at, which Stripe wants 30 minutes to 24 hours from now, and devpay
+// minExpiry to 24 hours. For the clocks of the caller and the server, devpay takes it up to a
+// minute early (never at or before now) and a minute late. Stripe's message names its own
+// bounds when minExpiry is Stripe's.
+func expiry(v string, now time.Time, minExpiry time.Duration) (time.Time, *Error) {
 	n, err := integer("expires_at", v, 0)
 	if err != nil {
 		return time.Time{}, err
 	}
 	at := time.Unix(n, 0)
-	if at.Before(now.Add(29*time.Minute)) || at.After(now.Add(24*time.Hour+time.Minute)) {
-		return time.Time{}, invalid("expires_at", "The expires_at timestamp must be between 30 minutes and 24 hours from Checkout Session creation.")
+	if !at.After(now.Add(minExpiry-min(time.Minute, minExpiry))) || at.After(now.Add(24*time.Hour+time.Minute)) {
+		least := "30 minutes"
+		if minExpiry != 30*time.Minute {
+			least = minExpiry.String() + " (devpay's Options.MinExpiry)"
+		}
+		return time.Time{}, invalid("expires_at", "The expires_at timestamp must be between %s and 24 hours from Checkout Session creation.", least)
 	}
 	return at, nil
 }
@@ -272,49 +279,4 @@ func sortedKeys(form url.Values) []string {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-// RefundParams are what a request for a refund asks for. Amount 0 means all that is left.
-type RefundParams struct {
-	Intent, Reason string
-	Amount         int64
-	Metadata       map[string]string
-}
-
-// refundReasons are the reasons Stripe takes.
-var refundReasons = []string{"duplicate", "fraudulent", "requested_by_customer"}
-
-// ParseRefund reads the parameters of a refund, refusing any devpay does not know.
-func ParseRefund(form url.Values) (RefundParams, *Error) {
-	p := RefundParams{Metadata: map[string]string{}}
-	for _, name := range sortedKeys(form) {
-		v := form[name][0]
-		var err *Error
-		switch {
-		case name == "payment_intent":
-			p.Intent = v
-		case name == "amount":
-			p.Amount, err = integer(name, v, 1)
-		case name == "reason":
-			p.Reason = v
-			if !slices.Contains(refundReasons, v) {
-				err = invalid(name, "Invalid reason %q: it must be one of %s.", v, strings.Join(refundReasons, ", "))
-			}
-		case name == "charge":
-			err = invalid(name, "devpay refunds by payment_intent only.")
-		case strings.HasPrefix(name, "metadata["):
-			err = metadataParam(p.Metadata, name, "metadata", v)
-		case expandParam.MatchString(name):
-			err = invalid(name, "devpay expands nothing of a refund.")
-		default:
-			err = unknownParam(name)
-		}
-		if err != nil {
-			return RefundParams{}, err
-		}
-	}
-	if p.Intent == "" {
-		return RefundParams{}, missing("payment_intent")
-	}
-	return p, nil
 }

@@ -1,11 +1,13 @@
 // Package wire is Stripe's API as devpay speaks it: the objects it keeps (Session, Refund), their
-// JSON as Stripe shows them (SessionObject, RefundObject, EventPayload), Stripe's errors
-// (Error), and the form-encoded parameters of the calls devpay serves (ParseCheckout,
-// ParseRefund, ParseExpand), with Stripe's checks and limits. It holds no state.
+// JSON as Stripe shows them (SessionObject, RefundObject, ListObject, EventPayload), Stripe's
+// errors (Error), the form-encoded parameters of the calls devpay serves (ParseCheckout,
+// ParseExpand, ParseRefund, ParseRefundList, ParseRefundRetrieve), with Stripe's checks and
+// limits, and the pages of Stripe's lists (Page). It holds no state.
 //
 // It promises that what it writes decodes with stripe-go v84 into stripe.CheckoutSession,
-// stripe.Refund, stripe.Event and stripe.Error, and that a parameter it does not know is
-// refused, never ignored: a client sending one finds out at once that devpay is not Stripe.
+// stripe.Refund, stripe.Event and stripe.Error, and a list into what stripe-go's list
+// iterators read, and that a parameter it does not know is refused, never ignored: a client
+// sending one finds out at once that devpay is not Stripe.
 package wire
 
 import (
@@ -86,7 +88,7 @@ type checkoutSession struct {
 	URL               *string           `json:"url"`
 }
 
-// paymentIntent is the payment of a paid session, when a client expands payment_intent.
+// paymentIntent is the payment of a completed session, when a client expands payment_intent.
 type paymentIntent struct {
 	ID             string            `json:"id"`
 	Object         string            `json:"object"`
@@ -127,10 +129,14 @@ func SessionObject(s *Session, expandIntent bool) []byte {
 	}
 	switch {
 	case s.PaymentIntent != "" && expandIntent:
-		o.PaymentIntent = paymentIntent{
-			ID: s.PaymentIntent, Object: "payment_intent", Amount: s.AmountTotal, AmountReceived: s.AmountTotal,
-			Created: s.Created.Unix(), Currency: s.Currency, Metadata: orEmpty(s.IntentMetadata), Status: "succeeded",
+		pi := paymentIntent{
+			ID: s.PaymentIntent, Object: "payment_intent", Amount: s.AmountTotal, Created: s.Created.Unix(),
+			Currency: s.Currency, Metadata: orEmpty(s.IntentMetadata), Status: s.IntentStatus,
 		}
+		if s.IntentStatus == IntentSucceeded {
+			pi.AmountReceived = s.AmountTotal
+		}
+		o.PaymentIntent = pi
 	case s.PaymentIntent != "":
 		o.PaymentIntent = s.PaymentIntent
 	}

@@ -1,18 +1,24 @@
 // Package paytest runs devpay, the development payment provider (internal/devpay), in-process
 // for tests: a provider that speaks Stripe's API to a real stripe-go client and sends Stripe's
-// signed webhooks, with test controls to pay, decline, expire, duplicate, hold, reorder and lose
-// them, and to fail refunds.
+// signed webhooks, with test controls to pay (at once, or later as a slow payment method does,
+// then succeed or fail), decline and expire sessions; to duplicate, hold, reorder and lose
+// their events; and to fail refunds, or leave them pending until they are settled.
 //
 // What it promises:
 //   - Start serves a devpay on 127.0.0.1 at a free port with a secret key and a webhook secret
 //     of its own (never the demo's), and stops it when the test ends (t.Cleanup): no goroutine
 //     of it outlives the test.
 //   - A Provider is a *devpay.Server: every test control of devpay is a method of it (Pay,
-//     Decline, Expire, ExpireDue, SetCopies, Hold, Release, Drop, FailRefunds, SetWebhookURLs,
-//     Sessions, Refunds, Events, Deliveries, Calls, Webhooks...). Its own methods add what a
-//     test needs around them: a stripe-go client (Client), the page's buttons without a
-//     browser (Press), and waits with a deadline (WaitFor, WaitIdle, WaitDelivered).
+//     PayLater, FinishPayment, Decline, Expire, ExpireDue, SetCopies, Hold, Release, Drop,
+//     FailRefunds, PendRefunds, SettleRefund, SetWebhookURLs, Sessions, Session, Refunds,
+//     Refund, Events, Deliveries, Calls, Webhooks...). Its own methods add what a test needs
+//     around them: a stripe-go client (Client), the page's buttons without a browser (Press),
+//     and waits with a deadline (WaitFor, WaitIdle, WaitDelivered).
 //   - Deliveries are retried after 20 ms, doubling, 6 tries in all, unless Options say otherwise.
+//   - A session may be made to expire seconds from now: devpay's Options.MinExpiry (Stripe's 30
+//     minutes) is 1 second unless Options say otherwise. expires_at is in whole seconds, so ask
+//     for 2 seconds to be sure of 1; the session expires, and its event is sent, within a
+//     second of it.
 //   - A Receiver (receiver.go) is a webhook endpoint that checks each delivery with stripe-go's
 //     webhook.ConstructEvent and keeps what it got, and can answer with failures.
 package paytest
@@ -46,6 +52,9 @@ type Options struct {
 	// tries a delivery gets (default 6).
 	RetryFirst time.Duration
 	Attempts   int
+	// MinExpiry is the least time from now a session's expires_at may be. Default 1 second,
+	// for tests that watch sessions expire; Stripe's is 30 minutes.
+	MinExpiry time.Duration
 }
 
 // Wait is how long the waits of this package wait before failing the test.
@@ -74,6 +83,9 @@ func Start(t testing.TB, opts ...Options) *Provider {
 	if o.RetryFirst <= 0 {
 		o.RetryFirst = 20 * time.Millisecond
 	}
+	if o.MinExpiry <= 0 {
+		o.MinExpiry = time.Second
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("paytest.Start: listen: %v", err)
@@ -82,7 +94,7 @@ func Start(t testing.TB, opts ...Options) *Provider {
 	p := &Provider{t: t, url: "http://" + ln.Addr().String(), key: "sk_test_" + rand.Text(), hookSecret: "whsec_" + rand.Text()}
 	p.Server, err = devpay.New(devpay.Options{
 		URL: p.url, SecretKey: p.key, WebhookSecret: p.hookSecret, WebhookURLs: o.WebhookURLs,
-		RetryFirst: o.RetryFirst, Attempts: o.Attempts, Now: o.Now, Logger: slog.New(slog.NewTextHandler(log, nil)),
+		RetryFirst: o.RetryFirst, Attempts: o.Attempts, Now: o.Now, MinExpiry: o.MinExpiry, Logger: slog.New(slog.NewTextHandler(log, nil)),
 	})
 	if err != nil {
 		_ = ln.Close()
