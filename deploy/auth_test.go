@@ -18,7 +18,7 @@ var signInVariables = map[string]bool{
 	"AUTH_AUDIENCE":     true,
 	"AUTH_ROLES_CLAIM":  false,
 	"AUTH_MEMBER_CLAIM": false,
-	"AUTH_CLIENT_ID":    false,
+	"AUTH_CLIENT_ID":    true,
 }
 
 // minAdminTokenLength is the service's auth.MinAdminTokenLength (a module this one doesn't

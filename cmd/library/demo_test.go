@@ -48,7 +48,7 @@ func startPayingPair(t *testing.T) payingPair {
 	pair := signedInPair{idp: apitest.StartProvider(t), adminToken: "smoke-admin-token-of-at-least-32-characters"}
 	pair.smtp = smtptest.Start(t)
 	env := []string{"DATABASE_URL=" + pgtest.NewDatabase(t), "SMTP_URL=" + pair.smtp.URL(), "AUTH=",
-		"AUTH_ISSUER=" + pair.idp.Issuer, "AUTH_AUDIENCE=" + apitest.Audience, "ADMIN_TOKEN=" + pair.adminToken,
+		"AUTH_ISSUER=" + pair.idp.Issuer, "AUTH_AUDIENCE=" + apitest.Audience, "AUTH_CLIENT_ID=" + apitest.WebClientID, "ADMIN_TOKEN=" + pair.adminToken,
 		"PAYMENTS=stripe", "STRIPE_API_URL=" + pay.URL(), "STRIPE_SECRET_KEY=" + pay.SecretKey(),
 		"STRIPE_WEBHOOK_SECRET=" + pay.WebhookSecret(), "PUBLIC_URL=" + demoPublicURL}
 	pair.holder = start(t, append(env, "REPLICA_ID=holder")...)

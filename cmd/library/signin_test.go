@@ -43,7 +43,7 @@ func startSignedInPair(t *testing.T) signedInPair {
 	pair := signedInPair{idp: apitest.StartProvider(t), adminToken: "smoke-admin-token-of-at-least-32-characters"}
 	pair.smtp = smtptest.Start(t)
 	env := []string{"DATABASE_URL=" + pgtest.NewDatabase(t), "SMTP_URL=" + pair.smtp.URL(), "AUTH=",
-		"AUTH_ISSUER=" + pair.idp.Issuer, "AUTH_AUDIENCE=" + apitest.Audience, "ADMIN_TOKEN=" + pair.adminToken}
+		"AUTH_ISSUER=" + pair.idp.Issuer, "AUTH_AUDIENCE=" + apitest.Audience, "AUTH_CLIENT_ID=" + apitest.WebClientID, "ADMIN_TOKEN=" + pair.adminToken}
 	pair.holder = start(t, append(env, "REPLICA_ID=holder")...)
 	waitUntil(t, 10*time.Second, func() bool { return holds(pair.holder, "notifications", pair.adminToken) }, "the first process to hold its leases")
 	pair.standby = start(t, append(env, "REPLICA_ID=standby")...)

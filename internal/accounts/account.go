@@ -154,8 +154,12 @@ type Account struct {
 	finedLoans map[string]bool
 	// loans holds the loans on the account (loanKey), open now.
 	loans map[string]bool
-	// checkouts holds the account's online payments, by checkout id.
+	// checkouts holds the account's online payments, by checkout id: the open ones, and the
+	// ended ones listed in ended.
 	checkouts map[string]Checkout
+	// ended are the ids of the checkouts that ended, in the order they did. Apply never
+	// changes it in place, so clones may share it.
+	ended []string
 }
 
 // NewAccount returns the state of an account with no events.
@@ -205,7 +209,7 @@ func Apply(a Account, e Event) Account {
 		}
 	case PaymentReceived:
 		a.Balance -= e.Amount
-		paidCheckout(a, e)
+		a = paidCheckout(a, e)
 	case LoanOpened:
 		a.loans = writable(a.loans)
 		a.loans[loanKey(e.BookID, e.LoanID)] = true

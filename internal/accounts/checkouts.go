@@ -1,16 +1,25 @@
 package accounts
 
 import (
+	"slices"
+	"strings"
+	"time"
+
 	"library/internal/errs"
-	"library/internal/validate"
 )
 
 // A checkout is a member paying online: the service asks the payment provider for a hosted
-// page, the member pays there, and the provider says so (a signed webhook, or reconciliation
-// asking it). Money is recorded only from what the provider says, once per checkout: a
+// page, the member pays there, and the provider says so when asked (after its webhook, or by
+// reconciliation). Money is recorded only from what the provider says, once per checkout: a
 // checkout is paid once, however many times it is told. Money that arrives when nothing is
 // owed (two tabs, two payments for one fine) is recorded, and its excess is due back: the
-// refunds saga gives it back through the provider and records RefundIssued.
+// checkouts saga gives it back through the provider and records RefundIssued once the provider
+// says the refund succeeded, or RefundFailed when it says it never will.
+//
+// A member has at most a few checkouts open at once (Limits.OpenCheckouts), and the account
+// keeps an ended one only while something can still be recorded against it (a refund still to
+// settle), and then among the last EndedKept, for the member's page: its size is bounded by
+// the open ones, however many the member started.
 
 // CheckoutStatus is where a checkout is.
 type CheckoutStatus string
@@ -24,13 +33,15 @@ const (
 )
 
 // CheckoutStarted records that the member started paying Amount online: the provider's
-// hosted page, SessionID at the provider, is at URL.
+// hosted page, SessionID at the provider, is at URL until ExpiresAt (zero in checkouts started
+// before pages had an expiry).
 type CheckoutStarted struct {
-	CheckoutID string `json:"checkoutId"`
-	Amount     int64  `json:"amount"`
-	Currency   string `json:"currency"`
-	SessionID  string `json:"sessionId"`
-	URL        string `json:"url"`
+	CheckoutID string    `json:"checkoutId"`
+	Amount     int64     `json:"amount"`
+	Currency   string    `json:"currency"`
+	SessionID  string    `json:"sessionId"`
+	URL        string    `json:"url"`
+	ExpiresAt  time.Time `json:"expiresAt,omitzero"`
 }
 
 // CheckoutEnded records that a checkout ended unpaid: Status is expired (the page's time ran
@@ -56,6 +67,15 @@ type RefundIssued struct {
 	RefundID   string `json:"refundId"`
 }
 
+// RefundFailed records that the provider's refund RefundID of a checkout's excess failed or
+// was cancelled (Status): nothing was given back, and the member keeps the credit until staff
+// settle it by hand.
+type RefundFailed struct {
+	CheckoutID string `json:"checkoutId"`
+	RefundID   string `json:"refundId"`
+	Status     string `json:"status"`
+}
+
 // EventType names the event in the log; never rename it.
 func (CheckoutStarted) EventType() string { return "CheckoutStarted" }
 
@@ -67,6 +87,9 @@ func (RefundDue) EventType() string { return "RefundDue" }
 
 // EventType names the event in the log; never rename it.
 func (RefundIssued) EventType() string { return "RefundIssued" }
+
+// EventType names the event in the log; never rename it.
+func (RefundFailed) EventType() string { return "RefundFailed" }
 
 // Checkout is a checkout as the account knows it.
 // It is kept in snapshots as it is encoded here.
@@ -82,6 +105,27 @@ type Checkout struct {
 	// RefundDue is what is to be given back and not yet given; Refunded what was given back.
 	RefundDue int64 `json:"refundDue,omitempty"`
 	Refunded  int64 `json:"refunded,omitempty"`
+	// RefundFailed is the status of the provider's refund that failed ("failed", "canceled"),
+	// if one did: what is due stays due, for staff to give back by hand.
+	RefundFailed string `json:"refundFailed,omitempty"`
+	// ExpiresAt is when the provider's page stops taking payment (zero: not known).
+	ExpiresAt time.Time `json:"expiresAt,omitzero"`
+}
+
+// EndedKept is how many ended checkouts with nothing left to record an account keeps, the
+// latest, so that the member's page can say what became of them.
+const EndedKept = 5
+
+// settled reports whether nothing can be recorded against a checkout any more: it ended
+// unpaid (the provider said so), or it was paid and any excess was given back.
+func (c Checkout) settled() bool {
+	switch c.Status {
+	case CheckoutExpired, CheckoutFailed:
+		return true
+	case CheckoutPaid:
+		return c.RefundDue == 0
+	}
+	return false
 }
 
 // Checkout returns the account's checkout of that id.
@@ -90,40 +134,36 @@ func (a Account) Checkout(id string) (Checkout, bool) {
 	return c, ok
 }
 
-// OpenCheckouts counts the checkouts that may still be paid.
-func (a Account) OpenCheckouts() int {
-	n := 0
+// OpenCheckouts are the checkouts that may still be paid, oldest first.
+func (a Account) OpenCheckouts() []Checkout {
+	var open []Checkout
 	for _, c := range a.checkouts {
 		if c.Status == CheckoutOpen {
-			n++
+			open = append(open, c)
 		}
 	}
-	return n
+	slices.SortFunc(open, func(x, y Checkout) int { return strings.Compare(x.ID, y.ID) })
+	return open
 }
 
 // applyCheckout folds the events of checkouts and refunds; ok is false for any other event.
 func applyCheckout(a Account, e Event) (Account, bool) {
-	switch e.(type) {
-	case CheckoutStarted, CheckoutEnded, RefundDue, RefundIssued:
-		a.checkouts = writable(a.checkouts)
-	}
 	switch e := e.(type) {
 	case CheckoutStarted:
+		a.checkouts = writable(a.checkouts)
 		a.checkouts[e.CheckoutID] = Checkout{ID: e.CheckoutID, Amount: e.Amount, Currency: e.Currency,
-			SessionID: e.SessionID, URL: e.URL, Status: CheckoutOpen}
+			SessionID: e.SessionID, URL: e.URL, Status: CheckoutOpen, ExpiresAt: e.ExpiresAt}
 	case CheckoutEnded:
-		c := a.checkouts[e.CheckoutID]
-		c.Status = e.Status
-		a.checkouts[e.CheckoutID] = c
+		a = changeCheckout(a, e.CheckoutID, func(c *Checkout) { c.Status = e.Status })
 	case RefundDue:
-		c := a.checkouts[e.CheckoutID]
-		c.RefundDue += e.Amount
-		a.checkouts[e.CheckoutID] = c
+		a = changeCheckout(a, e.CheckoutID, func(c *Checkout) { c.RefundDue += e.Amount })
 	case RefundIssued:
 		a.Balance += e.Amount
-		c := a.checkouts[e.CheckoutID]
-		c.RefundDue, c.Refunded = max(0, c.RefundDue-e.Amount), c.Refunded+e.Amount
-		a.checkouts[e.CheckoutID] = c
+		a = changeCheckout(a, e.CheckoutID, func(c *Checkout) {
+			c.RefundDue, c.Refunded = max(0, c.RefundDue-e.Amount), c.Refunded+e.Amount
+		})
+	case RefundFailed:
+		a = changeCheckout(a, e.CheckoutID, func(c *Checkout) { c.RefundFailed = e.Status })
 	default:
 		return a, false
 	}
@@ -131,107 +171,82 @@ func applyCheckout(a Account, e Event) (Account, bool) {
 }
 
 // paidCheckout marks the checkout of a payment paid.
-func paidCheckout(a Account, e PaymentReceived) {
-	if c, ok := a.checkouts[e.CheckoutID]; ok && e.CheckoutID != "" {
-		c.Status, c.PaymentID = CheckoutPaid, e.PaymentID
-		a.checkouts[e.CheckoutID] = c
+func paidCheckout(a Account, e PaymentReceived) Account {
+	if e.CheckoutID == "" {
+		return a
 	}
+	return changeCheckout(a, e.CheckoutID, func(c *Checkout) { c.Status, c.PaymentID = CheckoutPaid, e.PaymentID })
 }
 
-// StartCheckout asks to start paying Amount online, at most what is owed.
-type StartCheckout struct {
-	Amount int64 `json:"amount"`
+// changeCheckout changes the account's checkout of that id, if it holds one; one that has
+// ended joins the ended, and the oldest settled ones beyond EndedKept are dropped.
+func changeCheckout(a Account, id string, change func(*Checkout)) Account {
+	c, ok := a.checkouts[id]
+	if !ok {
+		return a // dropped long ago: nothing more can be recorded against it
+	}
+	wasOpen := c.Status == CheckoutOpen
+	change(&c)
+	a.checkouts = writable(a.checkouts)
+	a.checkouts[id] = c
+	if wasOpen && c.Status != CheckoutOpen {
+		a.ended = append(slices.Clip(a.ended), id)
+	}
+	return dropSettled(a)
 }
 
-// Validate checks the fields.
-func (c StartCheckout) Validate() error { return validate.Amount("amount", c.Amount) }
-
-// Decide checks that there is Amount to pay, then asks open for the provider's page and
-// records it. open is the provider's call: it is made only when the checkout may start, and
-// must be idempotent (it is made again if the append has to be decided again).
-func (c StartCheckout) Decide(a Account, checkoutID string, open func(amount int64) (CheckoutStarted, error)) ([]Event, error) {
-	if _, ok := a.checkouts[checkoutID]; ok {
-		return nil, nil // started already: the account shows it
-	}
-	switch {
-	case a.Balance <= 0:
-		return nil, errs.E(errs.NothingToPay, "there is nothing to pay: the balance is %d cents", a.Balance)
-	case c.Amount > a.Balance:
-		return nil, errs.E(errs.InvalidRequest, "amount must be at most what is owed, %d cents", a.Balance)
-	}
-	started, err := open(c.Amount)
-	if err != nil {
-		return nil, err
-	}
-	started.CheckoutID, started.Amount = checkoutID, c.Amount
-	return []Event{started}, nil
-}
-
-// SettleCheckout asks to record what the provider says became of a checkout: paid (with the
-// amount and currency it took, and its payment's id), expired or failed.
-type SettleCheckout struct {
-	CheckoutID string         `json:"checkoutId"`
-	SessionID  string         `json:"sessionId"`
-	Status     CheckoutStatus `json:"status"`
-	Amount     int64          `json:"amount,omitempty"`
-	Currency   string         `json:"currency,omitempty"`
-	PaymentID  string         `json:"paymentId,omitempty"`
-}
-
-// Validate checks the fields.
-func (c SettleCheckout) Validate() error {
-	if err := validate.ID("checkoutId", c.CheckoutID); err != nil {
-		return err
-	}
-	switch c.Status {
-	case CheckoutPaid:
-		return validate.Amount("amount", c.Amount)
-	case CheckoutExpired, CheckoutFailed:
-		return nil
-	}
-	return errs.E(errs.InvalidRequest, "status must be paid, expired or failed")
-}
-
-// Decide records a payment once per checkout, and its excess over what was owed as due back;
-// an end once, of an open checkout. What does not match the checkout (another session, another
-// amount or currency) is refused and records nothing.
-func (c SettleCheckout) Decide(a Account) ([]Event, error) {
-	co, ok := a.checkouts[c.CheckoutID]
-	switch {
-	case !ok:
-		return nil, errs.E(errs.InvalidRequest, "this account has no checkout %s", c.CheckoutID)
-	case co.SessionID != c.SessionID:
-		return nil, errs.E(errs.InvalidRequest, "checkout %s was not made with this session", c.CheckoutID)
-	case co.Status == CheckoutPaid:
-		return nil, nil // told again: paid once
-	case c.Status != CheckoutPaid:
-		if co.Status != CheckoutOpen {
-			return nil, nil
+// dropSettled drops the oldest ended checkouts that are settled, beyond the latest EndedKept.
+func dropSettled(a Account) Account {
+	settled := 0
+	for _, id := range a.ended {
+		if a.checkouts[id].settled() {
+			settled++
 		}
-		return []Event{CheckoutEnded{CheckoutID: c.CheckoutID, Status: c.Status}}, nil
-	case c.Amount != co.Amount || c.Currency != co.Currency:
-		return nil, errs.E(errs.InvalidRequest, "checkout %s was for %d %s, not %d %s", c.CheckoutID, co.Amount, co.Currency, c.Amount, c.Currency)
 	}
-	// Money that arrived is recorded, even for a checkout that had expired here: it is real.
-	events := []Event{PaymentReceived{Amount: c.Amount, CheckoutID: c.CheckoutID, PaymentID: c.PaymentID}}
-	if excess := c.Amount - max(a.Balance, 0); excess > 0 {
-		events = append(events, RefundDue{CheckoutID: c.CheckoutID, Amount: excess, PaymentID: c.PaymentID})
+	drop := settled - EndedKept
+	if drop <= 0 {
+		return a
 	}
-	return events, nil
+	kept := make([]string, 0, len(a.ended)-drop)
+	for _, id := range a.ended {
+		if drop > 0 && a.checkouts[id].settled() {
+			delete(a.checkouts, id)
+			drop--
+			continue
+		}
+		kept = append(kept, id)
+	}
+	a.ended = kept
+	return a
 }
 
-// IssueRefund asks to record that the provider gave back what a checkout had due.
-type IssueRefund struct {
-	CheckoutID string `json:"checkoutId"`
-	Amount     int64  `json:"amount"`
-	RefundID   string `json:"refundId"`
+// payableCheckouts are the open checkouts whose page may still take payment at now, oldest
+// first: open, and not past their page's expiry (one past it waits only for reconciliation
+// to end it).
+func (a Account) payableCheckouts(now time.Time) []Checkout {
+	return slices.DeleteFunc(a.OpenCheckouts(), func(c Checkout) bool {
+		return !c.ExpiresAt.IsZero() && !now.Before(c.ExpiresAt)
+	})
 }
 
-// Decide records the refund once.
-func (c IssueRefund) Decide(a Account) ([]Event, error) {
-	co, ok := a.checkouts[c.CheckoutID]
-	if !ok || co.RefundDue <= 0 {
-		return nil, nil
+// OpenCheckout is an open checkout as a TooManyCheckouts refusal names it, for the member to
+// go back to its page.
+type OpenCheckout struct {
+	CheckoutID string    `json:"checkoutId"`
+	URL        string    `json:"url"`
+	Amount     int64     `json:"amount"`
+	ExpiresAt  time.Time `json:"expiresAt,omitzero"`
+}
+
+// tooManyCheckouts refuses one more checkout, naming the open ones.
+func tooManyCheckouts(open []Checkout) error {
+	named := make([]OpenCheckout, len(open))
+	ids := make([]string, len(open))
+	for i, c := range open {
+		named[i] = OpenCheckout{CheckoutID: c.ID, URL: c.URL, Amount: c.Amount, ExpiresAt: c.ExpiresAt}
+		ids[i] = c.ID
 	}
-	return []Event{RefundIssued{CheckoutID: c.CheckoutID, Amount: min(c.Amount, co.RefundDue), RefundID: c.RefundID}}, nil
+	return errs.E(errs.TooManyCheckouts,
+		"as many payments as a member may have open at once are started and not finished (%s): pay at one of their pages, or wait until they end, before starting another",
+		strings.Join(ids, ", ")).With("openCheckouts", named)
 }

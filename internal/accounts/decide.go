@@ -144,7 +144,7 @@ func (Erase) Decide(a Account) ([]Event, error) {
 		return nil, errs.E(errs.AccountNotSettled, "the account is not settled: its balance is %d cents; settle it before erasing it", a.Balance)
 	case a.OnLoan() > 0:
 		return nil, errs.E(errs.AccountNotSettled, "the account is not settled: %s on loan to this member", BooksStill(a.OnLoan()))
-	case a.OpenCheckouts() > 0:
+	case len(a.OpenCheckouts()) > 0:
 		return nil, errs.E(errs.AccountNotSettled,
 			"the account is not settled: a payment started online is still open; it ends when it is paid or expires")
 	}

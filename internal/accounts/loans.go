@@ -44,6 +44,8 @@ func (a Account) OnLoan() int { return len(a.loans) }
 type Limits struct {
 	MaxLoans int
 	BlockAt  int64
+	// OpenCheckouts is how many checkouts a member may have open at once (CHECKOUTS_OPEN_MAX).
+	OpenCheckouts int
 }
 
 // blocked refuses a member who owes more than BlockAt.

@@ -34,6 +34,7 @@ func Type() aggregate.Type[Account] {
 			aggregate.EventCodec[CheckoutEnded](),
 			aggregate.EventCodec[RefundDue](),
 			aggregate.EventCodec[RefundIssued](),
+			aggregate.EventCodec[RefundFailed](),
 		},
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 // snapshotVersion names the encoding of an Account in snapshots: bump it whenever snapshotState
 // or what it means changes, so that older snapshots are ignored rather than misread.
-const snapshotVersion = 4
+const snapshotVersion = 5
 
 // snapshotState is an Account as a snapshot keeps it.
 type snapshotState struct {
@@ -27,6 +27,8 @@ type snapshotState struct {
 	Loans []string `json:"loans,omitempty"`
 	// Checkouts are the account's online payments, by id.
 	Checkouts []Checkout `json:"checkouts,omitempty"`
+	// Ended are the ids of the checkouts that ended, in the order they did.
+	Ended []string `json:"ended,omitempty"`
 }
 
 func snapshotCodec() *aggregate.SnapshotCodec[Account] {
@@ -36,7 +38,8 @@ func snapshotCodec() *aggregate.SnapshotCodec[Account] {
 func encodeSnapshot(a Account) ([]byte, error) {
 	return json.Marshal(snapshotState{Seen: a.Seen, Erased: a.Erased, Opened: a.Opened, Name: a.Name, Email: a.Email, EmailFrom: a.EmailFrom,
 		Balance: a.Balance, FinedLoans: slices.Sorted(maps.Keys(a.finedLoans)), Loans: slices.Sorted(maps.Keys(a.loans)),
-		Checkouts: slices.SortedFunc(maps.Values(a.checkouts), func(x, y Checkout) int { return strings.Compare(x.ID, y.ID) })})
+		Checkouts: slices.SortedFunc(maps.Values(a.checkouts), func(x, y Checkout) int { return strings.Compare(x.ID, y.ID) }),
+		Ended:     a.ended})
 }
 
 func decodeSnapshot(b []byte) (Account, error) {
@@ -56,6 +59,7 @@ func decodeSnapshot(b []byte) (Account, error) {
 	for _, c := range s.Checkouts {
 		a.checkouts[c.ID] = c
 	}
+	a.ended = s.Ended
 	return a, nil
 }
 
@@ -69,7 +73,10 @@ func weigh(a Account) int {
 		n += 48 + len(key)
 	}
 	for _, c := range a.checkouts {
-		n += 160 + len(c.ID) + len(c.SessionID) + len(c.URL) + len(c.PaymentID)
+		n += 200 + len(c.ID) + len(c.SessionID) + len(c.URL) + len(c.PaymentID) + len(c.RefundFailed)
+	}
+	for _, id := range a.ended {
+		n += 16 + len(id)
 	}
 	return n
 }

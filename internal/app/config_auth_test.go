@@ -28,7 +28,7 @@ func TestUnsafeSignInSettingsAreRefused(t *testing.T) {
 	}{
 		"a database without a provider":  {map[string]string{"DATABASE_URL": db}, "AUTH_ISSUER"},
 		"a provider without an audience": {map[string]string{"AUTH_ISSUER": "https://login.example.org"}, "AUTH_AUDIENCE"},
-		"a provider over http":           {map[string]string{"AUTH_ISSUER": "http://login.example.org", "AUTH_AUDIENCE": "library"}, "AUTH_ISSUER must be an https URL"},
+		"a provider over http":           {map[string]string{"AUTH_ISSUER": "http://login.example.org", "AUTH_AUDIENCE": "library", "AUTH_CLIENT_ID": "library-web"}, "AUTH_ISSUER must be an https URL"},
 		"both AUTH=off and a provider":   {map[string]string{"AUTH": "off", "AUTH_ISSUER": "https://login.example.org", "AUTH_AUDIENCE": "library"}, "AUTH=off and AUTH_ISSUER"},
 		"a short ADMIN_TOKEN":            {map[string]string{"ADMIN_TOKEN": "let-me-in"}, "ADMIN_TOKEN must be at least 32 characters"},
 		"the web app's client id as the audience": {map[string]string{"AUTH_ISSUER": "https://login.example.org", "AUTH_AUDIENCE": "library",
@@ -54,8 +54,8 @@ func TestSafeSignInSettingsStart(t *testing.T) {
 	t.Parallel()
 	for name, env := range map[string]map[string]string{
 		"in memory, open":            {},
-		"a provider on this machine": {"AUTH_ISSUER": "http://127.0.0.1:9096", "AUTH_AUDIENCE": "library"},
-		"a provider over https":      {"AUTH_ISSUER": "https://login.example.org/realms/library", "AUTH_AUDIENCE": "library"},
+		"a provider on this machine": {"AUTH_ISSUER": "http://127.0.0.1:9096", "AUTH_AUDIENCE": "library", "AUTH_CLIENT_ID": "library-web"},
+		"a provider over https":      {"AUTH_ISSUER": "https://login.example.org/realms/library", "AUTH_AUDIENCE": "library", "AUTH_CLIENT_ID": "library-web"},
 		"a long enough ADMIN_TOKEN":  {"ADMIN_TOKEN": strings.Repeat("k", 32)},
 	} {
 		t.Run(name, func(t *testing.T) {

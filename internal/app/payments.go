@@ -16,12 +16,14 @@ func (a *App) payments() (*accountsapi.Payments, error) {
 		return nil, nil
 	}
 	provider, err := stripepay.New(stripepay.Config{SecretKey: p.StripeSecretKey, WebhookSecret: p.StripeWebhookSecret,
-		APIURL: p.StripeAPIURL, Logger: a.logger})
+		APIURL: p.StripeAPIURL, Logger: a.logger, Now: a.cfg.Tuning.Now})
 	if err != nil {
 		return nil, err
 	}
-	a.logger.Info("payments: Stripe", "api", p.StripeAPIURL, "currency", p.Currency, "reconcile_after", p.ReconcileAfter.String())
-	return &accountsapi.Payments{Provider: provider, Currency: p.Currency, PublicURL: p.PublicURL}, nil
+	a.logger.Info("payments: Stripe", "api", p.StripeAPIURL, "currency", p.Currency, "expires_after", p.ExpiresAfter.String(),
+		"reconcile_after", p.ReconcileAfter.String(), "open_max", p.OpenMax)
+	return &accountsapi.Payments{Provider: provider, Currency: p.Currency, PublicURL: p.PublicURL,
+		ExpiresAfter: p.ExpiresAfter, Now: a.cfg.Tuning.Now}, nil
 }
 
 // checkoutsSaga is the saga that reconciles open checkouts and refunds what came for nothing,
@@ -30,6 +32,7 @@ func (a *App) checkoutsSaga(pay *accountsapi.Payments, accounts checkouts.Accoun
 	if pay == nil {
 		return nil
 	}
-	saga := checkouts.Saga{Accounts: accounts, Provider: pay.Provider, ReconcileAfter: a.cfg.Payments.ReconcileAfter, Now: a.cfg.Tuning.Now}
+	saga := checkouts.Saga{Accounts: accounts, Provider: pay.Provider, ReconcileAfter: a.cfg.Payments.ReconcileAfter,
+		RefundRecheck: a.cfg.Payments.ReconcileAfter, Now: a.cfg.Tuning.Now}
 	return []processor.Processor{saga.Processor()}
 }

@@ -40,10 +40,12 @@ func TestCheckoutsRefuseBadInput(t *testing.T) {
 	assert.Zero(t, countEvents(t, a, "m-ida", "CheckoutStarted"), "nothing recorded")
 }
 
-// A webhook is believed only with a good signature over its raw body, no older than 5 minutes,
-// and only for what matches the account's checkout: a session of another account's, or another
-// amount or currency, is 400, and nothing is recorded.
-func TestWebhookRefusesWhatItCantBelieve(t *testing.T) {
+// A webhook is read only with a good signature over its raw body, made within 5 minutes of now
+// either way; and even then it is only a hint: what is recorded is what the provider says of the
+// session it names, never what the notification carries. A signed notification with another
+// amount or currency records the payment as the provider has it; one with another member's
+// session records that member's payment, on their account.
+func TestWebhookRecordsOnlyWhatTheProviderSays(t *testing.T) {
 	t.Parallel()
 	pay, replicas := payingReplicas(t, 1, nil)
 	a := replicas[0]
@@ -63,13 +65,14 @@ func TestWebhookRefusesWhatItCantBelieve(t *testing.T) {
 	now := time.Now()
 	requireProblem(t, send(completed, devpay.Sign(completed, "whsec_another", now)), http.StatusBadRequest, "InvalidRequest")
 	requireProblem(t, send(completed, devpay.Sign(completed, pay.WebhookSecret(), now.Add(-6*time.Minute))), http.StatusBadRequest, "InvalidRequest")
+	requireProblem(t, send(completed, devpay.Sign(completed, pay.WebhookSecret(), now.Add(6*time.Minute))), http.StatusBadRequest, "InvalidRequest")
+	requireProblem(t, send(completed, devpay.Sign(completed, pay.WebhookSecret(), now.Add(time.Hour))), http.StatusBadRequest, "InvalidRequest")
 	requireProblem(t, send(completed, ""), http.StatusBadRequest, "InvalidRequest")
 	tampered := bytes.Replace(completed, []byte(`"amount_total":300`), []byte(`"amount_total":30`), 1)
 	require.NotEqual(t, completed, tampered)
 	requireProblem(t, send(tampered, devpay.Sign(completed, pay.WebhookSecret(), now)), http.StatusBadRequest, "InvalidRequest")
+	assert.Zero(t, countEvents(t, a, "m-ann", "PaymentReceived"), "nothing recorded")
 
-	// Signed by the provider, but not what the checkout was: another amount, another currency,
-	// and bob's session sent as ann's.
 	for name, edit := range map[string]func(string) string{
 		"another amount":   func(s string) string { return strings.Replace(s, `"amount_total":300`, `"amount_total":30`, 1) },
 		"another currency": func(s string) string { return strings.Replace(s, `"currency":"eur"`, `"currency":"usd"`, 1) },
@@ -79,16 +82,14 @@ func TestWebhookRefusesWhatItCantBelieve(t *testing.T) {
 	} {
 		forged := []byte(edit(string(completed)))
 		require.NotEqual(t, string(completed), string(forged), name)
-		p := requireProblem(t, send(forged, devpay.Sign(forged, pay.WebhookSecret(), now)), http.StatusBadRequest, "InvalidRequest")
-		t.Logf("%s: %s", name, p.Detail)
+		r := send(forged, devpay.Sign(forged, pay.WebhookSecret(), now))
+		require.Equal(t, http.StatusOK, r.Status, "%s: %s", name, r.Body)
 	}
-	assert.Zero(t, countEvents(t, a, "m-ann", "PaymentReceived"), "nothing recorded")
-	assert.EqualValues(t, 300, getAccount(t, a, "m-ann").Balance)
-
-	r := send(completed, devpay.Sign(completed, pay.WebhookSecret(), now))
-	require.Equal(t, http.StatusOK, r.Status, "the real one: %s", r.Body)
-	assert.JSONEq(t, `{"received":true}`, string(r.Body))
-	assert.Equal(t, "paid", getCheckout(t, a, "m-ann", ann.CheckoutID).Status)
+	for member, c := range map[string]checkout{"m-ann": ann, "m-bob": bob} {
+		assert.Equal(t, "paid", getCheckout(t, a, member, c.CheckoutID).Status, member)
+		assert.Equal(t, 1, countEvents(t, a, member, "PaymentReceived"), "%s: paid once", member)
+		assert.Zero(t, getAccount(t, a, member).Balance, "%s: 300 recorded, as the provider has it", member)
+	}
 }
 
 // heldPayload is the body of the held checkout.session.completed of a session.

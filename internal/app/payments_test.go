@@ -26,6 +26,7 @@ type checkout struct {
 	Status     string `json:"status"`
 	RefundDue  int64  `json:"refundDue"`
 	Refunded   int64  `json:"refunded"`
+	ExpiresAt  string `json:"expiresAt"`
 }
 
 // payingReplicas starts a payment provider and n replicas that take fines through it, on one
@@ -126,7 +127,8 @@ func TestOneClickOnePageOnePayment(t *testing.T) {
 	require.Len(t, pay.Sessions(), 1, "one page at the provider")
 	var c checkout
 	require.NoError(t, json.Unmarshal(answers[0].Body, &c))
-	assert.Equal(t, checkout{CheckoutID: c.CheckoutID, URL: c.URL, Amount: 300, Status: "open"}, c)
+	assert.Equal(t, checkout{CheckoutID: c.CheckoutID, URL: c.URL, Amount: 300, Status: "open", ExpiresAt: c.ExpiresAt}, c)
+	assert.NotEmpty(t, c.ExpiresAt, "the page's expiry")
 
 	pay.SetCopies(3, true)
 	_, err := pay.Pay(sessionOf(t, pay, c))
@@ -160,10 +162,12 @@ func TestTwoTabsPayOneFineAndOneIsRefunded(t *testing.T) {
 }
 
 // A webhook that never arrives loses nothing: the saga asks the provider about the checkout
-// still open after CHECKOUT_RECONCILE_AFTER, and records what it says.
+// CHECKOUT_RECONCILE_AFTER after its page expired, and records what it says.
 func TestALostWebhookIsReconciled(t *testing.T) {
 	t.Parallel()
-	pay, replicas := payingReplicas(t, 1, func(cfg *app.Config) { cfg.Payments.ReconcileAfter = time.Second })
+	pay, replicas := payingReplicas(t, 1, func(cfg *app.Config) {
+		cfg.Payments.ExpiresAfter, cfg.Payments.ReconcileAfter = 2*time.Second, time.Second
+	})
 	a := replicas[0]
 	fine(t, a, "m-lou", 500, "water damage")
 	c, _ := startCheckout(t, a, "m-lou", 500, "pay-lou")

@@ -29,7 +29,7 @@ func TestNotReadyUntilTheProviderAnswers(t *testing.T) {
 	issuer := "http://" + ln.Addr().String()
 	require.NoError(t, ln.Close())
 
-	cfg := app.Config{HTTPAddr: "127.0.0.1:0", AuthIssuer: issuer, AuthAudience: apitest.Audience}
+	cfg := app.Config{HTTPAddr: "127.0.0.1:0", AuthIssuer: issuer, AuthAudience: apitest.Audience, AuthClientID: apitest.WebClientID}
 	service, err := app.New(context.Background(), cfg, slogTo(t, io.Discard))
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -1,23 +1,34 @@
-// Package checkouts is the saga that keeps members' online payments whole: it asks the payment
-// provider about every checkout still open after a while, in case the provider's webhook was
-// lost (an endpoint down for a day), and records what the provider says as the webhook would
-// have; and it gives back, once, money that arrived when nothing was owed.
+// Package checkouts keeps members' online payments whole, holding them to the payment
+// provider's word. Nothing a notification carries is recorded as it is: on a webhook, and when a
+// checkout's page has expired, the provider is asked what became of the checkout, and what it
+// answers is recorded on the account (Confirm, Settlement); and money that arrived when nothing
+// was owed is given back once, ever.
 //
-// It runs under a lease like every processor (package processor). A checkout started gets a
-// durable timer, "checkout:<id>", due ReconcileAfter later; the checkout's payment or end
-// cancels it. When it fires, the provider is asked: paid, expired or failed is recorded on
-// the account (SettleCheckout, which records a checkout's payment once however often it is
-// told), and a checkout still open is asked about again ReconcileAfter later. A RefundDue is
-// given back through the provider under a key derived from the checkout (payments.RefundKey),
-// so the provider refunds once however often it is asked, and recorded as RefundIssued under
-// a command id of the refund's own. A refund that fails is tried again with backoff, then
-// parked, where /status and the admin endpoints show it.
+// The saga runs under a lease like every processor (package processor). A checkout started gets
+// a durable timer, "checkout:<id>", due ReconcileAfter after its page expires (a grace for the
+// provider to end it); the checkout's payment or end cancels it. When it fires, the provider is
+// asked: paid, failed or expired is recorded (SettleCheckout, which records a checkout's payment
+// once however often it is told); a page still open past its expiry is ended at the provider
+// first; a page completed with its money still on its way (a slow payment method) is asked about
+// again later, each wait twice the last, up to a day. So a checkout costs the provider one
+// question after it ends, not one every few minutes for as long as it stays open.
+//
+// A RefundDue is given back only while the account still shows it due: a refund recorded is
+// never asked for again, however often the saga is replayed. Before asking the provider for a
+// refund, the saga looks among the payment's refunds for one made under the checkout's refund
+// key (payments.FindRefund), so that a crash between the provider's answer and its record, or a
+// replay after the provider has forgotten the key, gives back nothing twice. Only a refund that
+// succeeded is recorded as RefundIssued; a pending one is asked about again on a timer,
+// "refund:<id>", and a refund.* webhook is read the same way, as a hint to ask; one that failed or
+// was cancelled is recorded as RefundFailed, which leaves the member's credit on the account and
+// parks, with the reason, where /status and the admin endpoints show it. The provider unreachable
+// pauses the saga (errs.Unavailable) until it answers again.
 package checkouts
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"library/internal/accounts"
@@ -32,38 +43,39 @@ const Name = "checkouts"
 
 // Accounts is what the saga needs of members' accounts (accounts.Service is one).
 type Accounts interface {
+	Get(ctx context.Context, memberID string) (accounts.Account, int64, error)
 	SettleCheckout(ctx context.Context, memberID string, c accounts.SettleCheckout, o aggregate.Origin) (aggregate.Result, error)
-	IssueRefund(ctx context.Context, memberID string, c accounts.IssueRefund, o aggregate.Origin) (aggregate.Result, error)
+	SettleRefund(ctx context.Context, memberID string, c accounts.SettleRefund, o aggregate.Origin) (aggregate.Result, error)
 }
 
-// Saga reconciles open checkouts and refunds excess payments.
+// Saga reconciles checkouts once their pages have expired and gives back excess payments.
 type Saga struct {
 	Accounts Accounts
 	Provider payments.Provider
-	// ReconcileAfter is how long a checkout stays open before the provider is asked about it.
+	// ReconcileAfter is how long after a checkout's page expires the provider is asked what
+	// became of it; also the first wait before asking again about a payment still on its way.
 	ReconcileAfter time.Duration
+	// RefundRecheck is the first wait before asking again about a pending refund; each later
+	// wait is twice the last, up to MaxWait.
+	RefundRecheck time.Duration
 	// Now is the clock of the rescheduling. Default time.Now.
 	Now func() time.Time
 }
+
+// MaxWait is the longest the saga waits before asking the provider again about a payment or a
+// refund still on its way.
+const MaxWait = 24 * time.Hour
 
 // Processor is the saga as a processor to run.
 func (s Saga) Processor() processor.Processor {
 	return processor.Processor{Name: Name, Kind: processor.KindSaga, Handler: s, Types: []string{
 		accounts.CheckoutStarted{}.EventType(), accounts.PaymentReceived{}.EventType(),
-		accounts.CheckoutEnded{}.EventType(), accounts.RefundDue{}.EventType()}}
+		accounts.CheckoutEnded{}.EventType(), accounts.RefundDue{}.EventType(),
+		accounts.RefundIssued{}.EventType(), accounts.RefundFailed{}.EventType()}}
 }
 
 // actor is who the log says recorded what the saga did.
 var actor = eventstore.Actor{Subject: Name, Role: "system"}
-
-// reconcile is a timer's data: which checkout to ask the provider about.
-type reconcile struct {
-	MemberID   string `json:"memberId"`
-	CheckoutID string `json:"checkoutId"`
-	SessionID  string `json:"sessionId"`
-}
-
-func timerKey(checkoutID string) string { return "checkout:" + checkoutID }
 
 // Handle implements processor.Handler.
 func (s Saga) Handle(ctx context.Context, e eventstore.Event) error {
@@ -77,58 +89,35 @@ func (s Saga) Handle(ctx context.Context, e eventstore.Event) error {
 	}
 	switch ev := decoded.(type) {
 	case accounts.CheckoutStarted:
-		return processor.Schedule(ctx, timerKey(ev.CheckoutID), e.RecordedAt.Add(s.ReconcileAfter),
-			reconcile{MemberID: memberID, CheckoutID: ev.CheckoutID, SessionID: ev.SessionID})
+		return s.watch(ctx, memberID, ev, e.RecordedAt)
 	case accounts.PaymentReceived:
 		if ev.CheckoutID == "" {
 			return nil
 		}
-		return processor.Cancel(ctx, timerKey(ev.CheckoutID))
+		return processor.Cancel(ctx, checkoutTimer(ev.CheckoutID))
 	case accounts.CheckoutEnded:
-		return processor.Cancel(ctx, timerKey(ev.CheckoutID))
+		return processor.Cancel(ctx, checkoutTimer(ev.CheckoutID))
 	case accounts.RefundDue:
-		return s.refund(ctx, memberID, ev, e.Metadata.CorrelationID)
+		return s.giveBack(ctx, refundAsk{MemberID: memberID, CheckoutID: ev.CheckoutID}, e.Metadata.CorrelationID)
+	case accounts.RefundIssued:
+		return processor.Cancel(ctx, refundTimer(ev.CheckoutID))
+	case accounts.RefundFailed:
+		return processor.Park(fmt.Sprintf("the payment provider's refund %s for checkout %s of member %s was %s: "+
+			"nothing was given back and the member keeps the credit; give it back by hand", ev.RefundID, ev.CheckoutID, memberID, ev.Status))
 	}
 	return nil
 }
 
-// refund gives back a checkout's excess, once, and records it.
-func (s Saga) refund(ctx context.Context, memberID string, due accounts.RefundDue, correlation string) error {
-	refund, err := s.Provider.Refund(ctx, payments.RefundRequest{
-		Key: payments.RefundKey(due.CheckoutID), PaymentID: due.PaymentID, Amount: due.Amount})
-	if err != nil {
-		return err // unavailable: paused; otherwise tried again later, then parked
-	}
-	origin := aggregate.Origin{CommandID: "refund:" + due.CheckoutID, CorrelationID: correlation, Actor: actor}
-	_, err = s.Accounts.IssueRefund(ctx, memberID, accounts.IssueRefund{CheckoutID: due.CheckoutID, Amount: refund.Amount, RefundID: refund.ID}, origin)
-	return err
-}
-
-// Fire implements processor.TimerHandler: a checkout has been open ReconcileAfter, and the
-// provider is asked what became of it.
+// Fire implements processor.TimerHandler: a checkout's page has expired, or a refund was
+// pending, and the provider is asked what became of it.
 func (s Saga) Fire(ctx context.Context, timer processor.Timer) error {
-	var r reconcile
-	if err := json.Unmarshal(timer.Data, &r); err != nil {
-		return processor.Park(fmt.Sprintf("timer %s can't be read: %v", timer.Key, err))
-	}
-	session, err := s.Provider.Session(ctx, r.SessionID)
-	if err != nil {
-		return err
-	}
-	settle := accounts.SettleCheckout{CheckoutID: r.CheckoutID, SessionID: r.SessionID}
 	switch {
-	case session.Paid:
-		settle.Status, settle.Amount, settle.Currency, settle.PaymentID = accounts.CheckoutPaid, session.Amount, session.Currency, session.PaymentID
-	case session.Status == payments.SessionExpired:
-		settle.Status = accounts.CheckoutExpired
-	default: // still open, or complete and its money still to come: ask again later
-		return processor.Schedule(ctx, timer.Key, s.now().Add(s.ReconcileAfter), r)
+	case strings.HasPrefix(timer.Key, checkoutTimerPrefix):
+		return s.reconcile(ctx, timer)
+	case strings.HasPrefix(timer.Key, refundTimerPrefix):
+		return s.recheckRefund(ctx, timer)
 	}
-	origin := aggregate.Origin{CorrelationID: "reconcile-" + r.CheckoutID, Actor: actor}
-	// A refusal (the account erased, the session not the checkout's) can't be settled by
-	// trying again; it fails the timer, which /status shows failing for an operator to see.
-	_, err = s.Accounts.SettleCheckout(ctx, r.MemberID, settle, origin)
-	return err
+	return nil // a timer of no kind the saga makes: nothing it could do
 }
 
 func (s Saga) now() time.Time {
@@ -136,4 +125,9 @@ func (s Saga) now() time.Time {
 		return time.Now()
 	}
 	return s.Now()
+}
+
+// later is the wait after wait: twice as long, at least first, at most MaxWait.
+func later(wait, first time.Duration) time.Duration {
+	return min(max(2*wait, first, time.Millisecond), MaxWait)
 }

@@ -21,6 +21,9 @@ func (c Config) Check() error {
 			"(set AUTH_ISSUER and AUTH_AUDIENCE), or AUTH=off to run without sign-in on purpose")
 	case c.AuthIssuer != "" && c.AuthAudience == "":
 		return fmt.Errorf("AUTH_AUDIENCE is unset: set it to the audience the provider puts in access tokens for this service")
+	case c.AuthIssuer != "" && c.AuthClientID == "":
+		return fmt.Errorf("AUTH_CLIENT_ID is unset: set it to the web app's client id at the provider, so that the web app's " +
+			"ID tokens, which name it, are never taken for access tokens")
 	case c.AuthIssuer != "" && c.AuthClientID == c.AuthAudience:
 		return fmt.Errorf("AUTH_CLIENT_ID is AUTH_AUDIENCE: the web app's ID tokens name its client id as their audience, " +
 			"so they would pass for access tokens; give the service an audience of its own at the provider")

@@ -20,8 +20,8 @@ func TestOpenServiceListensOnThisMachine(t *testing.T) {
 		"in memory, open":              {nil, "127.0.0.1:8080"},
 		"AUTH=off on a database":       {map[string]string{"AUTH": "off", "DATABASE_URL": "postgres://127.0.0.1/library"}, "127.0.0.1:8080"},
 		"open, HTTP_ADDR set":          {map[string]string{"HTTP_ADDR": ":9000"}, ":9000"},
-		"signing in":                   {map[string]string{"AUTH_ISSUER": "https://login.example.org", "AUTH_AUDIENCE": "library"}, ":8080"},
-		"signing in, HTTP_ADDR set":    {map[string]string{"AUTH_ISSUER": "https://login.example.org", "AUTH_AUDIENCE": "library", "HTTP_ADDR": "10.0.0.5:80"}, "10.0.0.5:80"},
+		"signing in":                   {map[string]string{"AUTH_ISSUER": "https://login.example.org", "AUTH_AUDIENCE": "library", "AUTH_CLIENT_ID": "library-web"}, ":8080"},
+		"signing in, HTTP_ADDR set":    {map[string]string{"AUTH_ISSUER": "https://login.example.org", "AUTH_AUDIENCE": "library", "AUTH_CLIENT_ID": "library-web", "HTTP_ADDR": "10.0.0.5:80"}, "10.0.0.5:80"},
 		"open, HTTP_ADDR on this host": {map[string]string{"HTTP_ADDR": "127.0.0.1:8081"}, "127.0.0.1:8081"},
 	} {
 		t.Run(name, func(t *testing.T) {

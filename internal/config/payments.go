@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -30,9 +31,35 @@ type Payments struct {
 	PublicURL string
 	// Currency is the ISO 4217 code fines are in, lower case (PAYMENTS_CURRENCY).
 	Currency string
-	// ReconcileAfter is how long a checkout stays open before the provider is asked about it,
-	// in case its webhook was lost (CHECKOUT_RECONCILE_AFTER).
+	// ReconcileAfter is how long after a checkout's page expires the provider is asked what
+	// became of it, in case its webhook was lost; also the first wait before asking again about
+	// a payment or a refund still on its way (CHECKOUT_RECONCILE_AFTER).
 	ReconcileAfter time.Duration
+	// ExpiresAfter is how long a checkout's page takes payment (CHECKOUT_EXPIRES_AFTER).
+	ExpiresAfter time.Duration
+	// OpenMax is how many checkouts a member may have open at once (CHECKOUTS_OPEN_MAX).
+	OpenMax int
+}
+
+// Stripe's limits on a Checkout Session's expires_at, from its creation.
+const (
+	StripeMinExpiry = 30 * time.Minute
+	StripeMaxExpiry = 24 * time.Hour
+)
+
+// devpayWebhookSecret is the development provider's published webhook secret (cmd/devpay's
+// default, in the README): known to anyone, so never one to verify real money with.
+const devpayWebhookSecret = "whsec_devpay"
+
+// stripeSecretShape is a webhook signing secret as Stripe makes them: whsec_ and at least 32
+// letters and digits.
+var stripeSecretShape = regexp.MustCompile(`^whsec_[A-Za-z0-9]{32,}$`)
+
+// real reports whether the settings take real money, or could: Stripe's own API, or a live
+// key (which must never be sent anywhere else).
+func (p Payments) real() bool {
+	return p.StripeAPIURL == DefaultStripeAPIURL || strings.HasPrefix(p.StripeSecretKey, "sk_live_") ||
+		strings.HasPrefix(p.StripeSecretKey, "rk_live_")
 }
 
 // On reports whether fines are taken online.
@@ -69,6 +96,28 @@ func (c Config) checkPayments() error {
 	}
 	if _, err := replicaURL(p.StripeAPIURL); err != nil {
 		return fmt.Errorf("STRIPE_API_URL must be an https URL, such as %s (http only on this machine: a development provider)", DefaultStripeAPIURL)
+	}
+	if p.real() {
+		return p.checkReal()
+	}
+	return nil
+}
+
+// checkReal refuses what is safe only against a development provider, when money is real: a
+// webhook secret that is published, short, or not one Stripe made; a live key sent elsewhere
+// than Stripe; a page expiry that Stripe refuses.
+func (p Payments) checkReal() error {
+	switch {
+	case p.StripeWebhookSecret == devpayWebhookSecret:
+		return fmt.Errorf("STRIPE_WEBHOOK_SECRET is the development provider's published secret: with Stripe's API or a live key, " +
+			"set the signing secret of the webhook endpoint from Stripe's dashboard")
+	case !stripeSecretShape.MatchString(p.StripeWebhookSecret):
+		return fmt.Errorf("STRIPE_WEBHOOK_SECRET is not a signing secret as Stripe makes them (whsec_ and at least 32 letters and digits): " +
+			"with Stripe's API or a live key, set the signing secret of the webhook endpoint from Stripe's dashboard")
+	case p.StripeAPIURL != DefaultStripeAPIURL:
+		return fmt.Errorf("STRIPE_API_URL is not Stripe's API, but STRIPE_SECRET_KEY is a live key: a live key goes to %s only", DefaultStripeAPIURL)
+	case p.ExpiresAfter < StripeMinExpiry || p.ExpiresAfter > StripeMaxExpiry:
+		return fmt.Errorf("CHECKOUT_EXPIRES_AFTER must be from %v to %v with Stripe's API, which refuses other expiries", StripeMinExpiry, StripeMaxExpiry)
 	}
 	return nil
 }

@@ -60,6 +60,10 @@ const (
 	HoldQueueFull       Code = "HoldQueueFull"
 	LoanLimitReached    Code = "LoanLimitReached"
 	MemberBlocked       Code = "MemberBlocked"
+
+	// TooManyCheckouts: the member has as many online payments started and not finished as
+	// they may (CHECKOUTS_OPEN_MAX); the problem names them (openCheckouts).
+	TooManyCheckouts Code = "TooManyCheckouts"
 )
 
 // Error is a failure with a code. Detail is written for the client; Cause is for the logs.
@@ -67,6 +71,19 @@ type Error struct {
 	Code   Code
 	Detail string
 	Cause  error
+	// Extensions are more of what went wrong, for a client to act on (the open checkouts a
+	// TooManyCheckouts names): extension members of the problem, by name, each a value that
+	// encodes as JSON. Never personal data beyond the caller's own, never a secret.
+	Extensions map[string]any
+}
+
+// With returns e with one more extension member.
+func (e *Error) With(name string, value any) *Error {
+	if e.Extensions == nil {
+		e.Extensions = map[string]any{}
+	}
+	e.Extensions[name] = value
+	return e
 }
 
 // E returns an *Error with the given code and a detail formatted like fmt.Sprintf.

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 
@@ -17,6 +18,31 @@ type Problem struct {
 	Code   errs.Code `json:"code"`
 	// Instance is the request id, also sent as X-Request-Id and written to the logs.
 	Instance string `json:"instance"`
+	// Extensions are the error's extension members (errs.Error.Extensions), written after the
+	// members above; one named like them is left out.
+	Extensions map[string]any `json:"-"`
+}
+
+// MarshalJSON writes the problem's members, then its extensions in the order of their names.
+func (p Problem) MarshalJSON() ([]byte, error) {
+	type members Problem
+	b, err := json.Marshal(members(p))
+	if err != nil || len(p.Extensions) == 0 {
+		return b, err
+	}
+	extra := make(map[string]any, len(p.Extensions))
+	for name, v := range p.Extensions {
+		switch name {
+		case "type", "title", "status", "detail", "code", "instance":
+		default:
+			extra[name] = v
+		}
+	}
+	more, err := json.Marshal(extra)
+	if err != nil || len(extra) == 0 {
+		return b, err
+	}
+	return append(append(b[:len(b)-1], ','), more[1:]...), nil
 }
 
 // ProblemContentType is the media type of every error response.
@@ -80,6 +106,8 @@ func statusOf(code errs.Code) (int, string) {
 		return http.StatusConflict, "Loan limit reached"
 	case errs.MemberBlocked:
 		return http.StatusConflict, "Member blocked"
+	case errs.TooManyCheckouts:
+		return http.StatusConflict, "Too many checkouts"
 	case errs.TooManyRequests:
 		return http.StatusTooManyRequests, "Too many requests"
 	case errs.NotCaughtUp:
@@ -113,8 +141,9 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	status, title := statusOf(code)
 	detail := "the request did not succeed; this is our fault, not yours: quote the request id when you report it"
 	var e *errs.Error
+	var extensions map[string]any
 	if errors.As(err, &e) && status != http.StatusInternalServerError {
-		detail = e.Detail
+		detail, extensions = e.Detail, e.Extensions
 	} else if code == errs.Unavailable {
 		detail = "the service cannot reach its database right now; try again shortly"
 	}
@@ -126,12 +155,13 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 		code = errs.Internal // whatever the error was, the client sees only "Internal"
 	}
 	writeProblem(w, Problem{
-		Type:     "urn:library:problem:" + string(code),
-		Title:    title,
-		Status:   status,
-		Detail:   detail,
-		Code:     code,
-		Instance: RequestID(r.Context()),
+		Type:       "urn:library:problem:" + string(code),
+		Title:      title,
+		Status:     status,
+		Detail:     detail,
+		Code:       code,
+		Instance:   RequestID(r.Context()),
+		Extensions: extensions,
 	})
 }
 

@@ -43,7 +43,7 @@ var codes = map[string]int{
 	"UnsupportedMediaType": 415, "IdempotencyKeyReused": 422, "NotReplayable": 422,
 	"NotCaughtUp": 503, "Unavailable": 503, "Internal": 500, "TooManyRequests": 429, "Gone": 410,
 	"LoanNotCurrent": 409, "RenewalLimitReached": 409, "BookOnHold": 409, "BookAvailable": 409, "HoldsWaiting": 409,
-	"AlreadyHeld": 409, "HoldQueueFull": 409, "LoanLimitReached": 409, "MemberBlocked": 409,
+	"AlreadyHeld": 409, "HoldQueueFull": 409, "LoanLimitReached": 409, "MemberBlocked": 409, "TooManyCheckouts": 409,
 }
 
 // Every problem code is in the document, and every problem response of an operation is one

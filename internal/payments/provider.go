@@ -4,14 +4,24 @@
 // payments/stripepay adapts Stripe's API to it, and package devpay is a provider for demos and
 // tests that speaks the part of Stripe's API the adapter uses.
 //
-// # Money is recorded once
+// # The provider's word, not the payload's
 //
 // A member's intent to pay carries their Idempotency-Key; the checkout's id is derived from it
 // (CheckoutID), and the provider's idempotency key from the checkout (SessionKey), so that a
 // retry or a double click makes one session at the provider and one charge. Money is recorded
-// only from what the provider says (a signed webhook, or reconciliation asking it), once per
-// checkout, as a loan is lent once per loan id. Money that arrives for nothing is given back
-// once, under a key derived from the checkout (RefundKey).
+// only from what the provider answers when asked (Session, GetRefund), never from what a
+// notification carries: a webhook is a hint to ask. Its signature is checked all the same, so
+// that nobody can make the service ask the provider at will, but a signature is only as strong
+// as its secret, and a forged or replayed notification must record nothing the provider did not
+// see. Money is recorded once per checkout, as a loan is lent once per loan id.
+//
+// # Money given back once, ever
+//
+// Money that arrives for nothing is given back under a key derived from the checkout
+// (RefundKey). The provider keeps an idempotency key for a day only, so the key is also kept
+// with the refund: FindRefund finds a refund made under it however long ago, and is asked
+// before Refund, so that a crash between the provider's answer and its record, or a replay
+// months later, gives back nothing twice. Only a refund that succeeded is money given back.
 package payments
 
 import (
@@ -31,96 +41,22 @@ type Provider interface {
 	StartCheckout(ctx context.Context, r CheckoutRequest) (Session, error)
 	// Session reads a checkout session as the provider sees it now.
 	Session(ctx context.Context, sessionID string) (Session, error)
+	// ExpireSession ends an open checkout session, so that it can't be paid any more, and
+	// returns it as it is then. A session that is not open is returned as it is.
+	ExpireSession(ctx context.Context, sessionID string) (Session, error)
 	// Refund gives back part or all of a payment, or returns the refund made before under the
-	// same RefundRequest.Key.
+	// same RefundRequest.Key while the provider keeps that key.
 	Refund(ctx context.Context, r RefundRequest) (Refund, error)
+	// FindRefund looks among a payment's refunds for the one made under key (kept in the
+	// refund's metadata, so that it is found however long ago it was made); ok is false when
+	// there is none.
+	FindRefund(ctx context.Context, paymentID, key string) (refund Refund, ok bool, err error)
+	// GetRefund reads a refund as the provider sees it now.
+	GetRefund(ctx context.Context, refundID string) (Refund, error)
 	// Webhook reads a notification from its raw body and signature header, once the
-	// signature is verified and no older than the tolerance the adapter keeps. A bad or stale
-	// signature is errs.InvalidRequest.
+	// signature is verified and made within the tolerance the adapter keeps, before or after
+	// now. A bad, stale or future signature is errs.InvalidRequest.
 	Webhook(payload []byte, signature string) (Notification, error)
-}
-
-// CheckoutRequest asks for a hosted checkout page.
-type CheckoutRequest struct {
-	// Key makes the request idempotent at the provider: SessionKey of the checkout.
-	Key        string
-	CheckoutID string
-	MemberID   string
-	// Amount is in the currency's smallest unit (cents).
-	Amount   int64
-	Currency string
-	// Description is what the page says the payment is for.
-	Description string
-	// SuccessURL and CancelURL are where the page sends the member back.
-	SuccessURL string
-	CancelURL  string
-}
-
-// SessionStatus is where a checkout session is at the provider.
-type SessionStatus string
-
-// The statuses of a session.
-const (
-	SessionOpen     SessionStatus = "open"
-	SessionComplete SessionStatus = "complete"
-	SessionExpired  SessionStatus = "expired"
-)
-
-// Session is a checkout session as the provider knows it.
-type Session struct {
-	ID  string
-	URL string
-	// CheckoutID and MemberID are the service's, as it gave them when the session was made.
-	CheckoutID string
-	MemberID   string
-	Amount     int64
-	Currency   string
-	Status     SessionStatus
-	// Paid is true once the money has arrived: a complete session whose payment succeeded.
-	Paid bool
-	// PaymentID is the provider's id of the payment, once there is one: what a refund names.
-	PaymentID string
-}
-
-// NotificationType says what a notification is about.
-type NotificationType string
-
-// The notifications the service acts on; others are acknowledged and ignored.
-const (
-	// CheckoutCompleted: the member finished the page. The money may have arrived
-	// (Session.Paid) or may come later (a slow payment method).
-	CheckoutCompleted NotificationType = "checkout.session.completed"
-	// CheckoutAsyncPaid: a slow payment of a completed session arrived.
-	CheckoutAsyncPaid NotificationType = "checkout.session.async_payment_succeeded"
-	// CheckoutAsyncFailed: a slow payment of a completed session failed.
-	CheckoutAsyncFailed NotificationType = "checkout.session.async_payment_failed"
-	// CheckoutExpired: the session ended unpaid.
-	CheckoutExpired NotificationType = "checkout.session.expired"
-)
-
-// Notification is a verified webhook.
-type Notification struct {
-	// ID is the provider's id of the notification; a redelivery carries the same.
-	ID   string
-	Type NotificationType
-	// Session is the session it is about, for the checkout notifications.
-	Session Session
-}
-
-// RefundRequest asks to give back Amount of a payment.
-type RefundRequest struct {
-	// Key makes the request idempotent at the provider: RefundKey of the checkout.
-	Key       string
-	PaymentID string
-	Amount    int64
-}
-
-// Refund is a refund as the provider made it.
-type Refund struct {
-	ID     string
-	Amount int64
-	// Status is the provider's: pending, succeeded, failed...
-	Status string
 }
 
 // CheckoutID is the id of the checkout a member starts with an Idempotency-Key: the same key
@@ -136,5 +72,6 @@ func SessionKey(checkoutID string) string { return "library-checkout-" + checkou
 // RefundKey is the provider's idempotency key for the refund of a checkout's excess.
 func RefundKey(checkoutID string) string { return "library-refund-" + checkoutID }
 
-// Tolerance is how old a webhook's signature may be.
+// Tolerance is how far from now a webhook's signature may have been made, before or after:
+// Stripe's own default, wide enough for clocks that disagree by a little.
 const Tolerance = 5 * time.Minute

@@ -47,7 +47,7 @@ func StartSignedIn(ctx context.Context, idpBin, bin string, db *environment.Data
 	databaseURL, err := db.Another(ctx, "signin")
 	if err == nil {
 		s.svc, err = environment.StartService(ctx, bin, databaseURL, "REPLICA_ID=bench-signin",
-			"AUTH=", "AUTH_ISSUER="+s.idp.BaseURL, "AUTH_AUDIENCE="+environment.TokenAudience, "PAYMENTS=off")
+			"AUTH=", "AUTH_ISSUER="+s.idp.BaseURL, "AUTH_AUDIENCE="+environment.TokenAudience, "AUTH_CLIENT_ID=library-web", "PAYMENTS=off")
 	}
 	if err == nil {
 		err = refusesAnonymous(ctx, s.svc.BaseURL)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"time"
 
 	"library/internal/accounts"
 	"library/internal/auth"
@@ -21,6 +22,17 @@ type Payments struct {
 	Currency string
 	// PublicURL is the web app's address (PUBLIC_URL), without a trailing slash.
 	PublicURL string
+	// ExpiresAfter is how long a checkout's page takes payment (CHECKOUT_EXPIRES_AFTER).
+	ExpiresAfter time.Duration
+	// Now is the clock of the pages' expiry. Default time.Now.
+	Now func() time.Time
+}
+
+func (p *Payments) now() time.Time {
+	if p.Now == nil {
+		return time.Now()
+	}
+	return p.Now()
 }
 
 // checkoutView is a checkout as the API shows it. RefundDue is what is being given back
@@ -32,6 +44,8 @@ type checkoutView struct {
 	Status     string `json:"status"`
 	RefundDue  int64  `json:"refundDue,omitempty"`
 	Refunded   int64  `json:"refunded,omitempty"`
+	// ExpiresAt is when the page stops taking payment, while the checkout is open.
+	ExpiresAt time.Time `json:"expiresAt,omitzero"`
 }
 
 // checkoutRequest is the body of POST /accounts/{memberId}/checkouts.
@@ -67,8 +81,9 @@ func (h Routes) startCheckout(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	checkoutID := payments.CheckoutID(memberID, origin.CommandID)
+	now := h.Payments.now()
 	result, err := h.Service.StartCheckout(r.Context(), memberID, checkoutID, accounts.StartCheckout{Amount: body.Amount}, origin,
-		h.openCheckout(memberID, checkoutID))
+		now, h.openCheckout(memberID, checkoutID, now.Add(h.Payments.ExpiresAfter)))
 	if err != nil {
 		return err
 	}
@@ -78,7 +93,7 @@ func (h Routes) startCheckout(w http.ResponseWriter, r *http.Request) error {
 				w.Header().Set(httpapi.ReplayedHeader, "true")
 			}
 			httpapi.WriteJSON(w, r, http.StatusCreated, checkoutView{CheckoutID: started.CheckoutID, URL: started.URL,
-				Amount: started.Amount, Status: string(accounts.CheckoutOpen)})
+				Amount: started.Amount, Status: string(accounts.CheckoutOpen), ExpiresAt: started.ExpiresAt})
 			return nil
 		}
 	}
@@ -86,19 +101,21 @@ func (h Routes) startCheckout(w http.ResponseWriter, r *http.Request) error {
 	return h.writeCheckout(w, r, memberID, checkoutID)
 }
 
-// openCheckout asks the provider for the checkout's page, under a key of the checkout's own.
-func (h Routes) openCheckout(memberID, checkoutID string) func(context.Context, int64) (accounts.CheckoutStarted, error) {
+// openCheckout asks the provider for the checkout's page, taking payment until expiresAt, under
+// a key of the checkout's own.
+func (h Routes) openCheckout(memberID, checkoutID string, expiresAt time.Time) func(context.Context, int64) (accounts.CheckoutStarted, error) {
 	return func(ctx context.Context, amount int64) (accounts.CheckoutStarted, error) {
 		back := h.Payments.PublicURL + "/#/checkouts/" + url.PathEscape(memberID) + "/" + checkoutID
 		session, err := h.Payments.Provider.StartCheckout(ctx, payments.CheckoutRequest{
 			Key: payments.SessionKey(checkoutID), CheckoutID: checkoutID, MemberID: memberID,
 			Amount: amount, Currency: h.Payments.Currency, Description: "Library fines",
-			SuccessURL: back, CancelURL: back + "?cancelled=1",
+			SuccessURL: back, CancelURL: back + "?cancelled=1", ExpiresAt: expiresAt.Truncate(time.Second),
 		})
 		if err != nil {
 			return accounts.CheckoutStarted{}, err
 		}
-		return accounts.CheckoutStarted{Currency: session.Currency, SessionID: session.ID, URL: session.URL}, nil
+		return accounts.CheckoutStarted{Currency: session.Currency, SessionID: session.ID, URL: session.URL,
+			ExpiresAt: session.ExpiresAt.UTC()}, nil
 	}
 }
 
@@ -129,7 +146,7 @@ func (h Routes) writeCheckout(w http.ResponseWriter, r *http.Request, memberID, 
 	}
 	view := checkoutView{CheckoutID: c.ID, Amount: c.Amount, Status: string(c.Status), RefundDue: c.RefundDue, Refunded: c.Refunded}
 	if c.Status == accounts.CheckoutOpen {
-		view.URL = c.URL
+		view.URL, view.ExpiresAt = c.URL, c.ExpiresAt
 	}
 	httpapi.WriteJSON(w, r, http.StatusOK, view)
 	return nil

@@ -2,8 +2,10 @@ package stripepay
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stripe/stripe-go/v84"
 
@@ -34,6 +36,7 @@ func checkoutRequest() payments.CheckoutRequest {
 		Description: "Late fines, 2 loans",
 		SuccessURL:  "https://library.example/account/pay/done?session={CHECKOUT_SESSION_ID}",
 		CancelURL:   "https://library.example/account",
+		ExpiresAt:   time.Now().Add(time.Hour).Truncate(time.Second),
 	}
 }
 
@@ -76,6 +79,7 @@ func TestStartCheckoutSendsTheSessionUnderItsKey(t *testing.T) {
 		"line_items[0][price_data][unit_amount]":        "1250",
 		"line_items[0][price_data][product_data][name]": r.Description,
 		"line_items[0][quantity]":                       "1",
+		"expires_at":                                    strconv.FormatInt(r.ExpiresAt.Unix(), 10),
 	}
 	for key, value := range want {
 		if got := sent.Form[key]; len(got) != 1 || got[0] != value {
@@ -139,8 +143,9 @@ func TestSessionReadsTheSession(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Session: %v", err)
 	}
-	if sent := rec.Last(t); sent.Method != "GET" || sent.Path != "/v1/checkout/sessions/cs_test_a1b2c3" {
-		t.Errorf("sent %s %s", sent.Method, sent.Path)
+	if sent := rec.Last(t); sent.Method != "GET" || sent.Path != "/v1/checkout/sessions/cs_test_a1b2c3" ||
+		sent.Form.Get("expand[0]") != "payment_intent" {
+		t.Errorf("sent %s %s %v, want the session with its payment intent expanded", sent.Method, sent.Path, sent.Form)
 	}
 	if s.ID != "cs_test_a1b2c3" {
 		t.Errorf("id %q, want the one asked for (the mock reflects it)", s.ID)
@@ -155,7 +160,7 @@ func TestRefundSendsTheRefundUnderItsKey(t *testing.T) {
 	t.Parallel()
 	rec := stripemock.Record(t, stripemock.URL(t))
 	p := newProvider(t, rec.URL)
-	r := payments.RefundRequest{Key: payments.RefundKey("co_x"), PaymentID: "pi_3Mtw", Amount: 300}
+	r := payments.RefundRequest{Key: payments.RefundKey("co_x"), PaymentID: "pi_3Mtw", Amount: 300, CheckoutID: "co_x", MemberID: "m_ada"}
 
 	refund, err := p.Refund(context.Background(), r)
 	if err != nil {
@@ -168,12 +173,13 @@ func TestRefundSendsTheRefundUnderItsKey(t *testing.T) {
 	if got := sent.Header.Get("Idempotency-Key"); got != r.Key {
 		t.Errorf("Idempotency-Key %q, want %q", got, r.Key)
 	}
-	for key, value := range map[string]string{"payment_intent": r.PaymentID, "amount": "300", "metadata[refund_key]": r.Key} {
+	for key, value := range map[string]string{"payment_intent": r.PaymentID, "amount": "300", "metadata[refund_key]": r.Key,
+		"metadata[checkout_id]": r.CheckoutID, "metadata[member_id]": r.MemberID} {
 		if got := sent.Form.Get(key); got != value {
 			t.Errorf("sent %s = %q, want %q", key, got, value)
 		}
 	}
-	if !strings.HasPrefix(refund.ID, "re_") || refund.Amount != 300 || refund.Status != "succeeded" {
+	if !strings.HasPrefix(refund.ID, "re_") || refund.Amount != 300 || refund.Status != payments.RefundStatusSucceeded {
 		t.Errorf("refund %+v, want the mock's re_ refund of 300 (the amount reflected), succeeded", refund)
 	}
 }

@@ -30,6 +30,8 @@ type Config struct {
 	HTTPClient *http.Client
 	// Logger receives stripe-go's retries; nil means none.
 	Logger *slog.Logger
+	// Now is the clock webhooks' signatures are timed by; nil means time.Now.
+	Now func() time.Time
 }
 
 // DefaultAPIURL is Stripe's own API.

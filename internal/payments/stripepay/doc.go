@@ -1,6 +1,8 @@
 // Package stripepay adapts Stripe's API (stripe-go, API version stripe.APIVersion,
-// 2026-02-25.clover) to payments.Provider: a Checkout Session in payment mode for a checkout, a
-// refund of its PaymentIntent, and Stripe's signed webhooks read as notifications.
+// 2026-02-25.clover) to payments.Provider: a Checkout Session in payment mode for a checkout,
+// read (with its PaymentIntent expanded) and expired; a refund of its PaymentIntent, found again
+// among the payment's refunds by the key in its metadata, and read; and Stripe's signed webhooks
+// read as notifications.
 //
 // What it promises:
 //
@@ -13,13 +15,15 @@
 //     so those reach the caller as errs.Unavailable, to try again under the same key.
 //   - What Stripe is told: the session carries one line item (price_data: the amount, the
 //     currency in lower case, the description as the product's name; quantity 1), the return
-//     URLs, client_reference_id = the member, and metadata {checkout_id, member_id} on the
-//     session and on its PaymentIntent; a refund carries {refund_key} as metadata. Nothing
-//     else of the member's is sent.
+//     URLs, the page's expires_at, client_reference_id = the member, and metadata {checkout_id,
+//     member_id} on the session and on its PaymentIntent; a refund carries {refund_key,
+//     checkout_id, member_id} as metadata. Nothing else of the member's is sent.
 //   - What the service is told: a session's member and checkout are its metadata's; its
 //     payment is the PaymentIntent's id, whether Stripe sends the id or the expanded object;
 //     it is Paid only when complete with payment_status paid (a slow payment method completes
-//     the session unpaid). Statuses Stripe adds later pass through as they are.
+//     the session unpaid), and Failed when complete, unpaid and its PaymentIntent back to
+//     requires_payment_method or canceled. A refund's status passes through; only succeeded is
+//     money given back. Statuses Stripe adds later pass through as they are.
 //   - Errors are the service's own (package errs): Stripe unreachable, slow past the HTTP
 //     client's timeout or the context's deadline, failing (5xx), limiting the rate (429) or busy
 //     with the same idempotency key (409) is errs.Unavailable, to try again later; a request
@@ -32,9 +36,11 @@
 //     secret.
 //   - A webhook is read only from its raw body once its Stripe-Signature header verifies
 //     with the endpoint's signing secret (HMAC-SHA256 over the timestamp and the body) and the
-//     signature is no older than payments.Tolerance; anything else is errs.InvalidRequest. The
-//     checkout.session.* events carry the session; other events only their id and type, for
-//     the caller to acknowledge and ignore.
+//     signature was made within payments.Tolerance of now, before or after (stripe-go checks
+//     only before); anything else is errs.InvalidRequest. The checkout.session.* events carry
+//     the session, the refund.* events their refund's id; other events only their id and
+//     type, for the caller to acknowledge and ignore. What an event carries is a hint: the
+//     service reads the object from Stripe before recording anything (package checkouts).
 //   - API versions: requests are pinned to stripe.APIVersion by stripe-go. An event rendered
 //     in another release train (the part after the dot: clover, dahlia...) is refused as
 //     errs.Internal, naming both versions: stripe-go's types would decode it wrongly, and a

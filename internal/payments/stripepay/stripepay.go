@@ -3,6 +3,7 @@ package stripepay
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/stripe/stripe-go/v84"
 
@@ -21,6 +22,7 @@ const (
 type Provider struct {
 	client        *stripe.Client
 	webhookSecret string
+	now           func() time.Time
 }
 
 var _ payments.Provider = (*Provider)(nil)
@@ -30,9 +32,14 @@ func New(cfg Config) (*Provider, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
 	return &Provider{
 		client:        stripe.NewClient(cfg.SecretKey, stripe.WithBackends(cfg.backends())),
 		webhookSecret: cfg.WebhookSecret,
+		now:           now,
 	}, nil
 }
 
@@ -58,6 +65,9 @@ func (p *Provider) StartCheckout(ctx context.Context, r payments.CheckoutRequest
 			Quantity: stripe.Int64(1),
 		}},
 		PaymentIntentData: &stripe.CheckoutSessionCreatePaymentIntentDataParams{Metadata: meta},
+	}
+	if !r.ExpiresAt.IsZero() {
+		params.ExpiresAt = stripe.Int64(r.ExpiresAt.Unix())
 	}
 	params.SetIdempotencyKey(r.Key)
 	s, err := p.client.V1CheckoutSessions.Create(ctx, params)
@@ -85,65 +95,4 @@ func checkCheckout(r payments.CheckoutRequest) error {
 		return errs.E(errs.Internal, "a checkout needs its success and cancel URLs")
 	}
 	return nil
-}
-
-// Session reads a Checkout Session as Stripe has it now.
-func (p *Provider) Session(ctx context.Context, sessionID string) (payments.Session, error) {
-	if sessionID == "" {
-		return payments.Session{}, errs.E(errs.InvalidRequest, "no checkout session id")
-	}
-	s, err := p.client.V1CheckoutSessions.Retrieve(ctx, sessionID, nil)
-	if err != nil {
-		return payments.Session{}, fail(err, "read a checkout session")
-	}
-	return sessionOf(s), nil
-}
-
-// Refund refunds part or all of a PaymentIntent, or gets back the refund made before under
-// r.Key.
-func (p *Provider) Refund(ctx context.Context, r payments.RefundRequest) (payments.Refund, error) {
-	switch {
-	case r.Key == "":
-		return payments.Refund{}, errs.E(errs.Internal, "a refund needs an idempotency key")
-	case r.PaymentID == "":
-		return payments.Refund{}, errs.E(errs.Internal, "a refund needs the payment it gives back")
-	case r.Amount <= 0:
-		return payments.Refund{}, errs.E(errs.InvalidRequest, "a refund's amount must be positive")
-	}
-	params := &stripe.RefundCreateParams{
-		PaymentIntent: stripe.String(r.PaymentID),
-		Amount:        stripe.Int64(r.Amount),
-		Metadata:      map[string]string{metaRefundKey: r.Key},
-	}
-	params.SetIdempotencyKey(r.Key)
-	refund, err := p.client.V1Refunds.Create(ctx, params)
-	if err != nil {
-		return payments.Refund{}, fail(err, "refund a payment")
-	}
-	return payments.Refund{ID: refund.ID, Amount: refund.Amount, Status: string(refund.Status)}, nil
-}
-
-// sessionOf is a Checkout Session in the service's words. Its member is the metadata's, or
-// client_reference_id when a session has no metadata (one made by hand in the dashboard).
-func sessionOf(s *stripe.CheckoutSession) payments.Session {
-	out := payments.Session{
-		ID:         s.ID,
-		URL:        s.URL,
-		CheckoutID: s.Metadata[metaCheckoutID],
-		MemberID:   s.Metadata[metaMemberID],
-		Amount:     s.AmountTotal,
-		Currency:   string(s.Currency),
-		Status:     payments.SessionStatus(s.Status),
-		// Stripe says paid only of a complete session; both are asked, so a session that is
-		// not complete is never taken for money received.
-		Paid: s.Status == stripe.CheckoutSessionStatusComplete &&
-			s.PaymentStatus == stripe.CheckoutSessionPaymentStatusPaid,
-	}
-	if out.MemberID == "" {
-		out.MemberID = s.ClientReferenceID
-	}
-	if s.PaymentIntent != nil { // an id, or the object when expanded: stripe-go fills ID either way
-		out.PaymentID = s.PaymentIntent.ID
-	}
-	return out
 }

@@ -74,7 +74,7 @@ func TestWebhookReadsTheSession(t *testing.T) {
 		"id":       "pi_3Qx",
 		"expanded": map[string]any{"id": "pi_3Qx", "object": "payment_intent", "amount": 1250, "status": "succeeded"},
 	} {
-		changes := map[string]any{"id": "cs_test_paid", "payment_intent": paymentIntent}
+		changes := map[string]any{"id": "cs_test_paid", "payment_intent": paymentIntent, "expires_at": 1767225600}
 		for k, v := range paidSession {
 			changes[k] = v
 		}
@@ -86,7 +86,7 @@ func TestWebhookReadsTheSession(t *testing.T) {
 		}
 		want := payments.Notification{ID: "evt_1QxT", Type: payments.CheckoutCompleted, Session: payments.Session{
 			ID: "cs_test_paid", URL: n.Session.URL, CheckoutID: "co_abc", MemberID: "m_ada", Amount: 1250,
-			Currency: "eur", Status: payments.SessionComplete, Paid: true, PaymentID: "pi_3Qx",
+			Currency: "eur", Status: payments.SessionComplete, Paid: true, PaymentID: "pi_3Qx", ExpiresAt: time.Unix(1767225600, 0),
 		}}
 		if n != want {
 			t.Errorf("%s: read\n%+v\nwant\n%+v", name, n, want)
@@ -142,6 +142,8 @@ func TestWebhookRefusesWhatIsNotSignedNowWithTheSecret(t *testing.T) {
 	}{
 		"body changed after signing": {tampered, sign(payload, testWebhookSecret, time.Now())},
 		"stale":                      {payload, sign(payload, testWebhookSecret, time.Now().Add(-payments.Tolerance-time.Minute))},
+		"from the future":            {payload, sign(payload, testWebhookSecret, time.Now().Add(payments.Tolerance+time.Minute))},
+		"from an hour ahead":         {payload, sign(payload, testWebhookSecret, time.Now().Add(time.Hour))},
 		"another secret":             {payload, sign(payload, "whsec_another_endpoint", time.Now())},
 		"no signature":               {payload, ""},
 		"malformed header":           {payload, "t=yesterday,v1=00"},
@@ -189,5 +191,61 @@ func TestWebhookRefusesACheckoutEventWithoutASession(t *testing.T) {
 	_, err := p.Webhook(payload, sign(payload, testWebhookSecret, time.Now()))
 	if errs.CodeOf(err) != errs.InvalidRequest {
 		t.Errorf("%v, want InvalidRequest", err)
+	}
+}
+
+// A signature made within the tolerance of now is read, whether the sender's clock is a little
+// behind or a little ahead of the service's.
+func TestWebhookTakesASignatureWithinTheToleranceEitherWay(t *testing.T) {
+	t.Parallel()
+	p := newProvider(t, stripemock.URL(t))
+	payload := event(t, string(payments.CheckoutCompleted), stripe.APIVersion, mockSession(t, paidSession))
+	for _, off := range []time.Duration{-payments.Tolerance + time.Minute, payments.Tolerance - time.Minute} {
+		if _, err := p.Webhook(payload, sign(payload, testWebhookSecret, time.Now().Add(off))); err != nil {
+			t.Errorf("signed %v from now: %v", off, err)
+		}
+	}
+}
+
+// The refund events carry the id of their refund, for the service to read it from Stripe; one
+// without a refund is invalid.
+func TestWebhookReadsARefundsID(t *testing.T) {
+	t.Parallel()
+	p := newProvider(t, stripemock.URL(t))
+	refund := map[string]any{"id": "re_3Qx", "object": "refund", "amount": 300, "status": "succeeded",
+		"payment_intent": "pi_3Qx", "metadata": map[string]string{"refund_key": "library-refund-co_abc"}}
+	for _, typ := range []payments.NotificationType{payments.RefundCreated, payments.RefundUpdated, payments.RefundFailed} {
+		payload := event(t, string(typ), stripe.APIVersion, refund)
+		n, err := p.Webhook(payload, sign(payload, testWebhookSecret, time.Now()))
+		if err != nil {
+			t.Fatalf("%s: %v", typ, err)
+		}
+		if n.Type != typ || n.RefundID != "re_3Qx" || n.Session != (payments.Session{}) {
+			t.Errorf("%s read as %+v", typ, n)
+		}
+	}
+	payload := event(t, string(payments.RefundUpdated), stripe.APIVersion, mockSession(t, paidSession))
+	if _, err := p.Webhook(payload, sign(payload, testWebhookSecret, time.Now())); errs.CodeOf(err) != errs.InvalidRequest {
+		t.Errorf("a refund event about a session: %v, want InvalidRequest", err)
+	}
+}
+
+// A complete session whose slow payment failed (its PaymentIntent back to wanting a payment
+// method, or cancelled) is Failed; one whose payment is still processing is neither paid nor
+// failed.
+func TestASessionWhosePaymentFailedIsFailed(t *testing.T) {
+	t.Parallel()
+	p := newProvider(t, stripemock.URL(t))
+	for intent, failed := range map[string]bool{"requires_payment_method": true, "canceled": true, "processing": false} {
+		changes := map[string]any{"status": "complete", "payment_status": "unpaid",
+			"payment_intent": map[string]any{"id": "pi_3Qx", "object": "payment_intent", "status": intent}}
+		payload := event(t, string(payments.CheckoutAsyncFailed), stripe.APIVersion, mockSession(t, changes))
+		n, err := p.Webhook(payload, sign(payload, testWebhookSecret, time.Now()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n.Session.Failed != failed || n.Session.Paid {
+			t.Errorf("intent %s: failed %v, paid %v; want failed %v, unpaid", intent, n.Session.Failed, n.Session.Paid, failed)
+		}
 	}
 }
