@@ -9,4 +9,11 @@ var circulationMutations = []mutation{
 		replace: `CommandID: "hold-expiry:" + x.MemberID + ":" + strconv.FormatInt(0, 10),`,
 		pkg:     "./internal/holdshelf/",
 	},
+	{
+		name:    "BLOCK_AT one cent early: a member who owes exactly the limit is refused",
+		file:    "internal/accounts/loans.go",
+		find:    "if l.BlockAt > 0 && a.Balance > l.BlockAt {",
+		replace: "if l.BlockAt > 0 && a.Balance >= l.BlockAt {",
+		pkg:     "./internal/accounts/",
+	},
 }
