@@ -16,4 +16,18 @@ var circulationMutations = []mutation{
 		replace: "if l.BlockAt > 0 && a.Balance >= l.BlockAt {",
 		pkg:     "./internal/accounts/",
 	},
+	{
+		name:    "EMAIL_ADDRESS_WAIT counted from a reminder's latest look: one that waits for an address is never given up",
+		file:    "internal/notifications/reminder_fire.go",
+		find:    "left := o.addressLeft(r.At)",
+		replace: "left := o.addressLeft(t.At)",
+		pkg:     "./internal/notifications/",
+	},
+	{
+		name:    "an overdue notice that waits for an address has the next scheduled over its look, and is skipped",
+		file:    "internal/notifications/reminder_fire.go",
+		find:    "return false, processor.Schedule(ctx, t.Key, o.now().Add(o.nextAddressLook(left)), r)",
+		replace: "return true, processor.Schedule(ctx, t.Key, o.now().Add(o.nextAddressLook(left)), r)",
+		pkg:     "./internal/notifications/",
+	},
 }
