@@ -58,3 +58,29 @@ func TestLoansSurviveASnapshot(t *testing.T) {
 	_, err = accounts.Erase{}.Decide(back)
 	require.True(t, errs.Is(err, errs.AccountNotSettled))
 }
+
+// TestBlockAtIsTheMostAMemberMayOwe proves that BLOCK_AT is what a member may owe and still
+// borrow, place holds and renew: owing exactly BLOCK_AT they may, one cent more they are
+// refused (MemberBlocked, saying how much they owe), whatever they ask.
+func TestBlockAtIsTheMostAMemberMayOwe(t *testing.T) {
+	t.Parallel()
+	limits := accounts.Limits{BlockAt: 1000}
+	asks := map[string]func(accounts.Account) ([]accounts.Event, error){
+		"borrow": accounts.Borrow{BookID: "dune", LoanID: "l1", Limits: limits}.Decide,
+		"hold":   accounts.MayWait{Hold: true, Limits: limits}.Decide,
+		"renew":  accounts.MayWait{Limits: limits}.Decide,
+	}
+	for what, decide := range asks {
+		t.Run(what, func(t *testing.T) {
+			t.Parallel()
+			atTheLimit := fold(opened, accounts.FineCharged{Amount: 1000, Reason: "lost a book"})
+			_, err := decide(atTheLimit)
+			require.NoError(t, err, "owing exactly BLOCK_AT")
+
+			over := fold(opened, accounts.FineCharged{Amount: 1000, Reason: "lost a book"}, accounts.FineCharged{Amount: 1, Reason: "late"})
+			_, err = decide(over)
+			require.True(t, errs.Is(err, errs.MemberBlocked), "owing a cent more than BLOCK_AT: %v", err)
+			require.ErrorContains(t, err, "owes 1001 cents")
+		})
+	}
+}

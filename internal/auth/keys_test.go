@@ -123,3 +123,32 @@ func TestARememberedTokenExpires(t *testing.T) {
 	require.ErrorIs(t, err, auth.ErrInvalidToken)
 	assert.Contains(t, err.Error(), "expired")
 }
+
+// A remembered token is believed only while the key that verified it is in the key set held:
+// once a fetch (here, for a token of the provider's new key) brings a set without it, the
+// token is refused at once, though neither it nor its place in the cache has expired.
+func TestARememberedTokenGoesWithItsKey(t *testing.T) {
+	t.Parallel()
+	p := startProvider(t, "127.0.0.1:0")
+	c := newClock()
+	v := newVerifier(t, p, auth.VerifierConfig{Now: c.Now})
+	token := p.token(t, "alice")
+	_, err := v.Verify(context.Background(), token)
+	require.NoError(t, err)
+	c.Advance(time.Second)
+	_, err = v.Verify(context.Background(), token)
+	require.NoError(t, err, "remembered")
+
+	old := p.KeyID()
+	require.NoError(t, p.RotateKey())
+	require.NoError(t, p.RetireKey(old))
+	c.Advance(auth.KeyRefetchInterval)
+	fetches := p.keyFetches.Load()
+	_, err = v.Verify(context.Background(), p.sign(t, map[string]any{"sub": "bob"}))
+	require.NoError(t, err, "the new key is fetched")
+	require.Equal(t, fetches+1, p.keyFetches.Load(), "one fetch, which leaves the old key out")
+
+	require.Less(t, auth.KeyRefetchInterval+time.Second, auth.TokenCacheLifetime, "still within the cache's lifetime")
+	_, err = v.Verify(context.Background(), token)
+	require.ErrorIs(t, err, auth.ErrInvalidToken, "its key left the key set")
+}
