@@ -50,3 +50,19 @@ func TestPprofOffThisMachineIsRefused(t *testing.T) {
 		assert.NoError(t, config.Config{PprofAddr: addr}.Check(), addr)
 	}
 }
+
+// With sign-in on, the web app's client id is required: it is what tells the web app's ID
+// tokens, which name it, from access tokens, and that check must never be off.
+func TestSignInNeedsTheWebAppsClientID(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"AUTH_ISSUER": "https://login.example.org", "AUTH_AUDIENCE": "library"}
+	cfg, err := config.FromEnv(func(k string) string { return env[k] })
+	require.NoError(t, err)
+	err = cfg.Check()
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "AUTH_CLIENT_ID is unset")
+	env["AUTH_CLIENT_ID"] = "library-web"
+	cfg, err = config.FromEnv(func(k string) string { return env[k] })
+	require.NoError(t, err)
+	require.NoError(t, cfg.Check())
+}

@@ -256,7 +256,7 @@ var coreMutations = []mutation{
 	},
 	{
 		name:    "a Stripe refund is asked for without its idempotency key: a retry refunds twice",
-		file:    "internal/payments/stripepay/stripepay.go",
+		file:    "internal/payments/stripepay/refunds.go",
 		find:    "params.SetIdempotencyKey(r.Key)\n\trefund, err := p.client.V1Refunds.Create(ctx, params)",
 		replace: "refund, err := p.client.V1Refunds.Create(ctx, params)",
 		pkg:     "./internal/payments/stripepay/",
@@ -277,9 +277,9 @@ var coreMutations = []mutation{
 	},
 	{
 		name:    "a Stripe session that is not complete is taken for money received",
-		file:    "internal/payments/stripepay/stripepay.go",
-		find:    "Paid: s.Status == stripe.CheckoutSessionStatusComplete &&",
-		replace: "Paid: true &&",
+		file:    "internal/payments/stripepay/session.go",
+		find:    "Paid: complete && s.PaymentStatus == stripe.CheckoutSessionPaymentStatusPaid,",
+		replace: "Paid: s.PaymentStatus == stripe.CheckoutSessionPaymentStatusPaid,",
 		pkg:     "./internal/payments/stripepay/",
 	},
 	{
