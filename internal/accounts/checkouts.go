@@ -155,9 +155,9 @@ func (c StartCheckout) Decide(a Account, checkoutID string, open func(amount int
 	}
 	switch {
 	case a.Balance <= 0:
-		return nil, errs.E(errs.NothingToPay, "there is nothing to pay: the balance is %d cents", a.Balance)
+		return nil, errs.E(errs.NothingToPay, "there is nothing to pay: the balance is %s", errs.Count(a.Balance, "cent", "cents"))
 	case c.Amount > a.Balance:
-		return nil, errs.E(errs.InvalidRequest, "amount must be at most what is owed, %d cents", a.Balance)
+		return nil, errs.E(errs.InvalidRequest, "amount must be at most what is owed, %s", errs.Count(a.Balance, "cent", "cents"))
 	}
 	started, err := open(c.Amount)
 	if err != nil {
