@@ -91,8 +91,9 @@ func prepareDemo(t *testing.T, root string, command ...string) *demoRun {
 		mark: fmt.Sprintf("LIBRARY_DEMO_TEST_RUN=%d-%d", os.Getpid(), time.Now().UnixNano())}
 	ports := freePorts(t, 7)
 	d.cmd.Dir = root
-	d.cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool { // a newcomer's shell has neither
-		return strings.HasPrefix(kv, "ADMIN_TOKEN=") || strings.HasPrefix(kv, "PII_KEY=")
+	d.cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool { // a newcomer's shell has none
+		name, _, _ := strings.Cut(kv, "=")
+		return slices.Contains([]string{"ADMIN_TOKEN", "PII_KEY", "MAKEFLAGS", "MFLAGS", "MAKELEVEL"}, name)
 	}), "TMPDIR="+tmp, d.mark, "DEMO_API_PORTS="+ports[0]+" "+ports[1], "DEMO_PG_PORT="+ports[2],
 		"DEMO_SMTP_PORT="+ports[3], "DEMO_MAILPIT_PORT="+ports[4], "DEMO_IDP_PORT="+ports[5], "DEMO_PAY_PORT="+ports[6])
 	t.Cleanup(func() {
