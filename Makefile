@@ -8,9 +8,11 @@ run: ## serve the API on 127.0.0.1:8080, in memory, without sign-in
 GOBIN_DIR := $(or $(shell go env GOBIN),$(shell go env GOPATH)/bin)
 export PATH := $(GOBIN_DIR):$(PATH)
 STRIPE_MOCK = github.com/stripe/stripe-mock@v0.203.0
+MAILPIT = github.com/axllent/mailpit@v1.33.1
 
-tools: ## install the programs the tests run that come from the Go module proxy, when missing: stripe-mock, Stripe's mock of its API (about a minute the first time)
+tools: ## install the programs the tests run that come from the Go module proxy, when missing: stripe-mock, Stripe's mock of its API (about a minute the first time), and Mailpit, which the demo runs (2 to 4 minutes the first time)
 	@command -v stripe-mock >/dev/null || { echo "go install $(STRIPE_MOCK)"; go install $(STRIPE_MOCK); }
+	@command -v mailpit >/dev/null || { echo "go install $(MAILPIT)"; GOFLAGS= go install $(MAILPIT); }
 
 test: tools ## every test, PostgreSQL included (a throwaway cluster starts by itself), with the race detector, then the deployment's and the benchmark's modules, then the fault suite
 	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi

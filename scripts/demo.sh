@@ -7,15 +7,32 @@
 # its ports first and says which is taken; runs make build (bin/library, bin/devidp and
 # bin/devpay, which it runs); prints where everything is, the commands to try
 # (scripts/demo-commands.sh) and how to stop it; and runs until Ctrl-C (or a
-# kill of this script), which stops everything it started and removes everything else it made
-# (bin/ and Mailpit's binary, installed once into $(go env GOPATH)/bin, stay for the next
-# time). When a part fails to start or stops on its own, it says which, shows the end of that
-# part's log and keeps the logs.
+# kill of this script), which stops everything it started, removes everything else it made
+# (bin/ and Mailpit's binary, installed once where go install puts programs, stay for the next
+# time) and exits 0 (so does make demo). When a part fails to start or stops on its own, it says which, shows the
+# end of that part's log, keeps the logs and exits 1.
 #
 # Needs Go, make, curl and the PostgreSQL server binaries (Debian: apt-get install postgresql).
 # Ports: DEMO_API_PORTS (default "8080 8081"), DEMO_PG_PORT (5434), DEMO_SMTP_PORT (1025),
 # DEMO_MAILPIT_PORT (8025), DEMO_IDP_PORT (9096), DEMO_PAY_PORT (9097).
 set -euo pipefail
+
+# Ctrl-C signals every process of the terminal's foreground process group. Run by make, this
+# script shares that group with make, which then ends by the signal (status 130) however cleanly
+# the demo stops. So the script runs itself again as a job of its own, which bash's job control
+# makes the terminal's foreground group: Ctrl-C reaches this script alone, and make ends as it
+# ends. bash hands the terminal over through stderr, so only when stderr is that terminal.
+if [ -z "${DEMO_OWN_JOB:-}" ] && [ -t 2 ]; then
+  if [ -r "/proc/$$/stat" ]; then # Linux: the 3rd and 6th fields after the command's name
+    stat="$(<"/proc/$$/stat")"
+    read -r _ _ group _ _ terminal_group _ <<<"${stat##*) }"
+  else
+    read -r group terminal_group < <(ps -o pgid= -o tpgid= -p $$ 2>/dev/null) || true
+  fi
+  if [ -n "${group:-}" ] && [ "$group" = "${terminal_group:-}" ] && [ "$group" != $$ ]; then
+    DEMO_OWN_JOB=1 exec bash -c 'set -m; "$@"; exit $?' "$0" "$0" "$@"
+  fi
+fi
 cd "$(dirname "$0")/.."
 
 read -r -a api_ports <<<"${DEMO_API_PORTS:-8080 8081}"
@@ -52,7 +69,9 @@ chmod 755 "$work" # the database server may run as another user (postgres, when 
 pids=()
 failed=false
 cleanup() {
-  trap - EXIT INT TERM
+  trap - EXIT
+  trap '' INT TERM HUP # a second Ctrl-C, or the terminal closing, must not cut the cleanup short
+  set +e               # nor must an echo to a terminal that is gone
   echo
   echo "stopping..."
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -70,7 +89,20 @@ cleanup() {
   echo "stopped, and $work removed"
 }
 trap cleanup EXIT
-trap 'exit 0' INT TERM
+trap 'exit 0' INT TERM HUP
+
+# start_part LOG COMMAND...: runs a part of the demo in the background, its output in LOG, in a
+# process group of its own (job control, set -m) and reading nothing from the terminal. Ctrl-C,
+# which the terminal sends to its foreground process group, never reaches it: this script's trap
+# alone stops it, and the watches below never take a part stopped by Ctrl-C for one that failed.
+start_part() {
+  local log=$1
+  shift
+  set -m
+  "$@" </dev/null >"$log" 2>&1 &
+  set +m
+  pids+=($!)
+}
 
 fail() { # MESSAGE LOG
   failed=true
@@ -93,7 +125,8 @@ wait_for() { # URL WHAT LOG PID
 echo "building bin/library, bin/devidp and bin/devpay (make build: seconds when they are up to date)..."
 make --no-print-directory build
 
-mailpit="$(command -v mailpit || echo "$(go env GOPATH)/bin/mailpit")"
+gobin="$(go env GOBIN)" # where go install puts it, as make tools does
+mailpit="$(command -v mailpit || echo "${gobin:-$(go env GOPATH | cut -d: -f1)/bin}/mailpit")"
 if [ ! -x "$mailpit" ]; then
   echo "installing Mailpit v1.33.1 into $(dirname "$mailpit"), once: Go downloads some 35 modules"
   echo "and compiles some 175 packages, naming each (2 to 4 minutes on two cores)..."
@@ -109,21 +142,18 @@ if ! pg_env="$(PGDIR="$work/pg" PGPORT="$pg_port" scripts/postgres.sh start 2>"$
 fi
 eval "$pg_env"
 
-"$mailpit" --smtp "127.0.0.1:$smtp_port" --listen "127.0.0.1:$web_port" --database "$work/mailpit.db" \
-  >"$work/mailpit.log" 2>&1 &
-pids+=($!)
+start_part "$work/mailpit.log" "$mailpit" --smtp "127.0.0.1:$smtp_port" --listen "127.0.0.1:$web_port" \
+  --database "$work/mailpit.db"
 wait_for "http://127.0.0.1:$web_port/readyz" Mailpit "$work/mailpit.log" "${pids[-1]}"
 
-DEVIDP_ADDR="127.0.0.1:$idp_port" bin/devidp >"$work/devidp.log" 2>&1 &
-pids+=($!)
+start_part "$work/devidp.log" env DEVIDP_ADDR="127.0.0.1:$idp_port" bin/devidp
 wait_for "http://127.0.0.1:$idp_port/.well-known/openid-configuration" "the OpenID provider" "$work/devidp.log" "${pids[-1]}"
 
 # The payment provider tells every replica of each payment: each records it once.
 webhooks=()
 for port in "${api_ports[@]}"; do webhooks+=("http://127.0.0.1:$port/webhooks/stripe"); done
-DEVPAY_ADDR="127.0.0.1:$pay_port" DEVPAY_WEBHOOK_URLS="$(IFS=,; echo "${webhooks[*]}")" \
-  DEVPAY_SECRET_KEY="$pay_key" DEVPAY_WEBHOOK_SECRET="$pay_webhook_secret" bin/devpay >"$work/devpay.log" 2>&1 &
-pids+=($!)
+start_part "$work/devpay.log" env DEVPAY_ADDR="127.0.0.1:$pay_port" DEVPAY_WEBHOOK_URLS="$(IFS=,; echo "${webhooks[*]}")" \
+  DEVPAY_SECRET_KEY="$pay_key" DEVPAY_WEBHOOK_SECRET="$pay_webhook_secret" bin/devpay
 wait_for "http://127.0.0.1:$pay_port/pay/page.css" "the payment provider" "$work/devpay.log" "${pids[-1]}"
 
 export DATABASE_URL SMTP_URL="smtp://127.0.0.1:$smtp_port?tls=none"
@@ -142,9 +172,8 @@ for port in "${api_ports[@]}"; do
     [[ $other == "$port" ]] || others+=("http://127.0.0.1:$other")
   done
   others_list=$(IFS=,; echo "${others[*]}")
-  OPERATIONS_REPLICAS="$others_list" CORS_ORIGINS="$others_list" \
-    HTTP_ADDR="127.0.0.1:$port" REPLICA_ID="$replica" bin/library >"$work/$replica.log" 2>&1 &
-  pids+=($!)
+  start_part "$work/$replica.log" env OPERATIONS_REPLICAS="$others_list" CORS_ORIGINS="$others_list" \
+    HTTP_ADDR="127.0.0.1:$port" REPLICA_ID="$replica" bin/library
   # One at a time: the first takes every lease, and the migrations run once.
   wait_for "http://127.0.0.1:$port/readyz" "replica $replica" "$work/$replica.log" "${pids[-1]}"
   replica=b

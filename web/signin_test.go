@@ -106,7 +106,8 @@ var staffControls = []string{
 }
 
 // A member signs in on the provider's page and sees their own account: the loan a librarian
-// made them, the fine a librarian charged, and its history. This library takes no payments
+// made them, the fine a librarian charged, and its history, where loans name their books by
+// title, as people know them, not by id. This library takes no payments
 // online, so the Pay panel says where fines are paid, with no form to pay in. No page shows the
 // member a fine, lend, return or add-book control. Before signing in, the catalog shows the
 // loan without its borrower.
@@ -120,6 +121,8 @@ func TestMemberSignsInAndSeesTheirAccount(t *testing.T) {
 		f := strings.Split(b, "|")
 		mustCallAs(t, libby, http.MethodPost, base+"/books", map[string]string{"id": f[0], "title": f[1], "author": f[2]}, http.StatusCreated)
 	}
+	mustCallAs(t, libby, http.MethodPost, base+"/books/emma/loans", map[string]string{"loanId": "loan-emma", "memberId": "alice"}, http.StatusCreated)
+	mustCallAs(t, libby, http.MethodPost, base+"/books/emma/returns", map[string]string{"loanId": "loan-emma"}, http.StatusCreated)
 	mustCallAs(t, libby, http.MethodPost, base+"/books/dune/loans", map[string]string{"loanId": "loan-dune", "memberId": "alice"}, http.StatusCreated)
 
 	tb := newTab(t)
@@ -136,6 +139,9 @@ func TestMemberSignsInAndSeesTheirAccount(t *testing.T) {
 	tb.row("My loans", "Dune", "Renewals left", "2")
 	tb.waitText("region", "Account", "Balance: 5.00 owed")
 	tb.row("History", "Fine of 5.00: Dune, 20 days late", "By", "a librarian")
+	tb.row("History", "Borrowed Dune", "By", "a librarian")
+	tb.row("History", "Brought back Emma", "By", "a librarian")
+	tb.row("History", "Borrowed Emma", "By", "a librarian")
 	tb.waitText("region", "Pay", "Fines are paid at the library's desk.")
 	requireAbsent(tb, "textbox", "Amount to pay", "button", "Pay")
 	requireAbsent(tb, staffControls...)

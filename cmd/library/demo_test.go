@@ -62,7 +62,7 @@ func startPayingPair(t *testing.T) payingPair {
 // Every command the demo prints works as printed, in order, against two replicas with sign-in
 // and payments online on: the sample loan is to a member with an address, so its email is
 // sent; the member's fine is paid on the provider's page, and recorded once although both
-// replicas were told; and the smoke test passes.
+// replicas were told; and the smoke test passes, printing what docs/operations.md shows.
 func TestTheDemosCommandsWorkAsPrinted(t *testing.T) {
 	t.Parallel()
 	pair := startPayingPair(t)
@@ -95,6 +95,12 @@ func TestTheDemosCommandsWorkAsPrinted(t *testing.T) {
 	require.Contains(t, string(out), "ok: exactly one holder per processor (catalog loans holds notifications late-fines hold-shelf checkouts)",
 		"the smoke test, of every processor the replicas run")
 	require.Contains(t, string(out), "smoke test passed")
+	doc, err := os.ReadFile("../../docs/operations.md")
+	require.NoError(t, err)
+	for _, line := range regexp.MustCompile(`(?m)^ok: .*$`).FindAllString(string(out), -1) {
+		require.True(t, strings.Contains(string(doc), "\n# "+line+"\n"),
+			"docs/operations.md shows the smoke test's output, but not this line it prints:\n%s", line)
+	}
 
 	delivered := pair.pay.WaitDelivered("checkout.session.completed", 2)
 	require.ElementsMatch(t, []string{pair.holder.URL("/webhooks/stripe"), pair.standby.URL("/webhooks/stripe")},

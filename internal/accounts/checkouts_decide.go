@@ -40,9 +40,9 @@ func (c StartCheckout) Decide(a Account, checkoutID string, openMax int, now tim
 func (c StartCheckout) Check(a Account, openMax int, now time.Time) error {
 	switch {
 	case a.Balance <= 0:
-		return errs.E(errs.NothingToPay, "there is nothing to pay: the balance is %d cents", a.Balance)
+		return errs.E(errs.NothingToPay, "there is nothing to pay: the balance is %s", errs.Count(a.Balance, "cent", "cents"))
 	case c.Amount > a.Balance:
-		return errs.E(errs.InvalidRequest, "amount must be at most what is owed, %d cents", a.Balance)
+		return errs.E(errs.InvalidRequest, "amount must be at most what is owed, %s", errs.Count(a.Balance, "cent", "cents"))
 	}
 	if payable := a.payableCheckouts(now); openMax > 0 && len(payable) >= openMax {
 		return tooManyCheckouts(payable)

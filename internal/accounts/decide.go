@@ -122,10 +122,10 @@ func (c Pay) Validate() error { return validate.Amount("amount", c.Amount) }
 // credit.
 func (c Pay) Decide(a Account) ([]Event, error) {
 	if a.Balance <= 0 {
-		return nil, errs.E(errs.NothingToPay, "there is nothing to pay: the balance is %d cents", a.Balance)
+		return nil, errs.E(errs.NothingToPay, "there is nothing to pay: the balance is %s", errs.Count(a.Balance, "cent", "cents"))
 	}
 	if c.AtMostOwed && c.Amount > a.Balance {
-		return nil, errs.E(errs.Forbidden, "a member pays at most what they owe (%d cents); more can be paid at the desk", a.Balance)
+		return nil, errs.E(errs.Forbidden, "a member pays at most what they owe (%s); more can be paid at the desk", errs.Count(a.Balance, "cent", "cents"))
 	}
 	return []Event{PaymentReceived{Amount: c.Amount}}, nil
 }
@@ -141,7 +141,8 @@ func (Erase) Decide(a Account) ([]Event, error) {
 	case a.Erased:
 		return nil, nil
 	case a.Balance != 0:
-		return nil, errs.E(errs.AccountNotSettled, "the account is not settled: its balance is %d cents; settle it before erasing it", a.Balance)
+		return nil, errs.E(errs.AccountNotSettled, "the account is not settled: its balance is %s; settle it before erasing it",
+			errs.Count(a.Balance, "cent", "cents"))
 	case a.OnLoan() > 0:
 		return nil, errs.E(errs.AccountNotSettled, "the account is not settled: %s on loan to this member", BooksStill(a.OnLoan()))
 	case len(a.OpenCheckouts()) > 0:

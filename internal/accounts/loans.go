@@ -51,7 +51,8 @@ type Limits struct {
 // blocked refuses a member who owes more than BlockAt.
 func (l Limits) blocked(a Account, what string) error {
 	if l.BlockAt > 0 && a.Balance > l.BlockAt {
-		return errs.E(errs.MemberBlocked, "the member owes %d cents, more than the %d cents a member may owe and still %s; pay first", a.Balance, l.BlockAt, what)
+		return errs.E(errs.MemberBlocked, "the member owes %s, more than the %s a member may owe and still %s; pay first",
+			errs.Count(a.Balance, "cent", "cents"), errs.Count(l.BlockAt, "cent", "cents"), what)
 	}
 	return nil
 }
@@ -74,7 +75,7 @@ func (c Borrow) Decide(a Account) ([]Event, error) {
 		return nil, nil
 	}
 	if c.Limits.MaxLoans > 0 && a.OnLoan() >= c.Limits.MaxLoans {
-		return nil, errs.E(errs.LoanLimitReached, "the member has %d books out, as many as a member may", a.OnLoan())
+		return nil, errs.E(errs.LoanLimitReached, "the member has %s out, as many as a member may", errs.Count(a.OnLoan(), "book", "books"))
 	}
 	if err := c.Limits.blocked(a, "borrow"); err != nil {
 		return nil, err

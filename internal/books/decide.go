@@ -156,9 +156,11 @@ func (c RenewLoan) Decide(b Book, now time.Time, loanPeriod time.Duration, maxRe
 	case c.Borrower != "" && b.Loan.MemberID != c.Borrower:
 		return nil, errs.E(errs.Forbidden, "loan %s is not yours: a member renews their own loans", c.LoanID)
 	case len(b.queue) > 0:
-		return nil, errs.E(errs.HoldsWaiting, "%d members wait for book %s: return it for them", len(b.queue), b.ID)
+		return nil, errs.E(errs.HoldsWaiting, "%s for book %s: return it for them",
+			errs.Count(len(b.queue), "member waits", "members wait"), b.ID)
 	case b.Loan.Renewals >= maxRenewals:
-		return nil, errs.E(errs.RenewalLimitReached, "loan %s was renewed %d times already, as often as a loan may be; return the book", c.LoanID, b.Loan.Renewals)
+		return nil, errs.E(errs.RenewalLimitReached, "loan %s was renewed %s already, as often as a loan may be; return the book",
+			c.LoanID, errs.Count(b.Loan.Renewals, "time", "times"))
 	}
 	from := b.Loan.DueAt
 	if at := now.UTC().Truncate(time.Second); at.After(from) {

@@ -131,7 +131,8 @@ func (c PlaceHold) Decide(b Book, p HoldPolicy) ([]Event, error) {
 	case b.Loan != nil && b.Loan.MemberID == c.MemberID:
 		return nil, errs.E(errs.AlreadyHeld, "book %s is on loan to member %s", b.ID, c.MemberID)
 	case len(b.queue) >= p.MaxQueue:
-		return nil, errs.E(errs.HoldQueueFull, "%d members wait for book %s already, as many as may", len(b.queue), b.ID)
+		return nil, errs.E(errs.HoldQueueFull, "%s for book %s already, as many as may",
+			errs.Count(len(b.queue), "member waits", "members wait"), b.ID)
 	}
 	return []Event{HoldPlaced(c)}, nil
 }

@@ -74,3 +74,25 @@ func TestHTTPHoldRefusals(t *testing.T) {
 		apitest.RequireResult(t, hold(t, a, "dune", "eve", "k4"), http.StatusCreated, "book-dune") // a place came free
 	})
 }
+
+// A renewal is refused while members wait for the book, saying how many in words that agree
+// with the number: one member waits, two members wait.
+func TestHTTPRenewalRefusedWhileMembersWait(t *testing.T) {
+	t.Parallel()
+	apitest.ForEachStore(t, apitest.FastBackground(app.Config{RenewalsMax: 2}), func(t *testing.T, a *apitest.API) {
+		for _, m := range []string{"ann", "ben", "cid"} {
+			apitest.SetContact(t, a, m, m, "")
+		}
+		apitest.AddBook(t, a, "dune")
+		apitest.Lend(t, a, "dune", "loan-1", "ann")
+		renew := func(key string) apitest.Problem {
+			r := a.Call(t, http.MethodPost, "/books/dune/loans/loan-1/renewals", nil, "Idempotency-Key", key)
+			return apitest.RequireProblem(t, r, http.StatusConflict, "HoldsWaiting")
+		}
+
+		apitest.RequireResult(t, hold(t, a, "dune", "ben", "hold-ben"), http.StatusCreated, "book-dune")
+		assert.Equal(t, "1 member waits for book dune: return it for them", renew("renew-1").Detail)
+		apitest.RequireResult(t, hold(t, a, "dune", "cid", "hold-cid"), http.StatusCreated, "book-dune")
+		assert.Equal(t, "2 members wait for book dune: return it for them", renew("renew-2").Detail)
+	})
+}

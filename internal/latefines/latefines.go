@@ -76,7 +76,7 @@ func (l Saga) Handle(ctx context.Context, e eventstore.Event) error {
 	}
 	fine := accounts.ChargeFine{
 		Amount: min(int64(returned.DaysLate)*l.FinePerDay, validate.MaxAmount),
-		Reason: fmt.Sprintf("returned %d days late", returned.DaysLate),
+		Reason: "returned " + errs.Count(returned.DaysLate, "day", "days") + " late",
 		LoanID: returned.LoanID,
 	}
 	origin := aggregate.Origin{CommandID: "late-return:" + returned.LoanID, CorrelationID: e.Metadata.CorrelationID,

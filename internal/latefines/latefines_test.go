@@ -91,3 +91,21 @@ func TestLateFinesChargeDespiteATakenCommandID(t *testing.T) {
 	require.EqualValues(t, 100-1+50, account.Balance, "the late fine is charged, once")
 	require.EqualValues(t, 3, version)
 }
+
+// A fine's reason counts the days late in words that agree with the number.
+func TestLateFinesReasonCountsTheDays(t *testing.T) {
+	ctx := context.Background()
+	log := eventstore.NewMemory(nil)
+	saga := latefines.Saga{Accounts: accounts.NewService(log, aggregate.Options{}), FinePerDay: 25}
+	for _, r := range []struct {
+		loan string
+		days int
+	}{{"loan-1", 1}, {"loan-2", 2}} {
+		require.NoError(t, saga.Handle(ctx, bookEvent(t, "book-dune", books.BookReturned{LoanID: r.loan, MemberID: "alice", DaysLate: r.days})))
+	}
+	stream, err := log.ReadStream(ctx, "account-alice", 0)
+	require.NoError(t, err)
+	require.Len(t, stream, 2)
+	require.JSONEq(t, `{"amount":25,"reason":"returned 1 day late","loanId":"loan-1"}`, string(stream[0].Data))
+	require.JSONEq(t, `{"amount":50,"reason":"returned 2 days late","loanId":"loan-2"}`, string(stream[1].Data))
+}

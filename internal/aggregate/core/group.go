@@ -85,7 +85,7 @@ func (r *Repository[S]) runGroup(ctx context.Context, streamID string, group []*
 		if conflict, ok := errors.AsType[*eventstore.ConflictError](err); ok {
 			if attempt >= r.opts.MaxAttempts {
 				failAll(group, errs.E(errs.ConcurrencyConflict,
-					"%s changed %d times while this command was being decided; try again", conflict.StreamID, attempt))
+					"%s changed %s while this command was being decided; try again", conflict.StreamID, errs.Count(attempt, "time", "times")))
 				return nil
 			}
 			if conflict.StreamID != streamID {

@@ -7,6 +7,9 @@ import { balanceText, clearError, formatCents, formatTime, h, showError } from "
 /** HISTORY_PAGE is how many entries of the history a page shows at a time. */
 const HISTORY_PAGE = 20;
 
+/** LOAN_ENTRIES are the account's events that name a book, by its id. */
+const LOAN_ENTRIES = new Set(["LoanOpened", "LoanClosed"]);
+
 /** accountFacts are an account's id, name, email and balance. */
 export function accountFacts(account) {
   return [
@@ -33,13 +36,34 @@ export function historyPanel(memberId, { signal }) {
       body)),
     more, errors);
 
+  // A loan's entries name its book by id; people know it by its title, which GET /books/{id}
+  // gives. Each book is read once for the panel; one that can't be read now is shown by its id,
+  // and read again with the next page.
+  const titles = new Map(); // book id → a promise of its title, or of null
+  function titleOf(bookId) {
+    if (!titles.has(bookId)) {
+      titles.set(bookId, call("GET", path("books", bookId), { signal }).then(({ data }) => data?.title || null, () => {
+        titles.delete(bookId);
+        return null;
+      }));
+    }
+    return titles.get(bookId);
+  }
+  async function booksOf(entries) {
+    const ids = [...new Set(entries.filter((e) => LOAN_ENTRIES.has(e.type) && e.data?.bookId).map((e) => e.data.bookId))];
+    const found = await Promise.all(ids.map(titleOf));
+    return new Map(ids.map((id, i) => [id, { id, title: found[i] }]));
+  }
+
   async function load(before) {
     const query = new URLSearchParams({ limit: String(HISTORY_PAGE) });
     if (before) query.set("before", String(before));
     try {
       const { data } = await call("GET", `${path("accounts", memberId, "history")}?${query}`, { signal });
+      const entries = data.entries ?? [];
+      const books = await booksOf(entries);
       clearError(errors);
-      const rows = (data.entries ?? []).map(entryRow);
+      const rows = entries.map((entry) => entryRow(entry, books));
       if (before) body.append(...rows);
       else body.replaceChildren(...(rows.length ? rows : [h("tr", {}, h("td", { colspan: 3, class: "empty" }, "Nothing yet."))]));
       more.replaceChildren(typeof data.next === "number"
@@ -58,15 +82,15 @@ export function historyPanel(memberId, { signal }) {
   return { section, refresh: () => load(0) };
 }
 
-function entryRow(entry) {
+function entryRow(entry, books) {
   return h("tr", {},
-    h("th", { scope: "row" }, what(entry)),
+    h("th", { scope: "row" }, what(entry, books)),
     h("td", {}, formatTime(entry.recordedAt)),
     h("td", {}, who(entry.by)));
 }
 
-/** what says an event of the account in words. */
-function what({ type, data }) {
+/** what says an event of the account in words; books maps the ids of its books to them. */
+function what({ type, data }, books) {
   const d = data ?? {};
   switch (type) {
     case "AccountOpened": return `Account opened for ${d.name ?? "the member"}`;
@@ -77,10 +101,16 @@ function what({ type, data }) {
     case "CheckoutEnded": return "Payment page ended unpaid";
     case "RefundDue": return `${formatCents(d.amount)} paid twice, to be given back`;
     case "RefundIssued": return `${formatCents(d.amount)} given back`;
-    case "LoanOpened": return `Borrowed ${d.bookId ?? "a book"}`;
-    case "LoanClosed": return `Brought back ${d.bookId ?? "a book"}`;
+    case "LoanOpened": return ["Borrowed ", bookLink(books.get(d.bookId))];
+    case "LoanClosed": return ["Brought back ", bookLink(books.get(d.bookId))];
     default: return type;
   }
+}
+
+/** bookLink is a book's title (its id when it has none to show), linked to its page. */
+function bookLink(book) {
+  if (!book) return "a book";
+  return h("a", { href: `#/books/${encodeURIComponent(book.id)}` }, book.title ?? book.id);
 }
 
 /** who says who did it, as much as the viewer may see. */
