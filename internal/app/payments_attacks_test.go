@@ -4,8 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -179,4 +183,47 @@ func TestAFourthOpenCheckoutIsRefused(t *testing.T) {
 	require.NoError(t, err)
 	eventually(t, 10*time.Second, func() bool { return getCheckout(t, a, "m-max", open[0].CheckoutID).Status == "expired" }, "one ended")
 	startCheckout(t, b, "m-max", 500, "key-4")
+}
+
+// While the provider can't be asked, a webhook is answered 503, so that the provider delivers
+// it again later, and records nothing; delivered again once the provider answers, it records
+// the payment.
+func TestAWebhookIsRefusedWhileTheProviderCantBeAsked(t *testing.T) {
+	t.Parallel()
+	pay := paytest.Start(t)
+	var down atomic.Bool
+	target, err := url.Parse(pay.URL())
+	require.NoError(t, err)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() {
+			http.Error(w, "bad gateway", http.StatusBadGateway)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	cfg := apitest.WithPayments(fastBackground(app.Config{DatabaseURL: pgtest.NewDatabase(t)}), pay, "http://127.0.0.1:8080")
+	cfg.Payments.StripeAPIURL = front.URL
+	a := &api{Base: startService(t, cfg), Store: "postgres"}
+	fine(t, a, "m-ned", 300, "late")
+	c, _ := startCheckout(t, a, "m-ned", 300, "pay-ned")
+	pay.Hold("")
+	_, err = pay.Pay(sessionOf(t, pay, c))
+	require.NoError(t, err)
+	completed := heldPayload(t, pay, sessionOf(t, pay, c))
+	send := func() response {
+		return a.Send(t, http.MethodPost, "/webhooks/stripe", completed, "Content-Type", "application/json",
+			"Stripe-Signature", devpay.Sign(completed, pay.WebhookSecret(), time.Now()))
+	}
+
+	down.Store(true)
+	requireProblem(t, send(), http.StatusServiceUnavailable, "Unavailable")
+	assert.Zero(t, countEvents(t, a, "m-ned", "PaymentReceived"), "nothing recorded")
+	assert.Equal(t, "open", getCheckout(t, a, "m-ned", c.CheckoutID).Status)
+
+	down.Store(false)
+	require.Equal(t, http.StatusOK, send().Status)
+	assert.Equal(t, "paid", getCheckout(t, a, "m-ned", c.CheckoutID).Status)
+	assert.Equal(t, 1, countEvents(t, a, "m-ned", "PaymentReceived"))
 }
