@@ -142,7 +142,14 @@ func (a Account) OpenCheckouts() []Checkout {
 			open = append(open, c)
 		}
 	}
-	slices.SortFunc(open, func(x, y Checkout) int { return strings.Compare(x.ID, y.ID) })
+	// A page's expiry is its start and the same CHECKOUT_EXPIRES_AFTER for all, so it orders
+	// them by start; those from before pages had an expiry come first.
+	slices.SortFunc(open, func(x, y Checkout) int {
+		if c := x.ExpiresAt.Compare(y.ExpiresAt); c != 0 {
+			return c
+		}
+		return strings.Compare(x.ID, y.ID)
+	})
 	return open
 }
 
