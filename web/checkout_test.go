@@ -63,8 +63,8 @@ type payingLibrary struct {
 }
 
 // startPayingLibrary starts an OpenID provider, a payment provider and the service on a
-// database, with sign-in and payments online through them (CHECKOUT_RECONCILE_AFTER 15m, its
-// default, unless tune changes it), behind a front door that is its PUBLIC_URL; the provider's
+// database, with sign-in and payments online through them (CHECKOUT_EXPIRES_AFTER 30m and
+// CHECKOUT_RECONCILE_AFTER 15m, their defaults, unless tune changes them), behind a front door that is its PUBLIC_URL; the provider's
 // webhooks go to the service. It opens alice's account with a fine of cents.
 func startPayingLibrary(t *testing.T, cents int, tune func(*app.Config)) *payingLibrary {
 	t.Helper()
@@ -221,10 +221,13 @@ func TestPayOnlineDoubleClickMakesOnePage(t *testing.T) {
 }
 
 // A webhook lost for good (held, then dropped) loses nothing: the service asks the provider
-// about the checkout still open after CHECKOUT_RECONCILE_AFTER, and the page ends at "paid".
+// about the checkout still open CHECKOUT_RECONCILE_AFTER after its page expired (1 s after 4 s
+// here), and the page ends at "paid".
 func TestLostWebhookIsReconciledOnThePage(t *testing.T) {
 	t.Parallel()
-	l := startPayingLibrary(t, 300, func(cfg *app.Config) { cfg.Payments.ReconcileAfter = time.Second })
+	l := startPayingLibrary(t, 300, func(cfg *app.Config) {
+		cfg.Payments.ExpiresAfter, cfg.Payments.ReconcileAfter = 4*time.Second, time.Second
+	})
 	tb := l.myAccount(t)
 	tb.waitText("region", "Account", "Balance: 3.00 owed")
 
@@ -280,7 +283,8 @@ func TestTwoTabsPayingOneFineAreRefundedOnce(t *testing.T) {
 }
 
 // A declined card pays nothing: Decline on the provider's page, then Cancel back to the
-// library, whose page says nothing was paid, and the balance is as it was.
+// library, whose page says nothing was paid, offers the way back to the provider's page, and
+// says until when it takes payment; and the balance is as it was.
 func TestDeclinedCardLeavesTheBalance(t *testing.T) {
 	t.Parallel()
 	l := startPayingLibrary(t, 300, nil)
@@ -294,6 +298,12 @@ func TestDeclinedCardLeavesTheBalance(t *testing.T) {
 	state := backFromProvider(tb)
 	state.waitText("Cancelled: nothing was paid.")
 	tb.get("link", "Go back to the payment page")
+	sessions := l.pay.Sessions()
+	if len(sessions) != 1 {
+		t.Fatalf("%d pages at the provider, want 1", len(sessions))
+	}
+	until := "It takes payment until " + timeText(tb, sessions[0].ExpiresAt.Format(time.RFC3339)) + "."
+	tb.get("region", "Payment online").waitText(until)
 	requireAccessible(tb, "the checkout's page, cancelled")
 
 	tb.get("link", "Back to your account").click()

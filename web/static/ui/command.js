@@ -24,6 +24,7 @@ import { clearError, refocus, setOutcome, showError } from "./ui.js";
  *   done(result, input, {resent}): what to say once it is recorded (resent: the key was used
  *     before this submit);
  *   after(result, input), failed(err): what else to do then (optional);
+ *   explain(err): what to show for an error instead of its alert, or null (optional);
  *   leave(result): the http(s) address to go on to once it is recorded, instead of after
  *     (optional); back: what to say if the person comes Back to this page from there;
  *   focus(): where focus goes when the button is hidden once it is done (optional);
@@ -77,7 +78,9 @@ export function commandForm(form, spec) {
         keepForSignIn(form, name, intent, errors, err, button.textContent);
         return;
       }
-      showError(errors, err, { extra: err?.definite ? null : spec.unsure });
+      const explained = spec.explain?.(err);
+      if (explained) errors.replaceChildren(explained);
+      else showError(errors, err, { extra: err?.definite ? null : spec.unsure });
       await spec.failed?.(err);
     } finally {
       if (!leaving) {

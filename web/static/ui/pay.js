@@ -2,7 +2,10 @@
 // library runs without sign-in) a payment is recorded here: POST /accounts/{id}/payments. A
 // member pays online instead: Pay starts a checkout (POST /accounts/{id}/checkouts) and sends
 // the browser to the payment provider's page, which sends it back to the checkout's page
-// (pages/checkout.js); with payments online off, fines are paid at the desk.
+// (pages/checkout.js); with payments online off, fines are paid at the desk. A member may have
+// only a few checkouts whose pages still take payment: one more is refused (TooManyCheckouts),
+// and the panel then lists those, each with its amount, until when its page takes payment, and
+// a link back to that page at the provider, where they go on paying.
 //
 // Both are sent the way the service was built for: one Idempotency-Key per intent, made when
 // the form is first submitted and sent with every attempt of it (command.js). The button is
@@ -20,7 +23,7 @@
 import { call, path } from "./api.js";
 import { commandForm } from "./command.js";
 import { paysOnline } from "./session.js";
-import { clearError, field, formatCents, h, nothingToPay, outcomeRegion, parseAmount } from "./ui.js";
+import { clearError, field, formatCents, formatTime, h, nothingToPay, outcomeRegion, parseAmount } from "./ui.js";
 
 /** PAYMENT_ATTEMPTS is how many times one payment is sent before the page stops and says so. */
 export const PAYMENT_ATTEMPTS = 6;
@@ -118,16 +121,9 @@ export function checkoutForm(memberId, { signal, onRefused }) {
   const panel = payPanel({ hint: "For example 3.50: at most what you owe. You pay on the payment provider's page." });
   const { form, button, outcome, errors } = panel;
   commandForm(form, {
+    ...startingCheckout(memberId, signal),
     name: `checkout:${memberId}`, button, outcome, errors, signal,
     read: () => amountRead(form, (cents) => `Making a payment page for ${formatCents(cents)}…`),
-    send: ({ cents }, key, { onRetry }) => call("POST", path("accounts", memberId, "checkouts"), {
-      body: { amount: cents }, headers: { "Idempotency-Key": key }, attempts: PAYMENT_ATTEMPTS, signal, onRetry,
-    }),
-    retrying: ({ attempt, error }) => `${error.message} Asking again (attempt ${attempt + 1} of ${PAYMENT_ATTEMPTS}): ` +
-      "it carries the same key, so only one payment page is made.",
-    done: () => "Taking you to the payment provider's page…",
-    leave: (result) => result.data?.url ?? "",
-    back: "Back from the payment provider's page. If you paid there, it shows in your account once the provider has told the library.",
     failed: (err) => {
       panel.refused(err);
       return err?.definite && onRefused?.();
@@ -137,4 +133,66 @@ export function checkoutForm(memberId, { signal, onRefused }) {
     again: "Press Pay to go on to the payment page: it carries the same key as before, so only one is made.",
   });
   return panel;
+}
+
+/**
+ * newCheckoutForm offers a new payment of cents once a checkout ended unpaid (its page expired,
+ * pages/checkout.js): one button, which starts a checkout as Pay does, as a new intent with a
+ * new Idempotency-Key, and goes to its page. It returns the form with its outcome and alerts.
+ */
+export function newCheckoutForm(memberId, checkoutId, { signal, cents }) {
+  const label = `Start a new payment of ${formatCents(cents)}`;
+  const button = h("button", { type: "submit" }, label);
+  const form = h("form", {}, button);
+  const outcome = outcomeRegion();
+  const errors = h("div", { class: "alert-slot" });
+  commandForm(form, {
+    ...startingCheckout(memberId, signal),
+    name: `checkout-again:${memberId}:${checkoutId}`, button, outcome, errors, signal,
+    read: () => ({ cents, pending: `Making a payment page for ${formatCents(cents)}…` }),
+    unsure: `The payment page may or may not have been made. Press ${label} again: it carries the same key, so only one is made.`,
+    again: `Press ${label} to go on to the payment page: it carries the same key as before, so only one is made.`,
+  });
+  return h("div", {}, form, outcome, errors);
+}
+
+/**
+ * startingCheckout is what every form that starts a checkout shares (commandForm's spec): the
+ * request under the intent's key, the way to the provider's page it answers with, and what a
+ * refusal for too many checkouts shows.
+ */
+function startingCheckout(memberId, signal) {
+  return {
+    send: ({ cents }, key, { onRetry }) => call("POST", path("accounts", memberId, "checkouts"), {
+      body: { amount: cents }, headers: { "Idempotency-Key": key }, attempts: PAYMENT_ATTEMPTS, signal, onRetry,
+    }),
+    retrying: ({ attempt, error }) => `${error.message} Asking again (attempt ${attempt + 1} of ${PAYMENT_ATTEMPTS}): ` +
+      "it carries the same key, so only one payment page is made.",
+    done: () => "Taking you to the payment provider's page…",
+    leave: (result) => result.data?.url ?? "",
+    back: "Back from the payment provider's page. If you paid there, it shows in your account once the provider has told the library.",
+    explain: openCheckoutsNotice,
+  };
+}
+
+/**
+ * openCheckoutsNotice is what a TooManyCheckouts refusal shows instead of a bare error: the
+ * payments the member started and did not finish (the problem's openCheckouts), the one whose
+ * page stops taking payment soonest first, each with its amount, until when its page takes
+ * payment, and a link to go on paying there. It is null for any other error, and for one that
+ * names no page to go back to.
+ */
+function openCheckoutsNotice(err) {
+  if (err?.code !== "TooManyCheckouts") return null;
+  const ends = (c) => Date.parse(c.expiresAt ?? "") || Infinity;
+  const open = (err.problem?.openCheckouts ?? []).filter((c) => /^https?:/.test(String(c?.url ?? "")))
+    .sort((a, b) => (ends(a) === ends(b) ? 0 : ends(a) < ends(b) ? -1 : 1));
+  if (open.length === 0) return null;
+  return h("div", { class: "alert", role: "alert" },
+    h("p", {}, "You already have payments started and not finished, as many as can be open at once. " +
+      "Go on with one of them on its page, or start a new one once one of those pages no longer takes payment:"),
+    h("ul", {}, open.map((c) => h("li", {},
+      h("a", { href: c.url }, `Resume the payment of ${formatCents(c.amount)}`),
+      c.expiresAt ? `: its page takes payment until ${formatTime(c.expiresAt)}.` : "."))),
+    h("p", { class: "code" }, `Code: ${err.code}`));
 }

@@ -6,19 +6,30 @@
 // offers to look again. A payment that came when nothing was owed any more (two tabs paying one
 // fine) is given back, and the page says so.
 //
+// A checkout's page takes payment until its expiresAt. Cancelled, the page offers the way back
+// to it, and says until when; it goes on following the checkout (every WATCH_EVERY_MS until the
+// page's time is up), since the member may still pay there, or the page expire. A checkout that
+// ended unpaid (its page expired, or the payment failed) is said plainly, and the member is
+// offered a new payment of what it was for, or of what is still owed when that is less: a new
+// intent, with a new Idempotency-Key, as a new click on Pay is (pay.js).
+//
 // The page is a new load of the app, and the sign-in lived in the old one's memory: a member who
 // comes back signed out is sent to sign in at once, and comes back here.
 
 import { call, path } from "../api.js";
 import { offLimits } from "../masthead.js";
-import { can, me, problem, signedIn, signIn, signInAvailable } from "../session.js";
-import { clearError, formatCents, h, setOutcome, showError } from "../ui.js";
+import { newCheckoutForm } from "../pay.js";
+import { can, isOpen, me, paysOnline, problem, signedIn, signIn, signInAvailable } from "../session.js";
+import { clearError, formatCents, formatTime, h, nothingToPay, setOutcome, showError } from "../ui.js";
 
 /** POLL_EVERY_MS is how often the page asks the service about the checkout. */
 export const POLL_EVERY_MS = 500;
 
 /** POLL_FOR_MS is how long it asks before it stops and offers "Check again". */
 export const POLL_FOR_MS = 60 * 1000;
+
+/** WATCH_EVERY_MS is how often it asks about a cancelled checkout whose page still takes payment. */
+export const WATCH_EVERY_MS = 10 * 1000;
 
 const TITLE = "Your payment";
 
@@ -34,13 +45,16 @@ export async function render(main, { params: [memberId, checkoutId], query, sign
     next: h("div", { class: "next-step" }),
     errors: h("div", { class: "alert-slot" }),
     said: "",
+    wayBack: null, // what the way back to the provider's page shows, to redraw it only when it changes
+    again: h("section", { class: "panel", "aria-labelledby": "again-heading", hidden: true }),
   };
   main.append(
     h("h1", { tabindex: -1 }, TITLE),
     h("section", { class: "panel", "aria-labelledby": "checkout-heading" },
       h("h2", { id: "checkout-heading" }, "Payment online"),
       view.state, view.next, view.errors,
-      h("p", {}, backLink(memberId))));
+      h("p", {}, backLink(memberId))),
+    view.again);
   await follow(view);
 }
 
@@ -70,11 +84,17 @@ function backLink(memberId) {
   return h("a", { href: `#/members/${encodeURIComponent(memberId)}` }, `Back to ${memberId}'s account`);
 }
 
-/** follow asks about the checkout until it says how it ended, or POLL_FOR_MS has passed. */
+/**
+ * follow asks about the checkout until it says how it ended, or POLL_FOR_MS has passed (for a
+ * cancelled checkout, POLL_FOR_MS after its page's time is up).
+ */
 async function follow(view) {
   const { signal } = view;
-  const until = Date.now() + POLL_FOR_MS;
+  let until = Date.now() + POLL_FOR_MS;
   view.next.replaceChildren();
+  view.wayBack = null;
+  view.again.replaceChildren();
+  view.again.hidden = true;
   for (;;) {
     let checkout = null;
     try {
@@ -91,32 +111,93 @@ async function follow(view) {
       if (!view.errors.hasChildNodes()) showError(view.errors, err);
     }
     if (checkout && show(view, checkout)) return;
+    const ends = expiry(checkout);
+    if (view.cancelled && ends) until = Math.max(until, ends + POLL_FOR_MS);
     if (Date.now() >= until) break;
+    // Cancelled, with its page still taking payment: looked at less often, until its time is up.
+    const left = view.cancelled ? ends - Date.now() : 0;
     try {
-      await sleep(POLL_EVERY_MS, signal);
+      await sleep(left > 0 ? Math.min(Math.max(left, POLL_EVERY_MS), WATCH_EVERY_MS) : POLL_EVERY_MS, signal);
     } catch {
       return; // the page was left
     }
   }
   say(view, "The payment provider has not told the library yet how this payment went. It may take a few minutes: " +
     "the library records it as soon as it hears, and nothing is paid twice.");
+  view.wayBack = null;
   view.next.replaceChildren(h("button", { type: "button", class: "secondary", onclick: () => follow(view) }, "Check again"));
+}
+
+/** expiry is when an open checkout's page stops taking payment, in ms, or 0 when not known. */
+function expiry(c) {
+  const at = c?.status === "open" ? Date.parse(c.expiresAt ?? "") : NaN;
+  return Number.isNaN(at) ? 0 : at;
 }
 
 /** show says where the checkout is, and whether that is the end of it (true) or not yet. */
 function show(view, c) {
   if (c.status === "paid") return showPaid(view, c);
   if (c.status === "expired" || c.status === "failed") {
-    say(view, "This payment ended unpaid: nothing was paid.");
+    say(view, c.status === "expired"
+      ? "This payment page expired before it was paid: nothing was paid."
+      : "This payment failed: nothing was paid.");
+    view.next.replaceChildren();
+    view.wayBack = null;
+    offerAgain(view, c);
     return true;
   }
   if (view.cancelled) {
     say(view, "Cancelled: nothing was paid.");
-    if (/^https?:/.test(c.url ?? "")) view.next.replaceChildren(h("p", {}, h("a", { href: c.url }, "Go back to the payment page")));
-    return true;
+    showWayBack(view, c);
+    return expiry(c) === 0; // with an expiry, it may still be paid there, or expire: followed until then
   }
   say(view, "Waiting for the payment provider…", { pending: true });
   return false;
+}
+
+/**
+ * showWayBack offers the way back to a cancelled checkout's page at the provider, and until when
+ * it takes payment; once that time is up, it says so instead. It is redrawn only when it
+ * changes, so that the link keeps its focus across looks.
+ */
+function showWayBack(view, c) {
+  const ends = expiry(c);
+  const open = /^https?:/.test(c.url ?? "") && !(ends && ends <= Date.now());
+  const until = open && ends ? ` It takes payment until ${formatTime(c.expiresAt)}.` : "";
+  const shows = open ? `${c.url}${until}` : "";
+  if (view.wayBack === shows) return;
+  view.wayBack = shows;
+  view.next.replaceChildren(open
+    ? h("p", {}, h("a", { href: c.url }, "Go back to the payment page"), until)
+    : h("p", {}, "The payment page no longer takes payment."));
+}
+
+/**
+ * offerAgain offers the member a new payment once a checkout ended unpaid: of what the checkout
+ * was for, or of what is still owed when that is less, as the account says now; nothing when
+ * nothing is owed. Only a member paying their own account is offered it (anyone, when the library
+ * runs without sign-in), and only when the library takes payments online.
+ */
+async function offerAgain(view, c) {
+  const { memberId, checkoutId, signal } = view;
+  if (!paysOnline() || !(isOpen() || (can("account") && me()?.memberId === memberId))) return;
+  let balance = null;
+  try {
+    ({ data: { balance } } = await call("GET", path("accounts", memberId), { signal }));
+  } catch {
+    if (signal.aborted) return;
+    balance = null; // not known: offer what the checkout was for, and let the service decide
+  }
+  const heading = h("h2", { id: "again-heading" }, "Pay again");
+  const owed = typeof balance === "number";
+  if (owed && balance <= 0) {
+    view.again.replaceChildren(heading, h("p", {}, nothingToPay(balance)));
+  } else {
+    view.again.replaceChildren(heading,
+      owed ? h("p", {}, `You still owe ${formatCents(balance)}.`) : null,
+      newCheckoutForm(memberId, checkoutId, { signal, cents: owed ? Math.min(c.amount, balance) : c.amount }));
+  }
+  view.again.hidden = false;
 }
 
 /**
