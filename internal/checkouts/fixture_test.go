@@ -121,7 +121,7 @@ func (f *fixture) start(member, key string, amount int64) accounts.Checkout {
 }
 
 // paid pays a checkout at the provider and records it, as the webhook would.
-func (f *fixture) paid(member string, c accounts.Checkout) {
+func (f *fixture) paid(c accounts.Checkout) {
 	f.t.Helper()
 	_, err := f.pay.Pay(c.SessionID)
 	require.NoError(f.t, err)
@@ -193,8 +193,8 @@ func (f *fixture) overpaid(member string) accounts.Checkout {
 	_, err := f.accounts.ChargeFine(f.ctx, member, accounts.ChargeFine{Amount: 300, Reason: "late"}, aggregate.Origin{})
 	require.NoError(f.t, err)
 	one, two := f.start(member, "tab-1", 300), f.start(member, "tab-2", 300)
-	f.paid(member, one)
-	f.paid(member, two)
+	f.paid(one)
+	f.paid(two)
 	second := f.checkout(member, two.ID)
 	require.EqualValues(f.t, 300, second.RefundDue)
 	return second

@@ -127,7 +127,7 @@ func TestAReplayWatchesOnlyOpenCheckouts(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	co, _, _, _ := f.fined("m-lou")
-	f.paid("m-lou", co)
+	f.paid(co)
 	timers, err := f.handle(f.event("m-lou", "CheckoutStarted"))
 	require.NoError(t, err)
 	require.Empty(t, timers)

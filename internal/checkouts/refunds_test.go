@@ -79,7 +79,7 @@ func TestEachCheckoutIsRefundedUnderItsOwnKey(t *testing.T) {
 	require.NoError(t, err)
 	tabs := []accounts.Checkout{f.start("m-tom", "tab-1", 300), f.start("m-tom", "tab-2", 300), f.start("m-tom", "tab-3", 300)}
 	for _, co := range tabs {
-		f.paid("m-tom", co)
+		f.paid(co)
 		if co.ID != tabs[0].ID {
 			_, err = f.handle(f.event("m-tom", "RefundDue"))
 			require.NoError(t, err)
