@@ -14,18 +14,25 @@ tools: ## install the programs the tests run that come from the Go module proxy,
 	@command -v stripe-mock >/dev/null || { echo "go install $(STRIPE_MOCK)"; go install $(STRIPE_MOCK); }
 	@command -v mailpit >/dev/null || { echo "go install $(MAILPIT)"; GOFLAGS= go install $(MAILPIT); }
 
-test: tools ## every test, PostgreSQL included (a throwaway cluster starts by itself), with the race detector, then the deployment's and the benchmark's modules, then the fault suite
+# The fault suite: its command, and the lines of faults.log that make prints.
+FAULTS_RUN = go test -tags faults -count=1 -timeout 15m -v ./faults/ > faults.log 2>&1
+FAULTS_SHOW = grep -E '^(=== RUN|--- |PASS|FAIL|ok)|FAULTS|_test.go:[0-9]+: [^{]' faults.log
+
+test: tools ## every test, PostgreSQL included (a throwaway cluster starts by itself), with the race detector, then the deployment's and the benchmark's modules; the fault suite runs beside them, as it mostly waits for its clocks (its output in faults.log, shown at the end)
 	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	go vet ./...
-	go test -race -count=1 -timeout 20m ./...
-	cd deploy && go vet ./... && go test -count=1 -timeout 20m ./...
-	cd bench && go vet ./... && go build -o /dev/null .
-	$(MAKE) faults
-
-faults: ## the fault suite alone: two processes of the binary, PostgreSQL and SMTP, broken on purpose (about 2 minutes; full output in faults.log)
 	go vet -tags faults ./faults/
-	@go test -tags faults -count=1 -timeout 15m -v ./faults/ > faults.log 2>&1; status=$$?; \
-	  grep -E '^(=== RUN|--- |PASS|FAIL|ok)|FAULTS|_test.go:[0-9]+: [^{]' faults.log; exit $$status
+	@echo "$(FAULTS_RUN) &"; $(FAULTS_RUN) & faults=$$!; \
+	  echo "go test -race -count=1 -timeout 20m ./..."; go test -race -count=1 -timeout 20m ./... && \
+	  echo "cd deploy && go vet ./... && go test -count=1 -timeout 20m ./..." && \
+	  (cd deploy && go vet ./... && go test -count=1 -timeout 20m ./...) && \
+	  echo "cd bench && go vet ./... && go build -o /dev/null ." && (cd bench && go vet ./... && go build -o /dev/null .); \
+	  status=$$?; echo "waiting for the fault suite..."; wait $$faults; faults_status=$$?; $(FAULTS_SHOW); \
+	  [ $$status -eq 0 ] && [ $$faults_status -eq 0 ]
+
+faults: ## the fault suite alone: two processes of the binary, PostgreSQL and SMTP, broken on purpose (about 4 minutes; full output in faults.log)
+	go vet -tags faults ./faults/
+	@$(FAULTS_RUN); status=$$?; $(FAULTS_SHOW); exit $$status
 
 fuzz: ## each fuzz target for FUZZTIME (default 1m); their seed corpora already run in make test
 	scripts/fuzz.sh
