@@ -21,6 +21,7 @@ import (
 	"library/internal/testkit/apitest"
 	"library/internal/testkit/paytest"
 	"library/internal/testkit/pgtest"
+	"library/internal/testkit/testclock"
 )
 
 // What an attacker tried against two replicas and the development provider, each now costing
@@ -80,7 +81,7 @@ func TestAForgedWebhookPaysNothing(t *testing.T) {
 // the one refund the provider made.
 func TestAReplayAfterTheKeyWindowRefundsNothing(t *testing.T) {
 	t.Parallel()
-	clock := &providerClock{at: time.Now()}
+	clock := testclock.New(time.Now())
 	pay := paytest.Start(t, paytest.Options{Now: clock.Now})
 	cfg := apitest.WithPayments(fastBackground(app.Config{DatabaseURL: pgtest.NewDatabase(t), AdminToken: adminToken}), pay, "http://127.0.0.1:8080")
 	var replicas []*api
@@ -100,7 +101,7 @@ func TestAReplayAfterTheKeyWindowRefundsNothing(t *testing.T) {
 	eventually(t, 10*time.Second, func() bool { return getCheckout(t, a, "m-tom", second.CheckoutID).Refunded == 100 }, "refunded")
 	require.Len(t, pay.Refunds(), 1)
 
-	clock.Add(25 * time.Hour)
+	clock.Advance(25 * time.Hour)
 	before := processorStatus(t, a, "checkouts").Generation
 	require.Equal(t, http.StatusAccepted, admin(t, a, "checkouts", "replay").Status)
 	eventually(t, 20*time.Second, func() bool {
@@ -120,24 +121,6 @@ func TestAReplayAfterTheKeyWindowRefundsNothing(t *testing.T) {
 	assert.EqualValues(t, 100, given, "100 given back for 100 due")
 	assert.Equal(t, 1, countEvents(t, a, "m-tom", "RefundIssued"))
 	assert.Zero(t, getAccount(t, a, "m-tom").Balance)
-}
-
-// providerClock is the provider's clock, which a test moves on.
-type providerClock struct {
-	mu sync.Mutex
-	at time.Time
-}
-
-func (c *providerClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.at
-}
-
-func (c *providerClock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.at = c.at.Add(d)
 }
 
 // A member with fines starts checkouts with new keys, one after another on two replicas and then

@@ -3,7 +3,6 @@ package checkouts_test
 import (
 	"context"
 	"errors"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,25 +18,8 @@ import (
 	"library/internal/payments/stripepay"
 	"library/internal/processor"
 	"library/internal/testkit/paytest"
+	"library/internal/testkit/testclock"
 )
-
-// clock is a test's clock, which the provider and the saga share.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // counted is the real provider, with its calls counted.
 type counted struct {
@@ -83,7 +65,7 @@ func (c *crashing) SettleRefund(ctx context.Context, memberID string, s accounts
 type fixture struct {
 	t        *testing.T
 	ctx      context.Context
-	clock    *clock
+	clock    *testclock.Clock
 	pay      *paytest.Provider
 	provider *counted
 	log      *eventstore.Memory
@@ -93,7 +75,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	c := &clock{now: time.Now().Truncate(time.Second)}
+	c := testclock.New(time.Now().Truncate(time.Second))
 	pay := paytest.Start(t, paytest.Options{Now: c.Now})
 	p, err := stripepay.New(stripepay.Config{SecretKey: pay.SecretKey(), WebhookSecret: pay.WebhookSecret(), APIURL: pay.URL(), Now: c.Now})
 	require.NoError(t, err)

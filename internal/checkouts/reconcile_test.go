@@ -34,7 +34,7 @@ func TestACheckoutIsAskedAboutOnceItsPageHasExpired(t *testing.T) {
 
 	timers, _ := f.handle(f.event("m-lou", "CheckoutStarted"))
 	f.pay.Hold("") // the provider's own expiry and its webhook, not seen
-	f.clock.Add(time.Hour + time.Minute)
+	f.clock.Advance(time.Hour + time.Minute)
 	again, err := f.fire(timers[0])
 	require.NoError(t, err)
 	require.Empty(t, again, "nothing more to ask")
@@ -69,7 +69,7 @@ func TestALostPaymentIsRecordedWhenAsked(t *testing.T) {
 	timers, _ := f.handle(f.event("m-lou", "CheckoutStarted"))
 	_, err := f.pay.Pay(co.SessionID)
 	require.NoError(t, err)
-	f.clock.Add(time.Hour + time.Minute)
+	f.clock.Advance(time.Hour + time.Minute)
 	_, err = f.fire(timers[0])
 	require.NoError(t, err)
 	require.Equal(t, accounts.CheckoutPaid, f.checkout("m-lou", co.ID).Status)
@@ -90,7 +90,7 @@ func TestASlowPaymentIsAskedAboutUntilItArrives(t *testing.T) {
 	require.Equal(t, accounts.CheckoutOpen, f.checkout("m-lou", co.ID).Status, "not paid before the money arrives")
 	require.EqualValues(t, 300, f.balance("m-lou"))
 
-	f.clock.Add(time.Hour + time.Minute)
+	f.clock.Advance(time.Hour + time.Minute)
 	next := timers[0]
 	for i, wait := range []time.Duration{time.Minute, 2 * time.Minute, 4 * time.Minute} {
 		again, err := f.fire(next)
@@ -98,7 +98,7 @@ func TestASlowPaymentIsAskedAboutUntilItArrives(t *testing.T) {
 		require.Len(t, again, 1, "ask %d: asked again", i)
 		requireAt(t, f.clock.Now().Add(wait), again[0].At, "ask %d", i)
 		next = again[0]
-		f.clock.Add(wait)
+		f.clock.Advance(wait)
 	}
 	_, err = f.pay.FinishPayment(co.SessionID, true)
 	require.NoError(t, err)

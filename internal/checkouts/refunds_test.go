@@ -39,7 +39,7 @@ func TestARefundRecordedIsNeverAskedForAgain(t *testing.T) {
 	require.NoError(t, err)
 	finds, refunds := f.provider.finds.Load(), f.provider.refunds.Load()
 
-	f.clock.Add(25 * time.Hour)
+	f.clock.Advance(25 * time.Hour)
 	_, err = f.handle(due)
 	require.NoError(t, err)
 	require.Equal(t, finds, f.provider.finds.Load(), "the provider's refunds not even listed")
@@ -62,7 +62,7 @@ func TestARefundMadeBeforeACrashIsFoundNotMadeAgain(t *testing.T) {
 	require.Len(t, f.pay.Refunds(), 1, "the provider made it")
 	require.Zero(t, f.count("m-tom", "RefundIssued"))
 
-	f.clock.Add(25 * time.Hour)
+	f.clock.Advance(25 * time.Hour)
 	_, err = f.handle(due)
 	require.NoError(t, err)
 	require.Len(t, f.pay.Refunds(), 1, "found, not made again")
@@ -105,7 +105,7 @@ func TestAPendingRefundIsRecordedOnlyWhenItSucceeds(t *testing.T) {
 	require.Equal(t, "refund:"+co.ID, timers[0].Key)
 	requireAt(t, f.clock.Now().Add(time.Minute), timers[0].At)
 
-	f.clock.Add(time.Minute)
+	f.clock.Advance(time.Minute)
 	again, err := f.fire(timers[0])
 	require.NoError(t, err)
 	require.Len(t, again, 1, "still pending: asked again")

@@ -5,6 +5,7 @@ import (
 	"io"
 	"library/internal/app"
 	"library/internal/testkit/pgtest"
+	"library/internal/testkit/testclock"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -121,30 +122,13 @@ func (w *testLog) Write(p []byte) (int, error) {
 }
 
 // Clock is a settable clock for app.Tuning.Now, safe for the server's goroutines.
-type Clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+type Clock = testclock.Clock
 
 // T0 is the time every test clock starts at.
 var T0 = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 
 // NewClock is a Clock at T0.
-func NewClock() *Clock { return &Clock{now: T0} }
-
-// Now is the clock's time.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Advance moves the clock on by d.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
+func NewClock() *Clock { return testclock.New(T0) }
 
 // A Store is where a service under test keeps its events: Name is "memory" or "postgres", and
 // DatabaseURL gives a test a database of its own ("" in memory).
