@@ -2,7 +2,6 @@ package devpay
 
 import (
 	"fmt"
-	"maps"
 	"mime"
 	"net/http"
 	"net/url"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/stripe/stripe-go/v84"
 
+	"library/internal/devpay/keys"
 	"library/internal/devpay/wire"
 )
 
@@ -37,15 +37,6 @@ type result struct {
 	status int
 	body   []byte
 	keep   bool
-}
-
-// saved is the answer kept under an idempotency key.
-type saved struct {
-	request   string // method, path and parameters, which a reuse of the key must repeat
-	status    int
-	body      []byte
-	requestID string
-	at        time.Time
 }
 
 func ok(body []byte) result { return result{status: http.StatusOK, body: body, keep: true} }
@@ -81,41 +72,33 @@ func (s *Server) api(endpoint func(c call) result) http.HandlerFunc {
 			return
 		}
 		s.mu.Lock()
-		res, replay := s.answer(r.Method+" "+r.URL.Path+"?"+form.Encode(), c, endpoint)
+		res, outcome := s.answer(r.Method+" "+r.URL.Path+"?"+form.Encode(), c, endpoint)
 		s.mu.Unlock()
 		if c.key != "" {
 			h.Set("Idempotency-Key", c.key)
 		}
-		if replay != nil {
+		if outcome == keys.Replayed {
 			h.Set("Idempotent-Replayed", "true")
-			h.Set("Original-Request", replay.requestID)
+			h.Set("Original-Request", res.RequestID)
 		}
-		wire.WriteJSON(w, res.status, res.body)
+		wire.WriteJSON(w, res.Status, res.Body)
 	})
 }
 
 // answer runs the endpoint, or replays the answer kept under the call's key when the request
 // is the same, or refuses a different request with the same key. s.mu is held.
-func (s *Server) answer(request string, c call, endpoint func(c call) result) (result, *saved) {
-	if c.key == "" {
-		return endpoint(c), nil
+func (s *Server) answer(request string, c call, endpoint func(c call) result) (keys.Answer, keys.Outcome) {
+	a, outcome := s.keys.Do(s.now(), c.key, request, func() (keys.Answer, bool) {
+		res := endpoint(c)
+		return keys.Answer{Status: res.status, Body: res.body, RequestID: c.requestID}, res.keep
+	})
+	if outcome == keys.Conflict {
+		e := refused(wire.Error{Type: wire.IdempotencyError, Message: fmt.Sprintf("Keys for idempotent requests can "+
+			"only be used with the same parameters they were first used with. Try using a key other than "+
+			"'%s' if you meant to execute a different request.", c.key)})
+		return keys.Answer{Status: e.status, Body: e.body}, outcome
 	}
-	s.calls[c.key]++
-	now := s.now()
-	maps.DeleteFunc(s.keys, func(_ string, k *saved) bool { return now.Sub(k.at) >= keyLifetime })
-	if k, found := s.keys[c.key]; found {
-		if k.request != request {
-			return refused(wire.Error{Type: wire.IdempotencyError, Message: fmt.Sprintf("Keys for idempotent requests can "+
-				"only be used with the same parameters they were first used with. Try using a key other than "+
-				"'%s' if you meant to execute a different request.", c.key)}), nil
-		}
-		return result{status: k.status, body: k.body}, k
-	}
-	res := endpoint(c)
-	if res.keep {
-		s.keys[c.key] = &saved{request: request, status: res.status, body: res.body, requestID: c.requestID, at: now}
-	}
-	return res, nil
+	return a, outcome
 }
 
 // readForm is a POST's form-encoded body, or a GET's query.
@@ -139,14 +122,14 @@ func readForm(w http.ResponseWriter, r *http.Request) (url.Values, error) {
 func (s *Server) Calls(idempotencyKey string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.calls[idempotencyKey]
+	return s.keys.Calls(idempotencyKey)
 }
 
 // CallCounts are the API calls made with each idempotency key.
 func (s *Server) CallCounts() map[string]int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return maps.Clone(s.calls)
+	return s.keys.CallCounts()
 }
 
 // FailRefunds makes the next n refund calls fail with a 500 api_error before anything is

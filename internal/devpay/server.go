@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"library/internal/devpay/hooks"
+	"library/internal/devpay/keys"
+	"library/internal/devpay/page"
 	"library/internal/devpay/wire"
 )
 
@@ -67,8 +69,7 @@ type Server struct {
 	order    []string          // session ids, oldest first
 	byIntent map[string]string // payment intent id → session id
 	refunds  []*Refund
-	keys     map[string]*saved // by idempotency key
-	calls    map[string]int    // API calls by idempotency key
+	keys     *keys.Store // the answers kept under idempotency keys
 	events   []*Event
 	holdAll  bool
 	holds    map[string]bool // session ids whose events are held back
@@ -94,8 +95,8 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{
 		opts: opts, log: opts.Logger, stop: make(chan struct{}), swept: make(chan struct{}),
-		sessions: map[string]*Session{}, byIntent: map[string]string{}, keys: map[string]*saved{},
-		calls: map[string]int{}, holds: map[string]bool{}, copies: 1,
+		sessions: map[string]*Session{}, byIntent: map[string]string{}, keys: keys.New(keyLifetime),
+		holds: map[string]bool{}, copies: 1,
 	}
 	s.hooks = hooks.New(hooks.Options{Secret: opts.WebhookSecret, RetryFirst: opts.RetryFirst, Attempts: opts.Attempts,
 		Timeout: opts.WebhookTimeout, Now: opts.Now, Logger: opts.Logger})
@@ -169,7 +170,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/v1/", s.authorized(unknownURL))
 	mux.HandleFunc("GET "+pagePath+"{id}", s.showPage)
 	mux.HandleFunc("POST "+pagePath+"{id}", s.submitPage)
-	mux.HandleFunc("GET "+pageCSSPath, servePageCSS)
+	mux.HandleFunc("GET "+pageCSSPath, page.ServeCSS)
 	s.adminRoutes(mux)
 	return mux
 }

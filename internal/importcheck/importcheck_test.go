@@ -28,7 +28,7 @@ var layers = [][]string{
 	{"internal/smtpclient", "internal/eventstore/pgstore", "internal/processor/pgdriver", "internal/devidp",
 		"internal/payments/stripepay", "internal/devpay"},
 	{"internal/telemetry", "internal/pgerr", "internal/openapi", "migrations", "web",
-		"internal/devpay/hooks", "internal/devpay/wire", "internal/devidp/keyring"},
+		"internal/devpay/hooks", "internal/devpay/wire", "internal/devpay/keys", "internal/devpay/page", "internal/devidp/keyring"},
 	{"internal/books", "internal/accounts"},
 	{"internal/aggregate/stack"},
 	{"internal/aggregate/core", "internal/aggregate/cache", "internal/aggregate/snapshots", "internal/aggregate/sealing",

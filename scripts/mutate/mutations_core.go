@@ -291,14 +291,14 @@ var coreMutations = []mutation{
 	},
 	{
 		name:    "devpay: a retry under the same idempotency key makes a second session",
-		file:    "internal/devpay/idempotency.go",
-		find:    "if k, found := s.keys[c.key]; found {",
-		replace: "if k, found := s.keys[c.key]; found && false {",
+		file:    "internal/devpay/keys/keys.go",
+		find:    "if k, found := s.kept[key]; found {",
+		replace: "if k, found := s.kept[key]; found && false {",
 		pkg:     "./internal/devpay/",
 	},
 	{
 		name:    "devpay: an idempotency key reused with other parameters replays the first answer",
-		file:    "internal/devpay/idempotency.go",
+		file:    "internal/devpay/keys/keys.go",
 		find:    "if k.request != request {",
 		replace: "if false {",
 		pkg:     "./internal/devpay/",

@@ -25,7 +25,7 @@ var featureMutations = []mutation{
 	},
 	{
 		name:    "devpay: an expired session's page offers Pay",
-		file:    "internal/devpay/page.go",
+		file:    "internal/devpay/page/page.go",
 		find:    "{{if .Open}}<form",
 		replace: "{{if true}}<form",
 		pkg:     "./internal/devpay/",
