@@ -155,5 +155,6 @@ func (s *Service) also(ctx context.Context, memberID string, decide func(Account
 	if err != nil {
 		return aggregate.Also{}, err
 	}
-	return aggregate.Also{StreamID: Type().StreamID(memberID), ExpectedVersion: loaded.Version, Events: events}, nil
+	return aggregate.Also{StreamID: accountType.StreamID(memberID), ExpectedVersion: loaded.Version, Events: events,
+		Codecs: accountType.Events}, nil
 }

@@ -10,7 +10,9 @@ import (
 )
 
 // snapshotVersion names the encoding of an Account in snapshots: bump it whenever snapshotState
-// or what it means changes, so that older snapshots are ignored rather than misread.
+// or what it means changes, so that older snapshots are ignored rather than misread; and with
+// an upcaster of an account event that makes Apply keep something new, so that the states
+// folded before it are folded again through it (upcasters never touch snapshots).
 const snapshotVersion = 5
 
 // snapshotState is an Account as a snapshot keeps it.

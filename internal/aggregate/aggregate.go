@@ -21,10 +21,14 @@ type Event = interface{ EventType() string }
 // Readers of the log other than aggregates skip it. Stored data: never rename.
 const NothingChanged = "NothingChanged"
 
-// Codec decodes the stored data of one event type.
+// Codec decodes the stored data of one event type, and upcasts it first when it was stored in
+// an older shape (Upcaster): events are written at the codec's Schema version, and read from
+// any version up to it.
 type Codec struct {
 	typ   string
 	codec codec
+	// upcasters[i] maps the type's schema version i+1 to version i+2.
+	upcasters []Upcaster
 }
 
 // codec decodes an event type's data.
@@ -32,11 +36,24 @@ type codec interface {
 	decode(data []byte) (Event, error)
 }
 
-// EventCodec returns the Codec of event type E, decoded from JSON. It allocates nothing: the
-// readers of the log that make their aggregate types as they read make them for every event.
-func EventCodec[E Event]() Codec {
+// EventCodec returns the Codec of event type E, decoded from JSON. Without upcasters it
+// allocates nothing: the readers of the log that make their aggregate types as they read make
+// them for every event.
+//
+// upcasters are the changes of E's shape since its first, in order: the first maps version 1
+// (every event stored before versions were recorded) to version 2, the next version 2 to 3, and
+// so on, and E is the shape of the last version, 1 + len(upcasters), which new events are
+// written at. An event stored at any version up to it is upcast to it before it is decoded;
+// one stored at a later version is refused (NewerSchemaError). An upcaster is never removed:
+// the log keeps the events of every version.
+func EventCodec[E Event](upcasters ...Upcaster) Codec {
 	var zero E
-	return Codec{typ: zero.EventType(), codec: jsonCodec[E]{}}
+	for i, u := range upcasters {
+		if u == nil {
+			panic(fmt.Sprintf("aggregate: the upcaster of %s from schema version %d is nil", zero.EventType(), i+1))
+		}
+	}
+	return Codec{typ: zero.EventType(), codec: jsonCodec[E]{}, upcasters: upcasters}
 }
 
 // jsonCodec decodes events of type E from JSON. It is empty, so that a Codec holds it without
@@ -61,7 +78,10 @@ type Type[S any] struct {
 	New func() S
 	// Apply returns the state after an event. It may modify and return the state it is given.
 	Apply func(S, Event) S
-	// Events lists the codecs of every event type the aggregate has ever written.
+	// Events lists the codecs of every event type the aggregate has ever written, each with
+	// the upcasters that read its older shapes (EventCodec). Every reader of the type's events
+	// decodes through them: loads (from the start, a snapshot or a kept aggregate), replays,
+	// Decode and Present.
 	Events []Codec
 	// Clone returns a copy of a state that Apply can change without changing the original:
 	// maps and slices that Apply writes to must be copied. With Clone set, the repository keeps
@@ -118,6 +138,9 @@ type Also struct {
 	StreamID        string
 	ExpectedVersion int64
 	Events          []Event
+	// Codecs are the codecs of the other stream's aggregate type (its Type's Events): they say
+	// the schema version each of Events is written at. An event none of them reads is refused.
+	Codecs []Codec
 }
 
 // Result is what a command did: the stream's version and position after it, and the events it
@@ -146,29 +169,30 @@ type RecordedEvent struct {
 	Data       Event     `json:"data"`
 }
 
-// Decoder decodes stored events of one aggregate type.
-type Decoder map[string]func([]byte) (Event, error)
+// Decoder decodes stored events of one aggregate type, by their type's codec.
+type Decoder map[string]Codec
 
 // NewDecoder returns the Decoder of the given codecs (a Type's Events).
 func NewDecoder(codecs []Codec) Decoder {
 	d := make(Decoder, len(codecs))
 	for _, c := range codecs {
-		d[c.typ] = c.codec.decode
+		d[c.typ] = c
 	}
 	return d
 }
 
-// Decode decodes the data of an event of type typ.
-func (d Decoder) Decode(typ string, data []byte) (Event, error) {
-	decode, ok := d[typ]
+// Decode decodes a stored event, upcast from the schema version it was stored at. An event
+// of a newer version than its codec's is an errs.Unavailable error (NewerSchemaError).
+func (d Decoder) Decode(e eventstore.Event) (Event, error) {
+	c, ok := d[e.Type]
 	if !ok {
-		return nil, fmt.Errorf("aggregate: unknown event type %q", typ)
+		return nil, fmt.Errorf("aggregate: unknown event type %q", e.Type)
 	}
-	e, err := decode(data)
+	event, err := c.decodeEvent(e)
 	if err != nil {
-		return nil, fmt.Errorf("aggregate: decode %s: %w", typ, err)
+		return nil, fmt.Errorf("aggregate: decode %s: %w", e.Type, err)
 	}
-	return e, nil
+	return event, nil
 }
 
 // Origin says where a command comes from: its command id (the client's Idempotency-Key, or ""
@@ -180,16 +204,18 @@ type Origin struct {
 	Actor eventstore.Actor
 }
 
-// Decode decodes a stored event of type t, as its codecs read it: for readers of the log other
-// than the repository (reactions), so that an aggregate's events are decoded in one place.
-// Personal values stay as they are stored (sealed); a NothingChanged marker decodes to nil.
+// Decode decodes a stored event of type t, as its codecs read it, upcast from the schema
+// version it was stored at: for readers of the log other than the repository (reactions), so
+// that an aggregate's events are decoded in one place. Personal values stay as they are stored
+// (sealed); a NothingChanged marker decodes to nil. An event of a newer version than its
+// codec's is an errs.Unavailable error (NewerSchemaError): a processor given it pauses.
 func (t Type[S]) Decode(e eventstore.Event) (Event, error) {
 	if e.Type == NothingChanged {
 		return nil, nil
 	}
 	for _, c := range t.Events {
 		if c.typ == e.Type {
-			return c.codec.decode(e.Data)
+			return c.decodeEvent(e)
 		}
 	}
 	return nil, fmt.Errorf("aggregate: %s has no event type %q", t.Name, e.Type)
@@ -216,8 +242,10 @@ func (t Type[S]) ID(streamID string) string { return streamID[min(len(streamID),
 // SnapshotCodec lets a repository keep snapshots of its type's streams (package snapshots): the
 // folded state and the window of recent command ids, every Options.SnapshotEvery events, so
 // that a stream is loaded from its snapshot and the events after it instead of from its first.
+// A snapshot is a state, not events: upcasters never touch it, and its Version is its own.
 type SnapshotCodec[S any] struct {
-	// Version names the encoding of the state. Bump it whenever the state changes shape:
+	// Version names the encoding of the state. Bump it whenever the state changes shape, and
+	// whenever an upcaster makes Apply fold another state from the same stored events:
 	// snapshots of another version are then ignored, and written again, never misread.
 	Version int
 	Encode  func(S) ([]byte, error)

@@ -64,6 +64,54 @@
 // so that a cold load reads the snapshot and the events after it (package snapshots). A state
 // that holds personal values is sealed with its owner's key (package sealing).
 //
+// # Upcasters: events whose shape changed
+//
+// Stored events are never rewritten. When an event type's shape changes, its Go type becomes
+// the new shape and the change is given to its codec as an Upcaster (EventCodec[E](upcasters
+// ...)): a function from the stored JSON of one schema version to the next's, given also the
+// stream that holds the event. An event type's current schema version is 1 and one more per
+// upcaster; it is what new events of the type are written at, recorded in their metadata
+// (eventstore.Metadata.Schema), which leaves version 1 out, so that every event from before
+// versions were recorded is version 1 and an event of a type that never changed is stored as it
+// always was. What this promises:
+//
+//   - Every read of a type's events goes through its codecs, so every read upcasts: a load from
+//     the stream's start, from a snapshot or from a kept aggregate, a replay, Type.Decode (the
+//     readers of the log: views, sagas, the outbox, through books.Decode and accounts.Decode) and
+//     Present (histories, exports). An event stored at version N is read through the upcasters
+//     from N on, in order, each once, and only then decoded. Nothing else reads an event's data
+//     into a domain type.
+//   - An event stored at a version newer than its codec's, written by a newer release during a
+//     rolling upgrade or before a rollback, is never misread as an older shape: its read fails
+//     with a NewerSchemaError inside an errs.Unavailable error. A command answers 503, to be sent
+//     again (to a replica of the newer release, in the end); a processor pauses, a view stops
+//     where it is, and either goes on once a replica of the newer release holds its lease. So
+//     a release that has written a new shape can't be rolled back to one before it without
+//     stalling those readers until it is rolled forward again.
+//   - A type without upcasters costs nothing: decoding it allocates what it did before
+//     versions (TestDecodingWithoutUpcastersAllocatesNothingMore), and writing it records no
+//     version.
+//   - An upcaster is a pure function of the stored data and the stream id, so an event reads
+//     alike every time and in every process. It sees personal values sealed, as stored, and
+//     may move one within the event but never read it. An upcaster is never removed: the log
+//     keeps every version.
+//
+// Snapshots hold folded states, not events, and upcasters don't touch them: a snapshot is
+// read back by its own SnapshotCodec.Version. When an upcaster makes Apply fold a different
+// state from the same stored events (the state keeps something the new shape says, such as a
+// title id that old events only imply), bump that Version with it, so that snapshots folded
+// before the upcaster are ignored and the streams folded again through it; an upcaster that
+// changes nothing the state keeps needs no bump.
+//
+// A command answered again from the log (its key seen before) is answered from its events as
+// they read now: in their current shape, which after an upcaster is not byte for byte the
+// first answer, but the same answer in the shape the service now speaks.
+//
+// What upcasters do not reach are queries over the stored JSON itself: the events that name a
+// member by their data's memberId (eventstore's MemberEvents, in PostgreSQL a query on
+// data->>'memberId'), and the search of processors' waiting events for an erased member. An
+// upcaster that moves or renames memberId must keep them finding the older shapes.
+//
 // Domain idempotency comes first where the domain has an id of its own (lending a book again
 // under the same loan id decides nothing); command ids cover what the domain cannot recognise,
 // such as a payment sent twice.

@@ -2,8 +2,6 @@ package aggregate
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"strings"
 
 	"library/internal/aggregate/window"
@@ -78,16 +76,3 @@ type Append struct {
 
 // Owner is the aggregate id of a stream of t's: whose personal values its events hold.
 func (t Type[S]) Owner(streamID string) string { return strings.TrimPrefix(streamID, t.Name+"-") }
-
-// Encode encodes events as JSON, each with meta.
-func Encode(events []Event, meta eventstore.Metadata) ([]eventstore.NewEvent, error) {
-	out := make([]eventstore.NewEvent, len(events))
-	for i, e := range events {
-		data, err := json.Marshal(e)
-		if err != nil {
-			return nil, fmt.Errorf("aggregate: encode %s: %w", e.EventType(), err)
-		}
-		out[i] = eventstore.NewEvent{Type: e.EventType(), Data: data, Metadata: meta}
-	}
-	return out, nil
-}

@@ -44,7 +44,10 @@ func (e elsewhere) loans(ctx context.Context, memberID string) ([]accountsapi.Ex
 	if err != nil {
 		return nil, nil, err
 	}
-	folded := books.MemberLoans(events)
+	folded, err := books.MemberLoans(events)
+	if err != nil {
+		return nil, nil, err
+	}
 	loans := make([]accountsapi.ExportedLoan, len(folded))
 	lentAt := make(map[int64]bool, len(folded))
 	for i, l := range folded {

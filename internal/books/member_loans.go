@@ -3,6 +3,7 @@ package books
 import (
 	"time"
 
+	"library/internal/errs"
 	"library/internal/eventstore"
 )
 
@@ -23,8 +24,10 @@ func (l MemberLoan) Open() bool { return l.ReturnedAt == nil }
 // MemberLoans folds a member's loans, in the order they were made, with the due date of their
 // last renewal, from the book events that name the member (eventstore.Store's MemberEvents):
 // for their export and their erasure, which read the log itself rather than a view that may be
-// behind. Events of other streams and types, and any that can't be decoded, are passed over.
-func MemberLoans(events []eventstore.Event) []MemberLoan {
+// behind. Events of other streams and types, and any that can't be decoded, are passed over,
+// but for one written by a newer release of the service than this one, which would be misread
+// if it were: that is an errs.Unavailable error (aggregate.NewerSchemaError), to try again.
+func MemberLoans(events []eventstore.Event) ([]MemberLoan, error) {
 	type loanKey struct{ book, loan string } // a loan id names a loan of one book
 	byLoan := map[loanKey]int{}
 	var loans []MemberLoan
@@ -34,6 +37,9 @@ func MemberLoans(events []eventstore.Event) []MemberLoan {
 			continue
 		}
 		event, err := Decode(e)
+		if errs.Is(err, errs.Unavailable) {
+			return nil, err
+		}
 		if err != nil {
 			continue
 		}
@@ -52,5 +58,5 @@ func MemberLoans(events []eventstore.Event) []MemberLoan {
 			}
 		}
 	}
-	return loans
+	return loans, nil
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"library/internal/aggregate"
+	"library/internal/errs"
 	"library/internal/eventstore"
 )
 
@@ -31,7 +33,8 @@ func TestMemberLoansFoldFromTheirBookEvents(t *testing.T) {
 		event(8, "book-emma", LoanRenewed{LoanID: "l2", MemberID: "ann", DueAt: at.Add(9 * time.Hour)}), // no such loan
 		event(9, "book-dune", BookReturned{LoanID: "l1", MemberID: "ann", ReturnedAt: at.Add(3 * time.Hour), DaysLate: 1}),
 	}
-	loans := MemberLoans(events)
+	loans, err := MemberLoans(events)
+	require.NoError(t, err)
 	require.Len(t, loans, 2)
 	require.Equal(t, "dune", loans[0].BookID)
 	require.Equal(t, int64(3), loans[0].Position)
@@ -42,4 +45,17 @@ func TestMemberLoansFoldFromTheirBookEvents(t *testing.T) {
 	require.True(t, loans[1].Open(), "the same loan id on another book is another loan")
 	require.Equal(t, at.Add(5*time.Hour), loans[1].DueAt, "the due date of the loan's last renewal")
 	require.Equal(t, at.Add(time.Hour), loans[0].DueAt, "a renewal of another book's loan moves nothing here")
+}
+
+// A book event written by a newer release than this one is not passed over, as one that can't
+// be read is: an erasure would count the member's loans short. It is an error to try again.
+func TestMemberLoansRefuseAnEventOfANewerRelease(t *testing.T) {
+	t.Parallel()
+	lent := eventstore.Event{StreamID: "book-dune", Type: BookLent{}.EventType(), Position: 3,
+		Data: json.RawMessage(`{"loanId":"l1","memberId":"ann"}`), Metadata: eventstore.Metadata{Schema: 2}}
+	_, err := MemberLoans([]eventstore.Event{lent})
+	require.True(t, errs.Is(err, errs.Unavailable), "%v", err)
+	var newer *aggregate.NewerSchemaError
+	require.ErrorAs(t, err, &newer)
+	require.Equal(t, aggregate.NewerSchemaError{Type: "BookLent", Stored: 2, Current: 1}, *newer)
 }

@@ -8,7 +8,9 @@ import (
 )
 
 // snapshotVersion names the encoding of a Book in snapshots: bump it whenever snapshotState or
-// what it means changes, so that older snapshots are ignored rather than misread.
+// what it means changes, so that older snapshots are ignored rather than misread; and with an
+// upcaster of a book event that makes Apply keep something new, so that the states folded
+// before it are folded again through it (upcasters never touch snapshots).
 const snapshotVersion = 3
 
 // snapshotState is a Book as a snapshot keeps it.

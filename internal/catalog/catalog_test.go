@@ -10,6 +10,7 @@ import (
 
 	"library/internal/books"
 	"library/internal/catalog"
+	"library/internal/errs"
 	"library/internal/eventstore"
 	"library/internal/processor"
 )
@@ -86,12 +87,18 @@ func TestMemoryCatalog(t *testing.T) {
 	require.Equal(t, processor.Position{Generation: 1}, pos)
 }
 
-// A batch with an event that can't be read is refused whole, and nothing moves.
+// A batch with an event that can't be read is refused whole, and nothing moves; so is one with
+// an event written by a newer release than this one, with an error to try again: the view waits
+// for a replica of that release to read it, and never skips it.
 func TestCatalogRefusesUnreadableEvents(t *testing.T) {
 	ctx := context.Background()
 	memory := catalog.NewMemory(processor.NewMemoryCheckpoints(nil))
 	bad := eventstore.Event{StreamID: "book-b1", Version: 1, Position: 1, TransactionID: 1, Type: "BookAdded", Data: json.RawMessage(`{"title":7}`)}
 	require.Error(t, memory.Apply(ctx, processor.Position{}, at(1, 0), []eventstore.Event{bad}))
+	newer := eventstore.Event{StreamID: "book-b1", Version: 1, Position: 1, TransactionID: 1, Type: "BookAdded",
+		Data: json.RawMessage(`{"title":"Dune","author":"Herbert"}`), Metadata: eventstore.Metadata{Schema: 2}}
+	err := memory.Apply(ctx, processor.Position{}, at(1, 0), []eventstore.Event{newer})
+	require.True(t, errs.Is(err, errs.Unavailable), "%v", err)
 	_, pos, err := memory.List(ctx, catalog.Filter{})
 	require.NoError(t, err)
 	require.Equal(t, processor.Position{}, pos)

@@ -9,6 +9,7 @@ import (
 	"library/internal/accounts"
 	"library/internal/aggregate"
 	"library/internal/checkouts"
+	"library/internal/errs"
 )
 
 // fined charges member 300 and starts a checkout for it, and returns the checkout and the timer
@@ -131,4 +132,19 @@ func TestAReplayWatchesOnlyOpenCheckouts(t *testing.T) {
 	timers, err := f.handle(f.event("m-lou", "CheckoutStarted"))
 	require.NoError(t, err)
 	require.Empty(t, timers)
+}
+
+// An account event written by a newer release than this one pauses the saga, to be read by a
+// replica of that release: nothing is parked, nothing scheduled, nobody asked.
+func TestAnEventOfANewerReleasePausesTheSaga(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	co, _, _, _ := f.fined("m-new")
+	newer := f.event("m-new", "CheckoutStarted")
+	newer.Metadata.Schema = 2
+	timers, err := f.handle(newer)
+	require.True(t, errs.Is(err, errs.Unavailable), "%v", err)
+	require.False(t, isPark(err), "nothing parked")
+	require.Empty(t, timers, "nothing scheduled")
+	require.Equal(t, accounts.CheckoutOpen, f.checkout("m-new", co.ID).Status)
 }

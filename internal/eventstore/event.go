@@ -123,6 +123,11 @@ type Metadata struct {
 	TraceParent string `json:"traceparent,omitempty"`
 	// Actor is who ran the command.
 	Actor Actor `json:"actor,omitzero"`
+	// Schema is the schema version of the event's data: the version of its type's shape that
+	// wrote it (package aggregate's upcasters read older ones as the current one). 0, left out,
+	// is version 1, which every event written before versions were recorded is, so that the
+	// metadata of a version-1 event is what it always was.
+	Schema int `json:"schema,omitempty"`
 }
 
 // Actor is who ran a command: a signed-in person (their subject and issuer) in the role they

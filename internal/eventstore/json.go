@@ -1,6 +1,9 @@
 package eventstore
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strconv"
+)
 
 // AppendJSON appends m as json.Marshal encodes it, byte for byte, without its reflection and
 // its copy: every event a store writes carries its metadata so encoded.
@@ -22,6 +25,12 @@ func (m Metadata) AppendJSON(b []byte) []byte {
 		b = appendMember(b, inner, `"role":`, m.Actor.Role)
 		b = appendMember(b, inner, `"iss":`, m.Actor.Issuer)
 		b = append(b, '}')
+	}
+	if m.Schema != 0 { // omitempty
+		if len(b) > start {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(append(b, `"schema":`...), int64(m.Schema), 10)
 	}
 	return append(b, '}')
 }

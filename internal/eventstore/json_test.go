@@ -31,6 +31,7 @@ func TestMetadataAppendJSONIsMarshal(t *testing.T) {
 			Fingerprint: jsonText().Draw(t, "fingerprint"), CorrelationID: jsonText().Draw(t, "correlationId"),
 			TraceParent: jsonText().Draw(t, "traceparent"),
 			Actor:       eventstore.Actor{Subject: jsonText().Draw(t, "sub"), Role: jsonText().Draw(t, "role"), Issuer: jsonText().Draw(t, "iss")},
+			Schema:      rapid.OneOf(rapid.Just(0), rapid.IntRange(-3, 1<<20)).Draw(t, "schema"),
 		}
 		want, err := json.Marshal(m)
 		require.NoError(t, err)
@@ -40,6 +41,17 @@ func TestMetadataAppendJSONIsMarshal(t *testing.T) {
 		require.NoError(t, json.Unmarshal(m.AppendJSON(nil), &back))
 	})
 	require.Equal(t, "{}", string(eventstore.Metadata{}.AppendJSON(nil)))
+}
+
+// The metadata of an event of schema version 1 (Schema 0) is what it was before versions were
+// recorded, byte for byte; a later version adds "schema" at the end.
+func TestMetadataSchemaIsLeftOutForVersionOne(t *testing.T) {
+	t.Parallel()
+	m := eventstore.Metadata{CommandID: "k", Command: "pay", Fingerprint: "f", Actor: eventstore.Actor{Role: "open"}}
+	require.Equal(t, `{"commandId":"k","command":"pay","fingerprint":"f","actor":{"role":"open"}}`, string(m.AppendJSON(nil)))
+	m.Schema = 2
+	require.Equal(t, `{"commandId":"k","command":"pay","fingerprint":"f","actor":{"role":"open"},"schema":2}`, string(m.AppendJSON(nil)))
+	require.Equal(t, `{"schema":3}`, string(eventstore.Metadata{Schema: 3}.AppendJSON(nil)))
 }
 
 // A string is written as json.Marshal writes it, whatever it holds.

@@ -5,6 +5,7 @@ package holdshelf_test
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"library/internal/accounts"
 	"library/internal/aggregate"
 	"library/internal/books"
+	"library/internal/errs"
 	"library/internal/eventstore"
 	"library/internal/holdshelf"
 	"library/internal/processor"
@@ -114,4 +116,18 @@ func TestTheSameMembersSecondHoldOnABookExpires(t *testing.T) {
 	require.Nil(t, book.Held, "the second hold expired too")
 	require.Equal(t, []books.HoldExpired{{MemberID: "ann", Until: first.At}, {MemberID: "ann", Until: second.At}},
 		s.expired(t, "dune"))
+}
+
+// A book event written by a newer release than this one pauses the saga, to be read by a
+// replica of that release; nothing is parked, nothing scheduled.
+func TestAnEventOfANewerReleasePausesTheShelf(t *testing.T) {
+	t.Parallel()
+	s := newShelf(t, time.Hour)
+	held := eventstore.Event{StreamID: books.Type().StreamID("dune"), Version: 3, Type: books.BookHeld{}.EventType(),
+		Data: json.RawMessage(`{"memberId":"ann","until":"2026-03-02T10:00:00Z"}`), Metadata: eventstore.Metadata{Schema: 2}}
+	handling, rec := processor.RecordTimers(t.Context())
+	err := s.saga.Handle(handling, held)
+	require.True(t, errs.Is(err, errs.Unavailable), "%v", err)
+	require.False(t, errors.As(err, new(*processor.ParkError)), "nothing parked")
+	require.Empty(t, rec.Changes(), "nothing scheduled")
 }

@@ -95,7 +95,7 @@ func (s Saga) Handle(ctx context.Context, e eventstore.Event) error {
 	}
 	decoded, err := books.Decode(e)
 	if err != nil {
-		return processor.Park(fmt.Sprintf("%s can't be read: %v", e.Type, err))
+		return processor.Unreadable(e, err)
 	}
 	switch ev := decoded.(type) {
 	case books.BookHeld:

@@ -2,7 +2,6 @@ package latefines
 
 import (
 	"context"
-	"fmt"
 
 	"library/internal/accounts"
 	"library/internal/aggregate"
@@ -58,7 +57,7 @@ func (l Saga) Handle(ctx context.Context, e eventstore.Event) error {
 	}
 	decoded, err := books.Decode(e)
 	if err != nil {
-		return processor.Park(fmt.Sprintf("BookReturned can't be read: %v", err))
+		return processor.Unreadable(e, err)
 	}
 	returned, _ := decoded.(books.BookReturned)
 	if returned.DaysLate <= 0 {

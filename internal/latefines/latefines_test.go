@@ -12,6 +12,7 @@ import (
 	"library/internal/accounts"
 	"library/internal/aggregate"
 	"library/internal/books"
+	"library/internal/errs"
 	"library/internal/eventstore"
 	"library/internal/latefines"
 	"library/internal/processor"
@@ -52,7 +53,7 @@ func TestLateFinesChargeOncePerLoan(t *testing.T) {
 }
 
 // On-time returns, other events and other streams charge nothing; an unreadable return is
-// parked rather than retried.
+// parked rather than retried, and one written by a newer release pauses the saga.
 func TestLateFinesIgnoresWhatIsNotALateReturn(t *testing.T) {
 	ctx := context.Background()
 	log := eventstore.NewMemory(nil)
@@ -71,6 +72,12 @@ func TestLateFinesIgnoresWhatIsNotALateReturn(t *testing.T) {
 	bad := eventstore.Event{StreamID: "book-dune", Type: "BookReturned", Data: json.RawMessage(`{"daysLate":"many"}`)}
 	var park *processor.ParkError
 	require.True(t, errors.As(saga.Handle(ctx, bad), &park))
+
+	newer := eventstore.Event{StreamID: "book-dune", Type: "BookReturned", Data: json.RawMessage(`{"loanId":"loan-2","memberId":"alice","daysLate":2}`),
+		Metadata: eventstore.Metadata{Schema: 2}}
+	err = saga.Handle(ctx, newer)
+	require.True(t, errs.Is(err, errs.Unavailable), "written by a newer release: the saga pauses, to be read by one: %v", err)
+	require.False(t, errors.As(err, &park), "and parks nothing")
 }
 
 // A client that chose the saga's command id as its own Idempotency-Key can't dodge the fine.

@@ -2,7 +2,6 @@ package notifications
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -110,7 +109,7 @@ func (o *Outbox) Handle(ctx context.Context, e eventstore.Event) error {
 	}
 	decoded, err := books.Decode(e)
 	if err != nil {
-		return &processor.ParkError{Reason: fmt.Sprintf("%s can't be read: %v", e.Type, err), Public: "the event can't be read"}
+		return processor.Unreadable(e, err)
 	}
 	switch ev := decoded.(type) {
 	case books.BookLent:

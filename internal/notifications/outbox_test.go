@@ -218,7 +218,8 @@ func TestMessageIDs(t *testing.T) {
 }
 
 // The outbox reads only the book events of its types: the same type in another stream is none
-// of its business, and a book event it can't read is parked, naming nothing.
+// of its business, a book event it can't read is parked, naming nothing, and one written by a
+// newer release pauses it.
 func TestOutboxReadsOnlyBookEventsAndParksOneItCannotRead(t *testing.T) {
 	t.Parallel()
 	env := newOutboxEnv(t)
@@ -233,5 +234,11 @@ func TestOutboxReadsOnlyBookEventsAndParksOneItCannotRead(t *testing.T) {
 	var park *processor.ParkError
 	require.ErrorAs(t, o.Handle(handling(t), unreadable), &park)
 	require.Equal(t, "the event can't be read", park.Public)
+
+	newer := unreadable
+	newer.Data, newer.Metadata.Schema = []byte(`{"loanId":"loan-x","memberId":"m1"}`), 2
+	err := o.Handle(handling(t), newer)
+	require.True(t, errs.Is(err, errs.Unavailable), "written by a newer release: the outbox pauses, to be read by one: %v", err)
+	require.False(t, errors.As(err, &park), "and parks nothing")
 	require.Empty(t, env.srv.Messages(), "nothing sent")
 }

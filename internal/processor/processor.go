@@ -2,8 +2,10 @@ package processor
 
 import (
 	"context"
+	"fmt"
 	"time"
 
+	"library/internal/errs"
 	"library/internal/eventstore"
 )
 
@@ -130,6 +132,18 @@ func (e *ParkError) PublicText() string {
 
 // Park returns an error that parks the event at once.
 func Park(reason string) error { return &ParkError{Reason: reason} }
+
+// Unreadable is what a Handler returns for an event it can't decode, err being why: the event
+// is parked at once with the reason, naming nothing in /status. But an errs.Unavailable error
+// is returned as it is, and pauses the processor: decoding says so of an event written by a
+// newer release of the service than this replica's (package aggregate's NewerSchemaError), which
+// a replica of the newer release, once it holds the lease, reads; nothing is parked for it.
+func Unreadable(e eventstore.Event, err error) error {
+	if errs.Is(err, errs.Unavailable) {
+		return err
+	}
+	return &ParkError{Reason: fmt.Sprintf("%s can't be read: %v", e.Type, err), Public: "the event can't be read"}
+}
 
 // PauseError says that what a handler depends on is down, not the event it was given.
 type PauseError struct {

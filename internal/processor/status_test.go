@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/errs"
+	"library/internal/eventstore"
 )
 
 type publicErr struct{ text string }
@@ -34,4 +35,22 @@ func TestPublicText(t *testing.T) {
 		require.Equal(t, want, got)
 		require.NotContains(t, got, "example.org")
 	}
+}
+
+// An event a handler can't decode is parked at once, naming nothing in /status; but one that
+// decoding says to try again (errs.Unavailable: written by a newer release than this replica's)
+// is returned as it is, which pauses the processor and parks nothing.
+func TestUnreadableParksButPausesForANewerRelease(t *testing.T) {
+	t.Parallel()
+	e := eventstore.Event{StreamID: "book-dune", Type: "BookLent"}
+	var park *ParkError
+	require.ErrorAs(t, Unreadable(e, errors.New("unexpected end of JSON input")), &park)
+	require.Equal(t, "BookLent can't be read: unexpected end of JSON input", park.Reason)
+	require.Equal(t, "parked: the event can't be read", park.PublicText())
+
+	newer := fmt.Errorf("decode: %w", errs.E(errs.Unavailable, "a BookLent event was written by a newer release of the service"))
+	err := Unreadable(e, newer)
+	require.Same(t, newer, err)
+	require.False(t, errors.As(err, &park))
+	require.Equal(t, "Unavailable: a BookLent event was written by a newer release of the service", PublicText(err))
 }

@@ -25,7 +25,7 @@ func addAlso(n int, key string, others *Repository[tally], asked *atomic.Int32) 
 		if other.State.total < 0 {
 			return Also{}, errs.E(errs.Gone, "the other tally is closed")
 		}
-		return Also{StreamID: "tally-other", ExpectedVersion: other.Version, Events: decided}, nil
+		return Also{StreamID: "tally-other", ExpectedVersion: other.Version, Events: decided, Codecs: tallyType().Events}, nil
 	}
 	return cmd
 }
@@ -78,7 +78,7 @@ func TestAlsoIsAskedAgainWhenTheOtherStreamMovedOn(t *testing.T) {
 		if other.State.total < 0 {
 			return Also{}, errs.E(errs.Gone, "the other tally is closed")
 		}
-		return Also{StreamID: "tally-other", ExpectedVersion: other.Version, Events: decided}, nil
+		return Also{StreamID: "tally-other", ExpectedVersion: other.Version, Events: decided, Codecs: tallyType().Events}, nil
 	}
 	_, err := repo.Execute(ctx, "x", cmd)
 	require.Equal(t, errs.Gone, errs.CodeOf(err), "decided again on what the other stream became")

@@ -260,7 +260,7 @@ func (r *Repository[S]) alsoPart(ctx context.Context, w *waiter[S], decided []ag
 	}
 	meta := w.meta
 	meta.CommandID = ""
-	events, err := aggregate.Encode(also.Events, meta)
+	events, err := aggregate.Encode(also.Codecs, also.Events, meta)
 	if err != nil {
 		return nil, err
 	}

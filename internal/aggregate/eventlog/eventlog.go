@@ -1,6 +1,7 @@
 // Package eventlog is the plain aggregate.Store: a type's streams read from and appended to
-// the event store as they are, events encoded as JSON, nothing kept in memory, no snapshots,
-// nothing sealed. The other stores (packages cache, snapshots, sealing) wrap it.
+// the event store as they are, events encoded as JSON with their schema versions and read back
+// through their types' upcasters, nothing kept in memory, no snapshots, nothing sealed. The
+// other stores (packages cache, snapshots, sealing) wrap it, and decode through it.
 package eventlog
 
 import (
@@ -42,15 +43,21 @@ func (s *Store[S]) ReadVersions(ctx context.Context, streamID string, from, to i
 	return s.log.ReadVersions(ctx, streamID, from, to)
 }
 
-// Decode decodes stored events with the type's codecs: nil for a NothingChanged marker.
+// Decode decodes stored events with the type's codecs, each upcast from the schema version it
+// was stored at: nil for a NothingChanged marker. An event written by a newer release than
+// this one is an errs.Unavailable error (aggregate.NewerSchemaError), which a caller may try
+// again; any other that can't be read is an errs.Internal one.
 func (s *Store[S]) Decode(_ context.Context, streamID string, stored []eventstore.Event) ([]aggregate.Event, error) {
 	out := make([]aggregate.Event, len(stored))
 	for i, e := range stored {
 		if e.Type == aggregate.NothingChanged {
 			continue
 		}
-		event, err := s.decoder.Decode(e.Type, e.Data)
+		event, err := s.decoder.Decode(e)
 		if err != nil {
+			if errs.Is(err, errs.Unavailable) {
+				return nil, err
+			}
 			return nil, errs.Wrap(errs.Internal, err, "stream %s cannot be read", streamID)
 		}
 		out[i] = event
@@ -58,9 +65,9 @@ func (s *Store[S]) Decode(_ context.Context, streamID string, stored []eventstor
 	return out, nil
 }
 
-// Encode encodes decided events as JSON.
+// Encode encodes decided events as JSON, each with the schema version of its type.
 func (s *Store[S]) Encode(_ context.Context, _ string, decided []aggregate.Event, meta eventstore.Metadata, _ int64) ([]eventstore.NewEvent, error) {
-	return aggregate.Encode(decided, meta)
+	return aggregate.Encode(s.typ.Events, decided, meta)
 }
 
 // Append appends: with a command that forgets its owner, the append also deletes the owner's

@@ -17,3 +17,8 @@ func TestContract(t *testing.T) {
 		return stack.Store(log, aggregatetest.Type(), aggregate.Options{Cipher: ring, SnapshotEvery: 10})
 	})
 }
+
+// Upcasters run on every path a stored event is read by, on the memory log.
+func TestUpcasting(t *testing.T) {
+	aggregatetest.Upcasting(t, func(*testing.T) aggregate.Log { return eventstore.NewMemory(nil) })
+}

@@ -89,7 +89,8 @@ const eventColumns = `stream_id, version, position, transaction_id, type, data::
 	coalesce(metadata->>'commandId', ''), coalesce(metadata->>'command', ''),
 	coalesce(metadata->>'fingerprint', ''), coalesce(metadata->>'correlationId', ''),
 	coalesce(metadata->>'traceparent', ''), coalesce(metadata#>>'{actor,sub}', ''),
-	coalesce(metadata#>>'{actor,role}', ''), coalesce(metadata#>>'{actor,iss}', ''), recorded_at`
+	coalesce(metadata#>>'{actor,role}', ''), coalesce(metadata#>>'{actor,iss}', ''),
+	coalesce((metadata->>'schema')::int, 0), recorded_at`
 
 // ReadStream implements eventstore.Store.
 func (p *Postgres) ReadStream(ctx context.Context, streamID string, afterVersion int64) ([]eventstore.Event, error) {
@@ -144,7 +145,7 @@ func eventTargets(e *eventstore.Event, data *[]byte, lead ...any) []any {
 	m := &e.Metadata
 	return append(lead, &e.StreamID, &e.Version, &e.Position, &e.TransactionID, &e.Type, data,
 		&m.CommandID, &m.Command, &m.Fingerprint, &m.CorrelationID, &m.TraceParent,
-		&m.Actor.Subject, &m.Actor.Role, &m.Actor.Issuer, &e.RecordedAt)
+		&m.Actor.Subject, &m.Actor.Role, &m.Actor.Issuer, &m.Schema, &e.RecordedAt)
 }
 
 // Ping implements eventstore.Store: the server answers and takes writes (it is not a standby

@@ -1,7 +1,9 @@
 // Package aggregatetest is the contract suite of aggregate.Store: the checks every store a
 // repository reads and appends through must pass, the plain one (package eventlog) and each
 // that wraps another (packages cache, snapshots, sealing), so that a wrapper adds what it adds
-// and keeps every promise of the store it wraps. It is a test harness: only tests import it.
+// and keeps every promise of the store it wraps; and the suite of upcasters (Upcasting), on
+// every path a stored event is read by, on a log in memory or in PostgreSQL. It is a test
+// harness: only tests import it.
 package aggregatetest
 
 import (

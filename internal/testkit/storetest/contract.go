@@ -28,6 +28,7 @@ func Contract(t *testing.T, newStore func(t *testing.T) eventstore.Store) {
 		{"ConcurrentAppendsToManyStreamsAreAllRead", contractConcurrentAppendsToManyStreamsAreAllRead},
 		{"SubscribeWakesAfterAppend", contractSubscribeWakesAfterAppend},
 		{"CancelledContext", contractCancelledContext},
+		{"MetadataKeepsTheSchemaVersion", contractMetadataKeepsTheSchemaVersion},
 	}
 	for _, c := range append(append(checks, appendAllChecks...), typeChecks...) {
 		t.Run(c.name, func(t *testing.T) { c.run(t, newStore) })
