@@ -39,7 +39,7 @@ var layers = [][]string{
 	{"internal/eventstore"},
 	{"internal/httpapi"},
 	{"internal/auth", "internal/httpapi/strictjson"},
-	{"internal/validate", "internal/tracing", "internal/pii", "internal/payments"},
+	{"internal/validate", "internal/tracing", "internal/pii", "internal/payments", "internal/isbn"},
 	{"internal/errs", "internal/config"},
 }
 
@@ -47,7 +47,7 @@ var layers = [][]string{
 // aggregates that run them and the log they are kept in), the engine of the background work,
 // whose drivers and handlers are adapters of their own, and the port to a payment provider,
 // whose adapters (payments/stripepay) are too.
-var plain = []string{"internal/books", "internal/accounts", "internal/aggregate", "internal/eventstore",
+var plain = []string{"internal/books", "internal/accounts", "internal/isbn", "internal/aggregate", "internal/eventstore",
 	"internal/aggregate/core", "internal/aggregate/cache", "internal/aggregate/snapshots", "internal/aggregate/sealing",
 	"internal/aggregate/eventlog", "internal/aggregate/stack", "internal/aggregate/queue",
 	"internal/processor", "internal/processor/engine", "internal/processor/engine/timers", "internal/processor/engine/gate",
