@@ -19,7 +19,7 @@ var layers = [][]string{
 	{"cmd/library", "cmd/devidp", "cmd/devpay"},
 	{"internal/app"},
 	{"internal/metrics"},
-	{"internal/books/booksapi", "internal/accounts/accountsapi", "internal/processor/processorhttp",
+	{"internal/books/booksapi", "internal/accounts/accountsapi", "internal/titles/titlesapi", "internal/processor/processorhttp",
 		"internal/notifications/smtpmail", "internal/notifications/emailfacts",
 		"internal/notifications/notificationspg", "internal/catalog/catalogpg", "internal/catalog/cataloghttp",
 		"internal/loans/loanspg", "internal/loans/loanshttp", "internal/holds/holdspg", "internal/holds/holdshttp"},
