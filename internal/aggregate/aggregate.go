@@ -120,13 +120,13 @@ type Command[S any] struct {
 	// Forget makes the command erase its aggregate's owner: the append of its events deletes
 	// the owner's data key in the same transaction, so their sealed values can't be read again.
 	Forget bool
-	// Also, when set, makes a command that decided events write to a second stream too, in
-	// the same atomic append: a rule that spans two aggregates (a loan and the member's
-	// account) is then kept by optimistic concurrency on both streams. Also is given the
-	// decided events and returns the other stream's part, as read from the log at that moment,
-	// or an error that refuses the command. When the other stream has moved on by the time of
-	// the append, nothing is written and the command is decided again, Also asked again. A
-	// command with Also is decided and appended in a group of its own.
+	// Also, when set, makes a command that decided events write to a second stream too (or
+	// several: Also.More), in the same atomic append: a rule that spans two aggregates (a loan
+	// and the member's account) is then kept by optimistic concurrency on both streams. Also is
+	// given the decided events and returns the other stream's part, as read from the log at
+	// that moment, or an error that refuses the command. When the other stream has moved on by
+	// the time of the append, nothing is written and the command is decided again, Also asked
+	// again. A command with Also is decided and appended in a group of its own.
 	Also func(ctx context.Context, decided []Event) (Also, error)
 }
 
@@ -141,6 +141,11 @@ type Also struct {
 	// Codecs are the codecs of the other stream's aggregate type (its Type's Events): they say
 	// the schema version each of Events is written at. An event none of them reads is refused.
 	Codecs []Codec
+	// More are the parts of further streams in the same append, each kept as this one is (and
+	// its own More with it), for a rule that spans more than two aggregates: a title whose ISBN
+	// changes takes the new value's reservation and gives up the old one's. A part without
+	// events is left out; no stream may have two parts.
+	More []Also
 }
 
 // Result is what a command did: the stream's version and position after it, and the events it

@@ -70,8 +70,8 @@ type Append struct {
 	Events   []eventstore.NewEvent
 	// Forget: the append deletes the owner's data key in its transaction (Command.Forget).
 	Forget bool
-	// Also is the other stream's part of a command with Also, appended with it: nil for none.
-	Also *eventstore.StreamAppend
+	// Also are the other streams' parts of a command with Also, appended with it: none for none.
+	Also []eventstore.StreamAppend
 }
 
 // Owner is the aggregate id of a stream of t's: whose personal values its events hold.

@@ -45,7 +45,10 @@ import (
 	"library/internal/openapi"
 	"library/internal/processor/engine"
 	"library/internal/processor/processorhttp"
+	"library/internal/reservations"
 	"library/internal/telemetry"
+	"library/internal/titles"
+	"library/internal/titles/titlesapi"
 	"library/internal/tracing"
 	"library/migrations"
 	"library/web"
@@ -107,6 +110,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 	accountService := accounts.NewService(a.log, repoOpts).Limit(accounts.Limits{MaxLoans: cfg.MaxLoans, BlockAt: cfg.BlockAt, OpenCheckouts: cfg.Payments.OpenMax})
 	bookService := books.NewService(a.log, repoOpts, cfg.Tuning.Now, books.Policy{LoanPeriod: cfg.LoanPeriod, MaxRenewals: cfg.RenewalsMax,
 		Holds: books.HoldPolicy{MaxQueue: cfg.HoldsMax, Pickup: cfg.HoldPickup}}, accountService)
+	titleService := titles.NewService(a.log, repoOpts, cfg.Tuning.Now, reservations.NewService(a.log, repoOpts))
 	pay, err := a.payments()
 	if err != nil {
 		a.closeStore()
@@ -120,7 +124,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 	a.processors = processors
 	guard, verifier := a.signIn()
 	a.verifier = verifier
-	modules := a.modules(bookService, accountService, pay, processors, views, members)
+	modules := a.modules(bookService, accountService, titleService, pay, processors, views, members)
 	handler := httpapi.New(
 		httpapi.Options{
 			Logger: logger, Ready: a.ready, RequestTimeout: cfg.RequestTimeout, Guard: guard,
@@ -153,11 +157,12 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 }
 
 // modules are the service's routes, each feature's on what New built for it.
-func (a *App) modules(bookService *books.Service, accountService *accounts.Service, pay *accountsapi.Payments,
-	processors *engine.Group, views views, members elsewhere) []httpapi.Module {
+func (a *App) modules(bookService *books.Service, accountService *accounts.Service, titleService *titles.Service,
+	pay *accountsapi.Payments, processors *engine.Group, views views, members elsewhere) []httpapi.Module {
 	cfg := a.cfg
 	modules := []httpapi.Module{
 		booksapi.Routes{Service: bookService},
+		titlesapi.Routes{Service: titleService},
 		cataloghttp.Routes{Query: catalog.Query{Catalog: views.catalog, Log: a.store, Wait: cfg.Tuning.CatalogWait, Waits: catalog.NewWaitLimit(cfg.CatalogMaxWaits)}},
 		loanshttp.Routes{View: views.loans, Policy: loans.Policy{MaxRenewals: cfg.RenewalsMax, Now: cfg.Tuning.Now}},
 		holdshttp.Routes{View: views.holds},

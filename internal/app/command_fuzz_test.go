@@ -36,14 +36,16 @@ var commandRoutes = []commandRoute{
 	{http.MethodPost, "/books", "", "book", true},
 	{http.MethodPost, "/books/", "/loans", "book", false},
 	{http.MethodPost, "/books/", "/returns", "book", false},
+	{http.MethodPost, "/titles", "", "title", true},
+	{http.MethodPatch, "/titles/", "", "title", false},
 }
 
 // fuzzNow is the clock of the service under FuzzCommandOverHTTP.
 var fuzzNow = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 
 // newFuzzHandler returns the HTTP handler of a service built by New, in memory, with a book
-// b1, a book b2 lent to m1 under L1 and a fine on m1, so that loans, returns and payments
-// have something to work on.
+// b1, a book b2 lent to m1 under L1, a fine on m1 and a title t1 with an ISBN, so that loans,
+// returns, payments and changes of titles have something to work on.
 func newFuzzHandler(tb testing.TB) http.Handler {
 	tb.Helper()
 	a, err := New(context.Background(), Config{HTTPAddr: "127.0.0.1:0", Tuning: Tuning{Now: func() time.Time { return fuzzNow }}},
@@ -62,6 +64,7 @@ func newFuzzHandler(tb testing.TB) http.Handler {
 		{http.MethodPut, "/accounts/m1", `{"name":"Zoë","email":"zoe@example.org"}`},
 		{http.MethodPost, "/books/b2/loans", `{"loanId":"L1","memberId":"m1"}`},
 		{http.MethodPost, "/accounts/m1/fines", `{"amount":5000,"reason":"late"}`},
+		{http.MethodPost, "/titles", `{"id":"t1","title":"Dune","authors":["Frank Herbert"],"isbn":"0441013597"}`},
 	} {
 		r := httptest.NewRequest(setup.method, setup.path, strings.NewReader(setup.body))
 		r.Header.Set("Content-Type", "application/json")
@@ -176,6 +179,16 @@ func FuzzCommandOverHTTP(f *testing.F) {
 		{2, "m1", "p7", ct, `null`},
 		{2, "m1", "p7", ct, `[{"amount":100}]`},
 		{2, "m1", "p7", ct, `{"amount":1` + strings.Repeat(" ", 2000) + `}`},
+		{6, "", "", ct, `{"id":"t2","title":"Emma","authors":["Jane Austen"],"isbn":"978-0-14-143951-8","year":1815,"language":"eng"}`},
+		{6, "", "n1", ct, `{"title":"Emma","authors":["Jane Austen"],"subjects":["Novels"]}`},
+		{6, "", "", ct, `{"title":"Emma","authors":["Jane Austen"]}`},
+		{6, "", "", ct, `{"id":"t3","title":"Dune","authors":["Frank Herbert"],"isbn":"9780441013593"}`},
+		{6, "", "", ct, `{"id":"t3","title":"Dune","authors":["A","A"],"isbn":"0-441-0135X-7","year":-1,"language":"en-GB"}`},
+		{7, "t1", "", "application/merge-patch+json", `{"isbn":"978-0-593-09932-2","year":null,"subjects":[]}`},
+		{7, "t1", "c1", ct, `{"title":"Dune","authors":["Frank Herbert","Brian Herbert"],"isbn":null}`},
+		{7, "t1", "", ct, `{"title":null}`},
+		{7, "t1", "", "application/json-patch+json", `[{"op":"remove","path":"/year"}]`},
+		{7, "t9", "", ct, `{"year":1965}`},
 	}
 	for _, s := range seeds {
 		f.Add(s.route, s.id, s.key, s.contentType, []byte(s.body))

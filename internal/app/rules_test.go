@@ -57,6 +57,10 @@ var expected = map[string][6]int{
 	"DELETE /books/{bookId}/holds/{memberId}": {401, 2, 403, 2, 403, 401},
 	"GET /holds": {401, 403, 403, 2, 403, 401},
 
+	"POST /titles":            {401, 403, 403, 2, 403, 401},
+	"PATCH /titles/{titleId}": {401, 403, 403, 2, 403, 401},
+	"GET /titles/{titleId}":   {2, 2, 2, 2, 2, 401},
+
 	"GET /accounts/me":                    {401, 2, 2, 2, 2, 401},
 	"GET /accounts/{memberId}":            {401, 2, 403, 2, 403, 401},
 	"GET /accounts/{memberId}/history":    {401, 2, 403, 2, 403, 401},
@@ -139,6 +143,13 @@ var requests = map[string]func(t *testing.T, w *world, account string) request{
 			"Authorization", w.librarian, "Idempotency-Key", fmt.Sprintf("hold-%d", w.next())), http.StatusCreated, "book-"+book)
 		return request{method: http.MethodDelete, path: "/books/" + book + "/holds/" + account}
 	},
+	"POST /titles": func(_ *testing.T, w *world, _ string) request {
+		return request{method: http.MethodPost, path: "/titles", body: apitest.Obj{"id": fmt.Sprintf("title-%d", w.next()), "title": "T", "authors": []string{"A"}}}
+	},
+	"PATCH /titles/{titleId}": func(_ *testing.T, w *world, _ string) request {
+		return request{method: http.MethodPatch, path: "/titles/dune", body: apitest.Obj{"title": fmt.Sprintf("Dune, printing %d", w.next())}}
+	},
+	"GET /titles/{titleId}":    get("/titles/dune"),
 	"GET /loans":               get("/loans"),
 	"GET /holds":               get("/holds"),
 	"GET /accounts/me":         get("/accounts/me"),
@@ -228,6 +239,8 @@ func TestEveryRouteKeepsItsRule(t *testing.T) {
 	}
 	apitest.RequireResult(t, a.Call(t, http.MethodPost, "/books", apitest.Obj{"id": "dune", "title": "Dune", "author": "Frank Herbert"},
 		"Authorization", w.librarian), http.StatusCreated, "book-dune")
+	apitest.RequireResult(t, a.Call(t, http.MethodPost, "/titles", apitest.Obj{"id": "dune", "title": "Dune", "authors": []string{"Frank Herbert"}},
+		"Authorization", w.librarian), http.StatusCreated, "title-dune")
 
 	routed := servedRoutes(t)
 	for _, route := range slices.Sorted(maps.Keys(routed)) {

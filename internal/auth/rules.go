@@ -66,6 +66,9 @@ func ownOrLibrarian(method, pattern, narrowed string) Rule {
 // to it.
 func Rules() []Rule {
 	catalog := "anonymous callers see loans without borrower ids; a member sees which loans are theirs"
+	// A title reads the token as the catalogue's reads do, so that its copies' loans can be
+	// shown as GET /books shows them, and the caller is counted as the one signed in.
+	titleRecord := "a token sent is checked, as on the catalogue's other reads; the record is the same for everyone"
 	return []Rule{
 		Anyone(http.MethodGet, "/healthz"),
 		Anyone(http.MethodGet, "/readyz"),
@@ -86,6 +89,11 @@ func Rules() []Rule {
 			Narrowed: "a member places holds for themself"},
 		ownOrLibrarian(http.MethodDelete, "/books/{bookId}/holds/{memberId}", ""),
 		librarians(http.MethodGet, "/holds"),
+
+		librarians(http.MethodPost, "/titles"),
+		librarians(http.MethodPatch, "/titles/{titleId}"),
+		{Method: http.MethodGet, Pattern: "/titles/{titleId}", Anonymous: Allow, Member: Allow, Librarian: Allow, Operator: Allow, WhenOpen: Allow,
+			Narrowed: titleRecord},
 
 		{Method: http.MethodGet, Pattern: "/accounts/me", Member: Allow, Librarian: Allow, Operator: Allow, WhenOpen: Allow},
 		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}", ""),

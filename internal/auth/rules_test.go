@@ -13,7 +13,7 @@ func TestRulesAreOnePerRoute(t *testing.T) {
 	rules := Rules()
 	require.Len(t, NewTable(rules), len(rules), "no route has two rules")
 	for _, r := range rules {
-		assert.Contains(t, []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete}, r.Method, r.Pattern)
+		assert.Contains(t, []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}, r.Method, r.Pattern)
 		if r.Member == Own {
 			assert.Contains(t, r.Pattern, "{"+OwnParam+"}", "%s %s: own needs the member id in the path", r.Method, r.Pattern)
 		}

@@ -64,6 +64,10 @@ const (
 	// TooManyCheckouts: the member has as many online payments started and not finished as
 	// they may (CHECKOUTS_OPEN_MAX); the problem names them (openCheckouts).
 	TooManyCheckouts Code = "TooManyCheckouts"
+
+	// TitleAlreadyExists: a title with this id was added before, or another title has this
+	// ISBN (each ISBN belongs to one title: package reservations).
+	TitleAlreadyExists Code = "TitleAlreadyExists"
 )
 
 // Error is a failure with a code. Detail is written for the client; Cause is for the logs.

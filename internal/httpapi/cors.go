@@ -35,7 +35,7 @@ func CORS(origins []string) func(http.Handler) http.Handler {
 				h.Add("Vary", "Access-Control-Request-Method")
 				h.Add("Vary", "Access-Control-Request-Headers")
 				h.Set("Access-Control-Allow-Origin", allowOrigin)
-				h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, DELETE")
+				h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, PATCH, DELETE")
 				h.Set("Access-Control-Allow-Headers", corsRequestHeaders)
 				h.Set("Access-Control-Max-Age", "600")
 				w.WriteHeader(http.StatusNoContent)

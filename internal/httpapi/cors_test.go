@@ -45,6 +45,7 @@ func TestCORS(t *testing.T) {
 		require.Equal(t, "https://library.example.org", w.Header().Get("Access-Control-Allow-Origin"))
 		require.Contains(t, w.Header().Get("Access-Control-Allow-Headers"), "Idempotency-Key")
 		require.Contains(t, w.Header().Get("Access-Control-Allow-Methods"), "POST")
+		require.Contains(t, w.Header().Get("Access-Control-Allow-Methods"), "PATCH", "a title's record is changed with PATCH")
 		require.Empty(t, w.Header().Get("Access-Control-Allow-Credentials"))
 	})
 	t.Run("another origin gets no CORS headers", func(t *testing.T) {

@@ -70,6 +70,8 @@ func statusOf(code errs.Code) (int, string) {
 		return http.StatusMethodNotAllowed, "Method not allowed"
 	case errs.BookAlreadyExists:
 		return http.StatusConflict, "Book already exists"
+	case errs.TitleAlreadyExists:
+		return http.StatusConflict, "Title already exists"
 	case errs.BookAlreadyLent:
 		return http.StatusConflict, "Book already lent"
 	case errs.LoanMismatch:

@@ -19,7 +19,7 @@ var layers = [][]string{
 	{"cmd/library", "cmd/devidp", "cmd/devpay"},
 	{"internal/app"},
 	{"internal/metrics"},
-	{"internal/books/booksapi", "internal/accounts/accountsapi", "internal/processor/processorhttp",
+	{"internal/books/booksapi", "internal/accounts/accountsapi", "internal/titles/titlesapi", "internal/processor/processorhttp",
 		"internal/notifications/smtpmail", "internal/notifications/emailfacts",
 		"internal/notifications/notificationspg", "internal/catalog/catalogpg", "internal/catalog/cataloghttp",
 		"internal/loans/loanspg", "internal/loans/loanshttp", "internal/holds/holdspg", "internal/holds/holdshttp"},
@@ -29,7 +29,8 @@ var layers = [][]string{
 		"internal/payments/stripepay", "internal/devpay"},
 	{"internal/telemetry", "internal/pgerr", "internal/openapi", "migrations", "web",
 		"internal/devpay/hooks", "internal/devpay/wire", "internal/devpay/keys", "internal/devpay/page", "internal/devidp/keyring"},
-	{"internal/books", "internal/accounts"},
+	{"internal/books", "internal/accounts", "internal/titles"},
+	{"internal/reservations"},
 	{"internal/aggregate/stack"},
 	{"internal/aggregate/core", "internal/aggregate/cache", "internal/aggregate/snapshots", "internal/aggregate/sealing",
 		"internal/aggregate/eventlog"},
@@ -39,7 +40,7 @@ var layers = [][]string{
 	{"internal/eventstore"},
 	{"internal/httpapi"},
 	{"internal/auth", "internal/httpapi/strictjson"},
-	{"internal/validate", "internal/tracing", "internal/pii", "internal/payments"},
+	{"internal/validate", "internal/tracing", "internal/pii", "internal/payments", "internal/isbn"},
 	{"internal/errs", "internal/config"},
 }
 
@@ -47,7 +48,8 @@ var layers = [][]string{
 // aggregates that run them and the log they are kept in), the engine of the background work,
 // whose drivers and handlers are adapters of their own, and the port to a payment provider,
 // whose adapters (payments/stripepay) are too.
-var plain = []string{"internal/books", "internal/accounts", "internal/aggregate", "internal/eventstore",
+var plain = []string{"internal/books", "internal/accounts", "internal/titles", "internal/reservations", "internal/isbn",
+	"internal/aggregate", "internal/eventstore",
 	"internal/aggregate/core", "internal/aggregate/cache", "internal/aggregate/snapshots", "internal/aggregate/sealing",
 	"internal/aggregate/eventlog", "internal/aggregate/stack", "internal/aggregate/queue",
 	"internal/processor", "internal/processor/engine", "internal/processor/engine/timers", "internal/processor/engine/gate",

@@ -130,3 +130,53 @@ func TestAlsoRacesTheOtherStreamsWriters(t *testing.T) {
 		require.Equal(t, succeeded, len(other)-1, "each success wrote the other stream once")
 	}
 }
+
+// Also.More spans further streams: every part with events is written in the one append, a
+// part without events is left out, and a move on any of them sends the command back to be
+// decided again, with Also asked again.
+func TestAlsoMoreWritesEveryStreamInOneAppend(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	repo, store := newTallies(t, Options{})
+	others := NewRepository(store, tallyType(), Options{})
+	var asked atomic.Int32
+	cmd := add(1, "k1")
+	moved := false
+	cmd.Also = func(ctx context.Context, decided []Event) (Also, error) {
+		asked.Add(1)
+		var parts [3]Also
+		for i, id := range []string{"one", "two", "none"} {
+			other, err := others.Load(ctx, id)
+			if err != nil {
+				return Also{}, err
+			}
+			parts[i] = Also{StreamID: "tally-" + id, ExpectedVersion: other.Version, Events: decided, Codecs: tallyType().Events}
+		}
+		parts[2].Events = nil
+		if !moved {
+			// Another writer appends to the last stream with events between this read and the append.
+			moved = true
+			_, err := store.Append(ctx, "tally-two", parts[1].ExpectedVersion, []eventstore.NewEvent{{Type: "Added", Data: []byte(`{"n":5}`)}})
+			require.NoError(t, err)
+		}
+		parts[0].More = []Also{{More: []Also{parts[1], parts[2]}}}
+		return parts[0], nil
+	}
+
+	_, err := repo.Execute(ctx, "x", cmd)
+	require.NoError(t, err)
+	require.Equal(t, int32(2), asked.Load(), "asked again once the stream it read had moved on")
+	mine, err := store.ReadStream(ctx, "tally-x", 0)
+	require.NoError(t, err)
+	require.Len(t, mine, 1)
+	for stream, want := range map[string]int{"tally-one": 1, "tally-two": 2, "tally-none": 0} {
+		events, err := store.ReadStream(ctx, stream, 0)
+		require.NoError(t, err)
+		require.Len(t, events, want, stream)
+		if want > 0 {
+			last := events[len(events)-1]
+			require.Equal(t, mine[0].TransactionID, last.TransactionID, "%s is written in the command's append", stream)
+			require.Empty(t, last.Metadata.CommandID, stream)
+		}
+	}
+}

@@ -28,8 +28,8 @@ type decision struct {
 type plan[S any] struct {
 	decisions []decision
 	toAppend  []eventstore.NewEvent
-	// also is the other stream's part of the append, for a command with Also: nil for none.
-	also *eventstore.StreamAppend
+	// also are the other streams' parts of the append, for a command with Also: none for none.
+	also []eventstore.StreamAppend
 	// stale: a refusal or a "nothing to do" was decided on a kept aggregate, which may be
 	// behind the log: the group must be decided again on what the log says.
 	stale bool
@@ -245,24 +245,39 @@ func forgets[S any](group []*waiter[S]) bool {
 	return false
 }
 
-// alsoPart asks a command's Also for the other stream's part of its append, and encodes it
-// with the command's metadata, less its id. Nil when Also has nothing to add.
-func (r *Repository[S]) alsoPart(ctx context.Context, w *waiter[S], decided []aggregate.Event) (*eventstore.StreamAppend, error) {
+// alsoPart asks a command's Also for the other streams' parts of its append, and encodes them
+// with the command's metadata, less its id. None when Also has nothing to add.
+func (r *Repository[S]) alsoPart(ctx context.Context, w *waiter[S], decided []aggregate.Event) ([]eventstore.StreamAppend, error) {
 	also, err := w.cmd.Also(ctx, decided)
-	if err != nil || len(also.Events) == 0 {
-		return nil, err
-	}
-	for _, e := range also.Events {
-		if _, personal := e.(aggregate.PersonalEvent); personal {
-			// It would be sealed with this stream's owner's key, not the other's.
-			return nil, errs.E(errs.Internal, "aggregate: %s can't be written by Also: it holds personal values", e.EventType())
-		}
-	}
-	meta := w.meta
-	meta.CommandID = ""
-	events, err := aggregate.Encode(also.Codecs, also.Events, meta)
 	if err != nil {
 		return nil, err
 	}
-	return &eventstore.StreamAppend{StreamID: also.StreamID, ExpectedVersion: also.ExpectedVersion, Events: events}, nil
+	meta := w.meta
+	meta.CommandID = ""
+	return encodeAlso(nil, also, meta)
+}
+
+// encodeAlso appends to parts the encoded part of also and of each of its More, leaving out
+// those without events.
+func encodeAlso(parts []eventstore.StreamAppend, also aggregate.Also, meta eventstore.Metadata) ([]eventstore.StreamAppend, error) {
+	if len(also.Events) > 0 {
+		for _, e := range also.Events {
+			if _, personal := e.(aggregate.PersonalEvent); personal {
+				// It would be sealed with this stream's owner's key, not the other's.
+				return nil, errs.E(errs.Internal, "aggregate: %s can't be written by Also: it holds personal values", e.EventType())
+			}
+		}
+		events, err := aggregate.Encode(also.Codecs, also.Events, meta)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, eventstore.StreamAppend{StreamID: also.StreamID, ExpectedVersion: also.ExpectedVersion, Events: events})
+	}
+	for _, more := range also.More {
+		var err error
+		if parts, err = encodeAlso(parts, more, meta); err != nil {
+			return nil, err
+		}
+	}
+	return parts, nil
 }

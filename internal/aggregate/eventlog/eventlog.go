@@ -71,12 +71,12 @@ func (s *Store[S]) Encode(_ context.Context, _ string, decided []aggregate.Event
 }
 
 // Append appends: with a command that forgets its owner, the append also deletes the owner's
-// data key, in its transaction; with a command's Also, the append spans the other stream too.
+// data key, in its transaction; with a command's Also, the append spans the other streams too.
 func (s *Store[S]) Append(ctx context.Context, a aggregate.Append) ([]eventstore.Event, error) {
 	switch {
-	case a.Also != nil:
-		parts, err := s.log.AppendAll(ctx, []eventstore.StreamAppend{
-			{StreamID: a.StreamID, ExpectedVersion: a.Version, Events: a.Events}, *a.Also})
+	case len(a.Also) > 0:
+		parts, err := s.log.AppendAll(ctx, append([]eventstore.StreamAppend{
+			{StreamID: a.StreamID, ExpectedVersion: a.Version, Events: a.Events}}, a.Also...))
 		if err != nil {
 			return nil, err
 		}

@@ -104,7 +104,7 @@ func (s *Store[S]) Decode(ctx context.Context, streamID string, stored []eventst
 // key, which this process then forgets too.
 func (s *Store[S]) Append(ctx context.Context, a aggregate.Append) ([]eventstore.Event, error) {
 	appended, err := s.Store.Append(ctx, a)
-	if a.Forget && a.Also == nil && err == nil {
+	if a.Forget && len(a.Also) == 0 && err == nil {
 		s.cipher.Forget(s.typ.Owner(a.StreamID))
 	}
 	return appended, err
