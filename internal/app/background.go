@@ -35,6 +35,7 @@ type views struct {
 //
 // It also returns what the processors keep about members, for erasure and export.
 func (a *App) background(bookService *books.Service, accountService *accounts.Service, more ...processor.Processor) (*engine.Group, views, elsewhere, error) {
+	catalogVersions := catalog.Versions(a.cfg.Tuning.CatalogVersion)
 	var (
 		checkpoints processor.Checkpoints
 		leases      processor.Leases
@@ -46,7 +47,7 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 	)
 	if a.pool == nil {
 		memory := processor.NewMemoryCheckpoints(a.cfg.Tuning.Now)
-		checkpoints, leases, catalogView = memory, processor.NewMemoryLeases(), catalog.NewMemory(memory)
+		checkpoints, leases, catalogView = memory, processor.NewMemoryLeases(), catalog.NewMemoryAt(memory, catalogVersions)
 		loansView = loans.NewMemory(memory)
 		holdsView = holds.NewMemory(memory)
 		memoryAccepted := notifications.NewMemoryAcceptedEmails()
@@ -57,7 +58,7 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		timing.RetryInterval = a.cfg.LeaseRetryInterval
 		checkpoints = shared
 		leases = pgdriver.NewLeases(a.pool.Config().ConnConfig, timing, a.logger)
-		catalogView = catalogpg.New(a.pool, shared)
+		catalogView = catalogpg.NewAt(a.pool, shared, catalogVersions)
 		loansView = loanspg.New(a.pool, shared)
 		holdsView = holdspg.New(a.pool, shared)
 		pgAccepted := notificationspg.NewAcceptedEmails(a.pool)
@@ -97,6 +98,7 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		Logger:      a.logger,
 		Options:     opts,
 		Tracer:      tracing.Tracer(a.cfg.Tuning.TracerProvider, "library/internal/processor"),
+		Replica:     a.cfg.ReplicaID,
 	}, processors...)
 	if err != nil {
 		return nil, views{}, elsewhere{}, err

@@ -22,7 +22,7 @@ type Backoff = config.Backoff
 // processorOptions are the processors' options as Tuning sets them.
 func processorOptions(p config.Processors) processor.Options {
 	return processor.Options{BatchSize: p.BatchSize, PollInterval: p.PollInterval, ReadInterval: p.ReadInterval,
-		Retry: processor.Backoff(p.Retry), RetakeDelay: p.RetakeDelay, StepTimeout: p.StepTimeout}
+		Retry: processor.Backoff(p.Retry), RetakeDelay: p.RetakeDelay, StepTimeout: p.StepTimeout, DropAfter: p.DropAfter}
 }
 
 // MaxHeaderBytes bounds a request's line and headers on the API's and the metrics' servers;

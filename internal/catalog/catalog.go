@@ -13,8 +13,28 @@ import (
 	"library/internal/processor"
 )
 
-// Name is the name of the catalog view model: its lease, its checkpoint. Never rename it.
+// Name is the name of the catalog view model, and of its first build (its lease, its
+// checkpoint); its later builds are catalog@2, catalog@3... Never rename it.
 const Name = "catalog"
+
+// Version is the version of the catalog's code. Bump it whenever the shape of catalog_books,
+// or what the catalog writes in it, changes: the next release then builds the catalog anew,
+// beside the one that answers, which it replaces once it has caught up (package processor).
+const Version = 1
+
+// ReadsFrom is the oldest version of the catalog whose tables this code's reads can read. Keep
+// it when a bump leaves catalog_books as the reads see it (what is written changed, not its
+// shape), so that the new release reads the old build until its own takes over; raise it to
+// Version otherwise.
+const ReadsFrom = 1
+
+// Versions are the catalog's: code, or Version when code is 0 (tests build other versions).
+func Versions(code int) processor.Versions {
+	if code == 0 {
+		code = Version
+	}
+	return processor.Versions{Code: code, ReadsFrom: min(ReadsFrom, code)}
+}
 
 // Book is a book as GET /books and GET /books/{bookId} show it.
 type Book struct {
@@ -29,9 +49,11 @@ type Book struct {
 }
 
 // Catalog is the catalog view model: every book, kept up to date from the log by the holder of
-// the "catalog" lease, and readable on every replica.
+// its build's lease, and readable on every replica. Its reads go to the build that answers for
+// this replica's code (processor.ReadBuild), so that a rebuild beside it changes nothing they
+// see until the new build has caught up and takes over.
 type Catalog interface {
-	processor.ViewModel
+	processor.View
 	// List returns the page of books that filter chooses, ordered by id, with the catalog's
 	// position, both as of one moment. The filter is one that ParseFilter could make.
 	List(ctx context.Context, filter Filter) (Page, processor.Position, error)
@@ -43,7 +65,7 @@ type Catalog interface {
 func Processor(c Catalog) processor.Processor {
 	// Every book event, those it changes nothing for too: a read that waits for the catalog to
 	// reach a book command's position is not held up by an event the catalog passed unread.
-	return processor.Processor{Name: Name, Kind: processor.KindViewModel, ViewModel: c, Types: books.Type().EventTypes()}
+	return processor.Processor{Name: Name, Kind: processor.KindViewModel, View: c, Types: books.Type().EventTypes()}
 }
 
 // Change is what one event does to the catalog.
@@ -149,8 +171,9 @@ func (q Query) List(ctx context.Context, filter Filter, minPosition int64, clien
 		if there, err := q.caughtUp(ctx, pos, target); err != nil || there {
 			return page, pos, err
 		}
-		// A replay began between the wait and the read, and the catalog is being rebuilt:
-		// wait for it again, within the same time.
+		// A new build took over between the wait and the read, and has not reached the
+		// target yet (it took over once it had caught up, but the log went on): wait for it
+		// again, within the same time.
 	}
 }
 

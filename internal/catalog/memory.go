@@ -11,9 +11,16 @@ import (
 	"library/internal/processor"
 )
 
-// Memory is the catalog kept in the memory of one process, its checkpoint with it.
+// Memory is the catalog kept in the memory of one process: the tables of each of its builds,
+// each build's checkpoint moved with them.
 type Memory struct {
+	builds *processor.MemoryTables[*memoryBuild]
+}
+
+// memoryBuild is one build of the catalog in memory.
+type memoryBuild struct {
 	checkpoints *processor.MemoryCheckpoints
+	name        string // the build's processor name: its checkpoint's
 
 	mu    sync.RWMutex
 	books map[string]memoryEntry
@@ -33,18 +40,56 @@ type memoryEntry struct {
 
 var _ Catalog = (*Memory)(nil)
 
-// NewMemory returns an empty catalog whose checkpoint is kept in checkpoints.
+// NewMemory returns a catalog of this code's version whose builds, and their checkpoints, are
+// kept in checkpoints.
 func NewMemory(checkpoints *processor.MemoryCheckpoints) *Memory {
-	return &Memory{checkpoints: checkpoints, books: map[string]memoryEntry{}}
+	return NewMemoryAt(checkpoints, Versions(0))
+}
+
+// NewMemoryAt is NewMemory for other versions of the catalog's code (tests).
+func NewMemoryAt(checkpoints *processor.MemoryCheckpoints, versions processor.Versions) *Memory {
+	return &Memory{builds: processor.NewMemoryTables(checkpoints, Name, versions, func(b processor.Build) *memoryBuild {
+		return &memoryBuild{checkpoints: checkpoints, name: b.Name(), books: map[string]memoryEntry{}}
+	})}
+}
+
+// Versions implements processor.View.
+func (m *Memory) Versions() processor.Versions { return m.builds.Versions() }
+
+// Build implements processor.View.
+func (m *Memory) Build(ctx context.Context, b processor.Build) (processor.ViewModel, error) {
+	build, err := m.builds.Open(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	return build, nil
+}
+
+// List implements Catalog.
+func (m *Memory) List(ctx context.Context, f Filter) (Page, processor.Position, error) {
+	build, err := m.builds.Reading(ctx)
+	if err != nil {
+		return Page{}, processor.Position{}, err
+	}
+	return build.List(ctx, f)
+}
+
+// Position implements Catalog.
+func (m *Memory) Position(ctx context.Context) (processor.Position, error) {
+	build, err := m.builds.Reading(ctx)
+	if err != nil {
+		return processor.Position{}, err
+	}
+	return build.Position(ctx)
 }
 
 // Apply implements processor.ViewModel.
-func (m *Memory) Apply(ctx context.Context, from, to processor.Position, events []eventstore.Event) error {
+func (m *memoryBuild) Apply(ctx context.Context, from, to processor.Position, events []eventstore.Event) error {
 	changes, err := Changes(events)
 	if err != nil {
 		return err
 	}
-	return m.checkpoints.SaveWith(ctx, Name, from, to, func() {
+	return m.checkpoints.SaveWith(ctx, m.name, from, to, func() {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		for _, c := range changes {
@@ -54,20 +99,8 @@ func (m *Memory) Apply(ctx context.Context, from, to processor.Position, events 
 	})
 }
 
-// Reset implements processor.ViewModel.
-func (m *Memory) Reset(ctx context.Context, from processor.Position) error {
-	to := processor.Position{Generation: from.Generation + 1}
-	return m.checkpoints.SaveWith(ctx, Name, from, to, func() {
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		clear(m.books)
-		m.ids = m.ids[:0]
-		m.position = to
-	})
-}
-
 // apply makes one change; the caller holds mu.
-func (m *Memory) apply(c Change) {
+func (m *memoryBuild) apply(c Change) {
 	e, known := m.books[c.BookID]
 	if !known {
 		i, _ := slices.BinarySearch(m.ids, c.BookID)
@@ -82,8 +115,8 @@ func (m *Memory) apply(c Change) {
 // it, so no word matches across it.
 const searchSeparator = "\x1f"
 
-// List implements Catalog.
-func (m *Memory) List(ctx context.Context, f Filter) (Page, processor.Position, error) {
+// List lists the build's books.
+func (m *memoryBuild) List(ctx context.Context, f Filter) (Page, processor.Position, error) {
 	if err := ctx.Err(); err != nil {
 		return Page{}, processor.Position{}, err
 	}
@@ -125,8 +158,8 @@ func (e memoryEntry) matches(f Filter) bool {
 	return true
 }
 
-// Position implements Catalog.
-func (m *Memory) Position(ctx context.Context) (processor.Position, error) {
+// Position is how far the build has read the log.
+func (m *memoryBuild) Position(ctx context.Context) (processor.Position, error) {
 	if err := ctx.Err(); err != nil {
 		return processor.Position{}, err
 	}

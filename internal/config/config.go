@@ -183,4 +183,7 @@ type Tuning struct {
 	// EmailAddressPoll is how often an email that waits for its member's address looks for it
 	// again; zero is package notifications' default (a minute).
 	EmailAddressPoll time.Duration
+	// CatalogVersion stands in for the version of the catalog's code (catalog.Version), so
+	// that a test can run a release whose catalog is of another version; zero is the code's.
+	CatalogVersion int
 }

@@ -11,6 +11,7 @@ type Processors struct {
 	Retry        Backoff
 	RetakeDelay  time.Duration
 	StepTimeout  time.Duration
+	DropAfter    time.Duration
 }
 
 // Backoff is a retry schedule: Attempts tries, waiting First, then twice as long each time, up

@@ -11,8 +11,26 @@ import (
 	"library/internal/processor"
 )
 
-// Name is the name of the holds view model: its lease, its checkpoint. Never rename it.
+// Name is the name of the holds view model, and of its first build (its lease, its
+// checkpoint); its later builds are holds@2, holds@3... Never rename it.
 const Name = "holds"
+
+// Version is the version of the view's code. Bump it whenever the shape of holds and holds_books,
+// or what the view writes there, changes: the next release then builds the view anew, beside
+// the one that answers, which it replaces once it has caught up (package processor).
+const Version = 1
+
+// ReadsFrom is the oldest version of the view whose tables this code's reads can read: keep it
+// when a bump leaves the tables as the reads see them, raise it to Version otherwise.
+const ReadsFrom = 1
+
+// Versions are the view's: code, or Version when code is 0 (tests build other versions).
+func Versions(code int) processor.Versions {
+	if code == 0 {
+		code = Version
+	}
+	return processor.Versions{Code: code, ReadsFrom: min(ReadsFrom, code)}
+}
 
 // A hold's status: waiting in the book's queue, or ready on the hold shelf.
 const (
@@ -47,7 +65,7 @@ func (h Hold) Status() string {
 // View is the holds view model: every hold that has not ended, kept up to date from the log by
 // the holder of the "holds" lease, and readable on every replica.
 type View interface {
-	processor.ViewModel
+	processor.View
 	// List returns the page of holds that filter chooses, in the filter's order, with their
 	// places and the view's position, all as of one moment. The filter is one that
 	// ParseFilter could make, or one of a member.
@@ -56,7 +74,7 @@ type View interface {
 
 // Processor is the view as a processor to run.
 func Processor(v View) processor.Processor {
-	return processor.Processor{Name: Name, Kind: processor.KindViewModel, ViewModel: v, Types: []string{
+	return processor.Processor{Name: Name, Kind: processor.KindViewModel, View: v, Types: []string{
 		books.BookAdded{}.EventType(), books.HoldPlaced{}.EventType(), books.BookHeld{}.EventType(),
 		books.HoldCancelled{}.EventType(), books.HoldExpired{}.EventType(), books.HoldFulfilled{}.EventType(),
 		accounts.MemberErased{}.EventType()}}

@@ -10,9 +10,16 @@ import (
 	"library/internal/processor"
 )
 
-// Memory is the view kept in the memory of one process, its checkpoint with it.
+// Memory is the view kept in the memory of one process: the tables of each of its builds,
+// each build's checkpoint moved with them.
 type Memory struct {
+	builds *processor.MemoryTables[*memoryBuild]
+}
+
+// memoryBuild is one build of the view in memory.
+type memoryBuild struct {
 	checkpoints *processor.MemoryCheckpoints
+	name        string // the build's processor name: its checkpoint's
 
 	mu sync.RWMutex
 	// titles are every book's title, by book id; a hold shows its book's.
@@ -28,18 +35,47 @@ type Memory struct {
 
 var _ View = (*Memory)(nil)
 
-// NewMemory returns an empty view whose checkpoint is kept in checkpoints.
+// NewMemory returns a view of this code's version whose builds, and their checkpoints, are
+// kept in checkpoints.
 func NewMemory(checkpoints *processor.MemoryCheckpoints) *Memory {
-	return &Memory{checkpoints: checkpoints, titles: map[string]string{}, books: map[string][]Hold{}}
+	return NewMemoryAt(checkpoints, Versions(0))
+}
+
+// NewMemoryAt is NewMemory for other versions of the view's code (tests).
+func NewMemoryAt(checkpoints *processor.MemoryCheckpoints, versions processor.Versions) *Memory {
+	return &Memory{builds: processor.NewMemoryTables(checkpoints, Name, versions, func(b processor.Build) *memoryBuild {
+		return &memoryBuild{checkpoints: checkpoints, name: b.Name(), titles: map[string]string{}, books: map[string][]Hold{}}
+	})}
+}
+
+// Versions implements processor.View.
+func (m *Memory) Versions() processor.Versions { return m.builds.Versions() }
+
+// Build implements processor.View.
+func (m *Memory) Build(ctx context.Context, b processor.Build) (processor.ViewModel, error) {
+	build, err := m.builds.Open(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	return build, nil
+}
+
+// List implements View.
+func (m *Memory) List(ctx context.Context, f Filter) (Page, processor.Position, error) {
+	build, err := m.builds.Reading(ctx)
+	if err != nil {
+		return Page{}, processor.Position{}, err
+	}
+	return build.List(ctx, f)
 }
 
 // Apply implements processor.ViewModel.
-func (m *Memory) Apply(ctx context.Context, from, to processor.Position, events []eventstore.Event) error {
+func (m *memoryBuild) Apply(ctx context.Context, from, to processor.Position, events []eventstore.Event) error {
 	changes, err := Changes(events)
 	if err != nil {
 		return err
 	}
-	return m.checkpoints.SaveWith(ctx, Name, from, to, func() {
+	return m.checkpoints.SaveWith(ctx, m.name, from, to, func() {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		for _, c := range changes {
@@ -49,21 +85,8 @@ func (m *Memory) Apply(ctx context.Context, from, to processor.Position, events 
 	})
 }
 
-// Reset implements processor.ViewModel.
-func (m *Memory) Reset(ctx context.Context, from processor.Position) error {
-	to := processor.Position{Generation: from.Generation + 1}
-	return m.checkpoints.SaveWith(ctx, Name, from, to, func() {
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		clear(m.titles)
-		clear(m.books)
-		m.ids, m.shelf = m.ids[:0], m.shelf[:0]
-		m.position = to
-	})
-}
-
 // apply makes one change; the caller holds mu.
-func (m *Memory) apply(c Change) {
+func (m *memoryBuild) apply(c Change) {
 	switch c := c.(type) {
 	case Titled:
 		m.titles[c.BookID] = c.Title
@@ -91,7 +114,7 @@ func (m *Memory) apply(c Change) {
 }
 
 // place adds a waiting hold; its member has none on its book.
-func (m *Memory) place(h Hold) {
+func (m *memoryBuild) place(h Hold) {
 	holds, known := m.books[h.BookID]
 	if !known {
 		i, _ := slices.BinarySearch(m.ids, h.BookID)
@@ -102,7 +125,7 @@ func (m *Memory) place(h Hold) {
 }
 
 // end ends the member's hold on the book, if they have one.
-func (m *Memory) end(bookID, memberID string) {
+func (m *memoryBuild) end(bookID, memberID string) {
 	holds := m.books[bookID]
 	i := indexOf(holds, memberID)
 	if i < 0 {
@@ -129,8 +152,8 @@ func indexOf(holds []Hold, memberID string) int {
 	return slices.IndexFunc(holds, func(h Hold) bool { return h.MemberID == memberID })
 }
 
-// List implements View.
-func (m *Memory) List(ctx context.Context, f Filter) (Page, processor.Position, error) {
+// List lists the build's rows.
+func (m *memoryBuild) List(ctx context.Context, f Filter) (Page, processor.Position, error) {
 	if err := ctx.Err(); err != nil {
 		return Page{}, processor.Position{}, err
 	}
@@ -163,7 +186,7 @@ func (m *Memory) List(ctx context.Context, f Filter) (Page, processor.Position, 
 
 // listShelf hands the ready holds after the key to add, in the shelf's order, until it says
 // stop.
-func (m *Memory) listShelf(after *Key, add func(Hold) bool) {
+func (m *memoryBuild) listShelf(after *Key, add func(Hold) bool) {
 	start := 0
 	if after != nil {
 		i, found := slices.BinarySearchFunc(m.shelf, *after, compareShelf)
@@ -183,7 +206,7 @@ func (m *Memory) listShelf(after *Key, add func(Hold) bool) {
 
 // listQueues hands every hold after the key to add, with its place, in the queues' order,
 // until it says stop.
-func (m *Memory) listQueues(after *Key, add func(Hold) bool) {
+func (m *memoryBuild) listQueues(after *Key, add func(Hold) bool) {
 	start := 0
 	if after != nil {
 		start, _ = slices.BinarySearch(m.ids, after.BookID)

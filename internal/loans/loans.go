@@ -11,8 +11,26 @@ import (
 	"library/internal/processor"
 )
 
-// Name is the name of the loans view model: its lease, its checkpoint. Never rename it.
+// Name is the name of the loans view model, and of its first build (its lease, its
+// checkpoint); its later builds are loans@2, loans@3... Never rename it.
 const Name = "loans"
+
+// Version is the version of the view's code. Bump it whenever the shape of loans_books,
+// or what the view writes there, changes: the next release then builds the view anew, beside
+// the one that answers, which it replaces once it has caught up (package processor).
+const Version = 1
+
+// ReadsFrom is the oldest version of the view whose tables this code's reads can read: keep it
+// when a bump leaves the tables as the reads see them, raise it to Version otherwise.
+const ReadsFrom = 1
+
+// Versions are the view's: code, or Version when code is 0 (tests build other versions).
+func Versions(code int) processor.Versions {
+	if code == 0 {
+		code = Version
+	}
+	return processor.Versions{Code: code, ReadsFrom: min(ReadsFrom, code)}
+}
 
 // Loan is a current loan as the view keeps it.
 type Loan struct {
@@ -32,7 +50,7 @@ func (l Loan) key() Key { return Key{DueAt: l.DueAt, BookID: l.BookID, LoanID: l
 // View is the loans view model: every current loan, kept up to date from the log by the holder
 // of the "loans" lease, and readable on every replica.
 type View interface {
-	processor.ViewModel
+	processor.View
 	// List returns the page of loans that filter chooses, in (dueAt, bookId, loanId) order,
 	// with the view's position, both as of one moment. The filter is one that ParseFilter
 	// could make.
@@ -41,7 +59,7 @@ type View interface {
 
 // Processor is the view as a processor to run.
 func Processor(v View) processor.Processor {
-	return processor.Processor{Name: Name, Kind: processor.KindViewModel, ViewModel: v, Types: []string{
+	return processor.Processor{Name: Name, Kind: processor.KindViewModel, View: v, Types: []string{
 		books.BookAdded{}.EventType(), books.BookLent{}.EventType(), books.LoanRenewed{}.EventType(),
 		books.BookReturned{}.EventType(), accounts.MemberErased{}.EventType()}}
 }

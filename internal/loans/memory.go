@@ -9,9 +9,16 @@ import (
 	"library/internal/processor"
 )
 
-// Memory is the view kept in the memory of one process, its checkpoint with it.
+// Memory is the view kept in the memory of one process: the tables of each of its builds,
+// each build's checkpoint moved with them.
 type Memory struct {
+	builds *processor.MemoryTables[*memoryBuild]
+}
+
+// memoryBuild is one build of the view in memory.
+type memoryBuild struct {
 	checkpoints *processor.MemoryCheckpoints
+	name        string // the build's processor name: its checkpoint's
 
 	mu sync.RWMutex
 	// titles are every book's title, by book id; a loan takes its book's.
@@ -25,18 +32,47 @@ type Memory struct {
 
 var _ View = (*Memory)(nil)
 
-// NewMemory returns an empty view whose checkpoint is kept in checkpoints.
+// NewMemory returns a view of this code's version whose builds, and their checkpoints, are
+// kept in checkpoints.
 func NewMemory(checkpoints *processor.MemoryCheckpoints) *Memory {
-	return &Memory{checkpoints: checkpoints, titles: map[string]string{}, current: map[string]Loan{}}
+	return NewMemoryAt(checkpoints, Versions(0))
+}
+
+// NewMemoryAt is NewMemory for other versions of the view's code (tests).
+func NewMemoryAt(checkpoints *processor.MemoryCheckpoints, versions processor.Versions) *Memory {
+	return &Memory{builds: processor.NewMemoryTables(checkpoints, Name, versions, func(b processor.Build) *memoryBuild {
+		return &memoryBuild{checkpoints: checkpoints, name: b.Name(), titles: map[string]string{}, current: map[string]Loan{}}
+	})}
+}
+
+// Versions implements processor.View.
+func (m *Memory) Versions() processor.Versions { return m.builds.Versions() }
+
+// Build implements processor.View.
+func (m *Memory) Build(ctx context.Context, b processor.Build) (processor.ViewModel, error) {
+	build, err := m.builds.Open(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	return build, nil
+}
+
+// List implements View.
+func (m *Memory) List(ctx context.Context, f Filter) (Page, processor.Position, error) {
+	build, err := m.builds.Reading(ctx)
+	if err != nil {
+		return Page{}, processor.Position{}, err
+	}
+	return build.List(ctx, f)
 }
 
 // Apply implements processor.ViewModel.
-func (m *Memory) Apply(ctx context.Context, from, to processor.Position, events []eventstore.Event) error {
+func (m *memoryBuild) Apply(ctx context.Context, from, to processor.Position, events []eventstore.Event) error {
 	changes, err := Changes(events)
 	if err != nil {
 		return err
 	}
-	return m.checkpoints.SaveWith(ctx, Name, from, to, func() {
+	return m.checkpoints.SaveWith(ctx, m.name, from, to, func() {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		for _, c := range changes {
@@ -46,21 +82,8 @@ func (m *Memory) Apply(ctx context.Context, from, to processor.Position, events 
 	})
 }
 
-// Reset implements processor.ViewModel.
-func (m *Memory) Reset(ctx context.Context, from processor.Position) error {
-	to := processor.Position{Generation: from.Generation + 1}
-	return m.checkpoints.SaveWith(ctx, Name, from, to, func() {
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		clear(m.titles)
-		clear(m.current)
-		m.order = m.order[:0]
-		m.position = to
-	})
-}
-
 // apply makes one change; the caller holds mu.
-func (m *Memory) apply(c Change) {
+func (m *memoryBuild) apply(c Change) {
 	switch c := c.(type) {
 	case Titled:
 		m.titles[c.BookID] = c.Title
@@ -87,14 +110,14 @@ func (m *Memory) apply(c Change) {
 }
 
 // start makes l a current loan; its book has none.
-func (m *Memory) start(l Loan) {
+func (m *memoryBuild) start(l Loan) {
 	m.current[l.BookID] = l
 	i, _ := slices.BinarySearchFunc(m.order, l.key(), Key.Compare)
 	m.order = slices.Insert(m.order, i, l.key())
 }
 
 // end ends the book's current loan, if it has one.
-func (m *Memory) end(bookID string) {
+func (m *memoryBuild) end(bookID string) {
 	l, ok := m.current[bookID]
 	if !ok {
 		return
@@ -105,8 +128,8 @@ func (m *Memory) end(bookID string) {
 	}
 }
 
-// List implements View.
-func (m *Memory) List(ctx context.Context, f Filter) (Page, processor.Position, error) {
+// List lists the build's rows.
+func (m *memoryBuild) List(ctx context.Context, f Filter) (Page, processor.Position, error) {
 	if err := ctx.Err(); err != nil {
 		return Page{}, processor.Position{}, err
 	}

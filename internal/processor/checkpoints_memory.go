@@ -9,8 +9,8 @@ import (
 	"library/internal/eventstore"
 )
 
-// MemoryCheckpoints keeps checkpoints, deferred and parked events, and timers, in the memory of
-// one process.
+// MemoryCheckpoints keeps checkpoints, deferred and parked events, timers, and the builds of
+// view models, in the memory of one process.
 type MemoryCheckpoints struct {
 	now func() time.Time
 
@@ -18,8 +18,12 @@ type MemoryCheckpoints struct {
 	positions    map[string]Position
 	deferred     map[string]map[int64]Deferred
 	parked       map[string]map[int64]Parked
-	timers       map[string]map[string]memoryTimer // by processor, then key
-	timerVersion int64                             // the last version given to a timer
+	timers       map[string]map[string]memoryTimer  // by processor, then key
+	timerVersion int64                              // the last version given to a timer
+	builds       map[string][]memoryBuild           // by view, by number
+	numbers      map[string]int                     // by view, the last number given to a build
+	gone         map[string]bool                    // the names of the builds dropped
+	readers      map[string]map[string]memoryReader // by view, then reader
 }
 
 var _ Checkpoints = (*MemoryCheckpoints)(nil)
@@ -34,6 +38,8 @@ func NewMemoryCheckpoints(now func() time.Time) *MemoryCheckpoints {
 		now: now, positions: map[string]Position{},
 		deferred: map[string]map[int64]Deferred{}, parked: map[string]map[int64]Parked{},
 		timers: map[string]map[string]memoryTimer{},
+		builds: map[string][]memoryBuild{}, numbers: map[string]int{}, gone: map[string]bool{},
+		readers: map[string]map[string]memoryReader{},
 	}
 }
 
@@ -54,7 +60,7 @@ func (m *MemoryCheckpoints) Save(ctx context.Context, name string, from, to Posi
 
 // SaveWith moves the checkpoint like Save and, while holding the lock that guards it, calls
 // apply: a view model in memory writes its rows there, so that rows and checkpoint move
-// together.
+// together. The checkpoint of a build that was dropped no longer moves: ErrBuildGone.
 func (m *MemoryCheckpoints) SaveWith(ctx context.Context, name string, from, to Position, apply func()) error {
 	if err := CheckForward(name, from, to); err != nil {
 		return err
@@ -64,6 +70,9 @@ func (m *MemoryCheckpoints) SaveWith(ctx context.Context, name string, from, to 
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.gone[name] {
+		return ErrBuildGone
+	}
 	if m.positions[name] != from {
 		return ErrFenced
 	}

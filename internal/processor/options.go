@@ -32,6 +32,11 @@ type Options struct {
 	// does not bound them: its own connection may be fine while another is stuck. Default
 	// DefaultStepTimeout.
 	StepTimeout time.Duration
+	// DropAfter is how long a view model's build that no longer answers is kept, at least,
+	// before its tables are dropped, and how long a replica that said which build it reads,
+	// and then fell silent, still counts as reading it. Replicas say it every quarter of
+	// DropAfter. Default 1 minute.
+	DropAfter time.Duration
 	// Observer is told what the runners do, for metrics. Default: nobody.
 	Observer Observer
 }
@@ -87,6 +92,9 @@ func (o Options) WithDefaults() Options {
 	}
 	if o.StepTimeout <= 0 {
 		o.StepTimeout = DefaultStepTimeout
+	}
+	if o.DropAfter <= 0 {
+		o.DropAfter = time.Minute
 	}
 	if o.ReadInterval == 0 {
 		o.ReadInterval = 20 * time.Millisecond

@@ -25,12 +25,13 @@ const (
 )
 
 // Processor is one piece of background work. Its Name keys its lease, its checkpoint and its
-// parked events: never rename a processor that has run.
+// parked events: never rename a processor that has run. A view model's Name is the view's: each
+// of its builds runs under a name of its own (Build.Name). Names hold no "@".
 type Processor struct {
 	Name string
 	Kind Kind
-	// ViewModel is set for KindViewModel.
-	ViewModel ViewModel
+	// View is set for KindViewModel.
+	View View
 	// Handler is set for KindOutbox and KindSaga.
 	Handler Handler
 	// InFlight is how many events the Handler may handle at once (default 1). Above 1, events
@@ -38,7 +39,7 @@ type Processor struct {
 	InFlight int
 	// Types are the event types the processor reads; empty: every type. It reads no other, is
 	// woken by no other's append, and counts no other in its lag. A type left out is never
-	// handled: list every type the Handler or ViewModel acts on.
+	// handled: list every type the Handler or View acts on.
 	Types []string
 }
 
@@ -49,16 +50,25 @@ func (p Processor) FiresTimers() bool {
 	return ok
 }
 
-// ViewModel is a read model kept up to date from the log. It owns the write of its checkpoint,
-// so that its rows and its checkpoint move together.
+// View is a view model: a read model kept up to date from the log, in builds (see Build), each
+// in tables of its own. A replay of a view, and a new version of its code, is a new build beside
+// the one that answers, which takes over once it has caught up.
+type View interface {
+	// Versions are the version of the view's code, which it builds, and the versions its reads
+	// can read.
+	Versions() Versions
+	// Build returns the read model of build b, making its tables, empty, first when they are
+	// not there yet; ErrBuildGone when b was dropped. Only the holder of b's lease calls it.
+	Build(ctx context.Context, b Build) (ViewModel, error)
+}
+
+// ViewModel is one build of a view: its tables. It owns the write of its build's checkpoint, so
+// that its rows and its checkpoint move together.
 type ViewModel interface {
 	// Apply applies events to the read model and moves the checkpoint from from to to, in one
 	// transaction. When the checkpoint is no longer at from, it writes nothing and returns
-	// ErrFenced.
+	// ErrFenced; when the build was dropped, ErrBuildGone.
 	Apply(ctx context.Context, from, to Position, events []eventstore.Event) error
-	// Reset empties the read model and moves the checkpoint from from to the start of the next
-	// generation, in one transaction, or returns ErrFenced.
-	Reset(ctx context.Context, from Position) error
 }
 
 // Handler handles the events of an outbox or a saga, one event per call. It ignores (returns

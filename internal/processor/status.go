@@ -9,16 +9,26 @@ import (
 	"library/internal/eventstore"
 )
 
-// Status is what GET /status shows of one processor. Checkpoint, head, lag, parked, deferred
-// and timers come from the shared store, so every replica shows the same figures; holdsLease
-// and lastError are this replica's own.
+// Status is what GET /status shows of one processor, or of one build of a view model.
+// Checkpoint, head, lag, parked, deferred, timers and a build's state come from the shared
+// store, so every replica shows the same figures; holdsLease, reads and lastError are this
+// replica's own.
 type Status struct {
 	Name       string `json:"name"`
 	Kind       Kind   `json:"kind"`
 	HoldsLease bool   `json:"holdsLease"`
+	// View, Version, Build and State describe a build of a view model: the view, the version of
+	// the code that builds it, its number, and whether it is building, answering or retired.
+	// Reads is set on the build that this replica's reads of the view go to. All are absent for
+	// an outbox or a saga.
+	View    string     `json:"view,omitempty"`
+	Version int        `json:"version,omitempty"`
+	Build   int        `json:"build,omitempty"`
+	State   BuildState `json:"state,omitempty"`
+	Reads   bool       `json:"reads,omitempty"`
 	// Checkpoint is the position of the last event the processor handled (0: none yet).
 	Checkpoint int64 `json:"checkpoint"`
-	// Generation counts replays.
+	// Generation counts the replays of an outbox or a saga (a view's replay is a new build).
 	Generation int64 `json:"generation"`
 	// Head is the position of the last event in the log.
 	Head int64 `json:"head"`

@@ -1,11 +1,12 @@
-// Package catalogpg keeps the catalog in PostgreSQL, in the catalog_books table: a batch's rows
-// and the catalog's checkpoint move in one transaction, and a page and its position are read
-// in one snapshot (package catalog says what the catalog promises).
+// Package catalogpg keeps the catalog in PostgreSQL, in catalog_books tables, one per build of
+// the catalog (its first build's where migrations/00003_catalog.sql made it, each later one's in
+// a schema of its own): a batch's rows and the build's checkpoint move in one transaction, and a
+// page and its position are read in one snapshot, from the build that reads go to (package
+// catalog says what the catalog promises).
 package catalogpg
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
 
@@ -15,40 +16,60 @@ import (
 	"library/internal/books"
 	"library/internal/catalog"
 	"library/internal/eventstore"
-	"library/internal/pgerr"
 	"library/internal/processor"
 	"library/internal/processor/pgdriver"
 )
 
-// Postgres is the catalog in the catalog_books table (migrations/00003_catalog.sql).
-// Every replica reads it; only the holder of the catalog lease writes it, in the transaction
-// that moves the catalog's checkpoint.
+// Postgres is the catalog in catalog_books tables. Every replica reads them; only the holder of
+// a build's lease writes its table, in the transaction that moves the build's checkpoint.
 type Postgres struct {
 	pool        *pgxpool.Pool
 	checkpoints *pgdriver.Checkpoints
-	writes      pgdriver.ViewTx
+	reads       pgdriver.ViewReads
 }
 
 var _ catalog.Catalog = (*Postgres)(nil)
 
-// New returns the catalog kept through pool.
+// New returns the catalog of this code's version kept through pool, its builds in checkpoints.
 func New(pool *pgxpool.Pool, checkpoints *pgdriver.Checkpoints) *Postgres {
-	return &Postgres{pool: pool, checkpoints: checkpoints,
-		writes: pgdriver.ViewTx{Pool: pool, Checkpoints: checkpoints, Name: catalog.Name, What: "the catalog"}}
+	return NewAt(pool, checkpoints, catalog.Versions(0))
 }
 
-func translate(ctx context.Context, err error) error {
-	return pgerr.Translate(ctx, err, "the catalog")
+// NewAt is New for other versions of the catalog's code (tests).
+func NewAt(pool *pgxpool.Pool, checkpoints *pgdriver.Checkpoints, versions processor.Versions) *Postgres {
+	return &Postgres{pool: pool, checkpoints: checkpoints,
+		reads: pgdriver.ViewReads{Pool: pool, View: catalog.Name, Versions: versions, What: "the catalog"}}
+}
+
+// Versions implements processor.View.
+func (c *Postgres) Versions() processor.Versions { return c.reads.Versions }
+
+// Build implements processor.View: a build's catalog_books, made by tablesSQL in the build's
+// schema the first time.
+func (c *Postgres) Build(ctx context.Context, b processor.Build) (processor.ViewModel, error) {
+	err := c.checkpoints.MakeTables(ctx, b, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, tablesSQL)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return build{writes: pgdriver.ViewTx{Pool: c.pool, Checkpoints: c.checkpoints, Build: b, What: "the catalog"}}, nil
+}
+
+// build is one build's catalog_books.
+type build struct {
+	writes pgdriver.ViewTx
 }
 
 // Apply implements processor.ViewModel: one transaction writes the batch's changes and moves
 // the checkpoint, or, when the checkpoint has moved meanwhile, writes nothing.
-func (c *Postgres) Apply(ctx context.Context, from, to processor.Position, events []eventstore.Event) error {
+func (b build) Apply(ctx context.Context, from, to processor.Position, events []eventstore.Event) error {
 	changes, err := catalog.Changes(events)
 	if err != nil {
 		return err
 	}
-	return c.writes.Apply(ctx, from, to, func(batch *pgx.Batch) {
+	return b.writes.Apply(ctx, from, to, func(batch *pgx.Batch) {
 		for _, ch := range changes {
 			queueCatalogChange(batch, ch)
 		}
@@ -89,45 +110,33 @@ WHERE book_id = $1`, c.BookID, c.Version, catalog.HolderTag(c.BookID, e.MemberID
 	}
 }
 
-// Reset implements processor.ViewModel.
-func (c *Postgres) Reset(ctx context.Context, from processor.Position) error {
-	return c.writes.Reset(ctx, from, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `DELETE FROM catalog_books`)
-		return err
-	})
-}
-
 // List implements Catalog. Rows and position are read in one snapshot, so the position says
 // exactly which events the rows include.
 func (c *Postgres) List(ctx context.Context, f catalog.Filter) (catalog.Page, processor.Position, error) {
 	if err := f.Check(); err != nil {
 		return catalog.Page{}, processor.Position{}, err
 	}
-	tx, err := c.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	var page catalog.Page
+	pos, err := c.reads.Read(ctx, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, pageQuery, pageArgs(f)...)
+		if err != nil {
+			return err
+		}
+		books, err := pgx.CollectRows(rows, scanCatalogBook)
+		if err != nil {
+			return err
+		}
+		page = catalog.Page{Books: books, More: len(books) > f.PageSize()}
+		if page.More {
+			page.Books = books[:f.PageSize()]
+		}
+		if page.Books == nil {
+			page.Books = []catalog.Book{}
+		}
+		return nil
+	})
 	if err != nil {
-		return catalog.Page{}, processor.Position{}, translate(ctx, err)
-	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	rows, err := tx.Query(ctx, pageQuery, pageArgs(f)...)
-	if err != nil {
-		return catalog.Page{}, processor.Position{}, translate(ctx, err)
-	}
-	books, err := pgx.CollectRows(rows, scanCatalogBook)
-	if err != nil {
-		return catalog.Page{}, processor.Position{}, translate(ctx, err)
-	}
-	page := catalog.Page{Books: books, More: len(books) > f.PageSize()}
-	if page.More {
-		page.Books = books[:f.PageSize()]
-	}
-	if page.Books == nil {
-		page.Books = []catalog.Book{}
-	}
-	var pos processor.Position
-	err = tx.QueryRow(ctx, `SELECT generation, transaction_id, position FROM processor_checkpoints WHERE name = $1`, catalog.Name).
-		Scan(&pos.Generation, &pos.Checkpoint.TransactionID, &pos.Checkpoint.Position)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return catalog.Page{}, processor.Position{}, translate(ctx, err)
+		return catalog.Page{}, processor.Position{}, err
 	}
 	return page, pos, nil
 }
@@ -199,5 +208,5 @@ func scanCatalogBook(row pgx.CollectableRow) (catalog.Book, error) {
 
 // Position implements Catalog.
 func (c *Postgres) Position(ctx context.Context) (processor.Position, error) {
-	return c.checkpoints.Load(ctx, catalog.Name)
+	return c.reads.Position(ctx)
 }

@@ -5,7 +5,6 @@ package holdspg
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -13,7 +12,6 @@ import (
 
 	"library/internal/eventstore"
 	"library/internal/holds"
-	"library/internal/pgerr"
 	"library/internal/processor"
 	"library/internal/processor/pgdriver"
 )
@@ -24,29 +22,51 @@ import (
 type Postgres struct {
 	pool        *pgxpool.Pool
 	checkpoints *pgdriver.Checkpoints
-	writes      pgdriver.ViewTx
+	reads       pgdriver.ViewReads
 }
 
 var _ holds.View = (*Postgres)(nil)
 
-// New returns the view kept through pool.
+// New returns the view of this code's version kept through pool, its builds in checkpoints.
 func New(pool *pgxpool.Pool, checkpoints *pgdriver.Checkpoints) *Postgres {
-	return &Postgres{pool: pool, checkpoints: checkpoints,
-		writes: pgdriver.ViewTx{Pool: pool, Checkpoints: checkpoints, Name: holds.Name, What: "the holds view"}}
+	return NewAt(pool, checkpoints, holds.Versions(0))
 }
 
-func translate(ctx context.Context, err error) error {
-	return pgerr.Translate(ctx, err, "the holds view")
+// NewAt is New for other versions of the view's code (tests).
+func NewAt(pool *pgxpool.Pool, checkpoints *pgdriver.Checkpoints, versions processor.Versions) *Postgres {
+	return &Postgres{pool: pool, checkpoints: checkpoints,
+		reads: pgdriver.ViewReads{Pool: pool, View: holds.Name, Versions: versions, What: "the holds view"}}
+}
+
+// Versions implements processor.View.
+func (p *Postgres) Versions() processor.Versions { return p.reads.Versions }
+
+// Build implements processor.View: a build's tables, made by tablesSQL in the build's schema
+// the first time.
+func (p *Postgres) Build(ctx context.Context, b processor.Build) (processor.ViewModel, error) {
+	err := p.checkpoints.MakeTables(ctx, b, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, tablesSQL)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return build{writes: pgdriver.ViewTx{Pool: p.pool, Checkpoints: p.checkpoints, Build: b, What: "the holds view"}}, nil
+}
+
+// build is one build's tables.
+type build struct {
+	writes pgdriver.ViewTx
 }
 
 // Apply implements processor.ViewModel: one transaction writes the batch's changes and moves
 // the checkpoint, or, when the checkpoint has moved meanwhile, writes nothing.
-func (p *Postgres) Apply(ctx context.Context, from, to processor.Position, events []eventstore.Event) error {
+func (b build) Apply(ctx context.Context, from, to processor.Position, events []eventstore.Event) error {
 	changes, err := holds.Changes(events)
 	if err != nil {
 		return err
 	}
-	return p.writes.Apply(ctx, from, to, func(batch *pgx.Batch) {
+	return b.writes.Apply(ctx, from, to, func(batch *pgx.Batch) {
 		for _, c := range changes {
 			queueChange(batch, c)
 		}
@@ -75,53 +95,39 @@ ON CONFLICT (book_id, member_id) DO UPDATE SET seq = excluded.seq, placed_at = e
 	}
 }
 
-// Reset implements processor.ViewModel.
-func (p *Postgres) Reset(ctx context.Context, from processor.Position) error {
-	return p.writes.Reset(ctx, from, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `DELETE FROM holds`); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, `DELETE FROM holds_books`)
-		return err
-	})
-}
-
 // List implements View. Rows, places and position are read in one snapshot, so the position
 // says exactly which events they include.
 func (p *Postgres) List(ctx context.Context, f holds.Filter) (holds.Page, processor.Position, error) {
 	if err := f.Check(); err != nil {
 		return holds.Page{}, processor.Position{}, err
 	}
-	tx, err := p.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	var page holds.Page
+	pos, err := p.reads.Read(ctx, func(tx pgx.Tx) error {
+		var rows pgx.Rows
+		var err error
+		if f.Shelf() {
+			rows, err = tx.Query(ctx, shelfQuery, shelfArgs(f)...)
+		} else {
+			rows, err = tx.Query(ctx, queueQuery, queueArgs(f)...)
+		}
+		if err != nil {
+			return err
+		}
+		found, err := pgx.CollectRows(rows, scanHold)
+		if err != nil {
+			return err
+		}
+		page = holds.Page{Holds: found, More: len(found) > f.PageSize(), Shelf: f.Shelf()}
+		if page.More {
+			page.Holds = found[:f.PageSize()]
+		}
+		if page.Holds == nil {
+			page.Holds = []holds.Hold{}
+		}
+		return nil
+	})
 	if err != nil {
-		return holds.Page{}, processor.Position{}, translate(ctx, err)
-	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	var rows pgx.Rows
-	if f.Shelf() {
-		rows, err = tx.Query(ctx, shelfQuery, shelfArgs(f)...)
-	} else {
-		rows, err = tx.Query(ctx, queueQuery, queueArgs(f)...)
-	}
-	if err != nil {
-		return holds.Page{}, processor.Position{}, translate(ctx, err)
-	}
-	found, err := pgx.CollectRows(rows, scanHold)
-	if err != nil {
-		return holds.Page{}, processor.Position{}, translate(ctx, err)
-	}
-	page := holds.Page{Holds: found, More: len(found) > f.PageSize(), Shelf: f.Shelf()}
-	if page.More {
-		page.Holds = found[:f.PageSize()]
-	}
-	if page.Holds == nil {
-		page.Holds = []holds.Hold{}
-	}
-	var pos processor.Position
-	err = tx.QueryRow(ctx, `SELECT generation, transaction_id, position FROM processor_checkpoints WHERE name = $1`, holds.Name).
-		Scan(&pos.Generation, &pos.Checkpoint.TransactionID, &pos.Checkpoint.Position)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return holds.Page{}, processor.Position{}, translate(ctx, err)
+		return holds.Page{}, processor.Position{}, err
 	}
 	return page, pos, nil
 }

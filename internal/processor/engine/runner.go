@@ -22,6 +22,7 @@ var errLeaseLost = errors.New("processor: lease lost")
 // the log until the lease is lost or the replica stops.
 type runner struct {
 	proc        processor.Processor
+	build       processor.Build // a view's build, which it runs under the build's name
 	store       eventstore.Store
 	checkpoints processor.Checkpoints
 	leases      processor.Leases
@@ -167,7 +168,7 @@ func (r *runner) hold(shutdown, abort context.Context, lease processor.Lease) er
 		timersWake: make(chan struct{}, 1),
 	}
 	defer h.poll.Stop()
-	if r.proc.ViewModel != nil {
+	if r.proc.View != nil {
 		return h.viewModel()
 	}
 	defer h.startTimers()() // and wait for the timer loop before the lease goes

@@ -1,16 +1,21 @@
 package engine
 
 import (
+	"errors"
 	"time"
 
 	"library/internal/eventstore"
 	"library/internal/processor"
 )
 
-// viewModel applies the log to a view model a batch at a time, each batch in one transaction
+// viewModel applies the log to a view's build a batch at a time, each batch in one transaction
 // with the checkpoint, until the holding ends.
 func (h *holding) viewModel() error {
-	var v viewReader
+	vm, err := h.openBuild()
+	if vm == nil {
+		return err
+	}
+	v := viewReader{model: vm}
 	loaded, failures := false, 0
 	for {
 		if over, err := h.ended(); over {
@@ -23,10 +28,12 @@ func (h *holding) viewModel() error {
 				h.storeFailed(err, failures)
 				continue
 			}
-			v, loaded = viewReader{pos: p, through: p.Checkpoint}, true
+			v, loaded = viewReader{model: vm, pos: p, through: p.Checkpoint}, true
 		}
 		moved, read, err := h.applyNext(&v)
 		switch {
+		case errors.Is(err, processor.ErrBuildGone):
+			return err // a newer build replaced it: its keeper stops this runner
 		case err != nil && h.leased.Err() == nil:
 			// Fenced (another holder moved the checkpoint) or failed (the outcome of a failed
 			// write is unknown): either way, read the checkpoint again and go on from there. A
@@ -43,33 +50,46 @@ func (h *holding) viewModel() error {
 		if moved {
 			h.behindStreak = 0 // the horizon moved
 		}
-		if read < 0 || read == h.opts.BatchSize {
+		if read == h.opts.BatchSize {
 			continue // more may be waiting: go on at once
 		}
 		h.waitForAppends(v.through, read)
 	}
 }
 
-// viewReader is where a view model is in the log: pos, its checkpoint as saved, and through,
+// openBuild returns the read model of the build, making its tables first when they are not
+// there yet, and trying again while the store fails. It returns a nil model when the holding
+// ends first, or when the build was dropped (ErrBuildGone).
+func (h *holding) openBuild() (processor.ViewModel, error) {
+	for failures := 0; ; {
+		if over, err := h.ended(); over {
+			return nil, err
+		}
+		ctx, cancel := h.bounded()
+		vm, err := h.proc.View.Build(ctx, h.build)
+		cancel()
+		switch {
+		case err == nil:
+			return vm, nil
+		case errors.Is(err, processor.ErrBuildGone):
+			return nil, err
+		}
+		failures++
+		h.storeFailed(err, failures)
+	}
+}
+
+// viewReader is where a view's build is in the log: pos, its checkpoint as saved, and through,
 // how far its reads have looked (past events of types it does not read, not yet saved).
 type viewReader struct {
+	model   processor.ViewModel
 	pos     processor.Position
 	through eventstore.Checkpoint
 }
 
-// applyNext does one thing: a requested replay, or one batch of the log. It reports whether
-// the reads moved on and how many events it applied (-1 for a replay).
+// applyNext reads and applies one batch of the log. It reports whether the reads moved on and
+// how many events it applied.
 func (h *holding) applyNext(v *viewReader) (moved bool, read int, err error) {
-	if h.replayWanted.Swap(false) {
-		next, err := h.reset(v.pos)
-		if err != nil {
-			h.replayWanted.Store(true)
-			return false, -1, err
-		}
-		h.logger.Info("replaying from the start of the log", "processor", h.proc.Name, "generation", next.Generation)
-		*v = viewReader{pos: next, through: next.Checkpoint}
-		return true, -1, nil
-	}
 	ctx, cancel := h.bounded()
 	defer cancel()
 	page, err := h.store.ReadTypes(ctx, v.through, h.opts.BatchSize, h.proc.Types)
@@ -90,7 +110,7 @@ func (h *holding) applyNext(v *viewReader) (moved bool, read int, err error) {
 		return false, 0, errLeaseLost
 	}
 	to := processor.Position{Generation: v.pos.Generation, Checkpoint: v.through}
-	if err := h.proc.ViewModel.Apply(ctx, v.pos, to, page.Events); err != nil {
+	if err := v.model.Apply(ctx, v.pos, to, page.Events); err != nil {
 		return false, 0, err
 	}
 	v.pos, h.passedSavedAt = to, time.Now()
@@ -98,14 +118,11 @@ func (h *holding) applyNext(v *viewReader) (moved bool, read int, err error) {
 	return moved, len(page.Events), nil
 }
 
-// reset starts the next generation from the start of the log.
+// reset starts a saga's next generation from the start of the log.
 func (h *holding) reset(pos processor.Position) (processor.Position, error) {
 	ctx, cancel := h.bounded()
 	defer cancel()
 	next := processor.Position{Generation: pos.Generation + 1}
-	if h.proc.ViewModel != nil {
-		return next, h.proc.ViewModel.Reset(ctx, pos)
-	}
 	return next, h.checkpoints.Save(ctx, h.proc.Name, pos, next)
 }
 

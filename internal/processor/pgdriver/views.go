@@ -2,23 +2,35 @@ package pgdriver
 
 import (
 	"context"
+	"errors"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"library/internal/errs"
 	"library/internal/pgerr"
 	"library/internal/processor"
 )
 
-// ViewTx writes a view model's rows in PostgreSQL in the transaction that moves its checkpoint,
-// so that the rows hold exactly the events the checkpoint says were read; when the checkpoint
-// has moved meanwhile (another holder wrote first), the transaction writes nothing.
+// A view's statements name its tables without a schema: the same constant statements serve
+// every build, and the search path of each transaction says where the build's tables are.
+
+// ViewTx writes a build of a view model in PostgreSQL, in the transaction that moves the build's
+// checkpoint, so that the rows hold exactly the events the checkpoint says were read; when the
+// checkpoint has moved meanwhile (another holder wrote first), the transaction writes nothing.
 type ViewTx struct {
 	Pool        *pgxpool.Pool
 	Checkpoints *Checkpoints
-	Name        string // the view's processor name: its checkpoint's key
+	Build       processor.Build
 	What        string // what the view is called in errors: "the catalog"
 }
+
+// enterBuildSQL begins a write of a build: it locks the build's row for share, so that a
+// takeover or a drop waits for the write, and puts the build's schema first in the search path.
+// No row: the build was dropped.
+const enterBuildSQL = `
+SELECT set_config('search_path', coalesce(schema_name || ', ', '') || current_setting('search_path'), true)
+FROM view_builds WHERE view = $1 AND build = $2 AND created AND state <> 'dropped' FOR SHARE`
 
 // Apply sends the statements queue adds to one batch, then moves the checkpoint from from to to.
 func (v ViewTx) Apply(ctx context.Context, from, to processor.Position, queue func(*pgx.Batch)) error {
@@ -30,30 +42,105 @@ func (v ViewTx) Apply(ctx context.Context, from, to processor.Position, queue fu
 				return pgerr.Translate(ctx, err, v.What)
 			}
 		}
-		return v.Checkpoints.SaveTx(ctx, tx, v.Name, from, to)
+		return v.Checkpoints.SaveTx(ctx, tx, v.Build.Name(), from, to)
 	})
 }
 
-// Reset runs empty, which deletes the view's rows, and starts its checkpoint's next generation,
-// in one transaction.
-func (v ViewTx) Reset(ctx context.Context, from processor.Position, empty func(pgx.Tx) error) error {
-	return v.InTx(ctx, func(tx pgx.Tx) error {
-		if err := empty(tx); err != nil {
-			return pgerr.Translate(ctx, err, v.What)
-		}
-		return v.Checkpoints.SaveTx(ctx, tx, v.Name, from, processor.Position{Generation: from.Generation + 1})
-	})
-}
-
-// InTx runs fn in a transaction and commits it unless fn fails.
+// InTx runs fn in a transaction on the build's tables and commits it unless fn fails;
+// processor.ErrBuildGone when the build was dropped.
 func (v ViewTx) InTx(ctx context.Context, fn func(pgx.Tx) error) error {
 	tx, err := v.Pool.Begin(ctx)
 	if err != nil {
 		return pgerr.Translate(ctx, err, v.What)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
+	var path string
+	err = tx.QueryRow(ctx, enterBuildSQL, v.Build.View, v.Build.Number).Scan(&path)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return processor.ErrBuildGone
+	}
+	if err != nil {
+		return pgerr.Translate(ctx, err, v.What)
+	}
 	if err := fn(tx); err != nil {
 		return err
 	}
 	return pgerr.Translate(ctx, tx.Commit(ctx), v.What)
+}
+
+// ViewReads reads a view model in PostgreSQL from the build that reads go to
+// (processor.ReadBuild), with that build's position, in one snapshot.
+type ViewReads struct {
+	Pool     *pgxpool.Pool
+	View     string
+	Versions processor.Versions
+	What     string // what the view is called in errors: "the catalog"
+}
+
+// readBuildSQL chooses the build to read and its position, and makes the build's schema the
+// whole search path (for a view's first build, the path stays as it is), so that a build
+// dropped in the meantime fails the read rather than let it find other tables of the same
+// names.
+const readBuildSQL = `
+SELECT set_config('search_path', coalesce(r.schema_name, current_setting('search_path')), true),
+  r.generation, r.transaction_id, r.position
+FROM (` + readPositionSQL + `) r`
+
+// readPositionSQL is the build to read, and its position.
+const readPositionSQL = `
+SELECT b.schema_name, coalesce(c.generation, 0) AS generation, coalesce(c.transaction_id, '0') AS transaction_id,
+  coalesce(c.position, 0) AS position
+FROM view_builds b LEFT JOIN processor_checkpoints c ON c.name = b.processor
+WHERE b.view = $1 AND b.version BETWEEN $2 AND $3 AND b.state IN ('answering', 'retired')
+ORDER BY b.build DESC
+LIMIT 1`
+
+// Read runs read in a read-only, repeatable-read transaction on the build that reads go to,
+// and returns that build's position as of the same snapshot: the events its rows include. It is
+// an errs.Unavailable error while no build the code reads has caught up.
+func (v ViewReads) Read(ctx context.Context, read func(pgx.Tx) error) (processor.Position, error) {
+	tx, err := v.Pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return processor.Position{}, v.translate(ctx, err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	var path string
+	var pos processor.Position
+	err = tx.QueryRow(ctx, readBuildSQL, v.View, v.Versions.ReadsFrom, v.Versions.Code).
+		Scan(&path, &pos.Generation, &pos.Checkpoint.TransactionID, &pos.Checkpoint.Position)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return processor.Position{}, processor.NoBuildToRead(v.View)
+	}
+	if err != nil {
+		return processor.Position{}, v.translate(ctx, err)
+	}
+	if err := read(tx); err != nil {
+		return processor.Position{}, v.translate(ctx, err)
+	}
+	return pos, nil
+}
+
+// Position is the position of the build that reads go to.
+func (v ViewReads) Position(ctx context.Context) (processor.Position, error) {
+	var schema *string
+	var pos processor.Position
+	err := v.Pool.QueryRow(ctx, readPositionSQL, v.View, v.Versions.ReadsFrom, v.Versions.Code).
+		Scan(&schema, &pos.Generation, &pos.Checkpoint.TransactionID, &pos.Checkpoint.Position)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return processor.Position{}, processor.NoBuildToRead(v.View)
+	}
+	return pos, v.translate(ctx, err)
+}
+
+// translate is pgerr's, but for a read of tables that were dropped meanwhile (a build retired
+// and dropped while this replica was silent): that is unavailable, for a moment.
+func (v ViewReads) translate(ctx context.Context, err error) error {
+	var own *errs.Error
+	if err == nil || errors.As(err, &own) {
+		return err
+	}
+	if pgerr.Code(err) == "42P01" { // undefined_table
+		return errs.Wrap(errs.Unavailable, errors.New(err.Error()), "%s was rebuilt meanwhile; try again", v.What)
+	}
+	return pgerr.Translate(ctx, err, v.What)
 }

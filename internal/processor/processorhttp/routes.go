@@ -1,8 +1,9 @@
 // Package processorhttp serves a replica's processors over the HTTP API: GET /status, which
 // anyone may read and which names no member, and the operators' endpoints under
 // /admin/processors/{name}: replay, retry-parked and the list of parked events. It only
-// translates: what each answer means, and which replica may give it (replay and retry-parked
-// only the lease holder; status and the parked list any replica), is package engine's Group.
+// translates: what each answer means, and which replica may give it (a saga's replay and
+// retry-parked only the lease holder; a view's replay, status and the parked list any replica),
+// is package engine's Group.
 package processorhttp
 
 import (
@@ -65,13 +66,16 @@ func (h Routes) admin(next func(w http.ResponseWriter, r *http.Request, name str
 type replayView struct {
 	Processor string `json:"processor"`
 	Replay    string `json:"replay"`
+	// Build names the build of a view that its replay is, absent for a saga.
+	Build string `json:"build,omitempty"`
 }
 
 func (h Routes) replay(w http.ResponseWriter, r *http.Request, name string) error {
-	if err := h.Group.Replay(r.Context(), name); err != nil {
+	build, err := h.Group.Replay(r.Context(), name)
+	if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, r, http.StatusAccepted, replayView{Processor: name, Replay: "started"})
+	httpapi.WriteJSON(w, r, http.StatusAccepted, replayView{Processor: name, Replay: "started", Build: build})
 	return nil
 }
 

@@ -1,0 +1,22 @@
+package loanspg
+
+// tablesSQL makes the tables of a build of the loans view at loans.Version, in the build's
+// schema (the first of the search path): loans_books as migrations/00012_loans_view.sql made
+// it, which is the first build's. A version bump that changes the table changes this, and only
+// this: the migrations stay as they are, for the first build.
+const tablesSQL = `
+CREATE TABLE loans_books (
+    book_id   text COLLATE "C" PRIMARY KEY,
+    title     text        NOT NULL,
+    loan_id   text COLLATE "C",
+    member_id text COLLATE "C",
+    lent_at   timestamptz,
+    due_at    timestamptz,
+    renewals  integer     NOT NULL DEFAULT 0,
+    CHECK ((loan_id IS NULL) = (member_id IS NULL) AND (loan_id IS NULL) = (lent_at IS NULL)
+        AND (loan_id IS NULL) = (due_at IS NULL))
+);
+
+CREATE INDEX loans_books_due ON loans_books (due_at, book_id, loan_id) WHERE loan_id IS NOT NULL;
+CREATE INDEX loans_books_member ON loans_books (member_id, due_at, book_id, loan_id) WHERE loan_id IS NOT NULL;
+`

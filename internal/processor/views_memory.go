@@ -1,0 +1,84 @@
+package processor
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"library/internal/errs"
+)
+
+// MemoryTables keeps the tables of a view model's builds in the memory of one process, one T
+// per build, for a view whose builds a MemoryCheckpoints keeps: the tables of a build that was
+// dropped are let go.
+type MemoryTables[T any] struct {
+	builds   *MemoryCheckpoints
+	view     string
+	versions Versions
+	empty    func(b Build) T
+
+	mu     sync.Mutex
+	tables map[int]T // by build number
+}
+
+// NewMemoryTables keeps the tables of view, whose code has versions; empty makes a build's
+// tables.
+func NewMemoryTables[T any](builds *MemoryCheckpoints, view string, versions Versions, empty func(b Build) T) *MemoryTables[T] {
+	return &MemoryTables[T]{builds: builds, view: view, versions: versions, empty: empty, tables: map[int]T{}}
+}
+
+// Versions are the view's.
+func (m *MemoryTables[T]) Versions() Versions { return m.versions }
+
+// Open returns the tables of build b, empty the first time; ErrBuildGone when b was dropped.
+func (m *MemoryTables[T]) Open(ctx context.Context, b Build) (T, error) {
+	var none T
+	list, err := m.builds.ListBuilds(ctx, m.view)
+	if err != nil {
+		return none, err
+	}
+	if !slices.ContainsFunc(list, func(l Build) bool { return l.Number == b.Number }) {
+		return none, ErrBuildGone
+	}
+	return m.tablesOf(list, b), nil
+}
+
+// Reading returns the tables that reads go to: those of the build ReadBuild chooses. It is an
+// errs.Unavailable error while there is none.
+func (m *MemoryTables[T]) Reading(ctx context.Context) (T, error) {
+	var none T
+	list, err := m.builds.ListBuilds(ctx, m.view)
+	if err != nil {
+		return none, err
+	}
+	read, ok := ReadBuild(list, m.versions)
+	if !ok {
+		return none, NoBuildToRead(m.view)
+	}
+	return m.tablesOf(list, read), nil
+}
+
+// tablesOf returns b's tables, made empty when there are none yet, and lets go of the tables of
+// the builds no longer listed.
+func (m *MemoryTables[T]) tablesOf(list []Build, b Build) T {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for number := range m.tables {
+		if !slices.ContainsFunc(list, func(l Build) bool { return l.Number == number }) {
+			delete(m.tables, number)
+		}
+	}
+	t, ok := m.tables[b.Number]
+	if !ok {
+		t = m.empty(b)
+		m.tables[b.Number] = t
+	}
+	return t
+}
+
+// NoBuildToRead is what a read of view answers while no build its replica can read has caught
+// up: on a replica of a newer release whose tables have a new shape, until its build takes over.
+func NoBuildToRead(view string) error {
+	return errs.E(errs.Unavailable, "the %s view of this release is still being built (GET /status shows how far): "+
+		"replicas of the previous release answer until it takes over; try again shortly", view)
+}
