@@ -1,5 +1,5 @@
 # The commands a newcomer needs. `make test` is the one command that runs every test.
-.PHONY: run test tools faults fuzz lint bench mutate build demo smoke screenshots fmt clean
+.PHONY: run test tools faults upgrade fuzz lint bench mutate build demo smoke screenshots fmt clean
 
 run: ## serve the API on 127.0.0.1:8080, in memory, without sign-in
 	go run ./cmd/library
@@ -33,6 +33,10 @@ test: tools ## every test, PostgreSQL included (a throwaway cluster starts by it
 faults: ## the fault suite alone: two processes of the binary, PostgreSQL and SMTP, broken on purpose (about 4 minutes; full output in faults.log)
 	go vet -tags faults ./faults/
 	@$(FAULTS_RUN); status=$$?; $(FAULTS_SHOW); exit $$status
+
+upgrade: ## the upgrade suite: the release before, built from the repository's history, writes a log that this build must read as it is (a few minutes: it builds that release)
+	go vet -tags upgrade ./upgrade/
+	go test -tags upgrade -count=1 -timeout 15m -v ./upgrade/
 
 fuzz: ## each fuzz target for FUZZTIME (default 1m); their seed corpora already run in make test
 	scripts/fuzz.sh
