@@ -64,7 +64,7 @@ var adapters = []string{"github.com/jackc/pgx", "github.com/go-chi/", "net/http"
 // tooling are the module's packages that never ship: test harnesses, the fault suite, the
 // mutation tool and the checks themselves. They may import anything; nothing that ships may
 // import a harness.
-var tooling = []string{"internal/testkit/", "internal/importcheck", "internal/sqlcheck", "faults", "scripts/"}
+var tooling = []string{"internal/testkit/", "internal/importcheck", "internal/sqlcheck", "faults", "upgrade", "scripts/"}
 
 // harnesses are the test harnesses.
 const harnesses = "internal/testkit/"
