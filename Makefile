@@ -1,5 +1,5 @@
 # The commands a newcomer needs. `make test` is the one command that runs every test.
-.PHONY: run test tools faults fuzz lint bench mutate build demo smoke screenshots fmt clean
+.PHONY: run test tools faults upgrade fuzz lint bench mutate build demo smoke screenshots fmt clean
 
 run: ## serve the API on 127.0.0.1:8080, in memory, without sign-in
 	go run ./cmd/library
@@ -34,13 +34,17 @@ faults: ## the fault suite alone: two processes of the binary, PostgreSQL and SM
 	go vet -tags faults ./faults/
 	@$(FAULTS_RUN); status=$$?; $(FAULTS_SHOW); exit $$status
 
+upgrade: ## the upgrade suite: the release before, built from the repository's history, writes a log that this build must read as it is (a few minutes: it builds that release)
+	go vet -tags upgrade ./upgrade/
+	go test -tags upgrade -count=1 -timeout 15m -v ./upgrade/
+
 fuzz: ## each fuzz target for FUZZTIME (default 1m); their seed corpora already run in make test
 	scripts/fuzz.sh
 
 GOLANGCI_LINT = go run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
 
 lint: ## golangci-lint v2 with .golangci.yml, on the service and the benchmark (the first run builds it: a few minutes)
-	$(GOLANGCI_LINT) run --build-tags faults ./...
+	$(GOLANGCI_LINT) run --build-tags faults,upgrade ./...
 	cd bench && $(GOLANGCI_LINT) run --config ../.golangci.yml ./...
 
 mutate: ## small bugs made on purpose in the code that keeps the promises, one at a time: each must fail its package's tests (about half an hour; see docs/testing.md)

@@ -1,7 +1,8 @@
 // Package app wires the service together from a Config: the event store (in memory, or
 // PostgreSQL with its migrations), the feature services, the background processors (catalog,
-// loans, holds, loan emails, late fines), the adapters through which each sees only what it needs of the
-// services (elsewhere.go), and the HTTP server, with the web app (package web)
+// loans, holds, loan emails, late fines, the hold shelf, the adoption of books added before
+// titles), the adapters through which each sees only what it needs of the services
+// (elsewhere.go, shelves.go), and the HTTP server, with the web app (package web)
 // beside the API unless Config.WebUI is off. It is the production wiring, used by cmd/library
 // and by tests that need the whole service.
 //
@@ -108,15 +109,15 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		Tracer:     tracing.Tracer(cfg.Tuning.TracerProvider, "library/internal/aggregate"),
 		CacheBytes: cfg.AggregateCacheBytes, SnapshotEvery: cfg.SnapshotEvery, Logger: logger}
 	accountService := accounts.NewService(a.log, repoOpts).Limit(accounts.Limits{MaxLoans: cfg.MaxLoans, BlockAt: cfg.BlockAt, OpenCheckouts: cfg.Payments.OpenMax})
-	bookService := books.NewService(a.log, repoOpts, cfg.Tuning.Now, books.Policy{LoanPeriod: cfg.LoanPeriod, MaxRenewals: cfg.RenewalsMax,
-		Holds: books.HoldPolicy{MaxQueue: cfg.HoldsMax, Pickup: cfg.HoldPickup}}, accountService)
 	titleService := titles.NewService(a.log, repoOpts, cfg.Tuning.Now, reservations.NewService(a.log, repoOpts))
+	bookService := books.NewService(a.log, repoOpts, cfg.Tuning.Now, books.Policy{LoanPeriod: cfg.LoanPeriod, MaxRenewals: cfg.RenewalsMax,
+		Holds: books.HoldPolicy{MaxQueue: cfg.HoldsMax, Pickup: cfg.HoldPickup}}, accountService).WithTitles(shelves{titles: titleService})
 	pay, err := a.payments()
 	if err != nil {
 		a.closeStore()
 		return nil, err
 	}
-	processors, views, members, err := a.background(bookService, accountService, a.checkoutsSaga(pay, accountService)...)
+	processors, views, members, err := a.background(bookService, accountService, titleService, a.checkoutsSaga(pay, accountService)...)
 	if err != nil {
 		a.closeStore()
 		return nil, err
@@ -162,8 +163,9 @@ func (a *App) modules(bookService *books.Service, accountService *accounts.Servi
 	cfg := a.cfg
 	modules := []httpapi.Module{
 		booksapi.Routes{Service: bookService},
-		titlesapi.Routes{Service: titleService},
-		cataloghttp.Routes{Query: catalog.Query{Catalog: views.catalog, Log: a.store, Wait: cfg.Tuning.CatalogWait, Waits: catalog.NewWaitLimit(cfg.CatalogMaxWaits)}},
+		titlesapi.Routes{Service: titleService, Copies: bookService},
+		cataloghttp.Routes{Query: catalog.Query{Catalog: views.catalog, Log: a.store, Wait: cfg.Tuning.CatalogWait, Waits: catalog.NewWaitLimit(cfg.CatalogMaxWaits)},
+			Copies: bookService},
 		loanshttp.Routes{View: views.loans, Policy: loans.Policy{MaxRenewals: cfg.RenewalsMax, Now: cfg.Tuning.Now}},
 		holdshttp.Routes{View: views.holds},
 		accountsapi.Routes{Service: accountService, Elsewhere: members, Payments: pay},

@@ -2,6 +2,7 @@ package app
 
 import (
 	"library/internal/accounts"
+	"library/internal/adoption"
 	"library/internal/books"
 	"library/internal/catalog"
 	"library/internal/catalog/catalogpg"
@@ -19,6 +20,7 @@ import (
 	"library/internal/processor/engine"
 	"library/internal/processor/pgdriver"
 	"library/internal/smtpclient"
+	"library/internal/titles"
 	"library/internal/tracing"
 )
 
@@ -30,11 +32,13 @@ type views struct {
 }
 
 // background builds the processors that read the log: the catalog, loans and holds view
-// models, the loan email outbox (with its reminders and pickup emails), the late-fines and
-// hold-shelf sagas and any more given (the checkouts saga), each to run under its own lease.
+// models, the loan email outbox (with its reminders and pickup emails), the late-fines,
+// hold-shelf and adoption sagas and any more given (the checkouts saga), each to run under its
+// own lease.
 //
 // It also returns what the processors keep about members, for erasure and export.
-func (a *App) background(bookService *books.Service, accountService *accounts.Service, more ...processor.Processor) (*engine.Group, views, elsewhere, error) {
+func (a *App) background(bookService *books.Service, accountService *accounts.Service, titleService *titles.Service,
+	more ...processor.Processor) (*engine.Group, views, elsewhere, error) {
 	catalogVersions := catalog.Versions(a.cfg.Tuning.CatalogVersion)
 	var (
 		checkpoints processor.Checkpoints
@@ -84,8 +88,10 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 	lateFines := latefines.Saga{Accounts: accountService, FinePerDay: a.cfg.FinePerDay}
 	holdShelf := holdshelf.Saga{Books: bookService, Members: accountService, Log: a.log, Now: a.cfg.Tuning.Now}
 
+	adopt := adoption.Saga{Titles: titleService}
+
 	processors := append([]processor.Processor{catalog.Processor(catalogView), loans.Processor(loansView), holds.Processor(holdsView),
-		outbox.Processor(), lateFines.Processor(), holdShelf.Processor()}, more...)
+		outbox.Processor(), lateFines.Processor(), holdShelf.Processor(), adopt.Processor()}, more...)
 	names := make([]string, len(processors))
 	for i, p := range processors {
 		names[i] = p.Name

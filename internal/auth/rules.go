@@ -1,6 +1,11 @@
 package auth
 
-import "net/http"
+import (
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+)
 
 // Permission is what one role may do on one route.
 type Permission uint8
@@ -27,6 +32,10 @@ const OwnParam = "memberId"
 type Rule struct {
 	Method  string
 	Pattern string
+	// Query, when set, names a query parameter: the rule is then the route's for the requests
+	// that carry it, in place of the route's own (GET /books?barcode= is the desk's, GET /books
+	// anyone's). Its route keeps a rule without Query for every other request.
+	Query string
 	// What each role may do. A person has the union of their roles' rights, and every
 	// signed-in person is a member.
 	Anonymous, Member, Librarian, Operator Permission
@@ -66,9 +75,9 @@ func ownOrLibrarian(method, pattern, narrowed string) Rule {
 // to it.
 func Rules() []Rule {
 	catalog := "anonymous callers see loans without borrower ids; a member sees which loans are theirs"
-	// A title reads the token as the catalogue's reads do, so that its copies' loans can be
+	// A title reads the token as the catalogue's reads do, so that its copies' loans are
 	// shown as GET /books shows them, and the caller is counted as the one signed in.
-	titleRecord := "a token sent is checked, as on the catalogue's other reads; the record is the same for everyone"
+	titleRecord := "borrowers and holders of its copies shown to staff only; a member sees which are theirs"
 	return []Rule{
 		Anyone(http.MethodGet, "/healthz"),
 		Anyone(http.MethodGet, "/readyz"),
@@ -79,7 +88,10 @@ func Rules() []Rule {
 
 		{Method: http.MethodGet, Pattern: "/books", Anonymous: Allow, Member: Allow, Librarian: Allow, Operator: Allow, WhenOpen: Allow, Narrowed: catalog},
 		{Method: http.MethodGet, Pattern: "/books/{bookId}", Anonymous: Allow, Member: Allow, Librarian: Allow, Operator: Allow, WhenOpen: Allow, Narrowed: catalog},
+		// The desk scans a copy's barcode (and a kiosk will, in a role of its own).
+		{Method: http.MethodGet, Pattern: "/books", Query: "barcode", Librarian: Allow, WhenOpen: Allow},
 		librarians(http.MethodPost, "/books"),
+		librarians(http.MethodPost, "/titles/{titleId}/copies"),
 		librarians(http.MethodPost, "/books/{bookId}/loans"),
 		librarians(http.MethodPost, "/books/{bookId}/returns"),
 		{Method: http.MethodPost, Pattern: "/books/{bookId}/loans/{loanId}/renewals", Member: Allow, Librarian: Allow, WhenOpen: Allow,
@@ -117,16 +129,16 @@ func Rules() []Rule {
 	}
 }
 
-// Table is the rules by method and pattern, for lookups on every request.
+// Table is the rules by method, pattern and query parameter, for lookups on every request.
 type Table map[route]Rule
 
-type route struct{ method, pattern string }
+type route struct{ method, pattern, query string }
 
-// NewTable indexes rules by method and pattern.
+// NewTable indexes rules by method, pattern and query parameter.
 func NewTable(rules []Rule) Table {
 	t := make(Table, len(rules))
 	for _, r := range rules {
-		t[route{r.Method, r.Pattern}] = r
+		t[route{r.Method, r.Pattern, r.Query}] = r
 	}
 	return t
 }
@@ -136,8 +148,27 @@ func (t Table) Find(method, pattern string) (Rule, bool) {
 	if method == http.MethodHead {
 		method = http.MethodGet
 	}
-	r, ok := t[route{method, pattern}]
+	r, ok := t[route{method, pattern, ""}]
 	return r, ok
+}
+
+// Match returns the rule of a request to a route, given its raw query string: the rule of the
+// first query parameter it carries, in byte order, that has a rule of its own on the route,
+// else the route's (Find). A pair that does not decode is no parameter here: the route's
+// handler refuses a query that does not decode.
+func (t Table) Match(method, pattern, rawQuery string) (Rule, bool) {
+	if rawQuery != "" {
+		if method == http.MethodHead {
+			method = http.MethodGet
+		}
+		query, _ := url.ParseQuery(rawQuery) // what decodes; the handler refuses the rest
+		for _, name := range slices.Sorted(maps.Keys(query)) {
+			if r, ok := t[route{method, pattern, name}]; ok {
+				return r, true
+			}
+		}
+	}
+	return t.Find(method, pattern)
 }
 
 // Decide says whether the rule lets the caller in, and in which role. memberID is the route's

@@ -59,3 +59,29 @@ func TestDecide(t *testing.T) {
 		assert.Equal(t, tc.role, access.Role, tc.name)
 	}
 }
+
+// A request that carries a query parameter with a rule of its own on its route gets that rule;
+// any other, the route's. GET /books is anyone's, GET /books?barcode= the desk's.
+func TestMatchTakesTheQuerysRule(t *testing.T) {
+	t.Parallel()
+	table := NewTable(Rules())
+	for _, tc := range []struct {
+		method, query string
+		anonymous     Permission
+	}{
+		{http.MethodGet, "", Allow},
+		{http.MethodGet, "status=lent&q=dune", Allow},
+		{http.MethodGet, "barcode=31234000123456", Deny},
+		{http.MethodHead, "q=dune&barcode=", Deny},
+		{http.MethodGet, "barcode=%zz", Allow}, // no parameter: the handler refuses the query
+	} {
+		rule, ok := table.Match(tc.method, "/books", tc.query)
+		require.True(t, ok, tc.query)
+		assert.Equal(t, tc.anonymous, rule.Anonymous, "%s ?%s", tc.method, tc.query)
+	}
+	rule, ok := table.Match(http.MethodGet, "/books/{bookId}", "barcode=1")
+	require.True(t, ok)
+	assert.Equal(t, Allow, rule.Anonymous, "a parameter with no rule on the route is the route's")
+	rule, _ = table.Match(http.MethodGet, "/books", "barcode=1")
+	assert.Equal(t, Rule{Method: http.MethodGet, Pattern: "/books", Query: "barcode", Librarian: Allow, WhenOpen: Allow}, rule)
+}

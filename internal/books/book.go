@@ -1,13 +1,20 @@
-// Package books is the library's catalogue of books and their loans: the Book aggregate (its
-// events, commands and decisions, plain Go with no I/O), its snapshot codec, and the service
-// that runs its commands through package aggregate. It imports no HTTP or database package:
-// the catalog view model behind GET /books is package catalog, the HTTP handlers are package
-// booksapi.
+// Package books is the library's copies and their loans: the Book aggregate (its events,
+// commands and decisions, plain Go with no I/O), its snapshot codec, and the service that runs
+// its commands through package aggregate. A book is one physical copy of a title (package
+// titles, which this package does not import: it asks for what it needs through Titles). It
+// imports no HTTP or database package: the catalog view model behind GET /books is package
+// catalog, the HTTP handlers are package booksapi.
 //
 // A book is added once, lent under a loan id chosen by the client, and returned under that loan
 // id. Loan ids make lending and returning idempotent in the domain itself: lending again under
 // a loan the book has already had, or returning a loan already returned, records nothing,
 // however long after the first request the repeat comes.
+//
+// A copy's promises (copies.go): it is added in one append with its title's CopyAdded and its
+// barcode's reservation, so a title, its copies and their barcodes agree at every append; a
+// barcode belongs to one copy (errs.BarcodeTaken), kept by the log (package reservations), not a
+// view; and a book added before books were copies reads as a copy of the title its title and
+// author make (fold.go), which the adoption saga then gives a record.
 package books
 
 import (
@@ -18,11 +25,19 @@ import (
 // Event is a Book event; the same type as aggregate.Event.
 type Event = interface{ EventType() string }
 
-// BookAdded records that the book joined the catalogue.
+// BookAdded records that the book joined the catalogue, as a copy of the title TitleID, with its
+// Barcode ("" for none). Title and Author are the title's as they were when the copy was added,
+// kept with the copy for the readers of books' events (the catalog, loans and holds views, the
+// loan emails), which read no title; the title's record is the title's stream.
+//
+// Schema version 2. Version 1, written before books were copies, had no titleId and no barcode:
+// its upcaster makes the title id from the title and author (TitleIDOf).
 type BookAdded struct {
-	ID     string `json:"id"`
-	Title  string `json:"title"`
-	Author string `json:"author"`
+	ID      string `json:"id"`
+	TitleID string `json:"titleId"`
+	Barcode string `json:"barcode,omitempty"`
+	Title   string `json:"title"`
+	Author  string `json:"author"`
 }
 
 // BookLent records that the book was lent to a member until DueAt.
@@ -63,10 +78,13 @@ func (BookReturned) EventType() string { return "BookReturned" }
 
 // Book is the state of one book, folded from its events.
 type Book struct {
-	Added  bool
-	ID     string
-	Title  string
-	Author string
+	Added bool
+	ID    string
+	// TitleID is the title the book is a copy of, Barcode its barcode ("" for none).
+	TitleID string
+	Barcode string
+	Title   string
+	Author  string
 	// Loan is the current loan, nil while the book is on the shelf.
 	Loan *Loan
 	// loans holds every loan id the book has been lent under.
@@ -101,7 +119,7 @@ func Clone(b Book) Book {
 func Apply(b Book, e Event) Book {
 	switch e := e.(type) {
 	case BookAdded:
-		b.Added, b.ID, b.Title, b.Author = true, e.ID, e.Title, e.Author
+		b.Added, b.ID, b.TitleID, b.Barcode, b.Title, b.Author = true, e.ID, e.TitleID, e.Barcode, e.Title, e.Author
 	case BookLent:
 		b.Loan = &Loan{LoanID: e.LoanID, MemberID: e.MemberID, LentAt: e.LentAt, DueAt: e.DueAt}
 		b.loans[e.LoanID] = true

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"library/internal/errs"
+	"library/internal/isbn"
 	"library/internal/validate"
 )
 
@@ -19,28 +20,57 @@ const (
 // is nothing to do) or the reason to refuse. The service validates before it loads anything,
 // so bad input is refused even while the store is down.
 
-// AddBook asks to add a book to the catalogue.
+// AddBook asks to add a book to the catalogue on its own (POST /books): a copy of the title
+// that holds its ISBN, or of the title made for it (Service.Add). ISBN and Barcode are optional;
+// a book added without them is one as clients added them before titles.
 type AddBook struct {
 	ID     string `json:"id"`
 	Title  string `json:"title"`
 	Author string `json:"author"`
+	// ISBN is the 13 digits of its ISBN-13, once Checked.
+	ISBN    string `json:"isbn,omitempty"`
+	Barcode string `json:"barcode,omitempty"`
+	// TitleID is the title the book joins: not the client's to send, but found by the service
+	// from the ISBN, or the title and author, before the command is decided.
+	TitleID string `json:"-"`
 }
 
-// Validate checks the fields.
-func (c AddBook) Validate() error {
-	return validate.All(
+// Checked checks the fields and returns the command in the form the book keeps: an ISBN as
+// its 13 digits, a barcode in capitals.
+func (c AddBook) Checked() (AddBook, error) {
+	err := validate.All(
 		validate.ID("id", c.ID),
 		validate.Text("title", c.Title, MaxTitleLength),
 		validate.Text("author", c.Author, MaxAuthorLength),
 	)
+	if err != nil {
+		return AddBook{}, err
+	}
+	if c.ISBN != "" {
+		if c.ISBN, err = isbn.Parse("isbn", c.ISBN); err != nil {
+			return AddBook{}, err
+		}
+	}
+	if c.Barcode != "" {
+		if c.Barcode, err = Barcode("barcode", c.Barcode); err != nil {
+			return AddBook{}, err
+		}
+	}
+	return c, nil
 }
 
-// Decide adds the book; a book is added once.
+// Validate checks the fields.
+func (c AddBook) Validate() error {
+	_, err := c.Checked()
+	return err
+}
+
+// Decide adds the book, a copy of c.TitleID; a book is added once.
 func (c AddBook) Decide(b Book) ([]Event, error) {
 	if b.Added {
 		return nil, errs.E(errs.BookAlreadyExists, "book %s already exists", c.ID)
 	}
-	return []Event{BookAdded(c)}, nil
+	return []Event{BookAdded{ID: c.ID, TitleID: c.TitleID, Barcode: c.Barcode, Title: c.Title, Author: c.Author}}, nil
 }
 
 // LendBook asks to lend a book to a member until DueAt; nil means the default loan period.

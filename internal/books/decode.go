@@ -27,3 +27,11 @@ func BookID(e eventstore.Event) (string, bool) {
 	}
 	return bookType.ID(e.StreamID), true
 }
+
+// AddedBeforeTitles reports whether e is a BookAdded written before books were copies of
+// titles (schema version 1, with no title id): its title id is the one its title and author
+// make (TitleIDOf, by its upcaster), and no title records it as a copy until the adoption saga
+// does. A BookAdded written since was recorded on its title in its own append.
+func AddedBeforeTitles(e eventstore.Event) bool {
+	return e.Type == (BookAdded{}).EventType() && e.Metadata.Schema < 2 && bookType.Owns(e)
+}

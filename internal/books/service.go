@@ -9,6 +9,7 @@ import (
 	"library/internal/aggregate/core"
 	"library/internal/aggregate/stack"
 	"library/internal/errs"
+	"library/internal/reservations"
 )
 
 // Type is the Book aggregate type. Its name prefixes stream ids ("book-<id>"): never rename it.
@@ -21,7 +22,7 @@ func Type() aggregate.Type[Book] {
 		Weigh:    weigh,
 		Snapshot: snapshotCodec(),
 		Events: []aggregate.Codec{
-			aggregate.EventCodec[BookAdded](),
+			aggregate.EventCodec[BookAdded](addedBeforeTitles),
 			aggregate.EventCodec[BookLent](),
 			aggregate.EventCodec[BookReturned](),
 			aggregate.EventCodec[LoanRenewed](),
@@ -40,6 +41,9 @@ type Service struct {
 	now       func() time.Time
 	policy    Policy
 	borrowers Borrowers
+	// barcodes keeps copies' barcodes unique; titles, when set, records copies on their titles.
+	barcodes *reservations.Service
+	titles   Titles
 }
 
 // Policy is how the library lends: for how long (LOAN_PERIOD), how many times a loan may be
@@ -71,17 +75,18 @@ type Borrowers interface {
 
 // NewService returns a Service on log. now is the clock; policy says how long loans are.
 // borrowers keeps members' side of loans; nil lends to any valid member id and records loans on
-// books alone.
+// books alone. Barcodes are kept unique on the same log; titles are given with WithTitles.
 func NewService(log aggregate.Log, opts aggregate.Options, now func() time.Time, policy Policy, borrowers Borrowers) *Service {
-	return &Service{repo: core.New(stack.Store(log, Type(), opts), Type(), opts), now: now, policy: policy, borrowers: borrowers}
+	return &Service{repo: core.New(stack.Store(log, Type(), opts), Type(), opts), now: now, policy: policy, borrowers: borrowers,
+		barcodes: reservations.NewService(log, opts)}
 }
 
-// Add adds a book to the catalogue.
-func (s *Service) Add(ctx context.Context, c AddBook, o aggregate.Origin) (aggregate.Result, error) {
-	return s.repo.Execute(ctx, c.ID, aggregate.Command[Book]{
-		Name: "addBook", Origin: o, Payload: c, Validate: c.Validate,
-		Decide: func(b Book) ([]Event, error) { return c.Decide(b) },
-	})
+// WithTitles has the service record each copy it adds on its title, in the copy's append, and
+// returns it. Without titles a book is added alone, as a copy of the title its title and author
+// make (TitleIDOf), which nothing records; copies of titles (AddCopy) are refused.
+func (s *Service) WithTitles(t Titles) *Service {
+	s.titles = t
+	return s
 }
 
 // Lend lends a book.

@@ -11,16 +11,18 @@ import (
 // what it means changes, so that older snapshots are ignored rather than misread; and with an
 // upcaster of a book event that makes Apply keep something new, so that the states folded
 // before it are folded again through it (upcasters never touch snapshots).
-const snapshotVersion = 3
+const snapshotVersion = 4
 
 // snapshotState is a Book as a snapshot keeps it.
 type snapshotState struct {
-	Added  bool     `json:"added"`
-	ID     string   `json:"id,omitempty"`
-	Title  string   `json:"title,omitempty"`
-	Author string   `json:"author,omitempty"`
-	Loan   *Loan    `json:"loan,omitempty"`
-	Loans  []string `json:"loans,omitempty"`
+	Added   bool     `json:"added"`
+	ID      string   `json:"id,omitempty"`
+	TitleID string   `json:"titleId,omitempty"`
+	Barcode string   `json:"barcode,omitempty"`
+	Title   string   `json:"title,omitempty"`
+	Author  string   `json:"author,omitempty"`
+	Loan    *Loan    `json:"loan,omitempty"`
+	Loans   []string `json:"loans,omitempty"`
 	// Renewals are the current loan's.
 	Renewals int `json:"renewals,omitempty"`
 	// Held is the hold shelf's, Queue the members waiting, first in line first.
@@ -38,8 +40,8 @@ func encodeSnapshot(b Book) ([]byte, error) {
 		loans = append(loans, id)
 	}
 	slices.Sort(loans)
-	return json.Marshal(snapshotState{Added: b.Added, ID: b.ID, Title: b.Title, Author: b.Author, Loan: b.Loan, Loans: loans, Renewals: renewals(b),
-		Held: b.Held, Queue: b.queue})
+	return json.Marshal(snapshotState{Added: b.Added, ID: b.ID, TitleID: b.TitleID, Barcode: b.Barcode, Title: b.Title, Author: b.Author,
+		Loan: b.Loan, Loans: loans, Renewals: renewals(b), Held: b.Held, Queue: b.queue})
 }
 
 func decodeSnapshot(data []byte) (Book, error) {
@@ -48,7 +50,7 @@ func decodeSnapshot(data []byte) (Book, error) {
 		return Book{}, err
 	}
 	b := NewBook()
-	b.Added, b.ID, b.Title, b.Author, b.Loan = s.Added, s.ID, s.Title, s.Author, s.Loan
+	b.Added, b.ID, b.TitleID, b.Barcode, b.Title, b.Author, b.Loan = s.Added, s.ID, s.TitleID, s.Barcode, s.Title, s.Author, s.Loan
 	if b.Loan != nil {
 		b.Loan.Renewals = s.Renewals
 	}
@@ -61,7 +63,7 @@ func decodeSnapshot(data []byte) (Book, error) {
 
 // weigh estimates the bytes a Book takes in memory, for the aggregate cache.
 func weigh(b Book) int {
-	n := 160 + len(b.ID) + len(b.Title) + len(b.Author)
+	n := 192 + len(b.ID) + len(b.TitleID) + len(b.Barcode) + len(b.Title) + len(b.Author)
 	if b.Loan != nil {
 		n += 96 + len(b.Loan.LoanID) + len(b.Loan.MemberID)
 	}

@@ -68,6 +68,10 @@ const (
 	// TitleAlreadyExists: a title with this id was added before, or another title has this
 	// ISBN (each ISBN belongs to one title: package reservations).
 	TitleAlreadyExists Code = "TitleAlreadyExists"
+
+	// BarcodeTaken: another copy has this barcode (each barcode belongs to one copy: package
+	// reservations).
+	BarcodeTaken Code = "BarcodeTaken"
 )
 
 // Error is a failure with a code. Detail is written for the client; Cause is for the logs.

@@ -26,7 +26,7 @@ func authorize(guard *auth.Guard, rules auth.Table, limits *limiter) func(http.H
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			pattern := chi.RouteContext(r.Context()).RoutePattern()
-			rule, ok := rules.Find(r.Method, pattern)
+			rule, ok := rules.Match(r.Method, pattern, r.URL.RawQuery)
 			if !ok {
 				if !limits.request(w, r, auth.Caller{}) {
 					WriteError(w, r, errs.E(errs.Forbidden, "no rule lets anyone call %s %s", r.Method, pattern))

@@ -72,6 +72,8 @@ func statusOf(code errs.Code) (int, string) {
 		return http.StatusConflict, "Book already exists"
 	case errs.TitleAlreadyExists:
 		return http.StatusConflict, "Title already exists"
+	case errs.BarcodeTaken:
+		return http.StatusConflict, "Barcode taken"
 	case errs.BookAlreadyLent:
 		return http.StatusConflict, "Book already lent"
 	case errs.LoanMismatch:

@@ -24,7 +24,8 @@ var layers = [][]string{
 		"internal/notifications/notificationspg", "internal/catalog/catalogpg", "internal/catalog/cataloghttp",
 		"internal/loans/loanspg", "internal/loans/loanshttp", "internal/holds/holdspg", "internal/holds/holdshttp"},
 	{"internal/httpapi/commandhttp", "internal/catalog/catalogview"},
-	{"internal/catalog", "internal/loans", "internal/holds", "internal/latefines", "internal/holdshelf", "internal/notifications", "internal/checkouts"},
+	{"internal/catalog", "internal/loans", "internal/holds", "internal/latefines", "internal/holdshelf", "internal/notifications", "internal/checkouts",
+		"internal/adoption"},
 	{"internal/smtpclient", "internal/eventstore/pgstore", "internal/processor/pgdriver", "internal/devidp",
 		"internal/payments/stripepay", "internal/devpay"},
 	{"internal/telemetry", "internal/pgerr", "internal/openapi", "migrations", "web",
@@ -64,7 +65,7 @@ var adapters = []string{"github.com/jackc/pgx", "github.com/go-chi/", "net/http"
 // tooling are the module's packages that never ship: test harnesses, the fault suite, the
 // mutation tool and the checks themselves. They may import anything; nothing that ships may
 // import a harness.
-var tooling = []string{"internal/testkit/", "internal/importcheck", "internal/sqlcheck", "faults", "scripts/"}
+var tooling = []string{"internal/testkit/", "internal/importcheck", "internal/sqlcheck", "faults", "upgrade", "scripts/"}
 
 // harnesses are the test harnesses.
 const harnesses = "internal/testkit/"

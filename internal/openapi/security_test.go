@@ -32,6 +32,27 @@ func xRoles(t *testing.T, name string, op *openapi3.Operation) map[string]string
 	return roles
 }
 
+// xRolesWithQuery returns an operation's x-roles-with-query, none when it has none: for each
+// query parameter that has a rule of its own (GET /books?barcode=), the x-roles of the requests
+// that carry it.
+func xRolesWithQuery(t *testing.T, name string, op *openapi3.Operation) map[string]map[string]string {
+	t.Helper()
+	raw, ok := op.Extensions["x-roles-with-query"]
+	if !ok {
+		return nil
+	}
+	b, err := json.Marshal(raw)
+	require.NoError(t, err)
+	var roles map[string]map[string]string
+	require.NoError(t, json.Unmarshal(b, &roles), "%s: x-roles-with-query is an object of x-roles", name)
+	for param := range roles {
+		assert.True(t, slices.ContainsFunc(op.Parameters, func(p *openapi3.ParameterRef) bool {
+			return p.Value.In == "query" && p.Value.Name == param
+		}), "%s: x-roles-with-query names its query parameter %s", name, param)
+	}
+	return roles
+}
+
 // readsToken reports whether an operation reads a token: whether one of its security
 // requirements names a scheme. Public operations have none (security: []); the catalogue's
 // have an empty one, since a token is optional there but changes the answer.
@@ -63,12 +84,18 @@ func TestEveryOperationSaysWhoMayCallIt(t *testing.T) {
 		for method, op := range item.Operations() {
 			name := method + " " + path
 			roles := xRoles(t, name, op)
-			require.ElementsMatch(t, parts, slices.Collect(maps.Keys(roles)), "%s: x-roles names the four parts", name)
-			for part, may := range roles {
-				require.Contains(t, permissions, may, "%s: x-roles.%s", name, part)
-				if may == "own" {
-					assert.Contains(t, path, "{memberId}", "%s: own is the caller's own member id in the path", name)
-					assert.NotEqual(t, "anonymous", part, "%s: an anonymous caller has no member id", name)
+			all := []map[string]string{roles}
+			for _, byQuery := range xRolesWithQuery(t, name, op) {
+				all = append(all, byQuery)
+			}
+			for _, rolesOf := range all {
+				require.ElementsMatch(t, parts, slices.Collect(maps.Keys(rolesOf)), "%s: x-roles names the four parts", name)
+				for part, may := range rolesOf {
+					require.Contains(t, permissions, may, "%s: x-roles.%s", name, part)
+					if may == "own" {
+						assert.Contains(t, path, "{memberId}", "%s: own is the caller's own member id in the path", name)
+						assert.NotEqual(t, "anonymous", part, "%s: an anonymous caller has no member id", name)
+					}
 				}
 			}
 			require.NotNil(t, op.Security, "%s says its security, [] when public", name)
@@ -82,8 +109,11 @@ func TestEveryOperationSaysWhoMayCallIt(t *testing.T) {
 				assert.Equal(t, []string{"allow"}, slices.Compact(slices.Sorted(maps.Values(roles))), "%s: security [] only where everyone may call it", name)
 			}
 
-			// 403 wherever a signed-in caller may be refused: a role denied, or own only.
-			limited := slices.ContainsFunc(parts[1:], func(p string) bool { return roles[p] != "allow" })
+			// 403 wherever a signed-in caller may be refused: a role denied, or own only, by the
+			// operation's rule or a query parameter's.
+			limited := slices.ContainsFunc(all, func(rolesOf map[string]string) bool {
+				return slices.ContainsFunc(parts[1:], func(p string) bool { return rolesOf[p] != "allow" })
+			})
 			assert.Equal(t, limited, op.Responses.Status(http.StatusForbidden) != nil, "%s lists 403 exactly when a signed-in caller may be refused", name)
 			if readsToken(op) {
 				assert.NotNil(t, op.Responses.Status(http.StatusServiceUnavailable), "%s: 503 until the provider is reached", name)

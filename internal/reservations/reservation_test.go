@@ -114,3 +114,16 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		require.Equal(t, r, back)
 	}
 }
+
+// Each kind refuses a value another owner holds with its own code, and names the value by its
+// kind: a barcode a copy holds is BarcodeTaken for another copy.
+func TestEachKindHasItsRefusal(t *testing.T) {
+	t.Parallel()
+	held := fold(reservations.ValueReserved{Owner: "book-dune-1"})
+	_, err := reservations.Reserve{Kind: reservations.Barcode, Value: "31234000123456", Owner: "book-dune-2"}.Decide(held)
+	require.True(t, errs.Is(err, errs.BarcodeTaken), "%v", err)
+	require.ErrorContains(t, err, "barcode 31234000123456 is already recorded for book-dune-1")
+	_, err = reservations.Reserve{Kind: reservations.ISBN, Value: "9780441013593", Owner: "title-other"}.Decide(held)
+	require.True(t, errs.Is(err, errs.TitleAlreadyExists), "%v", err)
+	require.Equal(t, "reservation-barcode:31234000123456", reservations.StreamID(reservations.Barcode, "31234000123456"))
+}

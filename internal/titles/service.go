@@ -26,6 +26,7 @@ func Type() aggregate.Type[Title] {
 		Events: []aggregate.Codec{
 			aggregate.EventCodec[TitleAdded](),
 			aggregate.EventCodec[TitleChanged](),
+			aggregate.EventCodec[CopyAdded](),
 		},
 	}
 }

@@ -164,7 +164,8 @@ func TestRepeatedAddIsReplayed(t *testing.T) {
 func TestSnapshotRoundTrip(t *testing.T) {
 	t.Parallel()
 	codec := titles.Type().Snapshot
-	for _, title := range []titles.Title{fold(dune), fold(titles.TitleAdded{ID: "emma", Title: "Emma", Authors: []string{"Jane Austen"}}), {}} {
+	copies := fold(dune, titles.CopyAdded{BookID: "dune-1", Barcode: "A1"}, titles.CopyAdded{BookID: "dune-2"})
+	for _, title := range []titles.Title{fold(dune), fold(titles.TitleAdded{ID: "emma", Title: "Emma", Authors: []string{"Jane Austen"}}), copies, {}} {
 		b, err := codec.Encode(title)
 		require.NoError(t, err)
 		back, err := codec.Decode(b)

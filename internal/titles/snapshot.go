@@ -8,7 +8,7 @@ import (
 
 // snapshotVersion names the encoding of a Title in snapshots: bump it whenever snapshotState or
 // what it means changes, so that older snapshots are ignored rather than misread.
-const snapshotVersion = 1
+const snapshotVersion = 2
 
 // snapshotState is a Title as a snapshot keeps it.
 type snapshotState struct {
@@ -21,6 +21,7 @@ type snapshotState struct {
 	Publisher string   `json:"publisher,omitempty"`
 	Language  string   `json:"language,omitempty"`
 	Subjects  []string `json:"subjects,omitempty"`
+	Copies    []Copy   `json:"copies,omitempty"`
 }
 
 func snapshotCodec() *aggregate.SnapshotCodec[Title] {
@@ -45,6 +46,9 @@ func weigh(t Title) int {
 	}
 	for _, s := range t.Subjects {
 		n += 16 + len(s)
+	}
+	for _, c := range t.Copies {
+		n += 48 + len(c.BookID) + len(c.Barcode)
 	}
 	return n
 }

@@ -15,7 +15,12 @@
 //     same append as the TitleAdded or TitleChanged that gives it to the title, so two titles
 //     added at once with one ISBN, on any replicas, end with one of them added and the other
 //     refused (errs.TitleAlreadyExists); a change of ISBN, or its removal, releases the old
-//     value in that same append, for another title to take.
+//     value in that same append, for another title to take;
+//   - a title lists its copies (CopyAdded), each once, in the order they were added: a copy's
+//     CopyAdded is written in the append of the copy's own BookAdded (package books, through
+//     Service.Shelve), so the title and its copies agree at every append; a title made for a
+//     book added on its own, or adopted for a book added before titles (Service.Adopt), is
+//     added in the same append as its first copy.
 package titles
 
 import (
@@ -53,8 +58,19 @@ type TitleChanged struct {
 	Removed []string `json:"removed,omitempty"`
 }
 
+// CopyAdded records that a copy of the title (the book BookID, with its Barcode, "" for none)
+// joined the library: written in the same append as the copy's BookAdded, or, for a book added
+// before books were copies of titles, by the adoption saga.
+type CopyAdded struct {
+	BookID  string `json:"bookId"`
+	Barcode string `json:"barcode,omitempty"`
+}
+
 // EventType names the event in the log; never rename it.
 func (TitleAdded) EventType() string { return "TitleAdded" }
+
+// EventType names the event in the log; never rename it.
+func (CopyAdded) EventType() string { return "CopyAdded" }
 
 // EventType names the event in the log; never rename it.
 func (TitleChanged) EventType() string { return "TitleChanged" }
@@ -86,6 +102,19 @@ type Title struct {
 	Publisher string
 	Language  string
 	Subjects  []string
+	// Copies are the title's copies, in the order they were added.
+	Copies []Copy
+}
+
+// Copy is a copy of a title, as the title lists it: the book, and its barcode ("" for none).
+type Copy struct {
+	BookID  string `json:"bookId"`
+	Barcode string `json:"barcode,omitempty"`
+}
+
+// HasCopy reports whether the title lists the book as one of its copies.
+func (t Title) HasCopy(bookID string) bool {
+	return slices.ContainsFunc(t.Copies, func(c Copy) bool { return c.BookID == bookID })
 }
 
 // Apply returns the state after e. Lists are copied from events, never shared with them, and
@@ -97,6 +126,8 @@ func Apply(t Title, e Event) Title {
 			Publisher: e.Publisher, Language: e.Language, Subjects: slices.Clone(e.Subjects)}
 	case TitleChanged:
 		t = applyChange(t, e)
+	case CopyAdded:
+		t.Copies = append(slices.Clip(t.Copies), Copy(e))
 	}
 	return t
 }

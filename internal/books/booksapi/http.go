@@ -10,7 +10,6 @@ import (
 	"library/internal/aggregate"
 	"library/internal/auth"
 	"library/internal/books"
-	"library/internal/catalog"
 	"library/internal/catalog/catalogview"
 	"library/internal/errs"
 	"library/internal/httpapi"
@@ -27,6 +26,7 @@ type Routes struct {
 // Routes implements httpapi.Module.
 func (h Routes) Routes(r chi.Router) {
 	r.Post("/books", commandhttp.Command("", commandhttp.KeyOptional, h.add))
+	r.Post("/titles/{titleId}/copies", commandhttp.Command("titleId", commandhttp.KeyOptional, h.addCopy))
 	r.Get("/books/{bookId}", httpapi.Handle(h.get))
 	r.Post("/books/{bookId}/loans", commandhttp.Command("bookId", commandhttp.KeyOptional, h.lend))
 	r.Post("/books/{bookId}/returns", commandhttp.Command("bookId", commandhttp.KeyOptional, h.giveBack))
@@ -44,14 +44,36 @@ func (h Routes) get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, r, http.StatusOK, catalogview.For(catalog.Book{
-		ID: book.ID, Title: book.Title, Author: book.Author, Status: book.Status(), Loan: book.Loan, Version: version,
-	}, auth.AccessFrom(r.Context())))
+	httpapi.WriteJSON(w, r, http.StatusOK, catalogview.ForBook(book, version, auth.AccessFrom(r.Context())))
 	return nil
 }
 
-func (h Routes) add(ctx context.Context, _ string, body books.AddBook, o aggregate.Origin) (aggregate.Result, error) {
-	return h.Service.Add(ctx, body, o)
+// addRequest is the body of POST /books. An optional member may be left out or null.
+type addRequest struct {
+	ID      string  `json:"id"`
+	Title   string  `json:"title"`
+	Author  string  `json:"author"`
+	ISBN    *string `json:"isbn"`
+	Barcode *string `json:"barcode"`
+}
+
+// add answers POST /books: a book on its own, as clients added books before titles, now a copy
+// of the title that holds its ISBN or of the one made for it (books.Service.Add).
+func (h Routes) add(ctx context.Context, _ string, body addRequest, o aggregate.Origin) (aggregate.Result, error) {
+	c := books.AddBook{ID: body.ID, Title: body.Title, Author: body.Author}
+	if body.ISBN != nil {
+		if *body.ISBN == "" {
+			return aggregate.Result{}, errs.E(errs.InvalidRequest, "isbn must be an ISBN-10 or ISBN-13, or be left out")
+		}
+		c.ISBN = *body.ISBN
+	}
+	if body.Barcode != nil {
+		if *body.Barcode == "" {
+			return aggregate.Result{}, errs.E(errs.InvalidRequest, "barcode must be a barcode, or be left out")
+		}
+		c.Barcode = *body.Barcode
+	}
+	return h.Service.Add(ctx, c, o)
 }
 
 // lendRequest is the body of POST /books/{bookId}/loans.

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/app"
+	"library/internal/books"
 	"library/internal/testkit/apitest"
 )
 
@@ -29,7 +30,8 @@ func TestHTTPAddBook(t *testing.T) {
 			r := a.Call(t, http.MethodPost, "/books", apitest.Obj{"id": "dune", "title": "Dune", "author": "Frank Herbert"})
 			res := apitest.RequireResult(t, r, http.StatusCreated, "book-dune")
 			assert.EqualValues(t, 1, res.Version)
-			apitest.RequireEvent(t, res, "BookAdded", `{"id":"dune","title":"Dune","author":"Frank Herbert"}`)
+			// Today's answer, and the title the book is now a copy of (books.TitleIDOf).
+			apitest.RequireEvent(t, res, "BookAdded", `{"id":"dune","title":"Dune","author":"Frank Herbert","titleId":"`+books.TitleIDOf("Dune", "Frank Herbert")+`"}`)
 		})
 		t.Run("409 BookAlreadyExists", func(t *testing.T) {
 			r := a.Call(t, http.MethodPost, "/books", apitest.Obj{"id": "dune", "title": "Dune Messiah", "author": "Frank Herbert"})

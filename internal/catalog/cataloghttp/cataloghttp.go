@@ -1,8 +1,12 @@
 // Package cataloghttp serves the catalog over HTTP: GET /books, its filters and pages, and its
-// wait for a position (catalog.Query), each book shown as its caller may see it (catalogview).
+// wait for a position (catalog.Query), each book shown as its caller may see it (catalogview);
+// and GET /books?barcode=, the copy that has a barcode, read from the log through its barcode's
+// reservation rather than from the catalog, which may be behind (the rules table lets only
+// librarians ask it).
 package cataloghttp
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -11,6 +15,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"library/internal/auth"
+	"library/internal/books"
 	"library/internal/catalog"
 	"library/internal/catalog/catalogview"
 	"library/internal/errs"
@@ -21,6 +26,13 @@ import (
 // table's to say (package auth); it shows borrowers to staff only.
 type Routes struct {
 	Query catalog.Query
+	// Copies finds a copy by its barcode (GET /books?barcode=).
+	Copies Copies
+}
+
+// Copies finds a copy by its barcode (books.Service is one).
+type Copies interface {
+	FindByBarcode(ctx context.Context, barcode string) (books.Book, int64, error)
 }
 
 // Routes implements httpapi.Module.
@@ -37,8 +49,8 @@ type listView struct {
 	Next *string `json:"next"`
 }
 
-// listParameters are the query parameters GET /books takes.
-var listParameters = []string{"status", "q", "limit", "after", "minPosition"}
+// listParameters are the query parameters GET /books takes; barcode is taken alone.
+var listParameters = []string{"status", "q", "limit", "after", "minPosition", "barcode"}
 
 func (h Routes) list(w http.ResponseWriter, r *http.Request) error {
 	// URL.Query would drop a pair it can't decode (a bad %-escape, a semicolon) without a word,
@@ -50,10 +62,13 @@ func (h Routes) list(w http.ResponseWriter, r *http.Request) error {
 	for name, values := range query {
 		switch {
 		case !slices.Contains(listParameters, name):
-			return errs.E(errs.InvalidRequest, "unknown query parameter; GET /books takes status, q, limit, after and minPosition")
+			return errs.E(errs.InvalidRequest, "unknown query parameter; GET /books takes status, q, limit, after and minPosition, or barcode alone")
 		case len(values) > 1:
 			return errs.E(errs.InvalidRequest, "%s may be given once", name)
 		}
+	}
+	if query.Has("barcode") {
+		return h.copyWith(w, r, query)
 	}
 	filter, err := catalog.ParseFilter(query.Get("status"), query.Get("q"), query.Get("limit"), query.Get("after"))
 	if err != nil {
@@ -76,5 +91,19 @@ func (h Routes) list(w http.ResponseWriter, r *http.Request) error {
 		view.Next = &next
 	}
 	httpapi.WriteJSON(w, r, http.StatusOK, view)
+	return nil
+}
+
+// copyWith answers GET /books?barcode=: the copy that has the barcode, as GET /books/{bookId}
+// shows it, read from its stream.
+func (h Routes) copyWith(w http.ResponseWriter, r *http.Request, query url.Values) error {
+	if len(query) > 1 {
+		return errs.E(errs.InvalidRequest, "barcode is given alone: it finds one copy, not a page of the catalog")
+	}
+	book, version, err := h.Copies.FindByBarcode(r.Context(), query.Get("barcode"))
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, r, http.StatusOK, catalogview.ForBook(book, version, auth.AccessFrom(r.Context())))
 	return nil
 }

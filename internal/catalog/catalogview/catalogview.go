@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"library/internal/auth"
+	"library/internal/books"
 	"library/internal/catalog"
 )
 
@@ -53,4 +54,10 @@ func ForPage(books []catalog.Book, access auth.Access) []BookView {
 		out[i] = For(b, access)
 	}
 	return out
+}
+
+// ForBook shows a book read from its own stream, at its version, to the caller of access, as
+// the catalog shows it (GET /books/{bookId}, and GET /books?barcode=).
+func ForBook(b books.Book, version int64, access auth.Access) BookView {
+	return For(catalog.Book{ID: b.ID, Title: b.Title, Author: b.Author, Status: b.Status(), Loan: b.Loan, Version: version}, access)
 }

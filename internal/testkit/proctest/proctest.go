@@ -57,7 +57,13 @@ type Process struct {
 // test with its log.
 func Start(t testing.TB, env ...string) *Process {
 	t.Helper()
-	p := Launch(t, env, "serve")
+	return serve(t, built(t), env)
+}
+
+// serve runs binary's "serve" with env and waits until it serves, as Start says.
+func serve(t testing.TB, binary string, env []string) *Process {
+	t.Helper()
+	p := launch(t, binary, env, "serve")
 	deadline := time.Now().Add(30 * time.Second)
 	for p.Addr() == "" {
 		select {
@@ -76,10 +82,22 @@ func Start(t testing.TB, env ...string) *Process {
 // Launch starts the binary with args and returns at once.
 func Launch(t testing.TB, env []string, args ...string) *Process {
 	t.Helper()
+	return launch(t, built(t), env, args...)
+}
+
+// built is the binary Build made.
+func built(t testing.TB) string {
+	t.Helper()
 	binary := os.Getenv(EnvBinary)
 	if binary == "" {
 		t.Fatalf("proctest: %s is unset; call proctest.Build from TestMain", EnvBinary)
 	}
+	return binary
+}
+
+// launch starts binary with args and returns at once.
+func launch(t testing.TB, binary string, env []string, args ...string) *Process {
+	t.Helper()
 	p := &Process{exited: make(chan struct{})}
 	p.cmd = exec.Command(binary, args...)
 	// Sign-in is off unless env says otherwise (AUTH= and AUTH_ISSUER=...), and so is

@@ -6,7 +6,10 @@
 // It promises that a title added without an id gets one derived from the request's
 // Idempotency-Key (then required), so that a retry adds nothing twice; that PATCH reads a JSON
 // merge patch (RFC 7396), a member left out left as it is and one set to null removed; and
-// that GET answers the record in its final shape, with its copies and their counts.
+// that GET answers the record with its copies, each read from its own stream, and their counts,
+// showing who borrowed a copy, or waits for it on the hold shelf, to staff only (a member sees
+// whether it is theirs), as GET /books/{bookId} shows a borrower. Copies are added to a title
+// by package booksapi (POST /titles/{titleId}/copies), since each is a book.
 package titlesapi
 
 import (
@@ -16,6 +19,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"library/internal/aggregate"
+	"library/internal/auth"
 	"library/internal/errs"
 	"library/internal/httpapi"
 	"library/internal/httpapi/commandhttp"
@@ -25,6 +29,8 @@ import (
 // Routes are the title endpoints of the HTTP API.
 type Routes struct {
 	Service *titles.Service
+	// Copies reads a title's copies.
+	Copies Copies
 }
 
 // Routes implements httpapi.Module.
@@ -74,7 +80,13 @@ func (h Routes) get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, r, http.StatusOK, viewOf(title, version))
+	copies, err := readCopies(r.Context(), h.Copies, title.Copies)
+	if err != nil {
+		return err
+	}
+	view := viewOf(title, version)
+	view.Copies, view.Counts = copiesFor(copies, auth.AccessFrom(r.Context()))
+	httpapi.WriteJSON(w, r, http.StatusOK, view)
 	return nil
 }
 
@@ -89,19 +101,11 @@ type titleView struct {
 	Publisher *string  `json:"publisher"`
 	Language  *string  `json:"language"`
 	Subjects  []string `json:"subjects"`
-	// Copies are the title's copies, none until copies are added to titles.
-	Copies []struct{} `json:"copies"`
+	// Copies are the title's copies, in the order they were added.
+	Copies []copyView `json:"copies"`
 	Counts copyCounts `json:"counts"`
 	// Version is the title's stream's version.
 	Version int64 `json:"version"`
-}
-
-// copyCounts are how many copies a title has, how many of them are on the shelf for anyone,
-// and how many members wait for one.
-type copyCounts struct {
-	Total        int `json:"total"`
-	Available    int `json:"available"`
-	HoldsWaiting int `json:"holdsWaiting"`
 }
 
 func viewOf(t titles.Title, version int64) titleView {
@@ -110,7 +114,7 @@ func viewOf(t titles.Title, version int64) titleView {
 		subjects = []string{}
 	}
 	return titleView{ID: t.ID, Title: t.Title, Authors: t.Authors, ISBN: given(t.ISBN), Year: given(t.Year),
-		Publisher: given(t.Publisher), Language: given(t.Language), Subjects: subjects, Copies: []struct{}{}, Version: version}
+		Publisher: given(t.Publisher), Language: given(t.Language), Subjects: subjects, Version: version}
 }
 
 // given is nil for a field's zero value, which is its absence, and the value otherwise.

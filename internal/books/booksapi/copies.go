@@ -1,0 +1,34 @@
+package booksapi
+
+import (
+	"context"
+
+	"library/internal/aggregate"
+	"library/internal/books"
+	"library/internal/errs"
+)
+
+// copyRequest is the body of POST /titles/{titleId}/copies. The id may be left out or null.
+type copyRequest struct {
+	ID      *string `json:"id"`
+	Barcode string  `json:"barcode"`
+}
+
+// addCopy answers POST /titles/{titleId}/copies: a copy of a title, with its barcode, recorded
+// on the title and its barcode reserved in the copy's append (books.Service.AddCopy). A copy
+// added without an id gets the one derived from the Idempotency-Key and the caller
+// (books.IDFor), so that a retry lands on the copy its first attempt added and is answered as
+// that attempt was; without a key, a retry would add a second copy, so the key is then required.
+func (h Routes) addCopy(ctx context.Context, titleID string, body copyRequest, o aggregate.Origin) (aggregate.Result, error) {
+	c := books.AddCopy{TitleID: titleID, Barcode: body.Barcode}
+	switch {
+	case body.ID != nil:
+		c.ID = *body.ID
+	case o.CommandID == "":
+		return aggregate.Result{}, errs.E(errs.IdempotencyKeyMissing,
+			"send an id, or an Idempotency-Key header from which the copy's id is made, so that a retry cannot add the copy twice")
+	default:
+		c.ID = books.IDFor(o.Actor.Issuer, o.Actor.Subject, o.CommandID)
+	}
+	return h.Service.AddCopy(ctx, c, o)
+}

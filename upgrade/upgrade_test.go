@@ -1,0 +1,78 @@
+//go:build upgrade
+
+package upgrade
+
+import (
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"library/internal/testkit/pgtest"
+	"library/internal/testkit/proctest"
+)
+
+// A library's log written by the release before is read by this build as it is: no manual
+// step, no rewrite. Every read answers what the release before answered (this build may say
+// more), and the library goes on: the book out comes back and is held for the first in its
+// queue, who borrows it; the fines are paid; the erased member stays erased.
+func TestALogOfTheReleaseBeforeWorksUnderThisOne(t *testing.T) {
+	env := []string{"DATABASE_URL=" + pgtest.NewDatabase(t)}
+	h := &http.Client{Timeout: 10 * time.Second}
+
+	old := client{t: t, p: proctest.StartBinary(t, before, env...), http: h}
+	writeHistory(old)
+	caughtUp(old)
+	was := read(old)
+	wrote(t, was)
+	if err := old.p.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := old.p.Wait(t, 30*time.Second); err != nil {
+		t.Fatalf("the release before did not stop cleanly: %v\n%s", err, old.p.Output())
+	}
+
+	now := client{t: t, p: proctest.Start(t, env...), http: h}
+	caughtUp(now)
+	is := read(now)
+	for _, path := range routes() {
+		if was[path].Status != is[path].Status {
+			t.Errorf("GET %s: %d became %d: %s", path, was[path].Status, is[path].Status, short(is[path].Body))
+			continue
+		}
+		if d := within(was[path].Body, is[path].Body, "GET "+path); d != "" {
+			t.Errorf("%s\nbefore: %s\nnow:    %s", d, short(was[path].Body), short(is[path].Body))
+		}
+	}
+
+	goesOn(now)
+}
+
+// goesOn carries on the history written by the release before with this build.
+func goesOn(c client) {
+	c.t.Helper()
+	c.created(http.MethodPost, "/books/dune-1/returns", `{"loanId":"loan-1"}`)
+	c.do([]int{http.StatusConflict}, http.MethodPost, "/books/dune-1/loans", `{"loanId":"loan-9","memberId":"dan"}`)
+	c.created(http.MethodPost, "/books/dune-1/loans", `{"loanId":"loan-4","memberId":"cat"}`)
+	c.created(http.MethodPost, "/accounts/ben/payments", `{"amount":150}`, "Idempotency-Key", "pay-ben-2")
+	c.created(http.MethodPost, "/books/emma/returns", `{"loanId":"loan-2"}`)
+	c.do([]int{http.StatusGone}, http.MethodGet, "/accounts/erased", "")
+	c.do([]int{http.StatusCreated}, http.MethodPost, "/books/dune-2/loans", `{"loanId":"loan-5","memberId":"dan"}`)
+}
+
+// wrote checks that the release before answered the history as it was written, so that
+// comparing with its answers proves something.
+func wrote(t *testing.T, was map[string]answer) {
+	t.Helper()
+	for path, want := range map[string]string{
+		"/accounts/ben":         `"balance":150`,
+		"/books/dune-1":         `"memberId":"ann"`,
+		"/accounts/erased":      `"Gone"`,
+		"/holds?status=waiting": `"memberId":"dan"`,
+	} {
+		if got := short(was[path].Body); !strings.Contains(got, want) {
+			t.Fatalf("the release before answered GET %s with %s, without %s", path, got, want)
+		}
+	}
+}
