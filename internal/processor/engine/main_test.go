@@ -42,7 +42,8 @@ func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Disca
 // within milliseconds. A small batch makes every test cross several batches.
 func testOptions() processor.Options {
 	return processor.Options{BatchSize: 4, PollInterval: 50 * time.Millisecond,
-		Retry: processor.Backoff{Attempts: 3, First: 10 * time.Millisecond, Max: 20 * time.Millisecond}, RetakeDelay: 20 * time.Millisecond}
+		Retry: processor.Backoff{Attempts: 3, First: 10 * time.Millisecond, Max: 20 * time.Millisecond}, RetakeDelay: 20 * time.Millisecond,
+		DropAfter: 200 * time.Millisecond}
 }
 
 func positionsOf(events []eventstore.Event) []int64 {
@@ -53,64 +54,79 @@ func positionsOf(events []eventstore.Event) []int64 {
 	return out
 }
 
-// memoryView is a view model in memory: its rows and its checkpoint move together under
-// MemoryCheckpoints.SaveWith, as a PostgreSQL view model's do in one transaction. Several groups
-// may share one memoryView, as replicas share one database.
+// memoryView is a view model in memory, of version 1: each build's rows and its checkpoint
+// move together under MemoryCheckpoints.SaveWith, as a PostgreSQL view model's do in one
+// transaction. Several groups may share one memoryView, as replicas share one database.
 type memoryView struct {
-	name string
-	cps  *processor.MemoryCheckpoints
+	cps *processor.MemoryCheckpoints
 
 	mu      sync.Mutex
-	rows    []int64       // positions applied in the current generation, in order
-	applied map[int64]int // how often each position was applied, over all generations
-	resets  int
-	fenced  int // Apply or Reset calls refused because another holder moved the checkpoint
+	builds  []string           // the names of the builds opened, in order
+	rows    map[string][]int64 // by build: the positions applied, in order
+	applied map[int64]int      // how often each position was applied, over all builds
+	fenced  int                // Apply calls refused because another holder moved the checkpoint
 }
 
-func newMemoryView(name string, cps *processor.MemoryCheckpoints) *memoryView {
-	return &memoryView{name: name, cps: cps, applied: map[int64]int{}}
+func newMemoryView(cps *processor.MemoryCheckpoints) *memoryView {
+	return &memoryView{cps: cps, rows: map[string][]int64{}, applied: map[int64]int{}}
 }
 
-func (v *memoryView) Apply(ctx context.Context, from, to processor.Position, events []eventstore.Event) error {
-	err := v.cps.SaveWith(ctx, v.name, from, to, func() {
+func (v *memoryView) Versions() processor.Versions { return processor.Versions{Code: 1, ReadsFrom: 1} }
+
+func (v *memoryView) Build(ctx context.Context, b processor.Build) (processor.ViewModel, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !slices.Contains(v.builds, b.Name()) {
+		v.builds = append(v.builds, b.Name())
+	}
+	return memoryViewBuild{view: v, name: b.Name()}, nil
+}
+
+// memoryViewBuild is one build of a memoryView.
+type memoryViewBuild struct {
+	view *memoryView
+	name string
+}
+
+func (b memoryViewBuild) Apply(ctx context.Context, from, to processor.Position, events []eventstore.Event) error {
+	v := b.view
+	err := v.cps.SaveWith(ctx, b.name, from, to, func() {
 		v.mu.Lock()
 		defer v.mu.Unlock()
 		for _, e := range events {
-			v.rows = append(v.rows, e.Position)
+			v.rows[b.name] = append(v.rows[b.name], e.Position)
 			v.applied[e.Position]++
 		}
 	})
-	v.countFenced(err)
-	return err
-}
-
-func (v *memoryView) Reset(ctx context.Context, from processor.Position) error {
-	err := v.cps.SaveWith(ctx, v.name, from, processor.Position{Generation: from.Generation + 1}, func() {
-		v.mu.Lock()
-		defer v.mu.Unlock()
-		v.rows = nil
-		v.resets++
-	})
-	v.countFenced(err)
-	return err
-}
-
-func (v *memoryView) countFenced(err error) {
 	if errors.Is(err, processor.ErrFenced) {
 		v.mu.Lock()
 		v.fenced++
 		v.mu.Unlock()
 	}
+	return err
 }
 
-func (v *memoryView) snapshot() (rows []int64, applied map[int64]int, resets int) {
+// snapshot returns the rows of the newest build opened, how often each position was applied
+// over all builds, and how many builds were opened after the first.
+func (v *memoryView) snapshot() (rows []int64, applied map[int64]int, rebuilds int) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	applied = make(map[int64]int, len(v.applied))
 	for k, n := range v.applied {
 		applied[k] = n
 	}
-	return slices.Clone(v.rows), applied, v.resets
+	if len(v.builds) == 0 {
+		return nil, applied, 0
+	}
+	return slices.Clone(v.rows[v.builds[len(v.builds)-1]]), applied, len(v.builds) - 1
+}
+
+// viewModel is a view model processor that runs view.
+func viewModel(name string, view processor.View) processor.Processor {
+	return processor.Processor{Name: name, Kind: processor.KindViewModel, View: view}
 }
 
 // parkedOf returns a processor's parked events, in log order.

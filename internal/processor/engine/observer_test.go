@@ -82,8 +82,7 @@ func TestObserverHearsWhatRunnersDo(t *testing.T) {
 	seen := newCounts()
 	cfg := env.config()
 	cfg.Options.Observer = seen
-	view := newMemoryView("catalog", env.cps)
-	g := startGroup(t, cfg, outbox("emails", h), processor.Processor{Name: "catalog", Kind: processor.KindViewModel, ViewModel: view})
+	g := startGroup(t, cfg, outbox("emails", h), viewModel("catalog", newMemoryView(env.cps)))
 
 	drivertest.Eventually(t, 5*time.Second, func() bool {
 		return seen.get(seen.handled, "emails") == len(events) && seen.get(seen.handled, "catalog") == len(events)

@@ -60,14 +60,16 @@ func TestGroupRetryParked(t *testing.T) {
 	require.Zero(t, n, "nothing left to requeue")
 }
 
-// A view model gets every event once, in one Apply per batch; a replay empties it and applies
-// everything again, in generation 1.
+// A view model gets every event once, in one Apply per batch. A replay is a second build,
+// beside the first, which answers until the second has caught up and takes over; then the first
+// is dropped. Every event is applied once per build, and one build answers throughout.
 func TestGroupViewModelAndReplay(t *testing.T) {
 	t.Parallel()
+	ctx := context.Background()
 	env := newMemoryEnv()
 	events := drivertest.AppendEvents(t, env.store, "book", 11)
-	view := newMemoryView("catalog", env.cps)
-	g := startGroup(t, env.config(), processor.Processor{Name: "catalog", Kind: processor.KindViewModel, ViewModel: view})
+	view := newMemoryView(env.cps)
+	g := startGroup(t, env.config(), viewModel("catalog", view))
 	all := positionsOf(events)
 	drivertest.Eventually(t, 5*time.Second, func() bool { rows, _, _ := view.snapshot(); return len(rows) == len(all) }, "every event applied")
 	rows, applied, _ := view.snapshot()
@@ -76,17 +78,29 @@ func TestGroupViewModelAndReplay(t *testing.T) {
 		require.Equal(t, 1, applied[p], "position %d applied once", p)
 	}
 
-	require.NoError(t, g.Replay(context.Background(), "catalog"))
+	build, err := g.Replay(ctx, "catalog")
+	require.NoError(t, err)
+	require.Equal(t, "catalog@2", build)
 	drivertest.Eventually(t, 5*time.Second, func() bool {
-		rows, _, resets := view.snapshot()
-		return resets == 1 && len(rows) == len(all)
-	}, "reset and applied again")
-	rows, applied, _ = view.snapshot()
+		builds, err := env.cps.ListBuilds(ctx, "catalog")
+		require.NoError(t, err)
+		answering := 0
+		for _, b := range builds {
+			if b.State == processor.BuildAnswering {
+				answering++
+			}
+		}
+		require.Equal(t, 1, answering, "one build answers: %+v", builds)
+		return len(builds) == 1 && builds[0].Name() == "catalog@2"
+	}, "the second build took over, and the first was dropped")
+	rows, applied, rebuilds := view.snapshot()
+	require.Equal(t, 1, rebuilds)
 	require.Equal(t, all, rows)
 	for _, p := range all {
-		require.Equal(t, 2, applied[p], "position %d applied once per generation", p)
+		require.Equal(t, 2, applied[p], "position %d applied once per build", p)
 	}
-	require.Equal(t, processor.Position{Generation: 1, Checkpoint: events[len(events)-1].Checkpoint()}, drivertest.LoadPosition(t, env.cps, "catalog"))
+	require.Equal(t, processor.Position{Checkpoint: events[len(events)-1].Checkpoint()}, drivertest.LoadPosition(t, env.cps, "catalog@2"))
+	require.Equal(t, processor.Position{}, drivertest.LoadPosition(t, env.cps, "catalog"), "the first build's checkpoint went with it")
 }
 
 // A saga replays too: its handler sees every event again. An outbox refuses.
@@ -98,10 +112,11 @@ func TestGroupReplayOfSagaAndOutbox(t *testing.T) {
 	g := startGroup(t, env.config(), saga("fines", sagaHandler), outbox("emails", outboxHandler))
 	drivertest.Eventually(t, 5*time.Second, func() bool { return sagaHandler.Count() == 5 && outboxHandler.Count() == 5 }, "handled")
 
-	err := g.Replay(context.Background(), "emails")
+	_, err := g.Replay(context.Background(), "emails")
 	require.True(t, errs.Is(err, errs.NotReplayable), "outbox replay: %v", err)
 
-	require.NoError(t, g.Replay(context.Background(), "fines"))
+	_, err = g.Replay(context.Background(), "fines")
+	require.NoError(t, err)
 	drivertest.Eventually(t, 5*time.Second, func() bool { return sagaHandler.Count() == 10 }, "the saga handles everything again")
 	require.Equal(t, append(positionsOf(events), positionsOf(events)...), sagaHandler.Positions())
 	require.Equal(t, int64(1), drivertest.LoadPosition(t, env.cps, "fines").Generation)
@@ -118,13 +133,14 @@ func TestGroupAdminRefusals(t *testing.T) {
 
 	ctx := context.Background()
 	for _, g := range []*Group{holder, standby} {
-		require.True(t, errs.Is(g.Replay(ctx, "nope"), errs.NotFound))
-		_, err := g.RetryParked(ctx, "nope")
+		_, err := g.Replay(ctx, "nope")
+		require.True(t, errs.Is(err, errs.NotFound))
+		_, err = g.RetryParked(ctx, "nope")
 		require.True(t, errs.Is(err, errs.NotFound))
 	}
 	for _, name := range []string{"fines", "emails"} {
 		require.False(t, standby.HoldsLease(name))
-		err := standby.Replay(ctx, name)
+		_, err := standby.Replay(ctx, name)
 		require.True(t, errs.Is(err, errs.NotLeaseHolder), "replay on a standby: %v", err)
 		_, err = standby.RetryParked(ctx, name)
 		require.True(t, errs.Is(err, errs.NotLeaseHolder), "retry-parked on a standby: %v", err)

@@ -269,16 +269,15 @@ func (everyoneLeases) Acquire(ctx context.Context, _ string) (processor.Lease, e
 func TestGroupFencingStopsTwoHoldersApplyingTwice(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	view := &racingView{memoryView: newMemoryView("catalog", env.cps), ready: make(chan struct{})}
+	view := &racingView{memoryView: newMemoryView(env.cps), ready: make(chan struct{})}
 	cfg := memoryConfig(env.store, env.cps, everyoneLeases{})
 	cfg.Options.BatchSize = 3
 	var events []eventstore.Event
 	for i := range 5 { // there before either starts: both read the first batch from the start
 		events = append(events, drivertest.AppendEvents(t, env.store, fmt.Sprintf("book%d", i), 4)...)
 	}
-	processor := processor.Processor{Name: "catalog", Kind: processor.KindViewModel, ViewModel: view}
-	startGroup(t, cfg, processor)
-	startGroup(t, cfg, processor)
+	startGroup(t, cfg, viewModel("catalog", view))
+	startGroup(t, cfg, viewModel("catalog", view))
 	for i := 5; i < 20; i++ { // appended while both run, so that they race batch after batch
 		events = append(events, drivertest.AppendEvents(t, env.store, fmt.Sprintf("book%d", i), 4)...)
 	}
@@ -301,7 +300,21 @@ type racingView struct {
 	ready   chan struct{}
 }
 
-func (v *racingView) Apply(ctx context.Context, from, to processor.Position, events []eventstore.Event) error {
+func (v *racingView) Build(ctx context.Context, b processor.Build) (processor.ViewModel, error) {
+	vm, err := v.memoryView.Build(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	return racingBuild{view: v, ViewModel: vm}, nil
+}
+
+type racingBuild struct {
+	processor.ViewModel
+	view *racingView
+}
+
+func (b racingBuild) Apply(ctx context.Context, from, to processor.Position, events []eventstore.Event) error {
+	v := b.view
 	switch v.arrived.Add(1) {
 	case 1:
 		select {
@@ -311,7 +324,7 @@ func (v *racingView) Apply(ctx context.Context, from, to processor.Position, eve
 	case 2:
 		close(v.ready)
 	}
-	return v.memoryView.Apply(ctx, from, to, events)
+	return b.ViewModel.Apply(ctx, from, to, events)
 }
 
 // flakyStore fails its next reads, as a database that restarts would.

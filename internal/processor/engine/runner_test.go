@@ -39,24 +39,25 @@ func outbox(name string, h processor.Handler) processor.Processor {
 func TestNewGroupChecksProcessors(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	h, view := drivertest.NewRecorder(nil), newMemoryView("v", env.cps)
+	h, view := drivertest.NewRecorder(nil), newMemoryView(env.cps)
 	for _, tc := range []struct {
 		why        string
 		processors []processor.Processor
 	}{
 		{"no name", []processor.Processor{saga("", h)}},
 		{"two with one name", []processor.Processor{saga("p", h), outbox("p", h)}},
-		{"view model without ViewModel", []processor.Processor{{Name: "v", Kind: processor.KindViewModel}}},
-		{"view model with a Handler", []processor.Processor{{Name: "v", Kind: processor.KindViewModel, ViewModel: view, Handler: h}}},
+		{"view model without View", []processor.Processor{{Name: "v", Kind: processor.KindViewModel}}},
+		{"view model with a Handler", []processor.Processor{{Name: "v", Kind: processor.KindViewModel, View: view, Handler: h}}},
 		{"outbox without Handler", []processor.Processor{{Name: "o", Kind: processor.KindOutbox}}},
-		{"saga with a ViewModel", []processor.Processor{{Name: "s", Kind: processor.KindSaga, Handler: h, ViewModel: view}}},
+		{"saga with a View", []processor.Processor{{Name: "s", Kind: processor.KindSaga, Handler: h, View: view}}},
+		{"a view model's name with @", []processor.Processor{viewModel("v@2", view)}},
 		{"no kind", []processor.Processor{{Name: "x", Handler: h}}},
 		{"unknown kind", []processor.Processor{{Name: "x", Kind: "cron", Handler: h}}},
 	} {
 		_, err := NewGroup(env.config(), tc.processors...)
 		require.Error(t, err, tc.why)
 	}
-	g, err := NewGroup(env.config(), saga("s", h), outbox("o", h), processor.Processor{Name: "v", Kind: processor.KindViewModel, ViewModel: view})
+	g, err := NewGroup(env.config(), saga("s", h), outbox("o", h), viewModel("v", view))
 	require.NoError(t, err)
 	require.NoError(t, g.Stop(context.Background()), "stopping a group that never started is a no-op")
 }

@@ -110,10 +110,10 @@ func TestAProcessorReadsOnlyItsTypes(t *testing.T) {
 func TestAViewModelReadsOnlyItsTypes(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	view := newMemoryView("shelf", env.cps)
+	view := newMemoryView(env.cps)
 	cfg := env.config()
 	cfg.Options.PollInterval = time.Hour
-	startGroup(t, cfg, processor.Processor{Name: "shelf", Kind: processor.KindViewModel, ViewModel: view, Types: []string{"BookAdded"}})
+	startGroup(t, cfg, processor.Processor{Name: "shelf", Kind: processor.KindViewModel, View: view, Types: []string{"BookAdded"}})
 
 	var wanted []int64
 	for i := range 30 {
