@@ -35,3 +35,8 @@ func TestMemoryTimers(t *testing.T) {
 		return drivertest.TimerStore{C: processor.NewMemoryCheckpoints(now), Now: now}
 	})
 }
+
+func TestMemoryBuilds(t *testing.T) {
+	t.Parallel()
+	drivertest.TestBuilds(t, func(*testing.T) drivertest.BuildsStore { return processor.NewMemoryCheckpoints(nil) })
+}

@@ -24,6 +24,11 @@ func TestPostgresCheckpoints(t *testing.T) {
 	drivertest.TestCheckpoints(t, func(t *testing.T) processor.Checkpoints { return NewCheckpoints(pgtest.NewPool(t)) })
 }
 
+func TestPostgresBuilds(t *testing.T) {
+	t.Parallel()
+	drivertest.TestBuilds(t, func(t *testing.T) drivertest.BuildsStore { return NewCheckpoints(pgtest.NewPool(t)) })
+}
+
 func TestPostgresForgetMember(t *testing.T) {
 	t.Parallel()
 	drivertest.TestForgetMember(t, func(t *testing.T) drivertest.Forgetter { return NewCheckpoints(pgtest.NewPool(t)) })
