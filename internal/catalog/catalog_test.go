@@ -13,6 +13,7 @@ import (
 	"library/internal/errs"
 	"library/internal/eventstore"
 	"library/internal/processor"
+	"library/internal/testkit/drivertest"
 )
 
 // The fixed clock and the events of these tests, as the books package's decision tests have
@@ -40,11 +41,12 @@ func at(position int64, generation int64) processor.Position {
 }
 
 // The catalog in memory: what each book event does, other streams ignored, the checkpoint
-// moved with the rows, a stale batch fenced, and a reset that empties it.
+// moved with the rows, a stale batch fenced, and a rebuild that answers only once it has read as
+// far as the build it replaces.
 func TestMemoryCatalog(t *testing.T) {
 	ctx := context.Background()
 	checkpoints := processor.NewMemoryCheckpoints(nil)
-	memory := catalog.NewMemory(checkpoints)
+	memory := answering(t, catalog.NewMemory(checkpoints), checkpoints)
 	due := nowUTC.Add(loanPeriod)
 	batch := []eventstore.Event{
 		recorded(t, "book-b1", 1, 1, added),
@@ -80,11 +82,24 @@ func TestMemoryCatalog(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, available.Books, 2)
 
-	require.NoError(t, memory.Reset(ctx, at(6, 0)))
+	rebuild, model := drivertest.Rebuild(t, checkpoints, catalog.Name, memory)
+	require.NoError(t, model.Apply(ctx, processor.Position{}, at(5, 0), batch))
+	after, err := checkpoints.TakeOver(ctx, rebuild)
+	require.NoError(t, err)
+	require.Equal(t, processor.BuildBuilding, after.State, "behind the build that answers")
 	list, pos, err = memory.List(ctx, catalog.Filter{})
 	require.NoError(t, err)
-	require.Empty(t, list.Books)
-	require.Equal(t, processor.Position{Generation: 1}, pos)
+	require.Equal(t, at(6, 0), pos, "the first build answers meanwhile")
+	require.Len(t, list.Books, 2)
+
+	require.NoError(t, model.Apply(ctx, at(5, 0), at(6, 0), []eventstore.Event{recorded(t, "book-b1", 3, 6, returnedL1)}))
+	after, err = checkpoints.TakeOver(ctx, rebuild)
+	require.NoError(t, err)
+	require.Equal(t, processor.BuildAnswering, after.State)
+	available, pos, err = memory.List(ctx, catalog.Filter{Status: "available"})
+	require.NoError(t, err)
+	require.Equal(t, at(6, 0), pos)
+	require.Equal(t, []string{"b1", "b2"}, []string{available.Books[0].ID, available.Books[1].ID}, "the rebuild answers, as far on")
 }
 
 // A batch with an event that can't be read is refused whole, and nothing moves; so is one with
@@ -92,11 +107,12 @@ func TestMemoryCatalog(t *testing.T) {
 // for a replica of that release to read it, and never skips it.
 func TestCatalogRefusesUnreadableEvents(t *testing.T) {
 	ctx := context.Background()
-	memory := catalog.NewMemory(processor.NewMemoryCheckpoints(nil))
+	checkpoints := processor.NewMemoryCheckpoints(nil)
+	memory := answering(t, catalog.NewMemory(checkpoints), checkpoints)
 	bad := eventstore.Event{StreamID: "book-b1", Version: 1, Position: 1, TransactionID: 1, Type: "BookAdded", Data: json.RawMessage(`{"title":7}`)}
 	require.Error(t, memory.Apply(ctx, processor.Position{}, at(1, 0), []eventstore.Event{bad}))
 	newer := eventstore.Event{StreamID: "book-b1", Version: 1, Position: 1, TransactionID: 1, Type: "BookAdded",
-		Data: json.RawMessage(`{"title":"Dune","author":"Herbert"}`), Metadata: eventstore.Metadata{Schema: 2}}
+		Data: json.RawMessage(`{"title":"Dune","author":"Herbert"}`), Metadata: eventstore.Metadata{Schema: 9}}
 	err := memory.Apply(ctx, processor.Position{}, at(1, 0), []eventstore.Event{newer})
 	require.True(t, errs.Is(err, errs.Unavailable), "%v", err)
 	_, pos, err := memory.List(ctx, catalog.Filter{})

@@ -32,7 +32,7 @@ func newLibrary() *library {
 }
 
 // into hands the catalog every event it has not read.
-func (l *library) into(t *testing.T, c catalog.Catalog) {
+func (l *library) into(t *testing.T, c writable) {
 	t.Helper()
 	ctx := context.Background()
 	events, err := l.log.ReadAll(ctx, l.pos.Checkpoint, 0)
@@ -71,7 +71,7 @@ func statuses(t *testing.T, c catalog.Catalog) (map[string]string, map[string][]
 // leaves it held.
 func TestCatalogHeld(t *testing.T) {
 	t.Parallel()
-	forEachCatalog(t, func(t *testing.T, c catalog.Catalog) {
+	forEachCatalog(t, func(t *testing.T, c writable) {
 		ctx, o := context.Background(), aggregate.Origin{}
 		l := newLibrary()
 		recorded := func(r aggregate.Result, err error) {

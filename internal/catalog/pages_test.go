@@ -17,6 +17,7 @@ import (
 	"library/internal/eventstore"
 	"library/internal/processor"
 	"library/internal/processor/pgdriver"
+	"library/internal/testkit/drivertest"
 	"library/internal/testkit/pgtest"
 )
 
@@ -26,17 +27,38 @@ import (
 // catalogKinds make a fresh, empty catalog of each kind.
 var catalogKinds = []struct {
 	name string
-	new  func(t *testing.T) catalog.Catalog
+	new  func(t *testing.T) writable
 }{
-	{"memory", func(*testing.T) catalog.Catalog { return catalog.NewMemory(processor.NewMemoryCheckpoints(nil)) }},
-	{"postgres", func(t *testing.T) catalog.Catalog {
+	{"memory", func(t *testing.T) writable { return memoryCatalog(t) }},
+	{"postgres", func(t *testing.T) writable {
 		pool := pgtest.NewPool(t)
-		return catalogpg.New(pool, pgdriver.NewCheckpoints(pool))
+		checkpoints := pgdriver.NewCheckpoints(pool)
+		return answering(t, catalogpg.New(pool, checkpoints), checkpoints)
 	}},
 }
 
+// memoryCatalog is an empty catalog in memory.
+func memoryCatalog(t testing.TB) writable {
+	checkpoints := processor.NewMemoryCheckpoints(nil)
+	return answering(t, catalog.NewMemory(checkpoints), checkpoints)
+}
+
+// writable is a catalog with the read model of the build that answers, which the tests hand
+// events to as the catalog's processor would.
+type writable struct {
+	catalog.Catalog
+	processor.ViewModel
+}
+
+// answering is c with the read model of its build that answers.
+func answering(t testing.TB, c catalog.Catalog, builds processor.Builds) writable {
+	t.Helper()
+	_, vm := drivertest.Answering(t, builds, catalog.Name, c)
+	return writable{Catalog: c, ViewModel: vm}
+}
+
 // forEachCatalog runs test, in parallel, on a fresh catalog of each kind.
-func forEachCatalog(t *testing.T, test func(t *testing.T, c catalog.Catalog)) {
+func forEachCatalog(t *testing.T, test func(t *testing.T, c writable)) {
 	t.Helper()
 	for _, kind := range catalogKinds {
 		t.Run(kind.name, func(t *testing.T) {
@@ -95,7 +117,7 @@ func (s *shelf) cancelHold(t testingT, id, member string) {
 }
 
 // applyTo hands the shelf's events to the catalog as one batch after the last event it read.
-func (s *shelf) applyTo(t testingT, c catalog.Catalog) {
+func (s *shelf) applyTo(t testingT, c writable) {
 	t.Helper()
 	if len(s.events) == 0 {
 		return // a checkpoint only moves forward
@@ -169,7 +191,7 @@ func TestCatalogPagesVisitEveryBookOnce(t *testing.T) {
 	want := slices.Clone(ids)
 	slices.Sort(want)
 
-	forEachCatalog(t, func(t *testing.T, c catalog.Catalog) {
+	forEachCatalog(t, func(t *testing.T, c writable) {
 		s := newShelf()
 		for _, id := range order {
 			s.add(t, id, "Title "+id, "Author")
@@ -200,7 +222,7 @@ func TestCatalogPagesVisitEveryBookOnce(t *testing.T) {
 // never past the book after it.
 func TestCatalogNextPageStartsAfterTheLastBook(t *testing.T) {
 	t.Parallel()
-	forEachCatalog(t, func(t *testing.T, c catalog.Catalog) {
+	forEachCatalog(t, func(t *testing.T, c writable) {
 		s := newShelf()
 		for _, id := range []string{"a", "b", "c", "d", "e"} {
 			s.add(t, id, "Title "+id, "Author")
@@ -221,7 +243,7 @@ func TestCatalogNextPageStartsAfterTheLastBook(t *testing.T) {
 // An empty catalog has one empty page.
 func TestCatalogEmpty(t *testing.T) {
 	t.Parallel()
-	forEachCatalog(t, func(t *testing.T, c catalog.Catalog) {
+	forEachCatalog(t, func(t *testing.T, c writable) {
 		require.Equal(t, [][]catalog.Book{{}}, pages(t, c, catalog.Filter{Limit: 5}))
 		require.Equal(t, [][]catalog.Book{{}}, pages(t, c, catalog.Filter{Limit: 5, Status: "lent", Words: []string{"x"}}))
 	})
@@ -230,7 +252,7 @@ func TestCatalogEmpty(t *testing.T) {
 // A filter that no request could make is refused, not half applied.
 func TestCatalogRefusesBadFilters(t *testing.T) {
 	t.Parallel()
-	forEachCatalog(t, func(t *testing.T, c catalog.Catalog) {
+	forEachCatalog(t, func(t *testing.T, c writable) {
 		for _, f := range []catalog.Filter{
 			{Status: "gone"},
 			{Limit: -1},

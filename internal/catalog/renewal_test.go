@@ -14,7 +14,7 @@ import (
 // loan of the book moves nothing.
 func TestARenewalMovesTheDueDateShown(t *testing.T) {
 	t.Parallel()
-	forEachCatalog(t, func(t *testing.T, c catalog.Catalog) {
+	forEachCatalog(t, func(t *testing.T, c writable) {
 		renewed := nowUTC.Add(2 * loanPeriod)
 		s := newShelf()
 		s.add(t, "b1", "Dune", "Frank Herbert")

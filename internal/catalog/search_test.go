@@ -75,7 +75,7 @@ func TestCatalogSearch(t *testing.T) {
 		{"", "", []string{"b01", "b02", "b03", "b04", "b05", "b06", "b07", "b08", "b09", "b10", "b11", "b12", "b13", "b14", "b15", "b16"}},
 		{"lent", "   ", []string{"b01", "b04", "b13"}},
 	}
-	forEachCatalog(t, func(t *testing.T, c catalog.Catalog) {
+	forEachCatalog(t, func(t *testing.T, c writable) {
 		s := newShelf()
 		for _, b := range searchShelf {
 			s.add(t, b.id, b.title, b.author)

@@ -27,14 +27,14 @@ import (
 // minPosition 1 is served at once, one with a later position waits until catchUp.
 type behind struct {
 	log     *eventstore.Memory
-	catalog *catalog.Memory
+	catalog writable
 	events  []eventstore.Event
 }
 
 func newBehind(t *testing.T, n int) *behind {
 	t.Helper()
 	ctx := context.Background()
-	b := &behind{log: eventstore.NewMemory(nil), catalog: catalog.NewMemory(processor.NewMemoryCheckpoints(nil))}
+	b := &behind{log: eventstore.NewMemory(nil), catalog: memoryCatalog(t)}
 	for i := range n {
 		data, err := json.Marshal(books.BookAdded{ID: fmt.Sprint(i), Title: "Book", Author: "Author"})
 		require.NoError(t, err)
@@ -193,7 +193,7 @@ func TestCatalogMinPositionPastTheLog(t *testing.T) {
 		require.Equal(t, 0, waits.Waiting())
 	}
 
-	empty := &behind{log: eventstore.NewMemory(nil), catalog: catalog.NewMemory(processor.NewMemoryCheckpoints(nil))}
+	empty := &behind{log: eventstore.NewMemory(nil), catalog: memoryCatalog(t)}
 	a := soon(t, get(context.Background(), empty.api(nil), "/books?minPosition=1", "192.0.2.1"))
 	require.Equal(t, http.StatusBadRequest, a.status, "an empty log has no position 1")
 

@@ -43,13 +43,24 @@ func (m *MemoryTables[T]) Open(ctx context.Context, b Build) (T, error) {
 	return m.tablesOf(list, b), nil
 }
 
-// Reading returns the tables that reads go to: those of the build ReadBuild chooses. It is an
-// errs.Unavailable error while there is none.
+// Reading returns the tables that reads go to: those of the build ReadBuild chooses, starting
+// the view's first build when it has none. It is an errs.Unavailable error while no build it
+// reads has caught up.
 func (m *MemoryTables[T]) Reading(ctx context.Context) (T, error) {
 	var none T
 	list, err := m.builds.ListBuilds(ctx, m.view)
 	if err != nil {
 		return none, err
+	}
+	if len(list) == 0 {
+		// The view's first build, which answers at once, as the keeper starts it: read before
+		// the keeper's first look, the view is empty, not unavailable.
+		if _, _, err := m.builds.StartBuild(ctx, m.view, m.versions.Code, false); err != nil {
+			return none, err
+		}
+		if list, err = m.builds.ListBuilds(ctx, m.view); err != nil {
+			return none, err
+		}
 	}
 	read, ok := ReadBuild(list, m.versions)
 	if !ok {
