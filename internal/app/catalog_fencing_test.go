@@ -16,18 +16,33 @@ import (
 	"library/internal/eventstore"
 	"library/internal/processor"
 	"library/internal/processor/pgdriver"
+	"library/internal/testkit/drivertest"
 	"library/internal/testkit/pgtest"
 )
 
 // Holders racing one catalog batch by hand, on PostgreSQL: every one of them read the same
 // checkpoint and applies the same batch in its own transaction; exactly one commits, the rest
-// are fenced and write nothing, and the checkpoint is the winner's.
+// are fenced and write nothing, and the checkpoint is the winner's. So it is on the catalog's
+// first build, in the tables the migrations made, and on a rebuild, in a schema of its own.
 func TestCatalogHoldersRacingOneBatch(t *testing.T) {
 	t.Parallel()
+	for _, rebuild := range []bool{false, true} {
+		t.Run(fmt.Sprintf("rebuild=%v", rebuild), func(t *testing.T) {
+			t.Parallel()
+			racingOneBatch(t, rebuild)
+		})
+	}
+}
+
+func racingOneBatch(t *testing.T, rebuild bool) {
 	ctx := context.Background()
 	pool := pgtest.NewPool(t)
 	checkpoints := pgdriver.NewCheckpoints(pool)
 	view := catalogpg.New(pool, checkpoints)
+	build, model := drivertest.Answering(t, checkpoints, catalog.Name, view)
+	if rebuild {
+		build, model = drivertest.Rebuild(t, checkpoints, catalog.Name, view)
+	}
 
 	var batch []eventstore.Event
 	for i := 1; i <= 20; i++ {
@@ -45,7 +60,7 @@ func TestCatalogHoldersRacingOneBatch(t *testing.T) {
 	for i := range holders {
 		wg.Go(func() {
 			<-start
-			results[i] = view.Apply(ctx, processor.Position{}, to, batch)
+			results[i] = model.Apply(ctx, processor.Position{}, to, batch)
 		})
 	}
 	close(start)
@@ -62,6 +77,9 @@ func TestCatalogHoldersRacingOneBatch(t *testing.T) {
 		}
 	}
 	require.Equal(t, 1, won, "exactly one holder commits the batch")
+	after, err := checkpoints.TakeOver(ctx, build)
+	require.NoError(t, err)
+	require.Equal(t, processor.BuildAnswering, after.State)
 	page, pos, err := view.List(ctx, catalog.Filter{})
 	require.NoError(t, err)
 	require.Len(t, page.Books, 20)
@@ -69,5 +87,5 @@ func TestCatalogHoldersRacingOneBatch(t *testing.T) {
 
 	// A holder that is one batch behind can't apply the next batch either.
 	next := processor.Position{Checkpoint: eventstore.Checkpoint{TransactionID: 101, Position: 21}}
-	require.ErrorIs(t, view.Apply(ctx, processor.Position{}, next, batch[:1]), processor.ErrFenced)
+	require.ErrorIs(t, model.Apply(ctx, processor.Position{}, next, batch[:1]), processor.ErrFenced)
 }

@@ -19,6 +19,7 @@ import (
 	"library/internal/holds/holdspg"
 	"library/internal/processor"
 	"library/internal/processor/pgdriver"
+	"library/internal/testkit/drivertest"
 	"library/internal/testkit/pgtest"
 )
 
@@ -44,9 +45,12 @@ type world struct {
 	books    *books.Service
 	accounts *accounts.Service
 	view     holds.View
-	clock    *clock
-	// pos is how far the view has read.
-	pos processor.Position
+	builds   processor.Builds
+	// model is the view's build that the test hands events to, and pos how far it has read.
+	build processor.Build
+	model processor.ViewModel
+	pos   processor.Position
+	clock *clock
 }
 
 // clock is the services' clock, which tests move on.
@@ -73,14 +77,16 @@ var t0 = time.Date(2026, 3, 10, 14, 30, 15, 1500, time.UTC)
 // stores make a world of each store: in memory, and on a database of its own.
 var stores = []struct {
 	name string
-	open func(t *testing.T, c *clock) (log, holds.View)
+	open func(t *testing.T, c *clock) (log, holds.View, processor.Builds)
 }{
-	{"memory", func(_ *testing.T, c *clock) (log, holds.View) {
-		return eventstore.NewMemory(c.Now), holds.NewMemory(processor.NewMemoryCheckpoints(nil))
+	{"memory", func(_ *testing.T, c *clock) (log, holds.View, processor.Builds) {
+		checkpoints := processor.NewMemoryCheckpoints(nil)
+		return eventstore.NewMemory(c.Now), holds.NewMemory(checkpoints), checkpoints
 	}},
-	{"postgres", func(t *testing.T, _ *clock) (log, holds.View) {
+	{"postgres", func(t *testing.T, _ *clock) (log, holds.View, processor.Builds) {
 		pool := pgtest.NewPool(t)
-		return pgstore.New(pool, slog.New(slog.NewTextHandler(io.Discard, nil))), holdspg.New(pool, pgdriver.NewCheckpoints(pool))
+		checkpoints := pgdriver.NewCheckpoints(pool)
+		return pgstore.New(pool, slog.New(slog.NewTextHandler(io.Discard, nil))), holdspg.New(pool, checkpoints), checkpoints
 	}},
 }
 
@@ -91,9 +97,10 @@ func forEachStore(t *testing.T, test func(t *testing.T, w *world)) {
 		t.Run(s.name, func(t *testing.T) {
 			t.Parallel()
 			c := &clock{now: t0}
-			l, v := s.open(t, c)
+			l, v, builds := s.open(t, c)
+			build, model := drivertest.Answering(t, builds, holds.Name, v)
 			policy := books.Policy{LoanPeriod: 14 * day, MaxRenewals: 2, Holds: books.HoldPolicy{MaxQueue: 50, Pickup: pickup}}
-			test(t, &world{log: l, view: v, clock: c,
+			test(t, &world{log: l, view: v, builds: builds, build: build, model: model, clock: c,
 				books:    books.NewService(l, aggregate.Options{}, c.Now, policy, nil),
 				accounts: accounts.NewService(l, aggregate.Options{}),
 			})
@@ -119,7 +126,7 @@ func (w *world) catchUp(t *testing.T) {
 			continue
 		}
 		to := processor.Position{Generation: w.pos.Generation, Checkpoint: events[len(events)-1].Checkpoint()}
-		require.NoError(t, w.view.Apply(ctx, w.pos, to, events))
+		require.NoError(t, w.model.Apply(ctx, w.pos, to, events))
 		w.pos = to
 	}
 }

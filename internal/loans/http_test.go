@@ -240,11 +240,9 @@ func TestHTTPLoansReplay(t *testing.T) {
 		before := listLoans(t, a, nil)
 		require.Len(t, before.Loans, 4)
 
-		apitest.RequireKeys(t, apitest.Admin(t, a, "loans", "replay").Body, "processor", "replay")
-		apitest.Eventually(t, 10*time.Second, func() bool {
-			s := apitest.ProcessorStatus(t, a, "loans")
-			return s.Generation == 1 && s.Lag == 0
-		}, "the loans view to be rebuilt")
+		build := apitest.ReplayView(t, a, "loans")
+		require.Equal(t, "loans@2", build)
+		apitest.Rebuilt(t, a, "loans", build)
 		after := listLoans(t, a, nil)
 		assert.Equal(t, before.Loans, after.Loans, "the same loans, renewals and all")
 		assert.Equal(t, before.Position, after.Position)

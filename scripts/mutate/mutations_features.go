@@ -145,7 +145,7 @@ var featureMutations = []mutation{
 	{
 		name:    "status shows no timers",
 		file:    "internal/processor/engine/status.go",
-		find:    "if r.proc.FiresTimers() {",
+		find:    "if p.FiresTimers() {",
 		replace: "if false {",
 		pkg:     "./internal/processor/processorhttp/",
 	},
@@ -173,8 +173,8 @@ var featureMutations = []mutation{
 	{
 		name:    "a stale holder's batch of a view is written though its checkpoint was refused (PostgreSQL)",
 		file:    "internal/processor/pgdriver/views.go",
-		find:    "return v.Checkpoints.SaveTx(ctx, tx, v.Name, from, to)",
-		replace: "_ = v.Checkpoints.SaveTx(ctx, tx, v.Name, from, to)\n\t\treturn nil",
+		find:    "return v.Checkpoints.SaveTx(ctx, tx, v.Build.Name(), from, to)",
+		replace: "_ = v.Checkpoints.SaveTx(ctx, tx, v.Build.Name(), from, to)\n\t\treturn nil",
 		pkg:     "./internal/loans/",
 	},
 	{

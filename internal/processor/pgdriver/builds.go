@@ -27,23 +27,33 @@ var _ processor.Builds = (*Checkpoints)(nil)
 // leases' locks, which take one.
 const lockViewSQL = `SELECT pg_advisory_xact_lock(1447642455, hashtext($1))`
 
-const listBuildsSQL = `SELECT build, version, state FROM view_builds WHERE view = $1 AND state <> 'dropped' ORDER BY build`
+const (
+	listBuildsSQL = `SELECT build, version, state FROM view_builds WHERE view = $1 AND state <> 'dropped' ORDER BY build`
+	// lockBuildsSQL lists them and locks their rows until the transaction ends.
+	lockBuildsSQL = listBuildsSQL + ` FOR UPDATE`
+)
 
 // ListBuilds implements processor.Builds.
 func (c *Checkpoints) ListBuilds(ctx context.Context, view string) ([]processor.Build, error) {
-	builds, err := listBuilds(ctx, c.pool, view, listBuildsSQL)
+	rows, err := c.pool.Query(ctx, listBuildsSQL, view)
+	if err != nil {
+		return nil, translateBuilds(ctx, err)
+	}
+	builds, err := collectBuilds(rows, view)
 	return builds, translateBuilds(ctx, err)
 }
 
-type querier interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-}
-
-func listBuilds(ctx context.Context, db querier, view, query string) ([]processor.Build, error) {
-	rows, err := db.Query(ctx, query, view)
+// lockBuilds lists the builds of view in tx, their rows locked until it ends.
+func lockBuilds(ctx context.Context, tx pgx.Tx, view string) ([]processor.Build, error) {
+	rows, err := tx.Query(ctx, lockBuildsSQL, view)
 	if err != nil {
 		return nil, err
 	}
+	return collectBuilds(rows, view)
+}
+
+// collectBuilds reads rows of (build, version, state) of view.
+func collectBuilds(rows pgx.Rows, view string) ([]processor.Build, error) {
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (processor.Build, error) {
 		b := processor.Build{View: view}
 		err := row.Scan(&b.Number, &b.Version, &b.State)
@@ -83,7 +93,7 @@ func (c *Checkpoints) StartBuild(ctx context.Context, view string, version int, 
 	var out processor.Build
 	started := false
 	err := c.buildsTx(ctx, view, func(tx pgx.Tx) error {
-		builds, err := listBuilds(ctx, tx, view, listBuildsSQL)
+		builds, err := lockBuilds(ctx, tx, view)
 		if err != nil {
 			return err
 		}
@@ -136,7 +146,7 @@ WHERE view = $1 AND build = $2`
 func (c *Checkpoints) TakeOver(ctx context.Context, b processor.Build) (processor.Build, error) {
 	var out processor.Build
 	err := c.buildsTx(ctx, b.View, func(tx pgx.Tx) error {
-		builds, err := listBuilds(ctx, tx, b.View, listBuildsSQL+` FOR UPDATE`)
+		builds, err := lockBuilds(ctx, tx, b.View)
 		if err != nil {
 			return err
 		}
@@ -232,11 +242,7 @@ func (c *Checkpoints) DropBuilds(ctx context.Context, view string, keep time.Dur
 		if err != nil {
 			return err
 		}
-		builds, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (processor.Build, error) {
-			b := processor.Build{View: view}
-			err := row.Scan(&b.Number, &b.Version, &b.State)
-			return b, err
-		})
+		builds, err := collectBuilds(rows, view)
 		if err != nil {
 			return err
 		}

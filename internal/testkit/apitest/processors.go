@@ -53,6 +53,46 @@ func Admin(t *testing.T, a *API, name, action string) Response {
 	return a.Call(t, http.MethodPost, "/admin/processors/"+name+"/"+action, nil, "Authorization", "Bearer "+AdminToken)
 }
 
+// ReplayView replays a view with POST /admin/processors/{view}/replay, and returns the name of
+// the build it started (or of the one already building).
+func ReplayView(t *testing.T, a *API, view string) string {
+	t.Helper()
+	r := Admin(t, a, view, "replay")
+	require.Equal(t, http.StatusAccepted, r.Status, "replay of %s: %s", view, r.Body)
+	RequireKeys(t, r.Body, "processor", "replay", "build")
+	var answer struct{ Build string }
+	RequireJSON(t, r, &answer)
+	return answer.Build
+}
+
+// Builds are the lines of GET /status of view's builds, in order.
+func Builds(t *testing.T, a *API, view string) []processor.Status {
+	t.Helper()
+	var builds []processor.Status
+	for _, p := range GetStatus(t, a).Processors {
+		if p.View == view {
+			builds = append(builds, p)
+		}
+	}
+	return builds
+}
+
+// Rebuilt waits until build is the view's only build, answering, with nothing left to read: it
+// took over, and the build it replaced was dropped.
+func Rebuilt(t *testing.T, a *API, view, build string) processor.Status {
+	t.Helper()
+	var s processor.Status
+	Eventually(t, 10*time.Second, func() bool {
+		builds := Builds(t, a, view)
+		if len(builds) != 1 {
+			return false
+		}
+		s = builds[0]
+		return s.Name == build && s.State == processor.BuildAnswering && s.Lag == 0
+	}, "%s to answer alone, caught up", build)
+	return s
+}
+
 // ParkedList is GET /admin/processors/{name}/parked.
 type ParkedList struct {
 	Processor string `json:"processor"`
