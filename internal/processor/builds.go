@@ -88,16 +88,22 @@ func (v Versions) Check() error {
 }
 
 // ReadBuild is the build that reads of a view go to, on a replica whose code has versions v:
-// the newest of the builds that have caught up whose version it reads; ok is false when there
-// is none (a replica of a newer release whose version is still building, and that can't read
-// the older one).
+// of the builds that have caught up whose version it reads, the one that outranks the others
+// (the newest of the newest version); ok is false when there is none (a replica of a newer
+// release whose version is still building, and that can't read the older one).
 func ReadBuild(builds []Build, v Versions) (read Build, ok bool) {
 	for _, b := range builds {
-		if b.CaughtUp() && v.Reads(b.Version) && (!ok || b.Number > read.Number) {
+		if b.CaughtUp() && v.Reads(b.Version) && (!ok || Outranks(b, read)) {
 			read, ok = b, true
 		}
 	}
 	return read, ok
+}
+
+// Outranks reports whether build a outranks build b as the one to answer: a is of a newer
+// version, or of the same version and newer.
+func Outranks(a, b Build) bool {
+	return a.Version > b.Version || (a.Version == b.Version && a.Number > b.Number)
 }
 
 // ErrBuildGone is what a write to a build that was dropped meanwhile returns: another build

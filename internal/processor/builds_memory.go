@@ -103,12 +103,6 @@ func (m *MemoryCheckpoints) TakeOver(ctx context.Context, b Build) (Build, error
 	return cur.Build, nil
 }
 
-// Outranks reports whether build a outranks build b as the one to answer: a is of a newer
-// version, or of the same version and newer.
-func Outranks(a, b Build) bool {
-	return a.Version > b.Version || (a.Version == b.Version && a.Number > b.Number)
-}
-
 // DropBuilds implements Builds.
 func (m *MemoryCheckpoints) DropBuilds(ctx context.Context, view string, keep time.Duration) ([]Build, error) {
 	if err := ctx.Err(); err != nil {

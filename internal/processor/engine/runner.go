@@ -34,6 +34,10 @@ type runner struct {
 	replayWanted   atomic.Bool
 	requeueWaiting atomic.Bool
 	inFlight       atomic.Int64 // events being handled now
+	// catchingUp is set while the view's build it runs is building: its checkpoint then moves
+	// past the events it does not read at every read, not every ten seconds, so that it reaches
+	// the answering build's, and takes over, as soon as it has read what that one has.
+	catchingUp atomic.Bool
 
 	mu        sync.Mutex
 	holding   bool

@@ -101,7 +101,7 @@ func (h *holding) applyNext(v *viewReader) (moved bool, read int, err error) {
 	if !v.pos.Checkpoint.Before(v.through) {
 		return moved, 0, nil
 	}
-	if len(page.Events) == 0 && time.Since(h.passedSavedAt) < passedSaveEvery {
+	if len(page.Events) == 0 && !h.catchingUp.Load() && time.Since(h.passedSavedAt) < passedSaveEvery {
 		// Only events it does not read: the checkpoint is moved past them at most every
 		// passedSaveEvery, as a handler processor's is (see saveIfDue).
 		return moved, 0, nil

@@ -47,7 +47,7 @@ func (k *keeper) status(ctx context.Context, head eventstore.Checkpoint) ([]proc
 	for _, b := range builds {
 		p := k.proc
 		p.Name = b.Name()
-		s, err := k.g.statusOf(ctx, p, head, k.runnerNamed(p.Name))
+		s, err := k.g.statusOf(ctx, p, head, k.runnerOf(b.Number))
 		if err != nil {
 			return nil, err
 		}

@@ -92,7 +92,7 @@ SELECT b.schema_name, coalesce(c.generation, 0) AS generation, coalesce(c.transa
   coalesce(c.position, 0) AS position
 FROM view_builds b LEFT JOIN processor_checkpoints c ON c.name = b.processor
 WHERE b.view = $1 AND b.version BETWEEN $2 AND $3 AND b.state IN ('answering', 'retired')
-ORDER BY b.build DESC
+ORDER BY b.version DESC, b.build DESC
 LIMIT 1`
 
 // Read runs read in a read-only, repeatable-read transaction on the build that reads go to,

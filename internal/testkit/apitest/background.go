@@ -18,7 +18,7 @@ func FastBackground(cfg app.Config) app.Config {
 		PollInterval: 50 * time.Millisecond,
 		Retry:        config.Backoff{Attempts: 3, First: 10 * time.Millisecond, Max: 40 * time.Millisecond},
 		RetakeDelay:  200 * time.Millisecond,
-		DropAfter:    400 * time.Millisecond,
+		DropAfter:    time.Second,
 	}
 	cfg.Tuning.EmailAddressPoll = 50 * time.Millisecond
 	cfg.LeaseRetryInterval = 50 * time.Millisecond

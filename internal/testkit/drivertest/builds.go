@@ -117,6 +117,9 @@ func buildsANewerVersionOutranks(t *testing.T, newStore func(t *testing.T) Build
 	read, ok := processor.ReadBuild(ListBuilds(t, s, "shelf"), processor.Versions{Code: 1, ReadsFrom: 1})
 	require.True(t, ok)
 	require.Equal(t, old.Number, read.Number, "the older release reads its own newest build")
+	read, ok = processor.ReadBuild(ListBuilds(t, s, "shelf"), processor.Versions{Code: 2, ReadsFrom: 1})
+	require.True(t, ok)
+	require.Equal(t, v2.Number, read.Number, "a release that reads both reads its own version")
 }
 
 func buildsARetiredBuildIsDroppedOnceNoReaderReadsIt(t *testing.T, newStore func(t *testing.T) BuildsStore) {
