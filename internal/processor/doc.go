@@ -67,6 +67,53 @@
 // the checkpoint is not the one it read. Two holders racing through the same batch can't both
 // commit it, so a view model never applies an event twice.
 //
+// # Views are built beside the one that answers
+//
+// A view model is kept in builds (Build): each has tables of its own (in PostgreSQL, a
+// schema view_<view>_<n>; the first build's are the tables the migrations made), a checkpoint
+// and a lease of its own, under its own name (the view's for the first build, view@n after),
+// and is filled from the start of the log by the code of one version of the view
+// (View.Versions). Where the builds are and what state each is in is kept beside the
+// checkpoints (Builds: the table view_builds in PostgreSQL), so every replica sees the same. In
+// every replica a keeper tends each view: it starts a build of its code's version when the view
+// has none, runs the builds of its version (each under its lease, as any processor runs), lets
+// its build take over once it has caught up, and drops what no one reads. A replay of a view
+// (POST /admin/processors/{view}/replay, from any replica) is a new build of the same version;
+// a release that bumps the view's version starts one by itself.
+//
+// The builds keep these promises:
+//
+//   - One build of a view builds at a time. A replay while one builds is that build; a newer
+//     version's build replaces an older one's that is still building (a rolling upgrade), and
+//     an older release starts none while a newer one's builds.
+//   - One build answers. A building build takes over (answering; the one that answered
+//     becomes retired) in one transaction, and only once its checkpoint has reached the
+//     answering build's: reads never go back in the log. Until then the old build answers,
+//     kept up to date by the replicas of its version, and a read that waits for a position
+//     (minPosition) is served by it.
+//   - A replica reads the build that outranks the others among those that have caught up and
+//     whose version its code reads (Versions.Reads): the answering one, or, on a replica of an
+//     older release during a rolling upgrade, the newest build of its own version, which its
+//     replicas keep running. No build it can read: its reads are Unavailable (503) until one
+//     takes over.
+//   - A retired build's tables are dropped, with its checkpoint and everything kept under its
+//     name, only once it has been retired for Options.DropAfter and no replica has said, within
+//     DropAfter, that it reads it. Each keeper says which build it reads at once when that
+//     changes, then every quarter of DropAfter, and forgets it as it stops. A build's number is
+//     never given again, so no later build inherits a dropped one's lease, checkpoint or schema.
+//
+// Failures are those of any processor, and change nothing of the above. A build is written
+// like any view (rows and checkpoint in one transaction, fenced), so a builder that dies or
+// loses its lease mid-way leaves the build where its last batch left it, and whichever replica
+// takes the build's lease next carries on from that checkpoint. Every change of a view's builds
+// (start, takeover, drop) is one transaction that holds the view's lock, and a write to a build
+// locks its row for share, so that a takeover or a drop waits for the writes in hand and the
+// writes after it find the build as it was left: a write to a dropped build fails with
+// ErrBuildGone and writes nothing, and its runner stops. A read that chose a build dropped in
+// the instant after it is Unavailable (try again). A keeper whose store fails backs off and
+// tries again, as a runner does; a replica that goes silent stops counting as a reader after
+// DropAfter, so it can't keep an old build forever.
+//
 // # Outboxes and sagas: at least once
 //
 // An outbox causes effects outside the database, which no transaction can fence, and a saga
