@@ -78,7 +78,7 @@ func TestHTTPReplayOfTheCatalogBuildsBesideIt(t *testing.T) {
 	a := env.start(t, "only", 0).API
 	last := addBooks(t, a, "book", 12)
 	apitest.Lend(t, a, "book-003", "loan-1", "alice")
-	before := readBooks(t, a, last).ids()
+	require.Len(t, readBooks(t, a, last).ids(), 12)
 
 	builder := holdLease(t, env.url, "catalog@2")
 	require.Equal(t, "catalog@2", apitest.ReplayView(t, a, "catalog"))
@@ -94,7 +94,7 @@ func TestHTTPReplayOfTheCatalogBuildsBesideIt(t *testing.T) {
 	require.Equal(t, "catalog@2", apitest.ReplayView(t, a, "catalog"), "one build builds at a time")
 
 	added := apitest.AddBook(t, a, "book-999").Position
-	before = readBooks(t, a, added).ids() // the build that answers is kept up to date
+	before := readBooks(t, a, added).ids() // the build that answers is kept up to date
 	require.Len(t, before, 13)
 	builder.release(t)
 	watchReads(t, a, before, func() bool {

@@ -96,7 +96,7 @@ func (k *keeper) tend(shutdown, abort context.Context, running *sync.WaitGroup) 
 	if err != nil {
 		return err
 	}
-	k.runBuilds(builds, shutdown, abort, running)
+	k.runBuilds(shutdown, abort, builds, running)
 	return errors.Join(k.takeOver(ctx, builds), k.sayRead(ctx, builds), k.drop(ctx, builds))
 }
 
@@ -158,7 +158,7 @@ func (k *keeper) toRun(builds []processor.Build) map[int]processor.Build {
 }
 
 // runBuilds starts a runner for each build to run that has none, and stops the others.
-func (k *keeper) runBuilds(builds []processor.Build, shutdown, abort context.Context, running *sync.WaitGroup) {
+func (k *keeper) runBuilds(shutdown, abort context.Context, builds []processor.Build, running *sync.WaitGroup) {
 	want := k.toRun(builds)
 	for number := range k.stops {
 		if _, ok := want[number]; !ok {

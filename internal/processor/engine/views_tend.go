@@ -62,9 +62,9 @@ func (k *keeper) sayRead(ctx context.Context, builds []processor.Build) error {
 	if err := k.builds().Reading(ctx, k.reader, k.proc.Name, read.Number); err != nil {
 		return err
 	}
-	switch {
-	case read.Number == k.read:
-	case read.Number == 0:
+	switch read.Number {
+	case k.read:
+	case 0:
 		k.logger.Warn("view: no build that this replica's code reads has caught up; its reads answer 503 until one does")
 	default:
 		k.logger.Info("view: this replica's reads go to a build", "build", read.Name(), "version", read.Version)
