@@ -104,7 +104,7 @@ func buildOf(t *testing.T, a *apitest.API, name string) (processor.Status, bool)
 func watchReads(t *testing.T, a *apitest.API, want []string, done func() bool) {
 	t.Helper()
 	var position int64
-	apitest.Eventually(t, 10*time.Second, func() bool {
+	apitest.Eventually(t, 30*time.Second, func() bool {
 		page := readBooks(t, a, 0)
 		require.Equal(t, want, page.ids(), "the books, at every read")
 		require.GreaterOrEqual(t, page.Position, position, "a read never goes back in the log")
@@ -148,18 +148,22 @@ func (l *heldLease) kill(t *testing.T, pool *pgxpool.Pool) {
 	require.True(t, ended)
 }
 
-// pauseCheckpoints holds every checkpoint where it is until the returned function is called:
-// a processor's next batch waits for it, with the lease held and the batch in hand.
-func pauseCheckpoints(t *testing.T, pool *pgxpool.Pool) (resume func()) {
+// pauseBuilds holds every change of view's builds (what pgdriver's lockViewSQL serializes) until
+// the returned function is called: a build whose lease a replica takes waits before it makes its
+// tables, its lease held. It holds no transaction open, so that the read horizon of the other
+// tests on the cluster moves on.
+func pauseBuilds(t *testing.T, url, view string) (resume func()) {
 	t.Helper()
 	ctx := context.Background()
-	tx, err := pool.Begin(ctx)
+	conn, err := pgx.Connect(ctx, url)
 	require.NoError(t, err)
-	_, err = tx.Exec(ctx, `LOCK TABLE processor_checkpoints IN SHARE MODE`)
+	t.Cleanup(func() { _ = conn.Close(context.WithoutCancel(ctx)) })
+	_, err = conn.Exec(ctx, `SELECT pg_advisory_lock(1447642455, hashtext($1))`, view)
 	require.NoError(t, err)
-	resume = func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }
-	t.Cleanup(resume)
-	return resume
+	return func() {
+		_, err := conn.Exec(ctx, `SELECT pg_advisory_unlock(1447642455, hashtext($1))`, view)
+		require.NoError(t, err)
+	}
 }
 
 // tableThere reports whether the table (schema.table) exists.

@@ -129,7 +129,7 @@ func TestHTTPTwoReplicasBuildTheCatalogOnce(t *testing.T) {
 	for _, a := range replicas {
 		apitest.Eventually(t, 10*time.Second, func() bool { return len(buildStates(t, a)) == 2 }, "the new build in /status")
 	}
-	resume := pauseCheckpoints(t, env.pool) // the builder's first batch waits, its lease held
+	resume := pauseBuilds(t, env.url, catalog.Name) // the builder waits, its lease held
 	builder.release(t)
 	holders := func() (n int) {
 		for _, a := range replicas {

@@ -83,7 +83,7 @@ func Builds(t *testing.T, a *API, view string) []processor.Status {
 func Rebuilt(t *testing.T, a *API, view, build string) processor.Status {
 	t.Helper()
 	var s processor.Status
-	Eventually(t, 10*time.Second, func() bool {
+	Eventually(t, 30*time.Second, func() bool {
 		builds := Builds(t, a, view)
 		if len(builds) != 1 {
 			return false
