@@ -5,6 +5,10 @@ import (
 	"time"
 )
 
+// The times of builds and readers in memory are the machine's, not MemoryCheckpoints' clock
+// (the service's, which a test may hold still): they measure how long a build has been retired
+// and a reader silent, as PostgreSQL's now() does.
+
 // memoryBuild is a build as MemoryCheckpoints keeps it.
 type memoryBuild struct {
 	Build
@@ -90,14 +94,14 @@ func (m *MemoryCheckpoints) TakeOver(ctx context.Context, b Build) (Build, error
 		old := &list[answering]
 		if Outranks(old.Build, cur.Build) {
 			if cur.State == BuildBuilding {
-				cur.State, cur.retiredAt = BuildRetired, m.now()
+				cur.State, cur.retiredAt = BuildRetired, time.Now()
 			}
 			return cur.Build, nil
 		}
 		if m.positions[cur.Name()].Checkpoint.Before(m.positions[old.Name()].Checkpoint) {
 			return cur.Build, nil // not before its reads are as far on as the answering build's
 		}
-		old.State, old.retiredAt = BuildRetired, m.now()
+		old.State, old.retiredAt = BuildRetired, time.Now()
 	}
 	cur.State = BuildAnswering
 	return cur.Build, nil
@@ -110,7 +114,7 @@ func (m *MemoryCheckpoints) DropBuilds(ctx context.Context, view string, keep ti
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	now := m.now()
+	now := time.Now()
 	read := map[int]bool{}
 	for reader, r := range m.readers[view] {
 		if now.Sub(r.seenAt) >= keep {
@@ -163,6 +167,6 @@ func (m *MemoryCheckpoints) Reading(ctx context.Context, reader, view string, nu
 	if m.readers[view] == nil {
 		m.readers[view] = map[string]memoryReader{}
 	}
-	m.readers[view][reader] = memoryReader{number: number, seenAt: m.now()}
+	m.readers[view][reader] = memoryReader{number: number, seenAt: time.Now()}
 	return nil
 }
