@@ -81,11 +81,11 @@ func TestAdoptsTheBooksAddedBeforeTitles(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "Dune", dune.Title, "the first book's title")
 	assert.Equal(t, []string{"Frank Herbert"}, dune.Authors)
-	assert.Equal(t, []titles.Copy{{BookID: "dune-1"}, {BookID: "dune-2"}, {BookID: "dune-3"}}, dune.Copies)
+	assert.Equal(t, []titles.Copy{{BookID: "dune-1", State: titles.OnShelf}, {BookID: "dune-2", State: titles.OnShelf}, {BookID: "dune-3", State: titles.OnShelf}}, dune.Copies)
 	assert.EqualValues(t, 4, version, "TitleAdded and three CopyAdded")
 	emma, _, err := w.titles.Get(ctx, books.TitleIDOf("Emma", "Jane Austen"))
 	require.NoError(t, err)
-	assert.Equal(t, []titles.Copy{{BookID: "emma"}}, emma.Copies)
+	assert.Equal(t, []titles.Copy{{BookID: "emma", State: titles.OnShelf}}, emma.Copies)
 
 	written := w.length(t)
 	require.Empty(t, w.run(t))

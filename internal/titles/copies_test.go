@@ -34,7 +34,7 @@ func TestShelveCopy(t *testing.T) {
 	})
 
 	got := fold(dune, copy1, titles.CopyAdded{BookID: "dune-2"})
-	require.Equal(t, []titles.Copy{{BookID: "dune-1", Barcode: "31234000000017"}, {BookID: "dune-2"}}, got.Copies)
+	require.Equal(t, []titles.Copy{{BookID: "dune-1", Barcode: "31234000000017", State: titles.OnShelf}, {BookID: "dune-2", State: titles.OnShelf}}, got.Copies)
 	require.True(t, got.HasCopy("dune-2"))
 	require.False(t, got.HasCopy("dune-3"))
 	require.Len(t, fold(dune, copy1).Copies, 1, "a state's list is not changed by a later one")
@@ -96,7 +96,7 @@ func TestAdopt(t *testing.T) {
 	title, version, err := s.Get(ctx, "t_dune")
 	require.NoError(t, err)
 	require.EqualValues(t, 3, version)
-	require.Equal(t, []titles.Copy{{BookID: "dune-1"}, {BookID: "dune-2"}}, title.Copies)
+	require.Equal(t, []titles.Copy{{BookID: "dune-1", State: titles.OnShelf}, {BookID: "dune-2", State: titles.OnShelf}}, title.Copies)
 
 	_, err = s.Adopt(ctx, "t_dune", titles.ShelveCopy{BookID: "dune-1", Record: record}, aggregate.Origin{})
 	require.NoError(t, err, "listed already: nothing to do")

@@ -25,6 +25,7 @@ package titles
 
 import (
 	"slices"
+	"time"
 )
 
 // Event is a Title event; the same type as aggregate.Event.
@@ -104,12 +105,18 @@ type Title struct {
 	Subjects  []string
 	// Copies are the title's copies, in the order they were added.
 	Copies []Copy
+	// Holds are the members waiting, first in line first (holds.go).
+	Holds []Hold
 }
 
-// Copy is a copy of a title, as the title lists it: the book, and its barcode ("" for none).
+// Copy is a copy of a title, as the title lists it: the book, its barcode ("" for none), and
+// where it is: on the shelf, lent to MemberID, or held for MemberID until Until.
 type Copy struct {
-	BookID  string `json:"bookId"`
-	Barcode string `json:"barcode,omitempty"`
+	BookID   string    `json:"bookId"`
+	Barcode  string    `json:"barcode,omitempty"`
+	State    string    `json:"state"`
+	MemberID string    `json:"memberId,omitempty"`
+	Until    time.Time `json:"until,omitzero"`
 }
 
 // HasCopy reports whether the title lists the book as one of its copies.
@@ -127,7 +134,9 @@ func Apply(t Title, e Event) Title {
 	case TitleChanged:
 		t = applyChange(t, e)
 	case CopyAdded:
-		t.Copies = append(slices.Clip(t.Copies), Copy(e))
+		t.Copies = append(slices.Clip(t.Copies), Copy{BookID: e.BookID, Barcode: e.Barcode, State: OnShelf})
+	default:
+		t, _ = applyHold(t, e)
 	}
 	return t
 }

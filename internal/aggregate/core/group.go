@@ -142,7 +142,7 @@ func (r *Repository[S]) decideGroup(ctx context.Context, streamID string, loaded
 			continue
 		}
 		if w.cmd.Prepare != nil {
-			if err := w.cmd.Prepare(ctx); err != nil {
+			if err := w.cmd.Prepare(ctx, state); err != nil {
 				d.err = err // the other stream can't be read, or refuses: nothing is appended
 				continue
 			}

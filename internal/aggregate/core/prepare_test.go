@@ -21,7 +21,7 @@ func TestPrepareReadsTheOtherStreamBeforeEachDecision(t *testing.T) {
 		var next int
 		var version int64
 		return Command[tally]{Name: "take", Payload: "take",
-			Prepare: func(ctx context.Context) error {
+			Prepare: func(ctx context.Context, _ tally) error {
 				other, err := others.Load(ctx, "other")
 				next, version = other.State.total+1, other.Version
 				return err
