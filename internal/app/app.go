@@ -165,7 +165,7 @@ func (a *App) modules(bookService *books.Service, accountService *accounts.Servi
 	cfg := a.cfg
 	modules := []httpapi.Module{
 		booksapi.Routes{Service: bookService},
-		titlesapi.Routes{Service: titleService, Copies: bookService, Holders: bookService},
+		titlesapi.Routes{Service: titleService, Copies: bookService, Holders: shelves.Holds{Titles: titleService, Books: bookService}},
 		cataloghttp.Routes{Query: catalog.Query{Catalog: views.catalog, Log: a.store, Wait: cfg.Tuning.CatalogWait, Waits: catalog.NewWaitLimit(cfg.CatalogMaxWaits)},
 			Copies: bookService},
 		loanshttp.Routes{View: views.loans, Policy: loans.Policy{MaxRenewals: cfg.RenewalsMax, Now: cfg.Tuning.Now}},

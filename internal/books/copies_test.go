@@ -99,8 +99,10 @@ func (s *shelf) Shelve(ctx context.Context, c books.Shelving) (aggregate.Also, e
 		Codecs: []aggregate.Codec{aggregate.EventCodec[shelved]()}}, nil
 }
 
-// Queue: nobody waits for a title of the shelf's.
-func (s *shelf) Queue(context.Context, string) (books.Queue, int64, error) { return nobody{}, 0, nil }
+// ReadQueue: nobody waits for a title of the shelf's.
+func (s *shelf) ReadQueue(context.Context, string) (books.Queue, int64, error) {
+	return nobody{}, 0, nil
+}
 
 // Moved: the shelf records no moves.
 func (s *shelf) Moved(context.Context, string, int64, string, []books.Event) (aggregate.Also, error) {
@@ -119,6 +121,8 @@ func (s *shelf) LeaveQueue(context.Context, string, string, aggregate.Origin) (a
 type nobody struct{}
 
 func (nobody) Next(string) string { return "" }
+
+func (nobody) Waiting(string) int { return 0 }
 
 func newCopies(t *testing.T) (*books.Service, *eventstore.Memory) {
 	t.Helper()

@@ -106,15 +106,24 @@ func (s *Service) Return(ctx context.Context, bookID string, c ReturnBook, o agg
 	}, bookID, "", s.onAccount(bookID)))
 }
 
-// Renew moves a current loan's due time.
+// Renew moves a current loan's due time. A copy that a member waiting for its title could have
+// is not renewed (errs.HoldsWaiting), as a book with members in its own queue is not.
 func (s *Service) Renew(ctx context.Context, bookID string, c RenewLoan, o aggregate.Origin) (aggregate.Result, error) {
-	return s.repo.Execute(ctx, bookID, aggregate.Command[Book]{
+	return s.repo.Execute(ctx, bookID, s.queued(aggregate.Command[Book]{
 		Name: "renewLoan", Origin: o, Payload: c, Validate: c.Validate,
 		Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.LoanPeriod, s.policy.MaxRenewals) },
-		Also: s.check(func(ctx context.Context, decided []Event) (aggregate.Also, error) {
-			return s.borrowers.MayRenew(ctx, decided[0].(LoanRenewed).MemberID)
-		}),
-	})
+	}, bookID, "", s.check(func(ctx context.Context, decided []Event) (aggregate.Also, error) {
+		return s.borrowers.MayRenew(ctx, decided[0].(LoanRenewed).MemberID)
+	}), waitedFor))
+}
+
+// waitedFor refuses a renewal of a copy that a member waiting for its title could have.
+func waitedFor(b Book, q Queue) error {
+	n := q.Waiting(b.ID)
+	if b.Loan == nil || n == 0 {
+		return nil
+	}
+	return errs.E(errs.HoldsWaiting, "%s for book %s: return it for them", errs.Count(n, "member waits", "members wait"), b.ID)
 }
 
 // PlaceHold puts a member in the book's queue: for a copy its title records, the title's queue,

@@ -28,13 +28,16 @@ func (CopyAdopted) EventType() string { return "CopyAdopted" }
 // copy can fill, "" for none (titles.Title is one).
 type Queue interface {
 	Next(bookID string) string
+	// Waiting counts the members waiting whose holds the copy bookID can fill.
+	Waiting(bookID string) int
 }
 
 // Shelf is what a copy's commands need of its title's queue, which package titles keeps
 // (internal/app fills it with titles.Service).
 type Shelf interface {
-	// Queue returns the title's queue as the log holds it now, and the version it was read at.
-	Queue(ctx context.Context, titleID string) (Queue, int64, error)
+	// ReadQueue returns the title's queue as the log holds it now, and the version it was read
+	// at.
+	ReadQueue(ctx context.Context, titleID string) (Queue, int64, error)
 	// Moved returns the title's part of a copy's append, at version: what decided, the copy's
 	// events, did to the copy bookID.
 	Moved(ctx context.Context, titleID string, version int64, bookID string, decided []Event) (aggregate.Also, error)
@@ -53,6 +56,13 @@ type onShelf struct {
 // did to the copy on the title; the account's part (account, nil for none) goes with it. A copy
 // on no title, or a service without titles, decides as a book alone.
 func (s *Service) shelved(cmd aggregate.Command[Book], bookID, titleID string, account func(context.Context, []Event) (aggregate.Also, error)) aggregate.Command[Book] {
+	return s.queued(cmd, bookID, titleID, account, nil)
+}
+
+// queued is shelved, with check, when set, asked first whether the queue lets the command be
+// decided at all.
+func (s *Service) queued(cmd aggregate.Command[Book], bookID, titleID string, account func(context.Context, []Event) (aggregate.Also, error),
+	check func(Book, Queue) error) aggregate.Command[Book] {
 	if s.shelf == nil {
 		cmd.Also = account
 		return cmd
@@ -68,13 +78,18 @@ func (s *Service) shelved(cmd aggregate.Command[Book], bookID, titleID string, a
 		if id == "" {
 			id = b.TitleID
 		}
-		q, version, err := s.shelf.Queue(ctx, id)
+		q, version, err := s.shelf.ReadQueue(ctx, id)
 		if err == nil {
 			on = &onShelf{titleID: id, queue: q, version: version}
 		}
 		return err
 	}
 	cmd.Decide = func(b Book) ([]Event, error) {
+		if on != nil && check != nil {
+			if err := check(b, on.queue); err != nil {
+				return nil, err
+			}
+		}
 		decided, err := decide(b)
 		if err != nil || on == nil || len(decided) == 0 {
 			return decided, err

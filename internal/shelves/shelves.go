@@ -42,8 +42,8 @@ func (s Shelves) Shelve(ctx context.Context, c books.Shelving) (aggregate.Also, 
 	return s.Titles.Shelve(ctx, c.TitleID, shelve)
 }
 
-func (s Shelves) Queue(ctx context.Context, titleID string) (books.Queue, int64, error) {
-	return s.Titles.Queue(ctx, titleID)
+func (s Shelves) ReadQueue(ctx context.Context, titleID string) (books.Queue, int64, error) {
+	return s.Titles.ReadQueue(ctx, titleID)
 }
 
 // Moved is the title's part of a copy's append: each of the copy's events that moves it, as

@@ -121,6 +121,17 @@ func (t Title) Next(bookID string) string {
 	return ""
 }
 
+// Waiting counts the members waiting whose holds the copy bookID can fill.
+func (t Title) Waiting(bookID string) int {
+	n := 0
+	for _, h := range t.Holds {
+		if h.BookID == "" || h.BookID == bookID {
+			n++
+		}
+	}
+	return n
+}
+
 // OnShelf counts the copies on the shelf, free for anyone.
 func (t Title) OnShelf() int {
 	n := 0

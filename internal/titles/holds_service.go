@@ -58,9 +58,9 @@ func (s *Service) CancelHold(ctx context.Context, titleID string, c CancelHold, 
 	})
 }
 
-// Queue returns a title as the log holds it now, and its version, for a copy's command to decide
+// ReadQueue returns a title as the log holds it now, and its version, for a copy's command to decide
 // on (a title never added has nobody waiting, at version 0).
-func (s *Service) Queue(ctx context.Context, titleID string) (Title, int64, error) {
+func (s *Service) ReadQueue(ctx context.Context, titleID string) (Title, int64, error) {
 	loaded, err := s.repo.Load(ctx, titleID)
 	if err != nil {
 		return Title{}, 0, err

@@ -7,17 +7,15 @@ import (
 
 	"library/internal/aggregate"
 	"library/internal/auth"
-	"library/internal/books"
 	"library/internal/errs"
 	"library/internal/httpapi"
 	"library/internal/httpapi/commandhttp"
 	"library/internal/titles"
 )
 
-// Holders gives up a copy held for a member (books.Service is one): a member whose hold
-// trapped a copy leaves the title's queue through the copy, which goes to the next in line.
+// Holders ends a member's hold on a title, waiting or on the hold shelf (shelves.Holds is one).
 type Holders interface {
-	CancelHold(ctx context.Context, bookID string, c books.CancelHold, o aggregate.Origin) (aggregate.Result, error)
+	Cancel(ctx context.Context, titleID, memberID string, o aggregate.Origin) (aggregate.Result, error)
 }
 
 // placeHold answers POST /titles/{titleId}/holds: a member for themself, staff for anyone.
@@ -44,32 +42,12 @@ func (h Routes) cancelHold(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	result, err := h.cancel(r.Context(), titleID, memberID, origin)
+	result, err := h.Holders.Cancel(r.Context(), titleID, memberID, origin)
 	if err != nil {
 		return err
 	}
 	commandhttp.WriteResult(w, r, result)
 	return nil
-}
-
-// cancel takes the member out of the title's queue, or off the hold shelf through the copy held
-// for them. Should a copy be held for them between the look and the command, the title refuses
-// (they wait no more), and it looks again, once.
-func (h Routes) cancel(ctx context.Context, titleID, memberID string, o aggregate.Origin) (aggregate.Result, error) {
-	for attempt := 0; ; attempt++ {
-		title, _, err := h.Service.Get(ctx, titleID)
-		if err != nil {
-			return aggregate.Result{}, err
-		}
-		if bookID := title.HeldFor(memberID); bookID != "" {
-			return h.Holders.CancelHold(ctx, bookID, books.CancelHold{MemberID: memberID}, o)
-		}
-		result, err := h.Service.CancelHold(ctx, titleID, titles.CancelHold{MemberID: memberID}, o)
-		if attempt == 0 && errs.Is(err, errs.NotFound) {
-			continue
-		}
-		return result, err
-	}
 }
 
 // queueView is GET /titles/{titleId}/holds: the members waiting, first in line first, and the
