@@ -89,7 +89,7 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 	holdShelf := holdshelf.Saga{Books: bookService, Titles: shelves.Holds{Titles: titleService, Books: bookService}, Members: accountService,
 		Log: a.log, Now: a.cfg.Tuning.Now}
 
-	adopt := adoption.Saga{Titles: titleService}
+	adopt := adoption.Saga{Books: bookService, Titles: titleService}
 
 	processors := append([]processor.Processor{catalog.Processor(catalogView), loans.Processor(loansView), holds.Processor(holdsView),
 		outbox.Processor(), lateFines.Processor(), holdShelf.Processor(), adopt.Processor()}, more...)

@@ -88,9 +88,10 @@ func TestTraceFromRequestToEmail(t *testing.T) {
 	setContact(t, a.api, "alice", "Alice", "alice@example.org")
 	requireResult(t, a.Call(t, http.MethodPost, "/books", obj{"id": "dune", "title": "Dune", "author": "Frank Herbert"}),
 		http.StatusCreated, "book-dune")
-	addTrace := a.span(t, "a's span of the book's adding", named("POST /books")).SpanContext.TraceID()
-	// An append to one stream is written in a batch, with those of other requests: a span of
-	// its own, linked to theirs, with the database call in it.
+	addTrace := a.span(t, "a's span of the account's opening", named("PUT /accounts/{memberId}")).SpanContext.TraceID()
+	// An append to one stream (the account's opening; a book's adding writes its title's
+	// stream too, in an append of its own) is written in a batch, with those of other
+	// requests: a span of its own, linked to theirs, with the database call in it.
 	batch := a.span(t, "a's span of the batch", func(s tracetest.SpanStub) bool {
 		return s.Name == "append batch" && linksTo(s, addTrace)
 	})

@@ -37,6 +37,9 @@ type Titles interface {
 	// them out of it.
 	HoldCopy(ctx context.Context, titleID, bookID, memberID string, o aggregate.Origin) (aggregate.Result, error)
 	LeaveQueue(ctx context.Context, titleID, memberID string, o aggregate.Origin) (aggregate.Result, error)
+	// Adopting returns the title's part of a book's adoption, at version (adopt.go): the title's
+	// record when it has none, the copy and where it is, and the holds of its queue.
+	Adopting(ctx context.Context, titleID string, version int64, a Adoption) (aggregate.Also, error)
 }
 
 // Shelving is a copy joining its title.

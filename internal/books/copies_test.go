@@ -117,6 +117,10 @@ func (s *shelf) LeaveQueue(context.Context, string, string, aggregate.Origin) (a
 	return aggregate.Result{}, errs.E(errs.Internal, "the shelf takes no holds")
 }
 
+func (s *shelf) Adopting(context.Context, string, int64, books.Adoption) (aggregate.Also, error) {
+	return aggregate.Also{}, errs.E(errs.Internal, "the shelf adopts nothing")
+}
+
 // nobody is a queue with nobody in it.
 type nobody struct{}
 

@@ -31,6 +31,7 @@ func Type() aggregate.Type[Book] {
 			aggregate.EventCodec[BookHeld](),
 			aggregate.EventCodec[HoldExpired](),
 			aggregate.EventCodec[HoldFulfilled](),
+			aggregate.EventCodec[CopyAdopted](),
 		},
 	}
 }

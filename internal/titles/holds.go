@@ -15,9 +15,11 @@ import (
 // is decided again on what it did. So a hold is trapped once, a copy held for one member.
 
 // TitleHoldPlaced records that a member joined the title's queue: for any copy, or for the copy
-// BookID alone. PlacedAt is when they asked; Adopted marks a hold placed on a copy before books
-// were copies of titles, moved here by the adoption saga: it takes its place by PlacedAt, ahead
-// of every hold placed after it, where a hold placed now goes to the back.
+// BookID alone. PlacedAt is when they asked, or when their hold was taken over; Adopted marks a
+// hold placed on a copy before books were copies of titles, taken over by the title when it
+// adopted the copy: placed before the upgrade, it goes ahead of every hold placed on the title
+// since (those not Adopted), behind those taken over before it; a hold placed now goes to the
+// back.
 type TitleHoldPlaced struct {
 	TitleID  string    `json:"titleId"`
 	MemberID string    `json:"memberId"`
@@ -97,6 +99,7 @@ type Hold struct {
 	MemberID string    `json:"memberId"`
 	BookID   string    `json:"bookId,omitempty"`
 	PlacedAt time.Time `json:"placedAt"`
+	Adopted  bool      `json:"adopted,omitempty"`
 }
 
 // The states of a copy, as its title knows them.
@@ -156,7 +159,7 @@ func (t Title) Copy(bookID string) (Copy, bool) {
 func applyHold(t Title, e Event) (Title, bool) {
 	switch e := e.(type) {
 	case TitleHoldPlaced:
-		t.Holds = placed(t.Holds, Hold{MemberID: e.MemberID, BookID: e.BookID, PlacedAt: e.PlacedAt}, e.Adopted)
+		t.Holds = placed(t.Holds, Hold{MemberID: e.MemberID, BookID: e.BookID, PlacedAt: e.PlacedAt, Adopted: e.Adopted})
 	case TitleHoldCancelled:
 		t.Holds = leave(t.Holds, e.MemberID)
 		if e.BookID != "" {
@@ -183,14 +186,13 @@ func applyHold(t Title, e Event) (Title, bool) {
 	return t, true
 }
 
-// placed is the queue with h in it: at the back, or, adopted, ahead of every hold placed after
-// it. The queue is copied, never changed in place.
-func placed(queue []Hold, h Hold, adopted bool) []Hold {
+// placed is the queue with h in it: at the back, or, adopted, ahead of every hold that was not.
+// The queue is copied, never changed in place.
+func placed(queue []Hold, h Hold) []Hold {
 	at := len(queue)
-	if adopted {
-		at = slices.IndexFunc(queue, func(q Hold) bool { return q.PlacedAt.After(h.PlacedAt) })
-		if at < 0 {
-			at = len(queue)
+	if h.Adopted {
+		if i := slices.IndexFunc(queue, func(q Hold) bool { return !q.Adopted }); i >= 0 {
+			at = i
 		}
 	}
 	return slices.Insert(slices.Clip(queue), at, h)

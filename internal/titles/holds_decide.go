@@ -31,11 +31,11 @@ func (c PlaceHold) Decide(t Title, now time.Time, maxQueue int) ([]Event, error)
 		return nil, errs.E(errs.NotFound, "there is no such title")
 	}
 	if c.BookID != "" {
-		copy, ok := t.Copy(c.BookID)
+		wanted, ok := t.Copy(c.BookID)
 		switch {
 		case !ok:
 			return nil, errs.E(errs.NotFound, "title %s has no copy %s", t.ID, c.BookID)
-		case copy.State == OnShelf:
+		case wanted.State == OnShelf:
 			return nil, errs.E(errs.BookAvailable, "book %s is on the shelf: lend it instead of holding it", c.BookID)
 		}
 	} else if n := t.OnShelf(); n > 0 {

@@ -2,6 +2,7 @@ package titles
 
 import (
 	"context"
+	"time"
 
 	"library/internal/aggregate"
 	"library/internal/errs"
@@ -72,3 +73,6 @@ func (s *Service) ReadQueue(ctx context.Context, titleID string) (Title, int64, 
 func Part(titleID string, version int64, events []Event) aggregate.Also {
 	return aggregate.Also{StreamID: Type().StreamID(titleID), ExpectedVersion: version, Events: events, Codecs: Type().Events}
 }
+
+// Now is the service's clock.
+func (s *Service) Now() time.Time { return s.now() }
