@@ -55,7 +55,7 @@ func (s *Service) Adopt(ctx context.Context, bookID string, o aggregate.Origin) 
 				return nil, nil
 			}
 			adoption = adoptionOf(b)
-			return s.fillNext(b, bookID, []Event{CopyAdopted{TitleID: b.TitleID}}, on.queue), nil
+			return s.fillNext(b, bookID, []Event{CopyAdopted{TitleID: b.TitleID, Moved: b.Queue()}}, on.queue), nil
 		},
 		Also: func(ctx context.Context, decided []Event) (aggregate.Also, error) {
 			adopted, err := s.titles.Adopting(ctx, on.titleID, on.version, adoption)

@@ -16,9 +16,10 @@ import (
 // placed while a copy comes back either sees it on the shelf or is filled by it.
 
 // CopyAdopted records that the title of a book added before books were copies now records it:
-// the adoption saga moved the book's waiting holds to the title in this append.
+// the adoption saga moved the book's waiting holds, those of Moved, to the title in this append.
 type CopyAdopted struct {
-	TitleID string `json:"titleId"`
+	TitleID string   `json:"titleId"`
+	Moved   []string `json:"moved,omitempty"`
 }
 
 // EventType names the event in the log; never rename it.

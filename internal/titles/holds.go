@@ -28,12 +28,13 @@ type TitleHoldPlaced struct {
 	Adopted  bool      `json:"adopted,omitempty"`
 }
 
-// TitleHoldCancelled records that a member left the queue, or gave up the copy held for them
-// (BookID: the copy, which the next event of the append gives to the next in line, or puts
-// back on the shelf).
+// TitleHoldCancelled records that a member left the queue (For: the copy their hold was for,
+// "" for any), or gave up the copy held for them (BookID: the copy, which the next event of the
+// append gives to the next in line, or puts back on the shelf).
 type TitleHoldCancelled struct {
 	MemberID string `json:"memberId"`
 	BookID   string `json:"bookId,omitempty"`
+	For      string `json:"for,omitempty"`
 }
 
 // HoldTrapped records that a copy came free and was held for a waiting member until Until: the

@@ -85,10 +85,11 @@ func (c CancelHold) Decide(t Title) ([]Event, error) {
 	if !t.Added {
 		return nil, errs.E(errs.NotFound, "there is no such title")
 	}
-	if t.Place(c.MemberID) == 0 {
+	place := t.Place(c.MemberID)
+	if place == 0 {
 		return nil, errs.E(errs.NotFound, "member %s has no hold on title %s", c.MemberID, t.ID)
 	}
-	return []Event{TitleHoldCancelled{MemberID: c.MemberID}}, nil
+	return []Event{TitleHoldCancelled{MemberID: c.MemberID, For: t.Holds[place-1].BookID}}, nil
 }
 
 // HeldFor returns the copy held for a member, "" for none.
