@@ -37,8 +37,8 @@ const (
 	HoldsCopies      = 20
 	HoldsConcurrency = 8
 	HoldsMax         = 2000
-	HoldSamples      = 50
-	HoldWarmups      = 5
+	HoldSamples      = 200
+	HoldWarmups      = 10
 	TrapRounds       = 25
 	TrapWarmupRounds = 1
 	holdsParallel    = 8 // opening the members, a few at a time
