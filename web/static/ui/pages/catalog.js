@@ -245,9 +245,9 @@ function addTitleForm(signal) {
       field({ id: "new-title-authors", name: "authors", label: "Authors, one per line", tag: "textarea", rows: 2, required: true, wide: true })),
     h("div", { class: "fields" },
       field({ id: "new-title-isbn", name: "isbn", label: "ISBN (optional)", autocomplete: "off", spellcheck: "false", inputmode: "numeric", hint: "ISBN-10 or ISBN-13, with or without hyphens." }),
-      field({ id: "new-title-year", name: "year", label: "Year (optional)", inputmode: "numeric", pattern: "[0-9]{4}", autocomplete: "off" }),
-      field({ id: "new-title-publisher", name: "publisher", label: "Publisher (optional)", wide: true }),
-      field({ id: "new-title-language", name: "language", label: "Language (optional)", pattern: "[A-Za-z]{2,3}", autocomplete: "off", spellcheck: "false", hint: "Its ISO 639 code: en, fr, deu." })),
+      field({ id: "new-title-year", name: "year", label: "Year (optional)", inputmode: "numeric", pattern: "[0-9]{4}", size: 6, autocomplete: "off" }),
+      field({ id: "new-title-language", name: "language", label: "Language (optional)", pattern: "[A-Za-z]{2,3}", size: 8, autocomplete: "off", spellcheck: "false", hint: "Its ISO 639 code: en, fr, deu." }),
+      field({ id: "new-title-publisher", name: "publisher", label: "Publisher (optional)", wide: true })),
     h("div", { class: "fields" },
       field({ id: "new-title-subjects", name: "subjects", label: "Subjects, one per line (optional)", tag: "textarea", rows: 2, wide: true }),
       field({ id: "new-title-id", name: "id", label: "Id (optional)", pattern: ID_PATTERN, autocomplete: "off", spellcheck: "false", hint: `Left empty, one is made. ${ID_HINT}` }),
@@ -271,7 +271,7 @@ function addTitleForm(signal) {
   });
   return h("section", { class: "panel", "aria-labelledby": "add-title" },
     h("h2", { id: "add-title" }, "Add a title"),
-    h("p", { class: "hint" }, "A title is the book as the catalog describes it; the library's copies of it are added on its page, by barcode."),
+    h("p", {}, "A title is the book as the catalog describes it; the library's copies of it are added on its page, by barcode."),
     form);
 }
 
