@@ -40,7 +40,7 @@ type titleQueue struct {
 // on the title's page, sees no copy on the shelf and presses Place hold just after one came
 // back: refused, in the page's words, and the page says a copy is on the shelf. Once it is
 // lent again she places the hold, under one Idempotency-Key, and the page says so and counts
-// her. The librarian sees her first in line, waiting for any copy; when a copy comes back it
+// her; pressed again on the page drawn anew, it is refused as one she has. The librarian sees her first in line, waiting for any copy; when a copy comes back it
 // is kept for her, on the hold shelf of the title's page, and her page says it waits for her.
 func TestTitleHoldFromNewTitleToItsQueue(t *testing.T) {
 	t.Parallel()
@@ -112,6 +112,15 @@ func TestTitleHoldFromNewTitleToItsQueue(t *testing.T) {
 	}
 	requireOneKey(t, holds.requests())
 	requireAccessible(member, "a title's page, a hold placed")
+	// Drawn again, the page can't know of her hold (no view a member reads lists holds on
+	// titles yet): Place hold is offered, and the service's refusal tells her she waits.
+	member.goTo("#/books")
+	member.get("heading", "Catalog")
+	member.goTo("#/titles/dune")
+	member.get("button", "Place hold on Dune").click()
+	member.waitText("alert", "", "You are waiting for “Dune” already, or a copy of it is held for you or lent to you.")
+	member.waitText("region", "Wait for this title", "You are waiting for a copy.")
+	requireAbsent(member, "button", "Place hold on Dune")
 
 	var queue titleQueue
 	if err := json.Unmarshal(mustCallAs(t, libby, http.MethodGet, base+"/titles/dune/holds", nil, http.StatusOK), &queue); err != nil {

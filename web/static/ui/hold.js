@@ -87,7 +87,7 @@ async function placeHold(book, memberId, key, { signal, onRetry }) {
  * titleHoldForm is the Place hold button of a title, for the member signed in: {form, intent}.
  * The hold is on the title, so the first copy of it that comes free is kept for them. Its answer
  * says it was placed, not where in the line: no view a member reads lists holds on titles yet,
- * so onPlaced() is told once it is placed, and onRefused() a refusal; focus() is where focus
+ * so onPlaced() is told once it is placed, and onRefused(err) a refusal; focus() is where focus
  * goes when the button is gone.
  */
 export function titleHoldForm(title, memberId, { outcome, errors, signal, onPlaced, onRefused, focus }) {
@@ -102,7 +102,7 @@ export function titleHoldForm(title, memberId, { outcome, errors, signal, onPlac
       "it carries the same key, so one hold is placed.",
     done: () => `Hold placed on ${quoted}: the first copy that comes back is kept for you on the hold shelf.`,
     after: () => onPlaced?.(),
-    failed: (err) => (err?.definite ? onRefused?.() : null),
+    failed: (err) => (err?.definite ? onRefused?.(err) : null),
     focus,
     unsure: "The hold may or may not have been placed. Press Place hold again to find out: it is sent with the same key, so one hold is placed.",
     again: "Press Place hold to place it: it carries the same key as before, so one hold is placed.",

@@ -27,7 +27,7 @@ export async function render(main, { params: [titleId], signal }) {
     summary: h("p", { id: "copies-summary" }),
     copies: h("tbody"),
     queue: can("desk") ? queuePanel() : null,
-    placed: false, // a hold this page placed: no view a member reads lists it yet
+    placed: false, // a hold this page placed, or was told of: no view a member reads lists it yet
     title: null,
   };
   page.action = can("desk") ? copyPanel(page) : can("account") ? holdPanel(page) : null;
@@ -152,7 +152,11 @@ function holdPanel(page) {
           page.placed = true;
           return refresh(page);
         },
-        onRefused: () => refresh(page, { keepErrors: true }),
+        onRefused: (err) => {
+          // AlreadyHeld: they wait already (a copy held for them or lent to them shows as theirs)
+          if (err?.code === "AlreadyHeld") page.placed = true;
+          return refresh(page, { keepErrors: true });
+        },
       });
       section.append(hold.form);
     }
