@@ -15,7 +15,8 @@ import (
 
 // A library's log written by the release before is read by this build as it is: no manual
 // step, no rewrite. Every read answers what the release before answered (this build may say
-// more), and the library goes on: the book out comes back and is held for the first in its
+// more); every book is a copy of a title, the three Dune by Frank Herbert copies of one; and
+// the library goes on: the book out comes back and is held for the first in its
 // queue, who borrows it; the fines are paid; the erased member stays erased.
 func TestALogOfTheReleaseBeforeWorksUnderThisOne(t *testing.T) {
 	env := []string{"DATABASE_URL=" + pgtest.NewDatabase(t)}
@@ -46,6 +47,8 @@ func TestALogOfTheReleaseBeforeWorksUnderThisOne(t *testing.T) {
 		}
 	}
 
+	everyBookIsACopy(now)
+	holdsOnTheCopy(now)
 	goesOn(now)
 }
 
