@@ -101,9 +101,10 @@ func TestMetrics(t *testing.T) {
 		again := a.Call(t, http.MethodPost, "/books/dune/loans", obj{"loanId": "loan-1", "memberId": member})
 		requireResult(t, again, http.StatusOK, "book-dune")
 		getAccount(t, a, member)
-		// Of AccountOpened, FineCharged, PaymentReceived, BookAdded, BookLent and LoanOpened,
-		// each processor handles the types it reads.
-		handled := map[string]float64{"catalog": 2, "loans": 2, "holds": 1, "notifications": 1, "late-fines": 0}
+		// Of AccountOpened, FineCharged, PaymentReceived, BookAdded (with its title's TitleAdded
+		// and CopyAdded), BookLent (with CopyLent) and LoanOpened, each processor handles the
+		// types it reads.
+		handled := map[string]float64{"catalog": 2, "loans": 2, "holds": 3, "notifications": 1, "late-fines": 0, "adoption": 1}
 
 		// The background work is counted as it happens: wait until every processor is done
 		// with every event of its types and the loan email has gone.

@@ -110,7 +110,9 @@ type Loan struct {
 
 // Book is a book as GET /books and GET /books/{bookId} show it.
 type Book struct {
-	ID      string `json:"id"`
+	ID string `json:"id"`
+	// TitleID is given where the book is read from its own stream (GET /books/{bookId}).
+	TitleID string `json:"titleId"`
 	Title   string `json:"title"`
 	Author  string `json:"author"`
 	Status  string `json:"status"`
