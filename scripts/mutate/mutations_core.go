@@ -229,8 +229,8 @@ var coreMutations = []mutation{
 	{
 		name:    "a loan is not written to the member's account: an erasure at the same moment succeeds too",
 		file:    "internal/books/service.go",
-		find:    "Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.LoanPeriod) },\n\t\tAlso:   s.onAccount(bookID),",
-		replace: "Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.LoanPeriod) },",
+		find:    "Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.LoanPeriod) },\n\t}, bookID, \"\", s.onAccount(bookID)))",
+		replace: "Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.LoanPeriod) },\n\t}, bookID, \"\", nil))",
 		pkg:     "./internal/app/",
 	},
 	{
