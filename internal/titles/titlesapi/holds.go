@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"library/internal/aggregate"
-	"library/internal/auth"
-	"library/internal/errs"
 	"library/internal/httpapi"
 	"library/internal/httpapi/commandhttp"
 	"library/internal/titles"
@@ -20,7 +18,7 @@ type Holders interface {
 
 // placeHold answers POST /titles/{titleId}/holds: a member for themself, staff for anyone.
 func (h Routes) placeHold(ctx context.Context, titleID string, body titles.PlaceHold, o aggregate.Origin) (aggregate.Result, error) {
-	if err := ownMember(ctx, body.MemberID, "place holds"); err != nil {
+	if err := httpapi.OwnMember(ctx, body.MemberID, "place holds"); err != nil {
 		return aggregate.Result{}, err
 	}
 	body.BookID = "" // a hold on one copy is placed on the copy: POST /books/{bookId}/holds
@@ -96,17 +94,3 @@ func (h Routes) queue(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// ownMember refuses a member acting for another member; staff act for anyone.
-func ownMember(ctx context.Context, memberID, what string) error {
-	access := auth.AccessFrom(ctx)
-	if access.Role != auth.Member {
-		return nil
-	}
-	if access.Caller.MemberID == "" {
-		return errs.E(errs.Forbidden, "your sign-in names no member id, so you can't %s", what)
-	}
-	if access.Caller.MemberID != memberID {
-		return errs.E(errs.Forbidden, "a member may %s for themself only", what)
-	}
-	return nil
-}
