@@ -43,4 +43,3 @@ func (h Routes) cancelHold(w http.ResponseWriter, r *http.Request) error {
 	commandhttp.WriteResult(w, r, result)
 	return nil
 }
-

@@ -93,4 +93,3 @@ func (h Routes) queue(w http.ResponseWriter, r *http.Request) error {
 	httpapi.WriteJSON(w, r, http.StatusOK, view)
 	return nil
 }
-
