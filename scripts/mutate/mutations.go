@@ -17,5 +17,5 @@ type mutation struct {
 // payment path found unguarded in mutations_payments.go (money) and mutations_circulation.go
 // (holds, blocks, reminders, sign-in); add new ones to the file of their subject.
 func mutations() []mutation {
-	return slices.Concat(coreMutations, featureMutations, paymentMutations, circulationMutations, importMutations)
+	return slices.Concat(coreMutations, coreMutationsRest, featureMutations, paymentMutations, circulationMutations, importMutations)
 }
