@@ -126,34 +126,14 @@ func TestUpgradeAdoptsTheBooksOfTheReleaseBefore(t *testing.T) {
 // waits; emma is held for erin, as it was, with no second BookHeld (no second pickup email).
 func assertAdoptedHolds(t *testing.T, a *apitest.API, dune, emma string) {
 	t.Helper()
-	q := readQueue(t, a, dune)
+	q := apitest.ReadQueue(t, a, dune)
 	require.Len(t, q.Waiting, 1)
 	assert.Equal(t, "dan", q.Waiting[0].MemberID)
 	require.Len(t, q.Ready, 1)
 	assert.Equal(t, [2]string{"carol", "dune-1"}, [2]string{q.Ready[0].MemberID, q.Ready[0].BookID})
-	q = readQueue(t, a, emma)
+	q = apitest.ReadQueue(t, a, emma)
 	require.Len(t, q.Ready, 1)
 	assert.Equal(t, [2]string{"erin", "emma"}, [2]string{q.Ready[0].MemberID, q.Ready[0].BookID})
-}
-
-// queue is what this test reads of GET /titles/{titleId}/holds.
-type queue struct {
-	Waiting []struct {
-		MemberID string `json:"memberId"`
-	} `json:"waiting"`
-	Ready []struct {
-		MemberID string `json:"memberId"`
-		BookID   string `json:"bookId"`
-	} `json:"ready"`
-}
-
-func readQueue(t *testing.T, a *apitest.API, titleID string) queue {
-	t.Helper()
-	r := a.Get(t, "/titles/"+titleID+"/holds")
-	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
-	var q queue
-	require.NoError(t, json.Unmarshal(r.Body, &q))
-	return q
 }
 
 // fillsTheAdoptedHoldFirst places a hold on Dune now, behind dan's, taken over from the release
@@ -167,7 +147,7 @@ func fillsTheAdoptedHoldFirst(t *testing.T, a *apitest.API, dune string) {
 	require.Len(t, back.Events, 2)
 	assert.Equal(t, "BookHeld", back.Events[1].Type)
 	assert.JSONEq(t, `"dan"`, member(t, back.Events[1].Data, "memberId"), "the hold taken over is filled first, by any copy")
-	q := readQueue(t, a, dune)
+	q := apitest.ReadQueue(t, a, dune)
 	require.Len(t, q.Waiting, 1)
 	assert.Equal(t, "fay", q.Waiting[0].MemberID)
 }

@@ -29,27 +29,6 @@ func twoReplicas(t *testing.T, holdsMax int) ([]*apitest.API, string) {
 	return replicas, databaseURL
 }
 
-// queue is GET /titles/{titleId}/holds.
-type queue struct {
-	Waiting []struct {
-		MemberID string `json:"memberId"`
-		Place    int    `json:"place"`
-	} `json:"waiting"`
-	Ready []struct {
-		MemberID string `json:"memberId"`
-		BookID   string `json:"bookId"`
-	} `json:"ready"`
-}
-
-func readQueue(t *testing.T, a *apitest.API, titleID string) queue {
-	t.Helper()
-	r := a.Get(t, "/titles/"+titleID+"/holds")
-	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
-	var q queue
-	require.NoError(t, json.Unmarshal(r.Body, &q))
-	return q
-}
-
 // all sends the requests at once, each through the replica of its turn, and checks each is
 // answered 201.
 func all(t *testing.T, replicas []*apitest.API, paths []string, bodies []apitest.Obj, keys []string) {
@@ -109,7 +88,7 @@ func TestHTTPAllCopiesComeBackAtOnceOnTwoReplicas(t *testing.T) {
 
 	all(t, replicas, paths, bodies, keys)
 
-	q := readQueue(t, replicas[1], "dune")
+	q := apitest.ReadQueue(t, replicas[1], "dune")
 	held := map[string]string{}
 	for _, r := range q.Ready {
 		require.NotContains(t, held, r.MemberID, "%s holds two copies", r.MemberID)
@@ -160,7 +139,7 @@ func TestHTTPFiftyHoldsAtOnceOnTwoReplicas(t *testing.T) {
 
 	all(t, replicas, paths, bodies, keys)
 
-	q := readQueue(t, replicas[1], "dune")
+	q := apitest.ReadQueue(t, replicas[1], "dune")
 	require.Len(t, q.Waiting, n)
 	var inQueue []string
 	for i, w := range q.Waiting {
