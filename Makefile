@@ -17,24 +17,32 @@ tools: ## install the programs the tests run that come from the Go module proxy,
 # The fault suite: its command, and the lines of faults.log that make prints.
 FAULTS_RUN = go test -tags faults -count=1 -timeout 15m -v ./faults/ > faults.log 2>&1
 FAULTS_SHOW = grep -E '^(=== RUN|--- |PASS|FAIL|ok)|FAULTS|_test.go:[0-9]+: [^{]' faults.log
+# The upgrade suite: its command, and what make prints of upgrade.log: its test's lines, or all
+# of it when it failed (a release it could not fetch or build says so there).
+UPGRADE_RUN = go test -tags upgrade -count=1 -timeout 15m -v ./upgrade/ > upgrade.log 2>&1
+UPGRADE_SHOW = grep -E '^(=== RUN|--- |PASS|FAIL|ok)' upgrade.log
 
-test: tools ## every test, PostgreSQL included (a throwaway cluster starts by itself), with the race detector, then the deployment's and the benchmark's modules; the fault suite runs beside them, as it mostly waits for its clocks (its output in faults.log, shown at the end)
+test: tools ## every test, PostgreSQL included (a throwaway cluster starts by itself), with the race detector, then the deployment's and the benchmark's modules; the fault suite and the upgrade suite run beside them (their output in faults.log and upgrade.log, shown at the end)
 	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	go vet ./...
 	go vet -tags faults ./faults/
+	go vet -tags upgrade ./upgrade/
 	@echo "$(FAULTS_RUN) &"; $(FAULTS_RUN) & faults=$$!; \
+	  echo "$(UPGRADE_RUN) &"; $(UPGRADE_RUN) & upgrade=$$!; \
 	  echo "go test -race -count=1 -timeout 20m ./..."; go test -race -count=1 -timeout 20m ./... && \
 	  echo "cd deploy && go vet ./... && go test -count=1 -timeout 20m ./..." && \
 	  (cd deploy && go vet ./... && go test -count=1 -timeout 20m ./...) && \
 	  echo "cd bench && go vet ./... && go build -o /dev/null ." && (cd bench && go vet ./... && go build -o /dev/null .); \
-	  status=$$?; echo "waiting for the fault suite..."; wait $$faults; faults_status=$$?; $(FAULTS_SHOW); \
-	  [ $$status -eq 0 ] && [ $$faults_status -eq 0 ]
+	  status=$$?; echo "waiting for the upgrade suite..."; wait $$upgrade; upgrade_status=$$?; \
+	  if [ $$upgrade_status -eq 0 ]; then $(UPGRADE_SHOW); else cat upgrade.log; fi; \
+	  echo "waiting for the fault suite..."; wait $$faults; faults_status=$$?; $(FAULTS_SHOW); \
+	  [ $$status -eq 0 ] && [ $$upgrade_status -eq 0 ] && [ $$faults_status -eq 0 ]
 
 faults: ## the fault suite alone: two processes of the binary, PostgreSQL and SMTP, broken on purpose (about 4 minutes; full output in faults.log)
 	go vet -tags faults ./faults/
 	@$(FAULTS_RUN); status=$$?; $(FAULTS_SHOW); exit $$status
 
-upgrade: ## the upgrade suite: the release before, built from the repository's history, writes a log that this build must read as it is (a few minutes: it builds that release)
+upgrade: ## the upgrade suite alone (make test runs it too): the release before, built from the repository's history (fetched from origin into a shallow clone), writes a log that this build must read and carry on (a few minutes the first time, as it builds that release; under a minute after)
 	go vet -tags upgrade ./upgrade/
 	go test -tags upgrade -count=1 -timeout 15m -v ./upgrade/
 

@@ -13,7 +13,8 @@
 //     and its memory.
 //   - apart: the measurements that need a service process and a database of their own: a slow
 //     relay and a backlog, takeovers after SIGKILL and SIGTERM, the catalog at 100,000 books,
-//     cold loads of long streams, and durable timers firing.
+//     cold loads of long streams, durable timers firing, and a title with a long queue of holds
+//     whose copies come back at once.
 //   - report: the table, the targets with their verdicts, and the Markdown file.
 //   - figures: how numbers are summarised and written.
 //
@@ -93,8 +94,11 @@ func run(ctx context.Context) error {
 			environment.Logf("removing the database: %v", err)
 		}
 	}()
-	if cfg.Only == environment.OnlyTimers {
+	switch cfg.Only {
+	case environment.OnlyTimers:
 		return b.timersOnly(ctx)
+	case environment.OnlyHolds:
+		return b.holdsOnly(ctx)
 	}
 	if b.sink, err = environment.StartSMTPSink(); err != nil {
 		return err
@@ -132,10 +136,10 @@ func run(ctx context.Context) error {
 // build builds the service, and the service at BENCH_BEFORE when it is set.
 func (b *bench) build(ctx context.Context) error {
 	var err error
-	if b.cfg.Only == environment.OnlyTimers {
+	if b.cfg.Only == environment.OnlyTimers || b.cfg.Only == environment.OnlyHolds {
 		environment.Logf("building the service")
 		b.bin, err = environment.BuildService(ctx, b.root, b.tmp)
-		return err // the timers need the service alone
+		return err // the timers, and the holds, need the service alone
 	}
 	environment.Logf("building the service and devidp")
 	if b.bin, err = environment.BuildService(ctx, b.root, b.tmp); err != nil {
@@ -231,8 +235,8 @@ func (b *bench) measureMainService(ctx context.Context, rep *report.Report) erro
 }
 
 // measureApart runs the measurements that need a database, and service processes, of their
-// own: the slow relay and the backlog, the takeovers, the catalog at 100,000 books and the
-// cold loads of long streams.
+// own: the slow relay and the backlog, the takeovers, the catalog at 100,000 books, the cold
+// loads of long streams, the timers and the title holds.
 func (b *bench) measureApart(ctx context.Context, rep *report.Report) error {
 	environment.Logf("relay: %d loans at %s per message, then a backlog of %d after a 421 outage, on a database of their own",
 		apart.SlowRelayLoans, apart.SlowRelayDelay, apart.BacklogLoans)
@@ -280,7 +284,11 @@ func (b *bench) measureApart(ctx context.Context, rep *report.Report) error {
 	}
 	env := rep.Env
 	env.Date, env.LoadBefore = time.Now().UTC(), environment.LoadAverage()
-	rep.Timers, err = b.measureTimers(ctx, env)
+	if rep.Timers, err = b.measureTimers(ctx, env); err != nil {
+		return err
+	}
+	env.Date, env.LoadBefore = time.Now().UTC(), environment.LoadAverage()
+	rep.Holds, err = b.measureHolds(ctx, env)
 	return err
 }
 
@@ -323,5 +331,47 @@ func (b *bench) timersOnly(ctx context.Context) error {
 		return err
 	}
 	environment.Logf("wrote the timers' figures into %s", b.cfg.Output)
+	return nil
+}
+
+// measureHolds runs the title holds measurement on a database of its own.
+func (b *bench) measureHolds(ctx context.Context, env environment.Machine) (apart.HoldsResult, error) {
+	environment.Logf("holds: a title with %s holds waiting and %d copies, returns at concurrency %d, on a database of its own",
+		figures.Thousands(apart.HoldsQueue), apart.HoldsCopies, apart.HoldsConcurrency)
+	holdsURL, err := b.db.Another(ctx, "holds")
+	if err != nil {
+		return apart.HoldsResult{}, err
+	}
+	res, err := apart.Holds(ctx, b.bin, holdsURL, env)
+	if err != nil {
+		return res, fmt.Errorf("holds: %w", err)
+	}
+	return res, nil
+}
+
+// holdsOnly runs the title holds measurement alone (BENCH_ONLY=holds), prints its figures and
+// writes them into the report of the last full run.
+func (b *bench) holdsOnly(ctx context.Context) error {
+	env, err := environment.DescribeMachine(ctx, b.root, b.db.URL)
+	if err != nil {
+		return err
+	}
+	rep := report.Report{Config: b.cfg, Env: env}
+	if rep.Holds, err = b.measureHolds(ctx, env); err != nil {
+		return err
+	}
+	t := &report.TargetRows{}
+	rep.HoldsTargets(t)
+	fmt.Println()
+	for _, s := range []report.Section{{Title: "Targets", Header: []string{"target", "measured as", "result", "verdict"}, Rows: t.Rows}, rep.HoldsSection()} {
+		fmt.Print(s.Text())
+	}
+	if b.cfg.Output == "" {
+		return nil
+	}
+	if err := report.SpliceHolds(rep, b.cfg.Output, b.root); err != nil {
+		return err
+	}
+	environment.Logf("wrote the title holds' figures into %s", b.cfg.Output)
 	return nil
 }

@@ -70,7 +70,10 @@ func TestBlackholedLeaseHolder(t *testing.T) {
 	}
 	loanEmails(t, s.pool, s.smtp, 30*time.Second) // b sent what was lent during the partition
 
-	// A write from where the cut-off holder last was is refused: b has moved the checkpoint.
+	// A write from where the cut-off holder last was is refused once b has moved the checkpoint
+	// (b saves it a moment after the emails it sent, so wait for the move first).
+	eventually(t, 10*time.Second, func() bool { return savedCheckpoint(t, s, "notifications") != stale },
+		"b moves the outbox checkpoint past where a left it")
 	next := stale
 	next.Checkpoint.Position++
 	err := pgdriver.NewCheckpoints(s.pool).Save(context.Background(), "notifications", stale, next)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"library/internal/books"
 	"library/internal/notifications"
 	"library/internal/testkit/smtptest"
 )
@@ -35,11 +36,14 @@ type shelfHold struct {
 	position int64
 }
 
-// foldShelf reads the book's stream from the events table, in version order, and folds it.
+// foldShelf reads the book's stream from the events table, with the holds placed in its
+// title's queue (the title its title and author make), in the log's order, and folds them.
 func foldShelf(t *testing.T, s *system, bookID string) shelfHistory {
 	t.Helper()
 	rows, err := s.pool.Query(context.Background(),
-		`SELECT position, type, data, recorded_at FROM events WHERE stream_id = $1 ORDER BY version`, "book-"+bookID)
+		`SELECT position, type, data, recorded_at FROM events
+		 WHERE stream_id = $1 OR (stream_id = $2 AND type = 'TitleHoldPlaced') ORDER BY position`,
+		"book-"+bookID, "title-"+books.TitleIDOf(shelfTitle, "A"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +88,7 @@ func (f *shelfFold) apply(e shelfEvent) {
 	}
 	heldFor := func(m string) bool { return f.holder != nil && f.holder.member == m }
 	switch e.typ {
-	case "HoldPlaced":
+	case "HoldPlaced", "TitleHoldPlaced":
 		f.placed = append(f.placed, e.MemberID)
 	case "BookHeld":
 		if f.holder != nil || f.lentTo != "" {

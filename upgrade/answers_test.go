@@ -47,8 +47,9 @@ func read(c client) map[string]answer {
 }
 
 // volatile are the members whose values may differ between two processes reading the same
-// log: who answered and when, and the log's end, which this build's own work moves on.
-var volatile = []string{"instance", "position", "exportedAt", "asOf"}
+// log: who answered and when, the log's end, which this build's own work moves on, and a
+// stream's version, which the adoption of each book by its title moves on (CopyAdopted).
+var volatile = []string{"instance", "position", "exportedAt", "asOf", "version"}
 
 // within reports where before is not within after: every member of an object in before is in
 // after with a value within it; arrays are as long, item by item within; anything else equal.

@@ -27,12 +27,13 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
-	if err := proctest.Build(dir, "../cmd/library"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
+	// The release first: a clone that lacks it and can't fetch it fails at once, saying so.
 	if before, err = proctest.BuildRelease(dir, release); err != nil {
 		fmt.Fprintln(os.Stderr, "upgrade:", err)
+		return 1
+	}
+	if err := proctest.Build(dir, "../cmd/library"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return pgtest.Run(m)

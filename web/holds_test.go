@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"library/internal/app"
+	"library/internal/books"
 	"library/internal/testkit/apitest"
 	"library/internal/testkit/pgtest"
 )
@@ -62,7 +63,7 @@ func placeHoldAs(t *testing.T, base, bearer, book, memberID, key string) {
 // A member places a hold on a lent book from the catalog with a double click. The first
 // answer is held back while the second click lands, so the hold is surely in flight then: the
 // button is disabled, and a submit that reaches the form anyway joins the hold in flight. Every
-// request carries one key, the book's stream has one HoldPlaced, no refusal is shown (a second
+// request carries one key, the title's stream has one TitleHoldPlaced, no refusal is shown (a second
 // hold under a new key would be refused as AlreadyHeld), and the page says the member's place
 // in the queue. My account lists the hold with its place; Cancel there ends it.
 func TestMemberPlacesAHoldOnceAndCancelsIt(t *testing.T) {
@@ -110,8 +111,9 @@ func TestMemberPlacesAHoldOnceAndCancelsIt(t *testing.T) {
 		t.Fatalf("%d holds were sent for a double click, want 1", len(requests))
 	}
 	requireOneKey(t, holds.requests())
-	if n := countEvents(t, db, "book-dune", "HoldPlaced"); n != 1 {
-		t.Fatalf("%d HoldPlaced events after a double click, want 1", n)
+	// A hold on a copy waits in its title's queue: Dune's, the title its title and author make.
+	if n := countEvents(t, db, "title-"+books.TitleIDOf("Dune", "Frank Herbert"), "TitleHoldPlaced"); n != 1 {
+		t.Fatalf("%d TitleHoldPlaced events after a double click, want 1", n)
 	}
 	list := waitForHolds(t, aliceHolds, libby, func(h []holdView) bool { return len(h) > 0 })
 	if len(list) != 1 || list[0].Status != "waiting" || list[0].Place != 1 {
@@ -129,8 +131,8 @@ func TestMemberPlacesAHoldOnceAndCancelsIt(t *testing.T) {
 	myHolds.get("status", "").waitText("Cancelled the hold on “Dune”.")
 	tb.row("My holds", "You are waiting for no book. Place a hold on a book that is out in the catalog.", "Title", "")
 	waitForHolds(t, aliceHolds, libby, func(h []holdView) bool { return len(h) == 0 })
-	if n := countEvents(t, db, "book-dune", "HoldCancelled"); n != 1 {
-		t.Fatalf("%d HoldCancelled events after Cancel, want 1", n)
+	if n := countEvents(t, db, "title-"+books.TitleIDOf("Dune", "Frank Herbert"), "TitleHoldCancelled"); n != 1 {
+		t.Fatalf("%d TitleHoldCancelled events after Cancel, want 1", n)
 	}
 	requireAbsent(tb, "alert", "")
 	requireAccessible(tb, "My account, a hold cancelled")

@@ -6,16 +6,19 @@
 // copy of the title its title and author make (books.TitleIDOf, by its upcaster), so that three
 // "Dune" by Frank Herbert are three copies of one title; but no title was ever added under that
 // id, nor records those copies. The saga reads the books' BookAdded events under the "adoption"
-// lease (package processor), and for each one written before titles it runs the title's Adopt
-// command: TitleAdded (the book's title, and its author as the title's one author) when the title
-// has no record yet, and CopyAdded for the book, in the title's stream, as new events.
+// lease (package processor), and for each one written before titles it runs the book's Adopt
+// command: the book records CopyAdopted, and its title, in the same append, TitleAdded (the
+// book's title, and its author as the title's one author) when it has no record yet, CopyAdded
+// and where the copy is (lent, or held for a member), and the book's own queue as holds on the
+// title, ahead of any placed on the title since: the members wanted the book, not that copy. A
+// copy held for a member before stays held for them, and its pickup email is not sent again.
 //
-// It promises each such book listed once on its title, however often it runs, a replay of the
-// whole log included, and that a replay writes nothing at all: it looks at the title first and
-// runs no command for a book the title lists already; the command's id is
-// "adopt:<bookId>", and the title lists a copy once whatever the command id, so a command
-// repeated after a failover records nothing twice either. A BookAdded written since titles
-// was recorded on its title in its own append, and is passed over.
+// It promises each such book adopted once, however often it runs, a replay of the whole log
+// included, and that a replay writes nothing at all: it looks at the book first and runs no
+// command for a book its title records already; the command's id is "adopt:<bookId>", and a
+// book is adopted once whatever the command id, so a command repeated after a failover records
+// nothing twice either. A BookAdded written since titles was recorded on its title in its own
+// append, and is passed over.
 package adoption
 
 import (
@@ -32,15 +35,22 @@ import (
 // Name is the saga's name: its lease, its checkpoint. Never rename it.
 const Name = "adoption"
 
-// Titles is what the saga needs of titles (titles.Service is one): a look at the title, so that
-// a replay runs no command, and the command that lists a copy on it.
+// Books is what the saga needs of books (books.Service is one): a look at the book, so that a
+// replay runs no command, and the command that has its title adopt it.
+type Books interface {
+	Get(ctx context.Context, bookID string) (books.Book, int64, error)
+	Adopt(ctx context.Context, bookID string, o aggregate.Origin) (aggregate.Result, error)
+	Offer(ctx context.Context, bookID string, o aggregate.Origin) (aggregate.Result, error)
+}
+
+// Titles reads titles (titles.Service is one).
 type Titles interface {
 	Get(ctx context.Context, titleID string) (titles.Title, int64, error)
-	Adopt(ctx context.Context, titleID string, c titles.ShelveCopy, o aggregate.Origin) (aggregate.Result, error)
 }
 
 // Saga adopts the books added before titles.
 type Saga struct {
+	Books  Books
 	Titles Titles
 }
 
@@ -62,29 +72,54 @@ func (s Saga) Handle(ctx context.Context, e eventstore.Event) error {
 		return processor.Unreadable(e, err)
 	}
 	added, _ := decoded.(books.BookAdded)
-	// A book its title lists already needs no command at all: checking first keeps a replay
-	// of the saga from writing anything, not even the marker of a repeated command.
-	title, _, err := s.Titles.Get(ctx, added.TitleID)
-	switch {
-	case errs.Is(err, errs.NotFound):
-	case err != nil:
+	if err := s.adopt(ctx, added, e.Metadata.CorrelationID); err != nil {
 		return err
-	case title.HasCopy(added.ID):
-		return nil
 	}
-	adopt := titles.ShelveCopy{BookID: added.ID, Record: &titles.AddTitle{ID: added.TitleID, Title: added.Title, Authors: []string{added.Author}}}
-	origin := aggregate.Origin{CommandID: "adopt:" + added.ID, CorrelationID: e.Metadata.CorrelationID, Actor: actor}
-	_, err = s.Titles.Adopt(ctx, added.TitleID, adopt, origin)
+	return s.offer(ctx, added.TitleID, e.Metadata.CorrelationID)
+}
+
+// adopt runs the book's Adopt command, unless its title records it already: checking first
+// keeps a replay of the saga from writing anything, not even the marker of a repeated command.
+func (s Saga) adopt(ctx context.Context, added books.BookAdded, correlation string) error {
+	book, _, err := s.Books.Get(ctx, added.ID)
+	if err != nil || book.OnTitle {
+		return err
+	}
+	origin := aggregate.Origin{CommandID: "adopt:" + added.ID, CorrelationID: correlation, Actor: actor}
+	_, err = s.Books.Adopt(ctx, added.ID, origin)
 	switch {
 	case errs.Is(err, errs.IdempotencyKeyReused):
-		// The command id is taken on this title by another command (a client that chose it as
-		// an Idempotency-Key): the title lists the copy once all the same, so list it under an
-		// id of its own.
+		// The command id is taken on this book by another command (a client that chose it as
+		// an Idempotency-Key): the title records the copy once all the same, so adopt it under
+		// an id of its own.
 		origin.CommandID = ""
-		_, err = s.Titles.Adopt(ctx, added.TitleID, adopt, origin)
+		_, err = s.Books.Adopt(ctx, added.ID, origin)
 	case errs.Is(err, errs.InvalidRequest):
 		// A book whose title or author no title may have: staff look at it.
 		return processor.Park(err.Error())
 	}
 	return err
+}
+
+// offer has each copy of the title on the shelf held for the next in line, while members wait:
+// holds a title took over from a book it adopted may be filled by copies it adopted before
+// them. A title with nobody waiting, or no copy on the shelf, needs no command at all.
+func (s Saga) offer(ctx context.Context, titleID, correlation string) error {
+	title, _, err := s.Titles.Get(ctx, titleID)
+	if errs.Is(err, errs.NotFound) {
+		return nil // its book was parked: no title to offer copies to
+	}
+	if err != nil || len(title.Holds) == 0 {
+		return err
+	}
+	for _, c := range title.Copies {
+		if c.State != titles.OnShelf {
+			continue
+		}
+		origin := aggregate.Origin{CorrelationID: correlation, Actor: actor}
+		if _, err := s.Books.Offer(ctx, c.BookID, origin); err != nil {
+			return err
+		}
+	}
+	return nil
 }

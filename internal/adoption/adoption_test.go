@@ -16,6 +16,7 @@ import (
 	"library/internal/eventstore"
 	"library/internal/processor"
 	"library/internal/reservations"
+	"library/internal/shelves"
 	"library/internal/titles"
 )
 
@@ -23,13 +24,17 @@ import (
 type world struct {
 	log    *eventstore.Memory
 	titles *titles.Service
+	books  *books.Service
 	saga   adoption.Saga
 }
 
 func newWorld() *world {
 	log := eventstore.NewMemory(nil)
-	s := titles.NewService(log, aggregate.Options{}, time.Now, reservations.NewService(log, aggregate.Options{}))
-	return &world{log: log, titles: s, saga: adoption.Saga{Titles: s}}
+	s := titles.NewService(log, aggregate.Options{}, time.Now, reservations.NewService(log, aggregate.Options{})).
+		WithHolds(titles.HoldPolicy{MaxQueue: 20}, nil)
+	b := books.NewService(log, aggregate.Options{}, time.Now, books.Policy{LoanPeriod: time.Hour, Holds: books.HoldPolicy{MaxQueue: 20, Pickup: time.Hour}}, nil).
+		WithTitles(shelves.Shelves{Titles: s})
+	return &world{log: log, titles: s, books: b, saga: adoption.Saga{Books: b, Titles: s}}
 }
 
 // addedBefore writes a BookAdded as the release before titles wrote it: {id, title, author},
@@ -81,11 +86,14 @@ func TestAdoptsTheBooksAddedBeforeTitles(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "Dune", dune.Title, "the first book's title")
 	assert.Equal(t, []string{"Frank Herbert"}, dune.Authors)
-	assert.Equal(t, []titles.Copy{{BookID: "dune-1"}, {BookID: "dune-2"}, {BookID: "dune-3"}}, dune.Copies)
+	assert.Equal(t, []titles.Copy{{BookID: "dune-1", State: titles.OnShelf}, {BookID: "dune-2", State: titles.OnShelf}, {BookID: "dune-3", State: titles.OnShelf}}, dune.Copies)
 	assert.EqualValues(t, 4, version, "TitleAdded and three CopyAdded")
+	book, _, err := w.books.Get(ctx, "dune-2")
+	require.NoError(t, err)
+	assert.True(t, book.OnTitle, "the book is adopted: CopyAdopted")
 	emma, _, err := w.titles.Get(ctx, books.TitleIDOf("Emma", "Jane Austen"))
 	require.NoError(t, err)
-	assert.Equal(t, []titles.Copy{{BookID: "emma"}}, emma.Copies)
+	assert.Equal(t, []titles.Copy{{BookID: "emma", State: titles.OnShelf}}, emma.Copies)
 
 	written := w.length(t)
 	require.Empty(t, w.run(t))

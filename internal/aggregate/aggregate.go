@@ -128,6 +128,14 @@ type Command[S any] struct {
 	// the time of the append, nothing is written and the command is decided again, Also asked
 	// again. A command with Also is decided and appended in a group of its own.
 	Also func(ctx context.Context, decided []Event) (Also, error)
+	// Prepare, when set, reads what Decide needs from another aggregate (a title's queue, for
+	// a copy that comes back), given the state Decide will be given, before each decision: the
+	// first, and each one after a conflict, so that no decision is appended on what another
+	// stream was. Decide reads what Prepare kept; Also writes to that stream at the version
+	// Prepare read, so that, should it have moved on meanwhile, the command is decided again.
+	// An error refuses the command. A command with Prepare is decided and appended in a group
+	// of its own.
+	Prepare func(ctx context.Context, state S) error
 }
 
 // Also is a second stream's part of a command's append: Events go to StreamID, whose version

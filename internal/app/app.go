@@ -2,7 +2,7 @@
 // PostgreSQL with its migrations), the feature services, the background processors (catalog,
 // loans, holds, loan emails, late fines, the hold shelf, the adoption of books added before
 // titles), the adapters through which each sees only what it needs of the services
-// (elsewhere.go, shelves.go), and the HTTP server, with the web app (package web)
+// (elsewhere.go; package shelves joins copies to their titles), and the HTTP server, with the web app (package web)
 // beside the API unless Config.WebUI is off. It is the production wiring, used by cmd/library
 // and by tests that need the whole service.
 //
@@ -47,6 +47,7 @@ import (
 	"library/internal/processor/engine"
 	"library/internal/processor/processorhttp"
 	"library/internal/reservations"
+	"library/internal/shelves"
 	"library/internal/telemetry"
 	"library/internal/titles"
 	"library/internal/titles/titlesapi"
@@ -109,9 +110,10 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		Tracer:     tracing.Tracer(cfg.Tuning.TracerProvider, "library/internal/aggregate"),
 		CacheBytes: cfg.AggregateCacheBytes, SnapshotEvery: cfg.SnapshotEvery, Logger: logger}
 	accountService := accounts.NewService(a.log, repoOpts).Limit(accounts.Limits{MaxLoans: cfg.MaxLoans, BlockAt: cfg.BlockAt, OpenCheckouts: cfg.Payments.OpenMax})
-	titleService := titles.NewService(a.log, repoOpts, cfg.Tuning.Now, reservations.NewService(a.log, repoOpts))
+	titleService := titles.NewService(a.log, repoOpts, cfg.Tuning.Now, reservations.NewService(a.log, repoOpts)).
+		WithHolds(titles.HoldPolicy{MaxQueue: cfg.HoldsMax}, accountService)
 	bookService := books.NewService(a.log, repoOpts, cfg.Tuning.Now, books.Policy{LoanPeriod: cfg.LoanPeriod, MaxRenewals: cfg.RenewalsMax,
-		Holds: books.HoldPolicy{MaxQueue: cfg.HoldsMax, Pickup: cfg.HoldPickup}}, accountService).WithTitles(shelves{titles: titleService})
+		Holds: books.HoldPolicy{MaxQueue: cfg.HoldsMax, Pickup: cfg.HoldPickup}}, accountService).WithTitles(shelves.Shelves{Titles: titleService})
 	pay, err := a.payments()
 	if err != nil {
 		a.closeStore()
@@ -163,7 +165,7 @@ func (a *App) modules(bookService *books.Service, accountService *accounts.Servi
 	cfg := a.cfg
 	modules := []httpapi.Module{
 		booksapi.Routes{Service: bookService},
-		titlesapi.Routes{Service: titleService, Copies: bookService},
+		titlesapi.Routes{Service: titleService, Copies: bookService, Holders: shelves.Holds{Titles: titleService, Books: bookService}},
 		cataloghttp.Routes{Query: catalog.Query{Catalog: views.catalog, Log: a.store, Wait: cfg.Tuning.CatalogWait, Waits: catalog.NewWaitLimit(cfg.CatalogMaxWaits)},
 			Copies: bookService},
 		loanshttp.Routes{View: views.loans, Policy: loans.Policy{MaxRenewals: cfg.RenewalsMax, Now: cfg.Tuning.Now}},

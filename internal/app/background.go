@@ -19,6 +19,7 @@ import (
 	"library/internal/processor"
 	"library/internal/processor/engine"
 	"library/internal/processor/pgdriver"
+	"library/internal/shelves"
 	"library/internal/smtpclient"
 	"library/internal/titles"
 	"library/internal/tracing"
@@ -86,9 +87,10 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		Tracer: tracing.Tracer(a.cfg.Tuning.TracerProvider, "library/internal/notifications"),
 	}
 	lateFines := latefines.Saga{Accounts: accountService, FinePerDay: a.cfg.FinePerDay}
-	holdShelf := holdshelf.Saga{Books: bookService, Members: accountService, Log: a.log, Now: a.cfg.Tuning.Now}
+	holdShelf := holdshelf.Saga{Books: bookService, Titles: shelves.Holds{Titles: titleService, Books: bookService}, Members: accountService,
+		Log: a.log, Now: a.cfg.Tuning.Now}
 
-	adopt := adoption.Saga{Titles: titleService}
+	adopt := adoption.Saga{Books: bookService, Titles: titleService}
 
 	processors := append([]processor.Processor{catalog.Processor(catalogView), loans.Processor(loansView), holds.Processor(holdsView),
 		outbox.Processor(), lateFines.Processor(), holdShelf.Processor(), adopt.Processor()}, more...)

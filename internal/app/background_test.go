@@ -65,9 +65,9 @@ func TestCatalog(t *testing.T) {
 		// The book's own view and the catalog agree.
 		r := a.Get(t, "/books/dune")
 		requireJSON(t, r, &struct {
-			ID, Title, Author, Status string
-			Loan                      *loan
-			Version                   int64
+			ID, TitleID, Title, Author, Status string
+			Loan                               *loan
+			Version                            int64
 		}{})
 
 		returned := a.Call(t, http.MethodPost, "/books/dune/returns", obj{"loanId": "loan-1"})

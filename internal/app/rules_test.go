@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -57,9 +58,14 @@ var expected = map[string][6]int{
 	"DELETE /books/{bookId}/holds/{memberId}": {401, 2, 403, 2, 403, 401},
 	"GET /holds": {401, 403, 403, 2, 403, 401},
 
-	"POST /titles":            {401, 403, 403, 2, 403, 401},
-	"PATCH /titles/{titleId}": {401, 403, 403, 2, 403, 401},
-	"GET /titles/{titleId}":   {2, 2, 2, 2, 2, 401},
+	"POST /titles":                  {401, 403, 403, 2, 403, 401},
+	"PATCH /titles/{titleId}":       {401, 403, 403, 2, 403, 401},
+	"GET /titles/{titleId}":         {2, 2, 2, 2, 2, 401},
+	"POST /titles/{titleId}/copies": {401, 403, 403, 2, 403, 401},
+	// Any member may ask; the hold must be for themself (one for bob is not alice's: 403).
+	"POST /titles/{titleId}/holds":              {401, 2, 403, 2, 403, 401},
+	"DELETE /titles/{titleId}/holds/{memberId}": {401, 2, 403, 2, 403, 401},
+	"GET /titles/{titleId}/holds":               {401, 403, 403, 2, 403, 401},
 
 	"GET /accounts/me":                    {401, 2, 2, 2, 2, 401},
 	"GET /accounts/{memberId}":            {401, 2, 403, 2, 403, 401},
@@ -140,9 +146,24 @@ var requests = map[string]func(t *testing.T, w *world, account string) request{
 	"DELETE /books/{bookId}/holds/{memberId}": func(t *testing.T, w *world, account string) request {
 		book := w.lentBook(t)
 		apitest.RequireResult(t, w.a.Call(t, http.MethodPost, "/books/"+book+"/holds", apitest.Obj{"memberId": account},
-			"Authorization", w.librarian, "Idempotency-Key", fmt.Sprintf("hold-%d", w.next())), http.StatusCreated, "book-"+book)
+			"Authorization", w.librarian, "Idempotency-Key", fmt.Sprintf("hold-%d", w.next())), http.StatusCreated, apitest.TitleStreamOf(book))
 		return request{method: http.MethodDelete, path: "/books/" + book + "/holds/" + account}
 	},
+	"POST /titles/{titleId}/copies": func(_ *testing.T, w *world, _ string) request {
+		n := w.next()
+		return request{method: http.MethodPost, path: "/titles/dune/copies", body: apitest.Obj{"id": fmt.Sprintf("copy-%d", n), "barcode": fmt.Sprintf("C%d", n)}}
+	},
+	"POST /titles/{titleId}/holds": func(t *testing.T, w *world, account string) request {
+		return request{method: http.MethodPost, path: "/titles/" + w.lentTitle(t) + "/holds", body: apitest.Obj{"memberId": account},
+			headers: []string{"Idempotency-Key", fmt.Sprintf("hold-%d", w.next())}}
+	},
+	"DELETE /titles/{titleId}/holds/{memberId}": func(t *testing.T, w *world, account string) request {
+		title := w.lentTitle(t)
+		apitest.RequireResult(t, w.a.Call(t, http.MethodPost, "/titles/"+title+"/holds", apitest.Obj{"memberId": account},
+			"Authorization", w.librarian, "Idempotency-Key", fmt.Sprintf("hold-%d", w.next())), http.StatusCreated, "title-"+title)
+		return request{method: http.MethodDelete, path: "/titles/" + title + "/holds/" + account}
+	},
+	"GET /titles/{titleId}/holds": get("/titles/dune/holds"),
 	"POST /titles": func(_ *testing.T, w *world, _ string) request {
 		return request{method: http.MethodPost, path: "/titles", body: apitest.Obj{"id": fmt.Sprintf("title-%d", w.next()), "title": "T", "authors": []string{"A"}}}
 	},
@@ -207,9 +228,15 @@ func postTo(path string) func(*testing.T, *world, string) request {
 // book adds a new book, as the librarian, and returns its id.
 func (w *world) book(t *testing.T) string {
 	id := fmt.Sprintf("book-%d", w.next())
-	apitest.RequireResult(t, w.a.Call(t, http.MethodPost, "/books", apitest.Obj{"id": id, "title": "T", "author": "A"},
+	apitest.RequireResult(t, w.a.Call(t, http.MethodPost, "/books", apitest.Obj{"id": id, "title": "T", "author": "A", "isbn": apitest.ISBNFor(id)},
 		"Authorization", w.librarian), http.StatusCreated, "book-"+id)
 	return id
+}
+
+// lentTitle adds a title with one copy, lent to carol, and returns the title's id: a title others
+// may wait for.
+func (w *world) lentTitle(t *testing.T) string {
+	return strings.TrimPrefix(apitest.TitleStreamOf(w.lentBook(t)), "title-")
 }
 
 // lentBook adds a new book and lends it to carol, as the librarian, and returns its id: a book

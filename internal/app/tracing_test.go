@@ -88,12 +88,12 @@ func TestTraceFromRequestToEmail(t *testing.T) {
 	setContact(t, a.api, "alice", "Alice", "alice@example.org")
 	requireResult(t, a.Call(t, http.MethodPost, "/books", obj{"id": "dune", "title": "Dune", "author": "Frank Herbert"}),
 		http.StatusCreated, "book-dune")
-	// An append to one stream (the member's details; a book's adding writes its title too, in
-	// one transaction) is written in a batch, with those of other requests: a span of its own,
-	// linked to theirs, with the database call in it.
-	contactTrace := a.span(t, "a's span of the member's details", named("PUT /accounts/{memberId}")).SpanContext.TraceID()
+	addTrace := a.span(t, "a's span of the account's opening", named("PUT /accounts/{memberId}")).SpanContext.TraceID()
+	// An append to one stream (the account's opening; a book's adding writes its title's
+	// stream too, in an append of its own) is written in a batch, with those of other
+	// requests: a span of its own, linked to theirs, with the database call in it.
 	batch := a.span(t, "a's span of the batch", func(s tracetest.SpanStub) bool {
-		return s.Name == "append batch" && linksTo(s, contactTrace)
+		return s.Name == "append batch" && linksTo(s, addTrace)
 	})
 	a.span(t, "a span of the batch's database call", func(s tracetest.SpanStub) bool {
 		return strings.HasPrefix(s.Name, "db ") && s.Parent.SpanID() == batch.SpanContext.SpanID()

@@ -104,6 +104,10 @@ func Rules() []Rule {
 
 		librarians(http.MethodPost, "/titles"),
 		librarians(http.MethodPatch, "/titles/{titleId}"),
+		{Method: http.MethodPost, Pattern: "/titles/{titleId}/holds", Member: Allow, Librarian: Allow, WhenOpen: Allow,
+			Narrowed: "a member places holds for themself"},
+		ownOrLibrarian(http.MethodDelete, "/titles/{titleId}/holds/{memberId}", ""),
+		librarians(http.MethodGet, "/titles/{titleId}/holds"),
 		{Method: http.MethodGet, Pattern: "/titles/{titleId}", Anonymous: Allow, Member: Allow, Librarian: Allow, Operator: Allow, WhenOpen: Allow,
 			Narrowed: titleRecord},
 

@@ -38,6 +38,9 @@ type BookAdded struct {
 	Barcode string `json:"barcode,omitempty"`
 	Title   string `json:"title"`
 	Author  string `json:"author"`
+	// BeforeTitles is set by the upcaster of version 1 alone: no title records this copy, nor
+	// what happens to it, until the adoption saga adopts it (CopyAdopted).
+	BeforeTitles bool `json:"beforeTitles,omitempty"`
 }
 
 // BookLent records that the book was lent to a member until DueAt.
@@ -85,6 +88,9 @@ type Book struct {
 	Barcode string
 	Title   string
 	Author  string
+	// OnTitle is true for a copy whose title records it, and what happens to it (shelf.go):
+	// one added since books were copies, or adopted since.
+	OnTitle bool
 	// Loan is the current loan, nil while the book is on the shelf.
 	Loan *Loan
 	// loans holds every loan id the book has been lent under.
@@ -120,6 +126,9 @@ func Apply(b Book, e Event) Book {
 	switch e := e.(type) {
 	case BookAdded:
 		b.Added, b.ID, b.TitleID, b.Barcode, b.Title, b.Author = true, e.ID, e.TitleID, e.Barcode, e.Title, e.Author
+		b.OnTitle = !e.BeforeTitles
+	case CopyAdopted:
+		b.OnTitle, b.queue = true, nil
 	case BookLent:
 		b.Loan = &Loan{LoanID: e.LoanID, MemberID: e.MemberID, LentAt: e.LentAt, DueAt: e.DueAt}
 		b.loans[e.LoanID] = true

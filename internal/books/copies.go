@@ -31,6 +31,15 @@ type Titles interface {
 	// errs.NotFound, unless the copy brings its record (Shelving.Record): then TitleAdded comes
 	// first, and the title's ISBN is reserved in the same part.
 	Shelve(ctx context.Context, s Shelving) (aggregate.Also, error)
+	// Shelf: what copies' commands need of their title's queue (shelf.go).
+	Shelf
+	// HoldCopy puts a member in the title's queue for the copy bookID alone; LeaveQueue takes
+	// them out of it.
+	HoldCopy(ctx context.Context, titleID, bookID, memberID string, o aggregate.Origin) (aggregate.Result, error)
+	LeaveQueue(ctx context.Context, titleID, memberID string, o aggregate.Origin) (aggregate.Result, error)
+	// Adopting returns the title's part of a book's adoption, at version (adopt.go): the title's
+	// record when it has none, the copy and where it is, and the holds of its queue.
+	Adopting(ctx context.Context, titleID string, version int64, a Adoption) (aggregate.Also, error)
 }
 
 // Shelving is a copy joining its title.

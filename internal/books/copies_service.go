@@ -27,11 +27,10 @@ func (s *Service) Add(ctx context.Context, c AddBook, o aggregate.Origin) (aggre
 			Record: &TitleRecord{Title: c.Title, Author: c.Author, ISBN: c.ISBN}}
 		title = func(ctx context.Context) (aggregate.Also, error) { return s.titles.Shelve(ctx, shelving) }
 	}
-	return s.repo.Execute(ctx, c.ID, aggregate.Command[Book]{
+	return s.repo.Execute(ctx, c.ID, s.shelved(aggregate.Command[Book]{
 		Name: "addBook", Origin: o, Payload: c,
 		Decide: c.Decide,
-		Also:   s.shelve(c.ID, c.Barcode, title),
-	})
+	}, c.ID, c.TitleID, s.shelve(c.ID, c.Barcode, title)))
 }
 
 // titleFor is the title a book added on its own joins: the holder of its ISBN, or the title
@@ -68,13 +67,12 @@ func (s *Service) AddCopy(ctx context.Context, c AddCopy, o aggregate.Origin) (a
 		return aggregate.Result{}, err
 	}
 	shelving := Shelving{TitleID: c.TitleID, BookID: c.ID, Barcode: c.Barcode}
-	return s.repo.Execute(ctx, c.ID, aggregate.Command[Book]{
+	return s.repo.Execute(ctx, c.ID, s.shelved(aggregate.Command[Book]{
 		Name: "addCopy", Origin: o, Payload: c,
 		Decide: func(b Book) ([]Event, error) { return c.Decide(b, title, AuthorOf(authors)) },
-		Also: s.shelve(c.ID, c.Barcode, func(ctx context.Context) (aggregate.Also, error) {
-			return s.titles.Shelve(ctx, shelving)
-		}),
-	})
+	}, c.ID, c.TitleID, s.shelve(c.ID, c.Barcode, func(ctx context.Context) (aggregate.Also, error) {
+		return s.titles.Shelve(ctx, shelving)
+	})))
 }
 
 // shelve is the Also of the commands that add a copy: its title's part (title; nil for none)

@@ -99,6 +99,35 @@ func (s *shelf) Shelve(ctx context.Context, c books.Shelving) (aggregate.Also, e
 		Codecs: []aggregate.Codec{aggregate.EventCodec[shelved]()}}, nil
 }
 
+// ReadQueue: nobody waits for a title of the shelf's.
+func (s *shelf) ReadQueue(context.Context, string) (books.Queue, int64, error) {
+	return nobody{}, 0, nil
+}
+
+// Moved: the shelf records no moves.
+func (s *shelf) Moved(context.Context, string, int64, string, []books.Event) (aggregate.Also, error) {
+	return aggregate.Also{}, nil
+}
+
+func (s *shelf) HoldCopy(context.Context, string, string, string, aggregate.Origin) (aggregate.Result, error) {
+	return aggregate.Result{}, errs.E(errs.Internal, "the shelf takes no holds")
+}
+
+func (s *shelf) LeaveQueue(context.Context, string, string, aggregate.Origin) (aggregate.Result, error) {
+	return aggregate.Result{}, errs.E(errs.Internal, "the shelf takes no holds")
+}
+
+func (s *shelf) Adopting(context.Context, string, int64, books.Adoption) (aggregate.Also, error) {
+	return aggregate.Also{}, errs.E(errs.Internal, "the shelf adopts nothing")
+}
+
+// nobody is a queue with nobody in it.
+type nobody struct{}
+
+func (nobody) Next(string) string { return "" }
+
+func (nobody) Waiting(string) int { return 0 }
+
 func newCopies(t *testing.T) (*books.Service, *eventstore.Memory) {
 	t.Helper()
 	store := eventstore.NewMemory(nil)

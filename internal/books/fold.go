@@ -105,5 +105,5 @@ func addedBeforeTitles(in aggregate.StoredData) (json.RawMessage, error) {
 	if err := json.Unmarshal(in.Data, &v1); err != nil {
 		return nil, err
 	}
-	return json.Marshal(BookAdded{ID: v1.ID, TitleID: TitleIDOf(v1.Title, v1.Author), Title: v1.Title, Author: v1.Author})
+	return json.Marshal(BookAdded{ID: v1.ID, TitleID: TitleIDOf(v1.Title, v1.Author), Title: v1.Title, Author: v1.Author, BeforeTitles: true})
 }

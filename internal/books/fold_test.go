@@ -72,7 +72,7 @@ func TestBookAddedBeforeTitlesReadsAsACopy(t *testing.T) {
 	old := eventstore.Event{StreamID: "book-dune-1", Type: "BookAdded", Data: json.RawMessage(`{"id":"dune-1","title":"Dune","author":"Frank Herbert"}`)}
 	got, err := books.Decode(old)
 	require.NoError(t, err)
-	require.Equal(t, books.BookAdded{ID: "dune-1", TitleID: books.TitleIDOf("Dune", "Frank Herbert"), Title: "Dune", Author: "Frank Herbert"}, got)
+	require.Equal(t, books.BookAdded{ID: "dune-1", TitleID: books.TitleIDOf("Dune", "Frank Herbert"), Title: "Dune", Author: "Frank Herbert", BeforeTitles: true}, got)
 	require.True(t, books.AddedBeforeTitles(old))
 
 	added := books.BookAdded{ID: "dune-2", TitleID: "dune", Barcode: "A1", Title: "Dune", Author: "Frank Herbert"}

@@ -31,6 +31,7 @@ func Type() aggregate.Type[Book] {
 			aggregate.EventCodec[BookHeld](),
 			aggregate.EventCodec[HoldExpired](),
 			aggregate.EventCodec[HoldFulfilled](),
+			aggregate.EventCodec[CopyAdopted](),
 		},
 	}
 }
@@ -44,6 +45,7 @@ type Service struct {
 	// barcodes keeps copies' barcodes unique; titles, when set, records copies on their titles.
 	barcodes *reservations.Service
 	titles   Titles
+	shelf    Shelf
 }
 
 // Policy is how the library lends: for how long (LOAN_PERIOD), how many times a loan may be
@@ -85,41 +87,55 @@ func NewService(log aggregate.Log, opts aggregate.Options, now func() time.Time,
 // returns it. Without titles a book is added alone, as a copy of the title its title and author
 // make (TitleIDOf), which nothing records; copies of titles (AddCopy) are refused.
 func (s *Service) WithTitles(t Titles) *Service {
-	s.titles = t
+	s.titles, s.shelf = t, t
 	return s
 }
 
 // Lend lends a book.
 func (s *Service) Lend(ctx context.Context, bookID string, c LendBook, o aggregate.Origin) (aggregate.Result, error) {
-	return s.repo.Execute(ctx, bookID, aggregate.Command[Book]{
+	return s.repo.Execute(ctx, bookID, s.shelved(aggregate.Command[Book]{
 		Name: "lendBook", Origin: o, Payload: c, Validate: c.Validate,
 		Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.LoanPeriod) },
-		Also:   s.onAccount(bookID),
-	})
+	}, bookID, "", s.onAccount(bookID)))
 }
 
 // Return ends a loan.
 func (s *Service) Return(ctx context.Context, bookID string, c ReturnBook, o aggregate.Origin) (aggregate.Result, error) {
-	return s.repo.Execute(ctx, bookID, aggregate.Command[Book]{
+	return s.repo.Execute(ctx, bookID, s.shelved(aggregate.Command[Book]{
 		Name: "returnBook", Origin: o, Payload: c, Validate: c.Validate,
 		Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.Holds.Pickup) },
-		Also:   s.onAccount(bookID),
-	})
+	}, bookID, "", s.onAccount(bookID)))
 }
 
-// Renew moves a current loan's due time.
+// Renew moves a current loan's due time. A copy that a member waiting for its title could have
+// is not renewed (errs.HoldsWaiting), as a book with members in its own queue is not.
 func (s *Service) Renew(ctx context.Context, bookID string, c RenewLoan, o aggregate.Origin) (aggregate.Result, error) {
-	return s.repo.Execute(ctx, bookID, aggregate.Command[Book]{
+	return s.repo.Execute(ctx, bookID, s.queued(aggregate.Command[Book]{
 		Name: "renewLoan", Origin: o, Payload: c, Validate: c.Validate,
 		Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.LoanPeriod, s.policy.MaxRenewals) },
-		Also: s.check(func(ctx context.Context, decided []Event) (aggregate.Also, error) {
-			return s.borrowers.MayRenew(ctx, decided[0].(LoanRenewed).MemberID)
-		}),
-	})
+	}, bookID, "", s.check(func(ctx context.Context, decided []Event) (aggregate.Also, error) {
+		return s.borrowers.MayRenew(ctx, decided[0].(LoanRenewed).MemberID)
+	}), waitedFor))
 }
 
-// PlaceHold puts a member in the book's queue.
+// waitedFor refuses a renewal of a copy that a member waiting for its title could have.
+func waitedFor(b Book, q Queue) error {
+	n := q.Waiting(b.ID)
+	if b.Loan == nil || n == 0 {
+		return nil
+	}
+	return errs.E(errs.HoldsWaiting, "%s for book %s: return it for them", errs.Count(n, "member waits", "members wait"), b.ID)
+}
+
+// PlaceHold puts a member in the book's queue: for a copy its title records, the title's queue,
+// for that copy alone.
 func (s *Service) PlaceHold(ctx context.Context, bookID string, c PlaceHold, o aggregate.Origin) (aggregate.Result, error) {
+	if on, err := s.onTitle(ctx, bookID, c.Validate); on != nil || err != nil {
+		if err != nil {
+			return aggregate.Result{}, err
+		}
+		return s.titles.HoldCopy(ctx, on.TitleID, bookID, c.MemberID, o)
+	}
 	return s.repo.Execute(ctx, bookID, aggregate.Command[Book]{
 		Name: "placeHold", Origin: o, Payload: c, Validate: c.Validate,
 		Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.policy.Holds) },
@@ -129,20 +145,45 @@ func (s *Service) PlaceHold(ctx context.Context, bookID string, c PlaceHold, o a
 	})
 }
 
-// CancelHold takes a member out of the queue, or off the hold shelf.
+// CancelHold takes a member out of the queue, or off the hold shelf. A member waiting for a copy
+// its title records waits in the title's queue, and leaves that.
 func (s *Service) CancelHold(ctx context.Context, bookID string, c CancelHold, o aggregate.Origin) (aggregate.Result, error) {
-	return s.repo.Execute(ctx, bookID, aggregate.Command[Book]{
+	if on, err := s.onTitle(ctx, bookID, c.Validate); on != nil || err != nil {
+		if err != nil {
+			return aggregate.Result{}, err
+		}
+		if on.Held == nil || on.Held.MemberID != c.MemberID {
+			return s.titles.LeaveQueue(ctx, on.TitleID, c.MemberID, o)
+		}
+	}
+	return s.repo.Execute(ctx, bookID, s.shelved(aggregate.Command[Book]{
 		Name: "cancelHold", Origin: o, Payload: c, Validate: c.Validate,
 		Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.Holds) },
-	})
+	}, bookID, "", nil))
 }
 
 // ExpireHold ends a hold on the shelf that was not picked up in time.
 func (s *Service) ExpireHold(ctx context.Context, bookID string, c ExpireHold, o aggregate.Origin) (aggregate.Result, error) {
-	return s.repo.Execute(ctx, bookID, aggregate.Command[Book]{
+	return s.repo.Execute(ctx, bookID, s.shelved(aggregate.Command[Book]{
 		Name: "expireHold", Origin: o, Payload: c,
 		Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.Holds) },
-	})
+	}, bookID, "", nil))
+}
+
+// onTitle returns the copy bookID when its title records it (and the service has titles), nil
+// otherwise, after checking the command's fields.
+func (s *Service) onTitle(ctx context.Context, bookID string, validate func() error) (*Book, error) {
+	if s.titles == nil {
+		return nil, nil
+	}
+	if err := validate(); err != nil {
+		return nil, err
+	}
+	b, _, err := s.Get(ctx, bookID)
+	if err != nil || !b.OnTitle {
+		return nil, err
+	}
+	return &b, nil
 }
 
 // check is an Also that asks the member's account without writing to it; nil without

@@ -11,7 +11,7 @@ import (
 // what it means changes, so that older snapshots are ignored rather than misread; and with an
 // upcaster of a book event that makes Apply keep something new, so that the states folded
 // before it are folded again through it (upcasters never touch snapshots).
-const snapshotVersion = 4
+const snapshotVersion = 5
 
 // snapshotState is a Book as a snapshot keeps it.
 type snapshotState struct {
@@ -21,6 +21,7 @@ type snapshotState struct {
 	Barcode string   `json:"barcode,omitempty"`
 	Title   string   `json:"title,omitempty"`
 	Author  string   `json:"author,omitempty"`
+	OnTitle bool     `json:"onTitle,omitempty"`
 	Loan    *Loan    `json:"loan,omitempty"`
 	Loans   []string `json:"loans,omitempty"`
 	// Renewals are the current loan's.
@@ -40,7 +41,7 @@ func encodeSnapshot(b Book) ([]byte, error) {
 		loans = append(loans, id)
 	}
 	slices.Sort(loans)
-	return json.Marshal(snapshotState{Added: b.Added, ID: b.ID, TitleID: b.TitleID, Barcode: b.Barcode, Title: b.Title, Author: b.Author,
+	return json.Marshal(snapshotState{Added: b.Added, ID: b.ID, TitleID: b.TitleID, Barcode: b.Barcode, Title: b.Title, Author: b.Author, OnTitle: b.OnTitle,
 		Loan: b.Loan, Loans: loans, Renewals: renewals(b), Held: b.Held, Queue: b.queue})
 }
 
@@ -51,6 +52,7 @@ func decodeSnapshot(data []byte) (Book, error) {
 	}
 	b := NewBook()
 	b.Added, b.ID, b.TitleID, b.Barcode, b.Title, b.Author, b.Loan = s.Added, s.ID, s.TitleID, s.Barcode, s.Title, s.Author, s.Loan
+	b.OnTitle = s.OnTitle
 	if b.Loan != nil {
 		b.Loan.Renewals = s.Renewals
 	}

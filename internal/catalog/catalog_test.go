@@ -112,7 +112,7 @@ func TestCatalogRefusesUnreadableEvents(t *testing.T) {
 	bad := eventstore.Event{StreamID: "book-b1", Version: 1, Position: 1, TransactionID: 1, Type: "BookAdded", Data: json.RawMessage(`{"title":7}`)}
 	require.Error(t, memory.Apply(ctx, processor.Position{}, at(1, 0), []eventstore.Event{bad}))
 	newer := eventstore.Event{StreamID: "book-b1", Version: 1, Position: 1, TransactionID: 1, Type: "BookAdded",
-		Data: json.RawMessage(`{"title":"Dune","author":"Herbert"}`), Metadata: eventstore.Metadata{Schema: 9}}
+		Data: json.RawMessage(`{"title":"Dune","author":"Herbert"}`), Metadata: eventstore.Metadata{Schema: 3}}
 	err := memory.Apply(ctx, processor.Position{}, at(1, 0), []eventstore.Event{newer})
 	require.True(t, errs.Is(err, errs.Unavailable), "%v", err)
 	_, pos, err := memory.List(ctx, catalog.Filter{})

@@ -42,7 +42,7 @@ type Config struct {
 	LoanPeriod time.Duration
 	// RenewalsMax is how many times a loan may be renewed (RENEWALS_MAX).
 	RenewalsMax int
-	// HoldsMax is how many members may wait for one book (HOLDS_MAX); HoldPickup how long a
+	// HoldsMax is how many members may wait for one title (HOLDS_MAX); HoldPickup how long a
 	// book waits on the hold shelf for the member it is held for (HOLD_PICKUP).
 	HoldsMax   int
 	HoldPickup time.Duration

@@ -55,11 +55,13 @@ const (
 	RenewalLimitReached Code = "RenewalLimitReached"
 	BookOnHold          Code = "BookOnHold"
 	BookAvailable       Code = "BookAvailable"
-	HoldsWaiting        Code = "HoldsWaiting"
-	AlreadyHeld         Code = "AlreadyHeld"
-	HoldQueueFull       Code = "HoldQueueFull"
-	LoanLimitReached    Code = "LoanLimitReached"
-	MemberBlocked       Code = "MemberBlocked"
+	// TitleAvailable: a copy of the title is on the shelf for anyone: lend it instead.
+	TitleAvailable   Code = "TitleAvailable"
+	HoldsWaiting     Code = "HoldsWaiting"
+	AlreadyHeld      Code = "AlreadyHeld"
+	HoldQueueFull    Code = "HoldQueueFull"
+	LoanLimitReached Code = "LoanLimitReached"
+	MemberBlocked    Code = "MemberBlocked"
 
 	// TooManyCheckouts: the member has as many online payments started and not finished as
 	// they may (CHECKOUTS_OPEN_MAX); the problem names them (openCheckouts).

@@ -192,8 +192,8 @@ const (
 	shelfOrder    = 's'
 )
 
-// maxCursorLength is the length of the longest cursor: the shelf's, with the longest book id.
-var maxCursorLength = base64.RawURLEncoding.EncodedLen(2 + 8 + 8 + validate.MaxIDLength)
+// maxCursorLength is the length of the longest cursor: the shelf's, with the longest queue key.
+var maxCursorLength = base64.RawURLEncoding.EncodedLen(2 + 8 + 8 + len(titlePrefix) + validate.MaxIDLength)
 
 func encodeCursor(k Key, shelf bool) string {
 	b := make([]byte, 0, 18+len(k.BookID))
@@ -233,7 +233,11 @@ func decodeCursor(c string) (Key, bool, error) {
 		}
 	}
 	k.BookID = string(rest)
-	if k.Seq < 1 || !validate.IsID(k.BookID) {
+	queue := k.BookID
+	if titleID, ok := titleOf(queue); ok {
+		queue = titleID
+	}
+	if k.Seq < 1 || !validate.IsID(queue) {
 		return Key{}, false, bad
 	}
 	return k, shelf, nil

@@ -9,6 +9,7 @@ import (
 	"library/internal/books"
 	"library/internal/eventstore"
 	"library/internal/processor"
+	"library/internal/titles"
 )
 
 // Name is the name of the holds view model, and of its first build (its lease, its
@@ -77,7 +78,9 @@ func Processor(v View) processor.Processor {
 	return processor.Processor{Name: Name, Kind: processor.KindViewModel, View: v, Types: []string{
 		books.BookAdded{}.EventType(), books.HoldPlaced{}.EventType(), books.BookHeld{}.EventType(),
 		books.HoldCancelled{}.EventType(), books.HoldExpired{}.EventType(), books.HoldFulfilled{}.EventType(),
-		accounts.MemberErased{}.EventType()}}
+		accounts.MemberErased{}.EventType(), books.CopyAdopted{}.EventType(),
+		titles.TitleAdded{}.EventType(), titles.TitleHoldPlaced{}.EventType(), titles.TitleHoldCancelled{}.EventType(),
+		titles.HoldTrapped{}.EventType(), titles.CopyLent{}.EventType()}}
 }
 
 // A Change is what one event does to the view: Titled, Placed, Held, Ended or Erased.
@@ -115,6 +118,14 @@ func Changes(events []eventstore.Event) ([]Change, error) {
 	for _, e := range events {
 		bookID, isBook := books.BookID(e)
 		memberID, isAccount := accounts.MemberID(e)
+		if titleID, isTitle := titles.TitleID(e); isTitle {
+			changes, err := titleChanges(titleID, e)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, changes...)
+			continue
+		}
 		switch {
 		case isBook:
 			event, err := books.Decode(e)
@@ -123,6 +134,11 @@ func Changes(events []eventstore.Event) ([]Change, error) {
 			}
 			if c := bookChange(bookID, e, event); c != nil {
 				out = append(out, c)
+			}
+			if adopted, ok := event.(books.CopyAdopted); ok {
+				for _, m := range adopted.Moved {
+					out = append(out, Ended{BookID: bookID, MemberID: m}) // now waiting for the title
+				}
 			}
 		case isAccount && e.Type == erasure:
 			out = append(out, Erased{MemberID: memberID})

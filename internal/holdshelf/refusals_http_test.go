@@ -3,6 +3,7 @@ package holdshelf_test
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,13 +13,14 @@ import (
 	"library/internal/testkit/apitest"
 )
 
-// bookVersion is the book's stream version, from GET /books/{bookId}.
-func bookVersion(t *testing.T, a *apitest.API, bookID string) int64 {
+// queueVersion is the stream version of the title whose queue the book's holds wait in, from
+// GET /titles/{titleId}.
+func queueVersion(t *testing.T, a *apitest.API, bookID string) int64 {
 	t.Helper()
 	var b struct {
 		Version int64 `json:"version"`
 	}
-	r := a.Get(t, "/books/"+bookID)
+	r := a.Get(t, "/titles/"+strings.TrimPrefix(apitest.TitleStreamOf(bookID), "title-"))
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	require.NoError(t, json.Unmarshal(r.Body, &b))
 	return b.Version
@@ -36,8 +38,8 @@ func TestHTTPHoldRefusals(t *testing.T) {
 		apitest.AddBook(t, a, "dune")
 		apitest.AddBook(t, a, "emma")
 		apitest.Lend(t, a, "dune", "loan-1", "ann")
-		apitest.RequireResult(t, hold(t, a, "dune", "ben", "k1"), http.StatusCreated, "book-dune")
-		before := bookVersion(t, a, "dune")
+		apitest.RequireResult(t, hold(t, a, "dune", "ben", "k1"), http.StatusCreated, apitest.TitleStreamOf("dune"))
+		before := queueVersion(t, a, "dune")
 
 		cases := []struct {
 			name, book, member string
@@ -63,15 +65,15 @@ func TestHTTPHoldRefusals(t *testing.T) {
 			p := apitest.RequireProblem(t, r, c.status, c.code)
 			assert.Contains(t, p.Detail, c.detail, c.name)
 		}
-		apitest.RequireResult(t, hold(t, a, "dune", "cid", "k2"), http.StatusCreated, "book-dune")
+		apitest.RequireResult(t, hold(t, a, "dune", "cid", "k2"), http.StatusCreated, apitest.TitleStreamOf("dune"))
 		apitest.SetContact(t, a, "eve", "Eve", "")
 		apitest.RequireProblem(t, hold(t, a, "dune", "eve", "k4"), http.StatusConflict, "HoldQueueFull")
-		require.Equal(t, before+1, bookVersion(t, a, "dune"), "only cid's hold was recorded")
+		require.Equal(t, before+1, queueVersion(t, a, "dune"), "only cid's hold was recorded")
 
 		cancel := a.Call(t, http.MethodDelete, "/books/dune/holds/dot", nil)
 		apitest.RequireProblem(t, cancel, http.StatusNotFound, "NotFound")
-		apitest.RequireResult(t, a.Call(t, http.MethodDelete, "/books/dune/holds/ben", nil), http.StatusCreated, "book-dune")
-		apitest.RequireResult(t, hold(t, a, "dune", "eve", "k4"), http.StatusCreated, "book-dune") // a place came free
+		apitest.RequireResult(t, a.Call(t, http.MethodDelete, "/books/dune/holds/ben", nil), http.StatusCreated, apitest.TitleStreamOf("dune"))
+		apitest.RequireResult(t, hold(t, a, "dune", "eve", "k4"), http.StatusCreated, apitest.TitleStreamOf("dune")) // a place came free
 	})
 }
 
@@ -90,9 +92,9 @@ func TestHTTPRenewalRefusedWhileMembersWait(t *testing.T) {
 			return apitest.RequireProblem(t, r, http.StatusConflict, "HoldsWaiting")
 		}
 
-		apitest.RequireResult(t, hold(t, a, "dune", "ben", "hold-ben"), http.StatusCreated, "book-dune")
+		apitest.RequireResult(t, hold(t, a, "dune", "ben", "hold-ben"), http.StatusCreated, apitest.TitleStreamOf("dune"))
 		assert.Equal(t, "1 member waits for book dune: return it for them", renew("renew-1").Detail)
-		apitest.RequireResult(t, hold(t, a, "dune", "cid", "hold-cid"), http.StatusCreated, "book-dune")
+		apitest.RequireResult(t, hold(t, a, "dune", "cid", "hold-cid"), http.StatusCreated, apitest.TitleStreamOf("dune"))
 		assert.Equal(t, "2 members wait for book dune: return it for them", renew("renew-2").Detail)
 	})
 }

@@ -30,6 +30,7 @@ import (
 	"library/internal/errs"
 	"library/internal/eventstore"
 	"library/internal/processor"
+	"library/internal/titles"
 )
 
 // Name is the saga's name: its lease, its checkpoint, its timers. Never rename it.
@@ -40,6 +41,11 @@ type Books interface {
 	Get(ctx context.Context, bookID string) (books.Book, int64, error)
 	ExpireHold(ctx context.Context, bookID string, c books.ExpireHold, o aggregate.Origin) (aggregate.Result, error)
 	CancelHold(ctx context.Context, bookID string, c books.CancelHold, o aggregate.Origin) (aggregate.Result, error)
+}
+
+// Titles ends members' holds on titles, waiting or on the hold shelf (shelves.Holds is one).
+type Titles interface {
+	Cancel(ctx context.Context, titleID, memberID string, o aggregate.Origin) (aggregate.Result, error)
 }
 
 // Members is what the saga needs to know of members: whether one was erased (accounts.Service
@@ -56,6 +62,7 @@ type Log interface {
 // Saga expires holds not picked up, and cancels the holds of erased members.
 type Saga struct {
 	Books   Books
+	Titles  Titles
 	Members Members
 	Log     Log
 	// Now is the clock a timer set again is set by. Default time.Now.
@@ -66,7 +73,7 @@ type Saga struct {
 func (s Saga) Processor() processor.Processor {
 	return processor.Processor{Name: Name, Kind: processor.KindSaga, Handler: s, Types: []string{
 		accounts.MemberErased{}.EventType(), books.BookHeld{}.EventType(), books.HoldFulfilled{}.EventType(),
-		books.HoldCancelled{}.EventType(), books.HoldPlaced{}.EventType()}}
+		books.HoldCancelled{}.EventType(), books.HoldPlaced{}.EventType(), titles.TitleHoldPlaced{}.EventType()}}
 }
 
 // actor is who the log says recorded what the saga did.
@@ -88,6 +95,9 @@ func (s Saga) Handle(ctx context.Context, e eventstore.Event) error {
 			return nil
 		}
 		return s.forget(ctx, memberID)
+	}
+	if titleID, ok := titles.TitleID(e); ok {
+		return s.titleEvent(ctx, titleID, e)
 	}
 	bookID, ok := books.BookID(e)
 	if !ok {
@@ -145,31 +155,63 @@ func (s Saga) forget(ctx context.Context, memberID string) error {
 	}
 	done := map[string]bool{}
 	for _, e := range events {
-		bookID, ok := books.BookID(e)
-		if !ok || e.Type != (books.HoldPlaced{}).EventType() {
+		if done[e.StreamID] {
 			continue
 		}
-		if done[bookID] {
-			continue
+		var err error
+		if bookID, ok := books.BookID(e); ok && e.Type == (books.HoldPlaced{}).EventType() {
+			done[e.StreamID], err = true, s.cancel(ctx, bookID, memberID)
+		} else if titleID, ok := titles.TitleID(e); ok && e.Type == (titles.TitleHoldPlaced{}).EventType() {
+			done[e.StreamID], err = true, s.cancelOnTitle(ctx, titleID, memberID)
 		}
-		done[bookID] = true
-		if err := s.cancel(ctx, bookID, memberID); err != nil {
+		if err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// titleEvent handles a title's event: a hold placed for a member erased since is cancelled.
+func (s Saga) titleEvent(ctx context.Context, titleID string, e eventstore.Event) error {
+	decoded, err := titles.Decode(e)
+	if err != nil {
+		return processor.Unreadable(e, err)
+	}
+	placed, ok := decoded.(titles.TitleHoldPlaced)
+	if !ok {
+		return nil
+	}
+	erased, err := s.erased(ctx, placed.MemberID)
+	if err != nil || !erased {
+		return err
+	}
+	return s.cancelOnTitle(ctx, titleID, placed.MemberID)
+}
+
+// cancelOnTitle cancels a member's hold on a title, which may have none by now.
+func (s Saga) cancelOnTitle(ctx context.Context, titleID, memberID string) error {
+	origin := aggregate.Origin{CommandID: "erased:" + memberID, Actor: actor}
+	_, err := s.Titles.Cancel(ctx, titleID, memberID, origin)
+	if errs.Is(err, errs.NotFound) {
+		return nil
+	}
+	return err
+}
+
+// erased reports whether a member was erased.
+func (s Saga) erased(ctx context.Context, memberID string) (bool, error) {
+	account, _, err := s.Members.Get(ctx, memberID)
+	if errs.Is(err, errs.NotFound) {
+		return false, nil
+	}
+	return err == nil && account.Erased, err
+}
+
 // placedByErased cancels a hold placed for a member erased since.
 func (s Saga) placedByErased(ctx context.Context, bookID, memberID string) error {
-	account, _, err := s.Members.Get(ctx, memberID)
-	switch {
-	case errs.Is(err, errs.NotFound):
-		return nil
-	case err != nil:
+	erased, err := s.erased(ctx, memberID)
+	if err != nil || !erased {
 		return err
-	case !account.Erased:
-		return nil
 	}
 	return s.cancel(ctx, bookID, memberID)
 }

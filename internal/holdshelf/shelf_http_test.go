@@ -79,8 +79,8 @@ func TestHTTPTheShelfMovesOn(t *testing.T) {
 		apitest.SetContact(t, a, ben, "Ben", ben+"@example.org")
 		apitest.AddBook(t, a, "dune")
 		apitest.Lend(t, a, "dune", "loan-1", "carol")
-		apitest.RequireResult(t, hold(t, a, "dune", ann, "h1"), http.StatusCreated, "book-dune")
-		apitest.RequireResult(t, hold(t, a, "dune", ben, "h2"), http.StatusCreated, "book-dune")
+		apitest.RequireResult(t, hold(t, a, "dune", ann, "h1"), http.StatusCreated, apitest.TitleStreamOf("dune"))
+		apitest.RequireResult(t, hold(t, a, "dune", ben, "h2"), http.StatusCreated, apitest.TitleStreamOf("dune"))
 
 		back := apitest.RequireResult(t, a.Call(t, http.MethodPost, "/books/dune/returns", apitest.Obj{"loanId": "loan-1"}), http.StatusCreated, "book-dune")
 		assert.Equal(t, []string{"BookReturned", "BookHeld"}, types(back))

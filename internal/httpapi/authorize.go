@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -119,4 +120,21 @@ func roleList(c auth.Caller) string {
 		names[i] = string(r)
 	}
 	return strings.Join(names, ", ")
+}
+
+// OwnMember refuses a member acting for another member (what they would do names it in the
+// problem); staff act for anyone. The rules table lets members in; this narrows them to
+// themselves.
+func OwnMember(ctx context.Context, memberID, what string) error {
+	access := auth.AccessFrom(ctx)
+	if access.Role != auth.Member {
+		return nil
+	}
+	if access.Caller.MemberID == "" {
+		return errs.E(errs.Forbidden, "your sign-in names no member id, so you can't %s", what)
+	}
+	if access.Caller.MemberID != memberID {
+		return errs.E(errs.Forbidden, "a member may %s for themself only", what)
+	}
+	return nil
 }

@@ -100,6 +100,8 @@ func statusOf(code errs.Code) (int, string) {
 		return http.StatusConflict, "Book on hold"
 	case errs.BookAvailable:
 		return http.StatusConflict, "Book available"
+	case errs.TitleAvailable:
+		return http.StatusConflict, "Title available"
 	case errs.HoldsWaiting:
 		return http.StatusConflict, "Holds waiting"
 	case errs.AlreadyHeld:

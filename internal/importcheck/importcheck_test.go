@@ -25,7 +25,7 @@ var layers = [][]string{
 		"internal/loans/loanspg", "internal/loans/loanshttp", "internal/holds/holdspg", "internal/holds/holdshttp"},
 	{"internal/httpapi/commandhttp", "internal/catalog/catalogview"},
 	{"internal/catalog", "internal/loans", "internal/holds", "internal/latefines", "internal/holdshelf", "internal/notifications", "internal/checkouts",
-		"internal/adoption"},
+		"internal/adoption", "internal/shelves"},
 	{"internal/smtpclient", "internal/eventstore/pgstore", "internal/processor/pgdriver", "internal/devidp",
 		"internal/payments/stripepay", "internal/devpay"},
 	{"internal/telemetry", "internal/pgerr", "internal/openapi", "migrations", "web",

@@ -85,23 +85,6 @@ func (s *Service) Shelve(ctx context.Context, titleID string, c ShelveCopy) (agg
 	return part, nil
 }
 
-// Adopt lists a copy on its title as a command of the title's own: for a book added before
-// books were copies of titles, whose BookAdded has long been written (the adoption saga). The
-// title is added first when it has no record yet, from c.Record.
-func (s *Service) Adopt(ctx context.Context, titleID string, c ShelveCopy, o aggregate.Origin) (aggregate.Result, error) {
-	c, err := c.checked(s, titleID)
-	if err != nil {
-		return aggregate.Result{}, err
-	}
-	return s.repo.Execute(ctx, titleID, aggregate.Command[Title]{
-		Name: "adoptCopy", Origin: o, Payload: c,
-		Decide: c.Decide,
-		Also: func(ctx context.Context, decided []Event) (aggregate.Also, error) {
-			return s.reserveAdded(ctx, titleID, decided)
-		},
-	})
-}
-
 // reserveAdded is the reservation of the ISBN of a title that decided events add, in their
 // append; nothing when they add no title, or one without an ISBN.
 func (s *Service) reserveAdded(ctx context.Context, titleID string, decided []Event) (aggregate.Also, error) {

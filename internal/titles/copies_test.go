@@ -3,6 +3,7 @@ package titles_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -34,7 +35,7 @@ func TestShelveCopy(t *testing.T) {
 	})
 
 	got := fold(dune, copy1, titles.CopyAdded{BookID: "dune-2"})
-	require.Equal(t, []titles.Copy{{BookID: "dune-1", Barcode: "31234000000017"}, {BookID: "dune-2"}}, got.Copies)
+	require.Equal(t, []titles.Copy{{BookID: "dune-1", Barcode: "31234000000017", State: titles.OnShelf}, {BookID: "dune-2", State: titles.OnShelf}}, got.Copies)
 	require.True(t, got.HasCopy("dune-2"))
 	require.False(t, got.HasCopy("dune-3"))
 	require.Len(t, fold(dune, copy1).Copies, 1, "a state's list is not changed by a later one")
@@ -75,37 +76,45 @@ func TestShelveIsTheTitlesPart(t *testing.T) {
 	require.True(t, errs.Is(err, errs.InvalidRequest), "%v", err)
 }
 
-// Adopt is the title's own command: the title added from the record when it has none, the copy
-// listed once, and a repeat of the command, or another copy's, decided on what is there.
-func TestAdopt(t *testing.T) {
+// A title adopts a book added before books were copies: its record when it has none, the copy
+// and where it is, and the book's queue as holds ahead of any placed on the title since, a
+// member waiting already keeping their one hold. A copy held before stays held, adopted: its
+// pickup email went out long ago.
+func TestAdoptCopy(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	store := eventstore.NewMemory(nil)
-	s := replica(store)
-	record := &titles.AddTitle{ID: "t_dune", Title: "Dune", Authors: []string{"Frank Herbert"}}
-	adopt := func(bookID string) aggregate.Result {
-		t.Helper()
-		res, err := s.Adopt(ctx, "t_dune", titles.ShelveCopy{BookID: bookID, Record: record}, aggregate.Origin{CommandID: "adopt:" + bookID})
-		require.NoError(t, err)
-		return res
-	}
-	require.Len(t, adopt("dune-1").Events, 2, "TitleAdded and CopyAdded")
-	require.Len(t, adopt("dune-2").Events, 1, "CopyAdded")
-	again := adopt("dune-1")
-	require.True(t, again.Replayed, "a repeat is answered from the log")
-	title, version, err := s.Get(ctx, "t_dune")
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	placedNow := titles.TitleHoldPlaced{TitleID: "t_dune", MemberID: "zoe", PlacedAt: at}
+	got, err := titles.AdoptCopy{BookID: "dune-1", Title: "Dune", Author: "Frank Herbert", LentTo: "ann", Waiting: []string{"ben", "zoe", "cid"}}.
+		Decide(titles.Title{}, "t_dune", at)
 	require.NoError(t, err)
-	require.EqualValues(t, 3, version)
-	require.Equal(t, []titles.Copy{{BookID: "dune-1"}, {BookID: "dune-2"}}, title.Copies)
+	require.Equal(t, []titles.Event{
+		titles.TitleAdded{ID: "t_dune", Title: "Dune", Authors: []string{"Frank Herbert"}},
+		titles.CopyAdded{BookID: "dune-1"},
+		titles.CopyLent{BookID: "dune-1", MemberID: "ann"},
+		titles.TitleHoldPlaced{TitleID: "t_dune", MemberID: "ben", PlacedAt: at, Adopted: true},
+		titles.TitleHoldPlaced{TitleID: "t_dune", MemberID: "zoe", PlacedAt: at, Adopted: true},
+		titles.TitleHoldPlaced{TitleID: "t_dune", MemberID: "cid", PlacedAt: at, Adopted: true},
+	}, got)
 
-	_, err = s.Adopt(ctx, "t_dune", titles.ShelveCopy{BookID: "dune-1", Record: record}, aggregate.Origin{})
-	require.NoError(t, err, "listed already: nothing to do")
-	_, version, err = s.Get(ctx, "t_dune")
+	title := fold(titles.TitleAdded{ID: "t_dune", Title: "Dune", Authors: []string{"Frank Herbert"}}, titles.CopyAdded{BookID: "dune-1"},
+		titles.CopyLent{BookID: "dune-1", MemberID: "ann"}, placedNow)
+	until := at.Add(time.Hour)
+	got, err = titles.AdoptCopy{BookID: "dune-2", Title: "Dune", Author: "Frank Herbert", HeldFor: "dot", Until: until, Waiting: []string{"zoe", "eve"}}.
+		Decide(title, "t_dune", at)
 	require.NoError(t, err)
-	require.EqualValues(t, 3, version, "nothing recorded")
+	require.Equal(t, []titles.Event{
+		titles.CopyAdded{BookID: "dune-2"},
+		titles.HoldTrapped{MemberID: "dot", BookID: "dune-2", Until: until, Adopted: true},
+		titles.TitleHoldPlaced{TitleID: "t_dune", MemberID: "eve", PlacedAt: at, Adopted: true},
+	}, got, "zoe waits already, and keeps her one hold")
+	after := fold(append([]titles.Event{titles.TitleAdded{ID: "t_dune", Title: "Dune", Authors: []string{"Frank Herbert"}}, titles.CopyAdded{BookID: "dune-1"},
+		titles.CopyLent{BookID: "dune-1", MemberID: "ann"}, placedNow}, got...)...)
+	require.Equal(t, []string{"eve", "zoe"}, []string{after.Holds[0].MemberID, after.Holds[1].MemberID}, "a hold taken over goes ahead of those placed since")
 
-	bad := &titles.AddTitle{ID: "t_bad", Title: "Dune\nBcc: x", Authors: []string{"A"}}
-	_, err = s.Adopt(ctx, "t_bad", titles.ShelveCopy{BookID: "b", Record: bad}, aggregate.Origin{})
+	again, err := titles.AdoptCopy{BookID: "dune-2", Title: "Dune", Author: "Frank Herbert"}.Decide(after, "t_dune", at)
+	require.NoError(t, err)
+	require.Empty(t, again, "a copy the title lists already records nothing")
+	_, err = titles.AdoptCopy{BookID: "b", Title: "Dune\nBcc: x", Author: "A"}.Decide(titles.Title{}, "t_bad", at)
 	require.True(t, errs.Is(err, errs.InvalidRequest), "a record is checked as a title added is: %v", err)
 }
 

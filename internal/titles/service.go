@@ -27,6 +27,13 @@ func Type() aggregate.Type[Title] {
 			aggregate.EventCodec[TitleAdded](),
 			aggregate.EventCodec[TitleChanged](),
 			aggregate.EventCodec[CopyAdded](),
+			aggregate.EventCodec[TitleHoldPlaced](),
+			aggregate.EventCodec[TitleHoldCancelled](),
+			aggregate.EventCodec[HoldTrapped](),
+			aggregate.EventCodec[TrapExpired](),
+			aggregate.EventCodec[TrapFulfilled](),
+			aggregate.EventCodec[CopyLent](),
+			aggregate.EventCodec[CopyShelved](),
 		},
 	}
 }
@@ -44,6 +51,8 @@ type Service struct {
 	repo         *core.Repository[Title]
 	now          func() time.Time
 	reservations *reservations.Service
+	holds        HoldPolicy
+	holders      Holders
 }
 
 // NewService returns a Service on log. now is the clock (a year of publication may be next

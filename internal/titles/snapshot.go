@@ -8,7 +8,7 @@ import (
 
 // snapshotVersion names the encoding of a Title in snapshots: bump it whenever snapshotState or
 // what it means changes, so that older snapshots are ignored rather than misread.
-const snapshotVersion = 2
+const snapshotVersion = 3
 
 // snapshotState is a Title as a snapshot keeps it.
 type snapshotState struct {
@@ -22,6 +22,7 @@ type snapshotState struct {
 	Language  string   `json:"language,omitempty"`
 	Subjects  []string `json:"subjects,omitempty"`
 	Copies    []Copy   `json:"copies,omitempty"`
+	Holds     []Hold   `json:"holds,omitempty"`
 }
 
 func snapshotCodec() *aggregate.SnapshotCodec[Title] {
@@ -48,7 +49,10 @@ func weigh(t Title) int {
 		n += 16 + len(s)
 	}
 	for _, c := range t.Copies {
-		n += 48 + len(c.BookID) + len(c.Barcode)
+		n += 96 + len(c.BookID) + len(c.Barcode) + len(c.MemberID)
+	}
+	for _, h := range t.Holds {
+		n += 64 + len(h.MemberID) + len(h.BookID)
 	}
 	return n
 }

@@ -1,8 +1,9 @@
 // Package titles is the library's bibliographic records: the Title aggregate (its events,
 // commands and decisions, plain Go with no I/O), its snapshot codec, and the service that runs
 // its commands through package aggregate. A title is what a library catalogues once (its title,
-// authors, ISBN, year, publisher, language, subjects); the copies on its shelves, and the holds
-// placed on it, are kept apart and refer to it by id. Its HTTP handlers are package titlesapi.
+// authors, ISBN, year, publisher, language, subjects), with the copies on its shelves (each a
+// book, package books) and the queue of members waiting for one. Its HTTP handlers are package
+// titlesapi.
 //
 // It promises:
 //
@@ -19,12 +20,18 @@
 //   - a title lists its copies (CopyAdded), each once, in the order they were added: a copy's
 //     CopyAdded is written in the append of the copy's own BookAdded (package books, through
 //     Service.Shelve), so the title and its copies agree at every append; a title made for a
-//     book added on its own, or adopted for a book added before titles (Service.Adopt), is
-//     added in the same append as its first copy.
+//     book added on its own, or adopted for a book added before titles (AdoptCopy), is added
+//     in the same append as its first copy;
+//   - members wait for the title in the order they asked (holds.go), and where each copy is
+//     (on the shelf, lent, held for a member) is written on the title in the append of the
+//     copy's own event, so a hold is refused while a copy is on the shelf (errs.TitleAvailable),
+//     a copy that comes free is held for the first member whose hold it can fill, and no hold
+//     is filled twice nor a copy held for two, whatever runs at once on whichever replica.
 package titles
 
 import (
 	"slices"
+	"time"
 )
 
 // Event is a Title event; the same type as aggregate.Event.
@@ -104,12 +111,18 @@ type Title struct {
 	Subjects  []string
 	// Copies are the title's copies, in the order they were added.
 	Copies []Copy
+	// Holds are the members waiting, first in line first (holds.go).
+	Holds []Hold
 }
 
-// Copy is a copy of a title, as the title lists it: the book, and its barcode ("" for none).
+// Copy is a copy of a title, as the title lists it: the book, its barcode ("" for none), and
+// where it is: on the shelf, lent to MemberID, or held for MemberID until Until.
 type Copy struct {
-	BookID  string `json:"bookId"`
-	Barcode string `json:"barcode,omitempty"`
+	BookID   string    `json:"bookId"`
+	Barcode  string    `json:"barcode,omitempty"`
+	State    string    `json:"state"`
+	MemberID string    `json:"memberId,omitempty"`
+	Until    time.Time `json:"until,omitzero"`
 }
 
 // HasCopy reports whether the title lists the book as one of its copies.
@@ -127,7 +140,9 @@ func Apply(t Title, e Event) Title {
 	case TitleChanged:
 		t = applyChange(t, e)
 	case CopyAdded:
-		t.Copies = append(slices.Clip(t.Copies), Copy(e))
+		t.Copies = append(slices.Clip(t.Copies), Copy{BookID: e.BookID, Barcode: e.Barcode, State: OnShelf})
+	default:
+		t, _ = applyHold(t, e)
 	}
 	return t
 }

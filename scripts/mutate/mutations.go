@@ -13,9 +13,10 @@ type mutation struct {
 }
 
 // mutations are the bugs make mutate makes, one at a time, in the order they were written: the
-// earlier half in mutations_core.go, the later in mutations_features.go; those a review of the
+// earlier half in mutations_core.go and mutations_core_rest.go, the later in
+// mutations_features.go; those a review of the
 // payment path found unguarded in mutations_payments.go (money) and mutations_circulation.go
 // (holds, blocks, reminders, sign-in); add new ones to the file of their subject.
 func mutations() []mutation {
-	return slices.Concat(coreMutations, featureMutations, paymentMutations, circulationMutations, importMutations)
+	return slices.Concat(coreMutations, coreMutationsRest, featureMutations, paymentMutations, circulationMutations, importMutations)
 }

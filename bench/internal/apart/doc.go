@@ -2,5 +2,6 @@
 // their own, so that nothing else the run does is counted in them: the outbox against a slow
 // relay and draining a backlog (Relay), a standby taking over after SIGKILL and SIGTERM
 // (Takeover), the catalog at 100,000 books (Catalog), an account's first read and payment
-// after a restart on long streams (Cold), and due timers firing beside payments (Timers).
+// after a restart on long streams (Cold), due timers firing beside payments (Timers), and a
+// title with a long queue of holds whose copies come back at once (Holds).
 package apart

@@ -45,7 +45,8 @@ type Config struct {
 	// and its commands, contact changes and contention measured beside the current service's.
 	Before string
 	// Only is BENCH_ONLY: "timers" runs the timers measurement alone and writes its figures
-	// into Output in place of the last full run's (report.SpliceTimers). Empty: everything.
+	// into Output in place of the last full run's (report.SpliceTimers); "holds" does the same
+	// with the title holds measurement (report.SpliceHolds). Empty: everything.
 	Only string
 	// Output is the Markdown file written (BENCH_OUTPUT, default docs/benchmarks.md, relative
 	// to the module root; "-" writes none).
@@ -98,9 +99,9 @@ func LoadConfig() (Config, error) {
 		}
 	}
 	switch cfg.Only = os.Getenv("BENCH_ONLY"); cfg.Only {
-	case "", OnlyTimers, OnlyCommands:
+	case "", OnlyTimers, OnlyHolds, OnlyCommands:
 	default:
-		errs = append(errs, fmt.Errorf("BENCH_ONLY must be %q, %q or unset (everything), not %q", OnlyTimers, OnlyCommands, cfg.Only))
+		errs = append(errs, fmt.Errorf("BENCH_ONLY must be %q, %q, %q or unset (everything), not %q", OnlyTimers, OnlyHolds, OnlyCommands, cfg.Only))
 	}
 	if s, ok := os.LookupEnv("BENCH_OUTPUT"); ok {
 		cfg.Output = s
@@ -145,6 +146,9 @@ const OnlyCommands = "commands"
 
 // OnlyTimers is the value of BENCH_ONLY that runs the timers measurement alone.
 const OnlyTimers = "timers"
+
+// OnlyHolds is the value of BENCH_ONLY that runs the title holds measurement alone.
+const OnlyHolds = "holds"
 
 // positiveInts reads the setting name's value s: positive integers separated by commas.
 func positiveInts(name, s string) ([]int, error) {

@@ -104,6 +104,16 @@ func (s Section) markdown() string {
 // added (the section before Run on, the rows at the end of the table). The rest stays as the
 // full run left it.
 func SpliceTimers(rep Report, path, root string) error {
+	t := &TargetRows{}
+	rep.TimersTargets(t)
+	return splice(path, root, rep.TimersSection(), t.Rows, timersTargetPrefix)
+}
+
+// splice writes one measurement's figures into the report at path (relative to root), which a
+// full run wrote: the section of the same title, and the rows of the targets table whose
+// targets begin with prefix, are replaced by section and rows, or added (the section before
+// Run on, the rows at the end of the table). The rest stays as the full run left it.
+func splice(path, root string, section Section, rows [][]string, prefix string) error {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(root, path)
 	}
@@ -112,18 +122,17 @@ func SpliceTimers(rep Report, path, root string) error {
 		return fmt.Errorf("BENCH_ONLY writes into the report of a full run: %w", err)
 	}
 	lines := strings.Split(string(data), "\n")
-	t := &TargetRows{}
-	rep.TimersTargets(t)
-	var rows []string
-	for _, row := range t.Rows {
-		rows = append(rows, "| "+strings.Join(row, " | ")+" |")
+	var cells []string
+	for _, row := range rows {
+		cells = append(cells, "| "+strings.Join(row, " | ")+" |")
 	}
-	lines, err = spliceTargetRows(lines, rows)
+	lines, err = spliceTargetRows(lines, cells, prefix)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	section := strings.Split(strings.TrimPrefix(rep.TimersSection().markdown(), "\n"), "\n")
-	start, end := slices.Index(lines, "## Timers"), 0
+	heading := "## " + section.Title
+	body := strings.Split(strings.TrimPrefix(section.markdown(), "\n"), "\n")
+	start, end := slices.Index(lines, heading), 0
 	switch {
 	case start >= 0:
 		// The section runs to the next heading.
@@ -136,15 +145,15 @@ func SpliceTimers(rep Report, path, root string) error {
 		start = slices.Index(lines, "## Run on")
 		end = start
 	default:
-		return fmt.Errorf("%s has neither a Timers nor a Run on section", path)
+		return fmt.Errorf("%s has neither a %s nor a Run on section", path, section.Title)
 	}
-	lines = slices.Concat(lines[:start], section, lines[end:])
+	lines = slices.Concat(lines[:start], body, lines[end:])
 	return os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644)
 }
 
-// spliceTargetRows replaces the timers' rows of the targets table with rows, or adds them at
-// its end.
-func spliceTargetRows(lines, rows []string) ([]string, error) {
+// spliceTargetRows replaces the rows of the targets table whose targets begin with prefix with
+// rows, or adds them at its end.
+func spliceTargetRows(lines, rows []string, prefix string) ([]string, error) {
 	heading := slices.Index(lines, "## Targets")
 	if heading < 0 {
 		return nil, fmt.Errorf("no Targets section")
@@ -160,7 +169,7 @@ func spliceTargetRows(lines, rows []string) ([]string, error) {
 			continue
 		}
 		at = i
-		if !strings.HasPrefix(lines[i], "| "+timersTargetPrefix) {
+		if !strings.HasPrefix(lines[i], "| "+prefix) {
 			kept = append(kept, lines[i])
 		}
 	}

@@ -3,5 +3,6 @@
 // appends, PostgreSQL's own limits; then the service's commands (payments), contact changes,
 // which seal personal data, replays of the payments with their keys, and a contended stream,
 // over HTTP on keep-alive connections; the commands again with an access token; and any of
-// them against the service built at BENCH_BEFORE (Before). Client speaks to the service.
+// them against the service built at BENCH_BEFORE (Before). Client speaks to the service, the
+// requests of holds on titles included (titles.go).
 package workload

@@ -99,8 +99,8 @@ const maxGroup = 64
 const groupTimeout = 10 * time.Second
 
 // alone reports whether a command is decided and appended in a group of its own: one with Also,
-// whose append spans another stream.
-func alone[S any](w *waiter[S]) bool { return w.cmd.Also != nil }
+// whose append spans another stream, or with Prepare, whose decision reads one.
+func alone[S any](w *waiter[S]) bool { return w.cmd.Also != nil || w.cmd.Prepare != nil }
 
 // lead runs the stream's next group, then hands the stream on to a new leader if more commands
 // wait, so that the caller that led returns with its own answer.

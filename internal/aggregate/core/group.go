@@ -141,6 +141,12 @@ func (r *Repository[S]) decideGroup(ctx context.Context, streamID string, loaded
 			d.sameAs, d.err = first, group[first].identity().refuses(w.identity())
 			continue
 		}
+		if w.cmd.Prepare != nil {
+			if err := w.cmd.Prepare(ctx, state); err != nil {
+				d.err = err // the other stream can't be read, or refuses: nothing is appended
+				continue
+			}
+		}
 		decided, err := w.cmd.Decide(state)
 		if err != nil {
 			d.err, p.stale = err, true

@@ -153,7 +153,7 @@ func TestHTTPFindCopyByBarcode(t *testing.T) {
 		addCopy(t, a, "dune", "dune-2", "LIB-7")
 		var b apitest.Book
 		apitest.RequireJSON(t, a.Get(t, "/books?barcode=lib-7"), &b)
-		assert.Equal(t, apitest.Book{ID: "dune-2", Title: "Dune", Author: "Frank Herbert, Brian Herbert", Status: "available", Version: 1}, b)
+		assert.Equal(t, apitest.Book{ID: "dune-2", TitleID: "dune", Title: "Dune", Author: "Frank Herbert, Brian Herbert", Status: "available", Version: 1}, b)
 
 		apitest.RequireProblem(t, a.Get(t, "/books?barcode=31234000000025"), http.StatusNotFound, "NotFound")
 		for _, query := range []string{"barcode=", "barcode=12%2034", "barcode=LIB-7&q=dune", "barcode=LIB-7&limit=1", "barcode=1&barcode=2",

@@ -5,9 +5,7 @@ import (
 	"net/http"
 
 	"library/internal/aggregate"
-	"library/internal/auth"
 	"library/internal/books"
-	"library/internal/errs"
 	"library/internal/httpapi"
 	"library/internal/httpapi/commandhttp"
 )
@@ -16,7 +14,7 @@ import (
 // or a librarian puts them in it. The Idempotency-Key is required, so that a double click on
 // Place hold places one. The rules let any member in; a hold for someone else is refused here.
 func (h Routes) placeHold(ctx context.Context, bookID string, body books.PlaceHold, o aggregate.Origin) (aggregate.Result, error) {
-	if err := ownMember(ctx, body.MemberID, "place holds"); err != nil {
+	if err := httpapi.OwnMember(ctx, body.MemberID, "place holds"); err != nil {
 		return aggregate.Result{}, err
 	}
 	return h.Service.PlaceHold(ctx, bookID, body, o)
@@ -43,20 +41,5 @@ func (h Routes) cancelHold(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	commandhttp.WriteResult(w, r, result)
-	return nil
-}
-
-// ownMember refuses a member acting for another member; staff act for anyone.
-func ownMember(ctx context.Context, memberID, what string) error {
-	access := auth.AccessFrom(ctx)
-	if access.Role != auth.Member {
-		return nil
-	}
-	if access.Caller.MemberID == "" {
-		return errs.E(errs.Forbidden, "your sign-in names no member id, so you can't %s", what)
-	}
-	if access.Caller.MemberID != memberID {
-		return errs.E(errs.Forbidden, "a member may %s for themself only", what)
-	}
 	return nil
 }

@@ -103,6 +103,7 @@ func TestHTTPGetBook(t *testing.T) {
 		}
 		type book struct {
 			ID      string `json:"id"`
+			TitleID string `json:"titleId"`
 			Title   string `json:"title"`
 			Author  string `json:"author"`
 			Status  string `json:"status"`
@@ -111,7 +112,7 @@ func TestHTTPGetBook(t *testing.T) {
 		}
 		getBook := func(t *testing.T, id string) book {
 			r := a.Get(t, "/books/"+id)
-			apitest.RequireKeys(t, r.Body, "id", "title", "author", "status", "loan", "version")
+			apitest.RequireKeys(t, r.Body, "id", "titleId", "title", "author", "status", "loan", "version")
 			var b book
 			apitest.RequireJSON(t, r, &b)
 			return b
@@ -125,7 +126,7 @@ func TestHTTPGetBook(t *testing.T) {
 		t.Run("200 available, loan null", func(t *testing.T) {
 			r := a.Get(t, "/books/dune")
 			assert.Contains(t, string(r.Body), `"loan":null`)
-			assert.Equal(t, book{ID: "dune", Title: "Dune", Author: "Frank Herbert", Status: "available", Version: 1}, getBook(t, "dune"))
+			assert.Equal(t, book{ID: "dune", TitleID: strings.TrimPrefix(apitest.TitleStreamOf("dune"), "title-"), Title: "Dune", Author: "Frank Herbert", Status: "available", Version: 1}, getBook(t, "dune"))
 		})
 		t.Run("200 lent, with the loan", func(t *testing.T) {
 			apitest.Lend(t, a, "dune", "loan-1", "alice")
@@ -134,7 +135,7 @@ func TestHTTPGetBook(t *testing.T) {
 			require.NoError(t, json.Unmarshal(r.Body, &raw))
 			apitest.RequireKeys(t, raw["loan"], "loanId", "memberId", "lentAt", "dueAt")
 			assert.Equal(t, book{
-				ID: "dune", Title: "Dune", Author: "Frank Herbert", Status: "lent", Version: 2,
+				ID: "dune", TitleID: strings.TrimPrefix(apitest.TitleStreamOf("dune"), "title-"), Title: "Dune", Author: "Frank Herbert", Status: "lent", Version: 2,
 				Loan: &loan{LoanID: "loan-1", MemberID: "alice", LentAt: "2026-12-01T09:00:00Z", DueAt: "2026-12-08T09:00:00Z"},
 			}, getBook(t, "dune"))
 		})

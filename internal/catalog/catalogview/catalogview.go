@@ -14,7 +14,10 @@ import (
 // BookView is a book as one caller may see it: who borrowed it is for staff only; a member sees
 // whether a loan is theirs.
 type BookView struct {
-	ID      string    `json:"id"`
+	ID string `json:"id"`
+	// TitleID is the title the book is a copy of: shown where the book is read from its own
+	// stream (GET /books/{bookId}), which knows it; the catalog's pages leave it out.
+	TitleID string    `json:"titleId,omitempty"`
 	Title   string    `json:"title"`
 	Author  string    `json:"author"`
 	Status  string    `json:"status"`
@@ -59,5 +62,7 @@ func ForPage(books []catalog.Book, access auth.Access) []BookView {
 // ForBook shows a book read from its own stream, at its version, to the caller of access, as
 // the catalog shows it (GET /books/{bookId}, and GET /books?barcode=).
 func ForBook(b books.Book, version int64, access auth.Access) BookView {
-	return For(catalog.Book{ID: b.ID, Title: b.Title, Author: b.Author, Status: b.Status(), Loan: b.Loan, Version: version}, access)
+	v := For(catalog.Book{ID: b.ID, Title: b.Title, Author: b.Author, Status: b.Status(), Loan: b.Loan, Version: version}, access)
+	v.TitleID = b.TitleID
+	return v
 }

@@ -1,7 +1,10 @@
 package apitest
 
 import (
+	"fmt"
+	"hash/fnv"
 	"net/http"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,12 +13,28 @@ import (
 
 // Actions the feature tests and the wiring tests share: each one request, its answer checked.
 
-// AddBook adds the book id (Dune, by Frank Herbert) and checks its 201.
+// AddBook adds the book id (Dune, by Frank Herbert, with an ISBN of its own) and checks its 201.
 func AddBook(t *testing.T, a *API, id string) Result {
 	t.Helper()
-	r := a.Call(t, http.MethodPost, "/books", Obj{"id": id, "title": "Dune", "author": "Frank Herbert"})
+	r := a.Call(t, http.MethodPost, "/books", Obj{"id": id, "title": "Dune", "author": "Frank Herbert", "isbn": ISBNFor(id)})
 	return RequireResult(t, r, http.StatusCreated, "book-"+id)
 }
+
+// ISBNFor is the ISBN-13 AddBook gives a book: one of its own, so that each book AddBook adds is
+// the one copy of a title of its own, whose stream is TitleStreamOf(id).
+func ISBNFor(id string) string {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	digits := fmt.Sprintf("978%09d", h.Sum64()%1_000_000_000)
+	sum := 0
+	for i, d := range digits {
+		sum += int(d-'0') * (1 + 2*(i%2))
+	}
+	return digits + strconv.Itoa((10-sum%10)%10)
+}
+
+// TitleStreamOf is the stream of the title of a book AddBook added, where its holds wait.
+func TitleStreamOf(id string) string { return "title-isbn-" + ISBNFor(id) }
 
 // Lend lends bookID to memberID under loanID and checks its 201.
 func Lend(t *testing.T, a *API, bookID, loanID, memberID string) Result {
@@ -91,7 +110,9 @@ type Loan struct {
 
 // Book is a book as GET /books and GET /books/{bookId} show it.
 type Book struct {
-	ID      string `json:"id"`
+	ID string `json:"id"`
+	// TitleID is given where the book is read from its own stream (GET /books/{bookId}).
+	TitleID string `json:"titleId"`
 	Title   string `json:"title"`
 	Author  string `json:"author"`
 	Status  string `json:"status"`

@@ -29,7 +29,8 @@ type copyView struct {
 }
 
 // copyCounts are how many copies a title has, how many of them are on the shelf for anyone,
-// and how many holds wait for one: those placed on its copies, each counted once per copy.
+// and how many holds wait for one: those in the title's queue, and those placed on a copy before
+// books were copies of titles that wait still.
 type copyCounts struct {
 	Total        int `json:"total"`
 	Available    int `json:"available"`

@@ -57,8 +57,9 @@ func TestHTTPTitleShowsItsCopies(t *testing.T) {
 				http.StatusCreated, "book-"+book)
 		}
 		hold := func(book, member string) {
+			// A hold on one copy waits in its title's queue, for that copy alone.
 			apitest.RequireResult(t, call(http.MethodPost, "/books/"+book+"/holds", apitest.Obj{"memberId": member}, "Idempotency-Key", "hold-"+book+member),
-				http.StatusCreated, "book-"+book)
+				http.StatusCreated, "title-dune")
 		}
 		lend("dune-1", "alice")
 		hold("dune-1", "bob")

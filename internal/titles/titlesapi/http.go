@@ -31,6 +31,8 @@ type Routes struct {
 	Service *titles.Service
 	// Copies reads a title's copies.
 	Copies Copies
+	// Holders gives up copies held for members.
+	Holders Holders
 }
 
 // Routes implements httpapi.Module.
@@ -38,6 +40,9 @@ func (h Routes) Routes(r chi.Router) {
 	r.Post("/titles", commandhttp.Command("", commandhttp.KeyOptional, h.add))
 	r.Get("/titles/{titleId}", httpapi.Handle(h.get))
 	r.Patch("/titles/{titleId}", mergePatchOnly(commandhttp.Command("titleId", commandhttp.KeyOptional, h.change)))
+	r.Post("/titles/{titleId}/holds", commandhttp.Command("titleId", commandhttp.KeyRequired, h.placeHold))
+	r.Delete("/titles/{titleId}/holds/{memberId}", httpapi.Handle(h.cancelHold))
+	r.Get("/titles/{titleId}/holds", httpapi.Handle(h.queue))
 }
 
 // addRequest is the body of POST /titles. An optional member may be left out or null.
@@ -86,6 +91,7 @@ func (h Routes) get(w http.ResponseWriter, r *http.Request) error {
 	}
 	view := viewOf(title, version)
 	view.Copies, view.Counts = copiesFor(copies, auth.AccessFrom(r.Context()))
+	view.Counts.HoldsWaiting += len(title.Holds)
 	httpapi.WriteJSON(w, r, http.StatusOK, view)
 	return nil
 }

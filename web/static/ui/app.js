@@ -13,6 +13,7 @@ import * as holdshelf from "./pages/holdshelf.js";
 import * as member from "./pages/member.js";
 import * as operations from "./pages/operations.js";
 import * as overdue from "./pages/overdue.js";
+import * as title from "./pages/title.js";
 import { go, start } from "./router.js";
 import { retryConfig, startSession } from "./session.js";
 import { onTokensChange } from "./token.js";
@@ -59,6 +60,7 @@ window.addEventListener("hashchange", () => retryConfig().then((changed) => chan
 start([
   [/^\/books$/, catalog.render],
   [/^\/books\/([^/]+)$/, book.render],
+  [/^\/titles\/([^/]+)$/, title.render],
   [/^\/account$/, account.render],
   [/^\/members\/([^/]+)$/, member.render],
   [/^\/overdue$/, overdue.render],

@@ -1,5 +1,6 @@
 // The commands of holds and what they say: placing a hold on a book that is out (POST
-// /books/{bookId}/holds), and lending a book on the hold shelf to the member it waits for.
+// /books/{bookId}/holds) or on a title none of whose copies is on the shelf (POST
+// /titles/{titleId}/holds), and lending a book on the hold shelf to the member it waits for.
 //
 // Both are sent as Renew and Pay are (command.js): one Idempotency-Key per intent, made at the
 // first press and kept across every attempt of it, so that a double click, a second Enter or a
@@ -82,6 +83,63 @@ async function placeHold(book, memberId, key, { signal, onRetry }) {
   }
 }
 
+/**
+ * titleHoldForm is the Place hold button of a title, for the member signed in: {form, intent}.
+ * The hold is on the title, so the first copy of it that comes free is kept for them. Its answer
+ * says it was placed, not where in the line: no view a member reads lists holds on titles yet,
+ * so onPlaced() is told once it is placed, and onRefused(err) a refusal; focus() is where focus
+ * goes when the button is gone.
+ */
+export function titleHoldForm(title, memberId, { outcome, errors, signal, onPlaced, onRefused, focus }) {
+  const quoted = `“${title.title}”`;
+  const button = h("button", { type: "submit", class: "secondary", "aria-label": `Place hold on ${title.title}` }, "Place hold");
+  const form = h("form", { class: "renew" }, button);
+  const intent = commandForm(form, {
+    name: `title-hold:${memberId}:${title.id}`, button, outcome, errors, signal,
+    read: () => ({ pending: `Placing a hold on ${quoted}…` }),
+    send: (_, key, { onRetry }) => placeTitleHold(title, memberId, key, { signal, onRetry }),
+    retrying: ({ attempt, error }) => `${error.message} Sending the same hold again (attempt ${attempt + 1} of ${HOLD_ATTEMPTS}): ` +
+      "it carries the same key, so one hold is placed.",
+    done: () => `Hold placed on ${quoted}: the first copy that comes back is kept for you on the hold shelf.`,
+    after: () => onPlaced?.(),
+    failed: (err) => (err?.definite ? onRefused?.(err) : null),
+    focus,
+    unsure: "The hold may or may not have been placed. Press Place hold again to find out: it is sent with the same key, so one hold is placed.",
+    again: "Press Place hold to place it: it carries the same key as before, so one hold is placed.",
+  });
+  return { form, intent };
+}
+
+/** placeTitleHold sends one hold of memberId on title under key; a refusal is said in the page's words. */
+async function placeTitleHold(title, memberId, key, { signal, onRetry }) {
+  try {
+    return await call("POST", path("titles", title.id, "holds"), {
+      body: { memberId }, headers: { "Idempotency-Key": key }, attempts: HOLD_ATTEMPTS, signal, onRetry,
+    });
+  } catch (err) {
+    throw restated(err, titleHoldRefusal(err, title));
+  }
+}
+
+/** titleHoldRefusal is the sentence for a hold on a title the service refused, or "" for other errors. */
+function titleHoldRefusal(err, title) {
+  const quoted = `“${title.title}”`;
+  switch (err?.code) {
+    case "TitleAvailable":
+      return `A copy of ${quoted} is on the shelf now, so there is no need to wait for it: ask at the desk to borrow it.`;
+    case "AlreadyHeld":
+      return `You are waiting for ${quoted} already, or a copy of it is held for you or lent to you.`;
+    case "HoldQueueFull":
+      return `${quoted} can't be held now: as many members are waiting for it as may. Please try again later.`;
+    case "NotFound":
+      return /member|account/.test(err.problem?.detail ?? "")
+        ? memberRefusal(err)
+        : `The library has no title ${quoted} any more.`;
+    default:
+      return memberRefusal(err);
+  }
+}
+
 /** holdRefusal is the sentence for a hold the service refused, or "" for other errors. */
 function holdRefusal(err, book) {
   const title = bookTitle(book);
@@ -92,12 +150,20 @@ function holdRefusal(err, book) {
       return `You are waiting for ${title} already, or it is held for you or lent to you: see My account.`;
     case "HoldQueueFull":
       return `${title} can't be held now: as many members are waiting for it as may. Please try again later.`;
+    case "NotFound":
+      return /account/.test(err.problem?.detail ?? "") ? memberRefusal(err) : "";
+    default:
+      return memberRefusal(err);
+  }
+}
+
+/** memberRefusal is the sentence for a hold refused for what the member is, or "" for other errors. */
+function memberRefusal(err) {
+  switch (err?.code) {
     case "MemberBlocked":
       return `You can't place holds while you owe ${owed(err)}: please pay under My account first.`;
     case "NotFound":
-      return /account/.test(err.problem?.detail ?? "")
-        ? "The library has no account for you yet, so you can't place holds: ask at the desk to open one."
-        : "";
+      return "The library has no account for you yet, so you can't place holds: ask at the desk to open one.";
     case "Gone":
       return "Your account was closed, so you can't place holds.";
     default:
@@ -112,7 +178,7 @@ function owed(err) {
 }
 
 /** restated is err with sentence as its message (when there is one), its code kept. */
-function restated(err, sentence) {
+export function restated(err, sentence) {
   if (!sentence || !(err instanceof ApiError)) return err;
   return new ApiError(err.kind, sentence, { status: err.status, code: err.code, problem: err.problem, base: err.base });
 }

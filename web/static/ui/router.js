@@ -1,4 +1,4 @@
-// Pages by the URL's fragment: #/books, #/books/dune, #/members/alice, #/overdue, #/holds, #/operations,
+// Pages by the URL's fragment: #/books, #/books/dune, #/titles/dune, #/members/alice, #/overdue, #/holds, #/operations,
 // #/checkouts/alice/{id} (where the payment provider sends a member back). The
 // fragment never reaches the server, so no page can shadow an API path.
 

@@ -1,6 +1,7 @@
 // The catalog: every book, a page at a time, whether it is on the shelf, lent (until when, and
 // to whom for librarians; a member sees which loans are theirs) or held on the hold shelf, a
-// search by title or author, and, for librarians, a form to add a book. A member signed in
+// search by title or author, and, for librarians, a form to add a book and one to add a title
+// (whose page, pages/title.js, takes its copies by barcode). A member signed in
 // sees their holds beside the books (GET /accounts/{memberId}/holds), and places one on a book
 // that is out with its Place hold button (hold.js).
 
@@ -32,6 +33,7 @@ export async function render(main, { query, signal }) {
     h("section", { class: "panel", "aria-labelledby": "books-caption" }, listState, listError, list, pager,
       holds?.outcome, holds?.errors),
     can("desk") ? addBookForm(reload, signal) : "",
+    can("desk") ? addTitleForm(signal) : "",
   );
   await reload();
 }
@@ -227,4 +229,84 @@ function addBookForm(onAdded, signal) {
     again: "Press Add book to add it: it carries the same key as before, so it is added once.",
   });
   return h("section", { class: "panel", "aria-labelledby": "add-book" }, h("h2", { id: "add-book" }, "Add a book"), form);
+}
+
+/**
+ * addTitleForm adds a title (POST /titles): its record, with no copy yet. Once it is added the
+ * outcome links to its page, where its copies are added by barcode.
+ */
+function addTitleForm(signal) {
+  const outcome = outcomeRegion();
+  const errors = h("div", { class: "alert-slot" });
+  const button = h("button", { type: "submit" }, "Add title");
+  const form = h("form", {},
+    h("div", { class: "fields" },
+      field({ id: "new-title-title", name: "title", label: "Title", required: true, wide: true }),
+      field({ id: "new-title-authors", name: "authors", label: "Authors, one per line", tag: "textarea", rows: 2, required: true, wide: true })),
+    h("div", { class: "fields" },
+      field({ id: "new-title-isbn", name: "isbn", label: "ISBN (optional)", autocomplete: "off", spellcheck: "false", inputmode: "numeric", hint: "ISBN-10 or ISBN-13, with or without hyphens." }),
+      field({ id: "new-title-year", name: "year", label: "Year (optional)", inputmode: "numeric", pattern: "[0-9]{4}", size: 6, autocomplete: "off" }),
+      field({ id: "new-title-language", name: "language", label: "Language (optional)", pattern: "[A-Za-z]{2,3}", size: 8, autocomplete: "off", spellcheck: "false", hint: "Its ISO 639 code: en, fr, deu." }),
+      field({ id: "new-title-publisher", name: "publisher", label: "Publisher (optional)", wide: true })),
+    h("div", { class: "fields" },
+      field({ id: "new-title-subjects", name: "subjects", label: "Subjects, one per line (optional)", tag: "textarea", rows: 2, wide: true }),
+      field({ id: "new-title-id", name: "id", label: "Id (optional)", pattern: ID_PATTERN, autocomplete: "off", spellcheck: "false", hint: `Left empty, one is made. ${ID_HINT}` }),
+      button),
+    outcome, errors);
+  commandForm(form, {
+    name: "add-title", button, outcome, errors, signal,
+    read: () => {
+      const { title, error } = titleRequest(form.elements);
+      return error ? { error } : { title, pending: `Adding “${title.title}”…` };
+    },
+    send: ({ title }, key) => call("POST", "/titles", { body: title, headers: { "Idempotency-Key": key }, signal }),
+    done: (_, { title }) => `Added “${title.title}” by ${title.authors.join(", ")}. `,
+    after: (result, { title }) => {
+      const id = result.data.events?.find((e) => e.type === "TitleAdded")?.data?.id ?? result.data.streamId.replace(/^title-/, "");
+      outcome.append(h("a", { href: `#/titles/${encodeURIComponent(id)}` }, `Add copies of “${title.title}” on its page`), ".");
+      form.reset();
+    },
+    explain: (err) => titleRefusal(err),
+    again: "Press Add title to add it: it carries the same key as before, so it is added once.",
+  });
+  return h("section", { class: "panel", "aria-labelledby": "add-title" },
+    h("h2", { id: "add-title" }, "Add a title"),
+    h("p", {}, "A title is the book as the catalog describes it; the library's copies of it are added on its page, by barcode."),
+    form);
+}
+
+/** titleRefusal is an alert for a title the service refused as a twin of another, with a link to that one; null otherwise. */
+function titleRefusal(err) {
+  if (err?.code !== "TitleAlreadyExists") return null;
+  const detail = err.problem?.detail ?? "";
+  const other = /title-(\S+)/.exec(detail)?.[1];
+  const link = (id) => h("a", { href: `#/titles/${encodeURIComponent(id)}` }, `the title ${id}`);
+  const sentence = other
+    ? ["This ISBN belongs to ", link(other), " already: add copies on its page, or check the ISBN."]
+    : [`There is a title with this id already (${/title (\S+) already/.exec(detail)?.[1] ?? "the one given"}): choose another id, or leave it empty.`];
+  return h("div", { class: "alert", role: "alert" }, h("p", {}, ...sentence), h("p", { class: "code" }, `Code: ${err.code}`));
+}
+
+/** lines are a textarea's lines, trimmed, without empty ones or the same one twice. */
+function lines(text) {
+  return [...new Set(String(text).split("\n").map((x) => x.trim()).filter((x) => x !== ""))];
+}
+
+/** titleRequest reads the Add a title form into the body of POST /titles, or an error sentence. */
+function titleRequest(fields) {
+  const value = (name) => fields[name].value.trim();
+  const title = { title: value("title"), authors: lines(fields.authors.value) };
+  if (title.title === "") return { error: "Enter the title." };
+  if (title.authors.length === 0) return { error: "Enter at least one author, one per line." };
+  if (value("id")) title.id = value("id");
+  if (value("isbn")) title.isbn = value("isbn");
+  if (value("year")) {
+    if (!/^\d{4}$/.test(value("year"))) return { error: "Enter the year as four digits, such as 1965, or leave it empty." };
+    title.year = Number(value("year"));
+  }
+  if (value("publisher")) title.publisher = value("publisher");
+  if (value("language")) title.language = value("language");
+  const subjects = lines(fields.subjects.value);
+  if (subjects.length > 0) title.subjects = subjects;
+  return { title };
 }
