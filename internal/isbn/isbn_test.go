@@ -22,6 +22,7 @@ func TestParseReadsRealISBNs(t *testing.T) {
 		{"Structure and Interpretation of Computer Programs, 2nd edition", "0 262 51087 1", "9780262510875"},
 		{"Pride and Prejudice (Penguin Classics)", "0-14-143951-3", "9780141439518"},
 		{"an ISBN-10 whose check digit is X", "0-590-35342-X", "9780590353427"},
+		{"an ISBN-10 whose ISBN-13 has the check digit 0: Design Patterns", "0-201-63361-2", "9780201633610"},
 		{"a small x is an X", "059035342x", "9780590353427"},
 		{"the same number as its ISBN-13", "978-0-590-35342-7", "9780590353427"},
 		{"an ISBN-13 in the 979 range", "979-10-90636-07-1", "9791090636071"},
