@@ -18,8 +18,9 @@ const Name = "holds"
 
 // Version is the version of the view's code. Bump it whenever the shape of holds and holds_books,
 // or what the view writes there, changes: the next release then builds the view anew, beside
-// the one that answers, which it replaces once it has caught up (package processor).
-const Version = 1
+// the one that answers, which it replaces once it has caught up (package processor). Version 2
+// follows a title's new name (TitleChanged) on its queue's holds.
+const Version = 2
 
 // ReadsFrom is the oldest version of the view whose tables this code's reads can read: keep it
 // when a bump leaves the tables as the reads see them, raise it to Version otherwise.
@@ -79,15 +80,18 @@ func Processor(v View) processor.Processor {
 		books.BookAdded{}.EventType(), books.HoldPlaced{}.EventType(), books.BookHeld{}.EventType(),
 		books.HoldCancelled{}.EventType(), books.HoldExpired{}.EventType(), books.HoldFulfilled{}.EventType(),
 		accounts.MemberErased{}.EventType(), books.CopyAdopted{}.EventType(),
-		titles.TitleAdded{}.EventType(), titles.TitleHoldPlaced{}.EventType(), titles.TitleHoldCancelled{}.EventType(),
+		titles.TitleAdded{}.EventType(), titles.TitleChanged{}.EventType(), titles.TitleHoldPlaced{}.EventType(), titles.TitleHoldCancelled{}.EventType(),
 		titles.HoldTrapped{}.EventType(), titles.CopyLent{}.EventType()}}
 }
 
-// A Change is what one event does to the view: Titled, Placed, Held, Ended or Erased.
+// A Change is what one event does to the view: Titled, Renamed, Placed, Held, Ended or Erased.
 type Change interface{ isChange() }
 
 // Titled is a book that joined the catalogue under a title.
 type Titled struct{ BookID, Title string }
+
+// Renamed is a title's queue whose title changed its name: its holds stay as they are.
+type Renamed struct{ BookID, Title string }
 
 // Placed is a member who joined a book's queue, at the back.
 type Placed struct{ Hold Hold }
@@ -104,11 +108,12 @@ type Ended struct{ BookID, MemberID string }
 // Erased is a member forgotten: no hold of theirs stays in the view.
 type Erased struct{ MemberID string }
 
-func (Titled) isChange() {}
-func (Placed) isChange() {}
-func (Held) isChange()   {}
-func (Ended) isChange()  {}
-func (Erased) isChange() {}
+func (Titled) isChange()  {}
+func (Renamed) isChange() {}
+func (Placed) isChange()  {}
+func (Held) isChange()    {}
+func (Ended) isChange()   {}
+func (Erased) isChange()  {}
 
 // Changes decodes what a batch does to the view: the events of book streams, as the Book
 // aggregate decodes them, and members' erasures. Everything else is skipped.

@@ -93,6 +93,8 @@ func (m *memoryBuild) apply(c Change) {
 		for _, h := range slices.Clone(m.books[c.BookID]) {
 			m.end(c.BookID, h.MemberID)
 		}
+	case Renamed:
+		m.titles[c.BookID] = c.Title
 	case Placed:
 		m.end(c.Hold.BookID, c.Hold.MemberID)
 		m.place(c.Hold)

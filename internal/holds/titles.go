@@ -41,6 +41,11 @@ func titleChanges(titleID string, e eventstore.Event) ([]Change, error) {
 	switch ev := decoded.(type) {
 	case titles.TitleAdded:
 		return []Change{Titled{BookID: key, Title: ev.Title}}, nil
+	case titles.TitleChanged:
+		if ev.Title == "" {
+			return nil, nil // the name stayed
+		}
+		return []Change{Renamed{BookID: key, Title: ev.Title}}, nil
 	case titles.TitleHoldPlaced:
 		if ev.BookID != "" {
 			key = ev.BookID

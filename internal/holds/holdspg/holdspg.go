@@ -79,6 +79,8 @@ func queueChange(b *pgx.Batch, c holds.Change) {
 		b.Queue(`INSERT INTO holds_books (book_id, title) VALUES ($1, $2) ON CONFLICT (book_id) DO UPDATE SET title = excluded.title`,
 			c.BookID, c.Title)
 		b.Queue(`DELETE FROM holds WHERE book_id = $1`, c.BookID)
+	case holds.Renamed:
+		b.Queue(`UPDATE holds_books SET title = $2 WHERE book_id = $1`, c.BookID, c.Title)
 	case holds.Placed:
 		h := c.Hold
 		b.Queue(`

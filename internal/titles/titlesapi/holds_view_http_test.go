@@ -26,7 +26,8 @@ type memberHolds struct {
 }
 
 // A member's holds list their holds on titles: their place in the title's queue while they
-// wait for any copy, and the copy and the time it waits until once one is held for them.
+// wait for any copy, under the title's name as it is now, and the copy and the time it waits
+// until once one is held for them.
 func TestHTTPAMembersHoldsOnTitles(t *testing.T) {
 	t.Parallel()
 	apitest.ForEachStore(t, apitest.FastBackground(app.Config{}), func(t *testing.T, a *apitest.API) {
@@ -58,6 +59,14 @@ func TestHTTPAMembersHoldsOnTitles(t *testing.T) {
 		assert.Equal(t, "waiting", ben.Holds[0].Status)
 		require.NotNil(t, ben.Holds[0].Place)
 		assert.Equal(t, 2, *ben.Holds[0].Place)
+
+		// A title renamed: its holds show the new name, and keep their places.
+		r := a.Call(t, http.MethodPatch, "/titles/dune", apitest.Obj{"title": "Dune (1965)"}, "Content-Type", "application/merge-patch+json")
+		require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+		apitest.Eventually(t, 10*time.Second, func() bool { return read("ben").Holds[0].Title == "Dune (1965)" }, "ben's hold renamed")
+		ben = read("ben")
+		require.NotNil(t, ben.Holds[0].Place)
+		assert.Equal(t, 2, *ben.Holds[0].Place, "renamed, still second")
 
 		apitest.RequireResult(t, a.Call(t, http.MethodPost, "/books/dune-1/returns", apitest.Obj{"loanId": "loan-1"}), http.StatusCreated, "book-dune-1")
 		apitest.Eventually(t, 10*time.Second, func() bool {
