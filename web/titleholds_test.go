@@ -36,7 +36,7 @@ func href(tb *tab, region, name string) string {
 // any copy, with her place in each line (2nd for Dune, first for Emma), linked to the title's
 // page. Emma's copy comes back and is kept for her: My holds shows it ready, with the copy and
 // the day it waits until, linked to the copy. She cancels Dune: it leaves the list, and the
-// title's line (bob waits alone). The librarian's page of alice lends her Emma's copy from
+// title's line (bob waits alone). The copy's page links to its title. The librarian's page of alice lends her Emma's copy from
 // its Lend, which fulfils the hold: her holds are empty.
 func TestMyHoldsListsTitleHolds(t *testing.T) {
 	t.Parallel()
@@ -121,6 +121,11 @@ func TestMyHoldsListsTitleHolds(t *testing.T) {
 	}
 	if len(queue.Waiting) != 1 || queue.Waiting[0].MemberID != "bob" {
 		t.Fatalf("Dune's line after alice cancelled is %+v, want bob alone", queue.Waiting)
+	}
+	myHolds.get("link", "Emma").click()
+	member.waitText("region", "This book", "Copy of\nEmma")
+	if got := href(member, "This book", "Emma"); got != "#/titles/emma" {
+		t.Fatalf("the copy's page links its title at %q, want the title's page", got)
 	}
 
 	desk := newTab(t)
