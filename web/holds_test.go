@@ -20,7 +20,8 @@ import (
 
 // holdView is a hold as GET /accounts/{memberId}/holds and GET /holds show it.
 type holdView struct {
-	BookID   string `json:"bookId"`
+	BookID   string `json:"bookId"` // "" (null) for a hold waiting for any copy of TitleID
+	TitleID  string `json:"titleId"`
 	Title    string `json:"title"`
 	MemberID string `json:"memberId"`
 	Status   string `json:"status"`

@@ -112,8 +112,8 @@ func TestTitleHoldFromNewTitleToItsQueue(t *testing.T) {
 	}
 	requireOneKey(t, holds.requests())
 	requireAccessible(member, "a title's page, a hold placed")
-	// Drawn again, the page can't know of her hold (no view a member reads lists holds on
-	// titles yet): Place hold is offered, and the service's refusal tells her she waits.
+	// Drawn again, the page can't know of her hold (it reads no list of her holds): Place hold
+	// is offered, and the service's refusal tells her she waits.
 	member.goTo("#/books")
 	member.get("heading", "Catalog")
 	member.goTo("#/titles/dune")

@@ -29,9 +29,9 @@ export function placeText(place) {
   return n === 1 ? "first in line" : `${n}${SUFFIXES[ordinals.select(n)]} in line`;
 }
 
-/** bookTitle is a book's or a hold's title in quotes, or its id when it has none. */
+/** bookTitle is a book's or a hold's title in quotes, or its id (the copy's, else the title's) when it has none. */
 export function bookTitle(item) {
-  return `“${item.title || item.bookId || item.id}”`;
+  return `“${item.title || item.bookId || item.titleId || item.id}”`;
 }
 
 /**
@@ -86,9 +86,9 @@ async function placeHold(book, memberId, key, { signal, onRetry }) {
 /**
  * titleHoldForm is the Place hold button of a title, for the member signed in: {form, intent}.
  * The hold is on the title, so the first copy of it that comes free is kept for them. Its answer
- * says it was placed, not where in the line: no view a member reads lists holds on titles yet,
- * so onPlaced() is told once it is placed, and onRefused(err) a refusal; focus() is where focus
- * goes when the button is gone.
+ * says it was placed, not where in the line (their place shows under My account, from the holds
+ * view): onPlaced() is told once it is placed, and onRefused(err) a refusal; focus() is where
+ * focus goes when the button is gone.
  */
 export function titleHoldForm(title, memberId, { outcome, errors, signal, onPlaced, onRefused, focus }) {
   const quoted = `“${title.title}”`;

@@ -3,7 +3,9 @@
 // made once and kept across retries, so that a lend sent twice is recorded once. A book on the
 // hold shelf shows, to librarians, whom it waits for and until when (GET /holds?bookId=), and
 // its Lend form is filled in with that member; a member signed in places a hold on a book that
-// is out (hold.js).
+// is out (hold.js). A copy of a title links to the title's page: the members waiting for any
+// copy wait in the title's line, shown there; the book's own list is of those waiting for it
+// alone.
 
 import { call, path } from "../api.js";
 import { commandForm } from "../command.js";
@@ -65,6 +67,7 @@ async function bookHolds(page) {
 
 function facts(book, holds) {
   const rows = [["Id", book.id], ["Status", STATUS_WORDS[book.status] ?? book.status]];
+  if (book.titleId) rows.push(["Copy of", h("a", { href: `#/titles/${encodeURIComponent(book.titleId)}` }, book.title)]);
   if (book.loan) {
     const { memberId, mine } = book.loan;
     if (memberId) rows.push(["Lent to", memberLink(memberId)]);
@@ -75,7 +78,7 @@ function facts(book, holds) {
   if (holder) rows.push(["Held for", memberLink(holder.memberId)], ["Until", formatTime(holder.until)]);
   const queue = holds.filter((x) => x.status === "waiting");
   if (queue.length > 0) {
-    rows.push(["Waiting", queue.flatMap((x, i) => [i > 0 ? ", " : "", memberLink(x.memberId), ` (${placeText(x.place)})`])]);
+    rows.push([book.titleId ? "Waiting for this copy" : "Waiting", queue.flatMap((x, i) => [i > 0 ? ", " : "", memberLink(x.memberId), ` (${placeText(x.place)})`])]);
   }
   return h("section", { class: "panel", "aria-labelledby": "facts-heading" },
     h("h2", { id: "facts-heading" }, "This book"),

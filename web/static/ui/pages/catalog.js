@@ -156,7 +156,9 @@ function memberHolds(memberId, signal) {
   holds.read = async () => {
     try {
       const { data } = await call("GET", path("accounts", memberId, "holds"), { signal, attempts: 2 });
-      holds.byBook = new Map((data.holds ?? []).map((x) => [x.bookId, x]));
+      // A hold waiting for any copy of a title has no book (bookId null), and the catalog's
+      // pages don't say which title a book is a copy of: it shows under My account instead.
+      holds.byBook = new Map((data.holds ?? []).filter((x) => x.bookId).map((x) => [x.bookId, x]));
     } catch {
       // unknown: every book that is out offers Place hold, and the service says what is so
     }

@@ -27,7 +27,7 @@ export async function render(main, { params: [titleId], signal }) {
     summary: h("p", { id: "copies-summary" }),
     copies: h("tbody"),
     queue: can("desk") ? queuePanel() : null,
-    placed: false, // a hold this page placed, or was told of: no view a member reads lists it yet
+    placed: false, // a hold this page placed, or was told of (it reads no list of the member's holds)
     title: null,
   };
   page.action = can("desk") ? copyPanel(page) : can("account") ? holdPanel(page) : null;
