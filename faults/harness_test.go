@@ -159,6 +159,8 @@ func problemCode(body string) string {
 // processorStatus is one processor in a replica's /status.
 type processorStatus struct {
 	Name       string `json:"name"`
+	View       string `json:"view"`
+	State      string `json:"state"`
 	HoldsLease bool   `json:"holdsLease"`
 	Checkpoint int64  `json:"checkpoint"`
 	Lag        int64  `json:"lag"`
@@ -177,9 +179,16 @@ func (s *system) status(r *replica) (map[string]processorStatus, bool) {
 	if json.Unmarshal([]byte(a.Body), &st) != nil {
 		return nil, false
 	}
+	// A view model is known by its view's name: its build that answers (view@n once a new
+	// version of its code was built), as the admin routes know it.
 	out := make(map[string]processorStatus, len(st.Processors))
 	for _, p := range st.Processors {
-		out[p.Name] = p
+		if _, taken := out[p.Name]; !taken {
+			out[p.Name] = p
+		}
+		if p.View != "" && p.State == "answering" {
+			out[p.View] = p
+		}
 	}
 	return out, true
 }

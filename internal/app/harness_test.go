@@ -50,6 +50,7 @@ var (
 	setContact        = apitest.SetContact
 	getStatus         = apitest.GetStatus
 	processorStatus   = apitest.ProcessorStatus
+	buildName         = apitest.BuildName
 	caughtUp          = apitest.CaughtUp
 	admin             = apitest.Admin
 	listParked        = apitest.ListParked

@@ -44,7 +44,11 @@ func (m *Metrics) Processors(names ...string) processor.Observer {
 
 type processorObserver struct{ m *Metrics }
 
+// LeaseTaken also starts the series of a processor not named at the start at zero: a build of
+// a view that a keeper began (view@n) has them from its first lease on.
 func (o processorObserver) LeaseTaken(name string) {
+	o.m.eventsHandled.WithLabelValues(name)
+	o.m.failures.WithLabelValues(name)
 	o.m.leaseAcquired.WithLabelValues(name).Inc()
 	o.m.leaseHeld.WithLabelValues(name).Set(1)
 }

@@ -25,16 +25,31 @@ func GetStatus(t *testing.T, a *API) StatusView {
 	return s
 }
 
-// ProcessorStatus is one processor's line of GET /status; the test fails without it.
+// ProcessorStatus is one processor's line of GET /status; the test fails without it. A view
+// model's name stands for its build that answers (view@n once a new version of its code has
+// been built), as it does in the admin routes.
 func ProcessorStatus(t *testing.T, a *API, name string) processor.Status {
 	t.Helper()
-	for _, p := range GetStatus(t, a).Processors {
+	status := GetStatus(t, a).Processors
+	for _, p := range status {
+		if p.View == name && p.State == processor.BuildAnswering {
+			return p
+		}
+	}
+	for _, p := range status {
 		if p.Name == name {
 			return p
 		}
 	}
 	t.Fatalf("/status has no processor %s", name)
 	return processor.Status{}
+}
+
+// BuildName is the name /status and the metrics give the processor name: for a view model,
+// its build that answers.
+func BuildName(t *testing.T, a *API, name string) string {
+	t.Helper()
+	return ProcessorStatus(t, a, name).Name
 }
 
 // CaughtUp waits until the named processor has handled every event in the log.
