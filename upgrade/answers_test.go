@@ -97,19 +97,45 @@ func within(before, after any, at string) string {
 func allCaughtUp(body string) bool {
 	var s struct {
 		Processors []struct {
-			Lag        int64 `json:"lag"`
-			HoldsLease bool  `json:"holdsLease"`
+			Lag        int64  `json:"lag"`
+			HoldsLease bool   `json:"holdsLease"`
+			State      string `json:"state"`
 		} `json:"processors"`
 	}
 	if json.Unmarshal([]byte(body), &s) != nil || len(s.Processors) == 0 {
 		return false
 	}
 	for _, p := range s.Processors {
-		if p.Lag != 0 || !p.HoldsLease {
+		switch {
+		case p.State == "retired":
+			continue // a view's build that a newer one replaced: it runs nowhere until dropped
+		case p.State == "building" || p.Lag != 0 || !p.HoldsLease:
 			return false
 		}
 	}
 	return true
+}
+
+// rebuilt reports the views whose build that answers is not their first, by /status: those
+// the new version of their code built beside the release before's.
+func rebuilt(body string) map[string]int {
+	var s struct {
+		Processors []struct {
+			View    string `json:"view"`
+			State   string `json:"state"`
+			Version int    `json:"version"`
+		} `json:"processors"`
+	}
+	out := map[string]int{}
+	if json.Unmarshal([]byte(body), &s) != nil {
+		return out
+	}
+	for _, p := range s.Processors {
+		if p.View != "" && p.State == "answering" && p.Version > 1 {
+			out[p.View] = p.Version
+		}
+	}
+	return out
 }
 
 // short is a JSON value for a message.

@@ -78,6 +78,12 @@ func writeHistory(c client) {
 	c.do([]int{http.StatusOK, http.StatusCreated}, http.MethodPost, "/accounts/erased/erasure", "")
 }
 
+// status is the process's GET /status.
+func (c client) status() string {
+	c.t.Helper()
+	return c.do([]int{http.StatusOK}, http.MethodGet, "/status", "").Body
+}
+
 // caughtUp waits until every processor of the process has read the whole log.
 func caughtUp(c client) {
 	c.t.Helper()

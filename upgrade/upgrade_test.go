@@ -17,7 +17,8 @@ import (
 // step, no rewrite. Every read answers what the release before answered (this build may say
 // more), but for the holds: every book is a copy of a title, the three Dune by Frank Herbert
 // copies of one; the holds on dune-1 are holds on Dune, filled by the copies that stood on the
-// shelf; and the library goes on: each member borrows the copy held for them, and nobody else
+// shelf; the holds view, whose code is of a newer version, is built beside the release before's
+// and takes over from it; and the library goes on: each member borrows the copy held for them, and nobody else
 // may; the fines are paid; the erased member stays erased.
 func TestALogOfTheReleaseBeforeWorksUnderThisOne(t *testing.T) {
 	env := []string{"DATABASE_URL=" + pgtest.NewDatabase(t)}
@@ -39,6 +40,9 @@ func TestALogOfTheReleaseBeforeWorksUnderThisOne(t *testing.T) {
 	everyBookIsACopy(now)
 	holdsOnTheCopy(now)
 	caughtUp(now)
+	if status := now.status(); rebuilt(status)["holds"] != 2 {
+		t.Errorf("the holds view of version 2 was not built beside the release before's: %s", status)
+	}
 	is := read(now)
 	for _, path := range routes() {
 		if reshaped(path) {
