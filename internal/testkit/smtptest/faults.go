@@ -3,6 +3,7 @@ package smtptest
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/emersion/go-smtp"
@@ -82,6 +83,26 @@ func (s *Server) DelayRecipient(match string, d time.Duration) {
 	s.rcptDelays[addrKey(match)] = d
 }
 
+// HoldRecipient makes the server hold its answer to each RCPT TO that match names (an address
+// or a whole domain, as DelayRecipient takes them) until release is called: a recipient slower
+// than anything else the test does, with no clock in it. release is safe to call more than once,
+// and Close releases too, with a 421 reply.
+func (s *Server) HoldRecipient(match string) (release func()) {
+	gate := make(chan struct{})
+	s.mu.Lock()
+	s.rcptHolds[addrKey(match)] = gate
+	s.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			delete(s.rcptHolds, addrKey(match))
+			s.mu.Unlock()
+			close(gate)
+		})
+	}
+}
+
 // SetDelay makes the server wait d between reading each message after DATA and writing its
 // reply to DATA (the 250, or the refusal set with Refuse), as a slow relay does. It applies to
 // every message whose data ends from now on; SetDelay(0) answers at once again. A wait in
@@ -117,8 +138,8 @@ func (s *Server) dataFaults() (*smtp.SMTPError, bool) {
 }
 
 // recipient counts a RCPT TO for addr and returns what to do about it: the refusal set for
-// it, if any, and how long to wait before answering.
-func (s *Server) recipient(addr string) (rcptRefusal, time.Duration) {
+// it, if any, how long to wait before answering, and the gate to wait for first (nil: none).
+func (s *Server) recipient(addr string) (rcptRefusal, time.Duration, <-chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := addrKey(addr)
@@ -127,7 +148,11 @@ func (s *Server) recipient(addr string) (rcptRefusal, time.Duration) {
 	if !ok {
 		delay = s.rcptDelays[domainOf(key)]
 	}
-	return s.rcptRefusals[key], delay
+	hold, ok := s.rcptHolds[key]
+	if !ok {
+		hold = s.rcptHolds[domainOf(key)]
+	}
+	return s.rcptRefusals[key], delay, hold
 }
 
 // rcptEnhancedCode is the RFC 3463 status code that goes with a refusal of RCPT TO.

@@ -230,3 +230,24 @@ func TestDelayRecipient(t *testing.T) {
 		t.Fatal("RCPT TO still waiting after Close")
 	}
 }
+
+// A held domain's RCPTs get no answer until released; other recipients are answered meanwhile.
+func TestHoldRecipient(t *testing.T) {
+	t.Parallel()
+	srv := smtptest.Start(t)
+	release := srv.HoldRecipient("held.example")
+	held := dial(t, srv, "")
+	require.NoError(t, held.Mail("a@example.com", nil))
+	done := make(chan error, 1)
+	go func() { done <- held.Rcpt("reader@Held.example", nil) }()
+	require.Eventually(t, func() bool { return srv.Attempts("reader@held.example") == 1 }, 5*time.Second, time.Millisecond)
+	require.NoError(t, send(t, dial(t, srv, ""), "a@example.com", "reader@example.com"), "another domain goes by")
+	select {
+	case err := <-done:
+		t.Fatalf("a held RCPT was answered before its release: %v", err)
+	default:
+	}
+	release()
+	release() // a second call changes nothing
+	require.NoError(t, <-done)
+}

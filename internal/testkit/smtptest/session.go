@@ -78,12 +78,20 @@ func (ss *session) Mail(from string, _ *smtp.MailOptions) error {
 }
 
 func (ss *session) Rcpt(to string, _ *smtp.RcptOptions) error {
-	refusal, delay := ss.s.recipient(to) // counts the attempt even when it is refused below
+	refusal, delay, hold := ss.s.recipient(to) // counts the attempt even when it is refused below
 	if ss.needsAuth() {
 		return smtp.ErrAuthRequired
 	}
 	domain := domainOf(addrKey(to))
 	ss.s.toOpened(domain)
+	if hold != nil {
+		select {
+		case <-hold:
+		case <-ss.s.stop:
+			ss.s.toClosed(domain)
+			return ss.fail(&smtp.SMTPError{Code: 421, EnhancedCode: smtp.EnhancedCode{4, 3, 2}, Message: "Server shutting down"})
+		}
+	}
 	if delay > 0 {
 		timer := time.NewTimer(delay)
 		select {

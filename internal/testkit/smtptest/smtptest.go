@@ -85,6 +85,7 @@ type Server struct {
 	refusal          *smtp.SMTPError
 	rcptRefusals     map[string]rcptRefusal   // by addrKey
 	rcptDelays       map[string]time.Duration // by addrKey, or by domain for a whole domain
+	rcptHolds        map[string]chan struct{} // by addrKey or domain: closed to release
 	delay            time.Duration
 	closeAfterAccept bool
 }
@@ -133,6 +134,7 @@ func Start(t testing.TB, opts ...Options) *Server {
 		maxTo:        make(map[string]int),
 		rcptRefusals: make(map[string]rcptRefusal),
 		rcptDelays:   make(map[string]time.Duration),
+		rcptHolds:    make(map[string]chan struct{}),
 	}
 	// Connections are counted below any TLS layer so that every TCP connection gets a number,
 	// including one whose handshake fails.
