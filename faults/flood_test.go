@@ -31,8 +31,10 @@ const (
 	floodPayments     = 200
 	floodPaymentEvery = 25 * time.Millisecond
 	floodReplayEvery  = 10
-	// floodPayerP99 is the most the payer's 99th-percentile latency may be during the flood.
-	floodPayerP99 = 200 * time.Millisecond
+	// floodPayerP99 is the most the payer's 99th-percentile latency may be during the flood:
+	// not a speed target (the figure measured goes to docs/reliability.md), but the line past
+	// which the payer waits behind the flood, far above what a shared, loaded machine adds.
+	floodPayerP99 = time.Second
 )
 
 // One client floods both replicas with GET /books, as fast as sixteen connections go, far past
