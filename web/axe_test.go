@@ -126,12 +126,14 @@ func requireAccessible(tb *tab, what string) {
 // is drawn: its hash, and a role and name to wait for. Pages that need a person signed in (My
 // account, for a member and for a librarian) are checked by the tests that sign in.
 var accessiblePages = []struct{ hash, role, name string }{
-	{"#/books", "table", "Books"},
+	{"#/books", "table", "Titles"},
+	{"#/books?q=kim&available=true", "table", "Titles found"},
+	{"#/copies", "table", "Copies"},
 	{"#/books/dune", "region", "Take it back"},
 	{"#/books/emma", "region", "Lend this book"},
 	{"#/books/kim", "region", "Lend this book"},
 	{"#/books/ulysses", "region", "Take it back"},
-	{"#/books?status=held", "table", "Books found"},
+	{"#/copies?status=held", "table", "Copies found"},
 	{"#/members/bob", "table", "Loans"},
 	{"#/members/nobody", "region", "Open the account"},
 	{"#/overdue", "table", "Overdue loans"},
@@ -165,6 +167,11 @@ func TestPagesAreAccessible(t *testing.T) {
 		tb.open(base + "/" + page.hash)
 		tb.get(page.role, page.name)
 		switch page.hash {
+		case "#/books":
+			tb.row("Titles", "Kim", "Copies", "None on the shelf")
+			tb.row("Titles", "Ulysses", "Holds", "1 waiting")
+		case "#/copies?status=held":
+			tb.row("Copies found", "Kim", "Status", "Held on the hold shelf")
 		case "#/members/bob":
 			tb.row("Loans", "Dune", "Due back", "Overdue by 6 days")
 			tb.row("Holds", "Kim", "Status", "Ready for pickup")

@@ -32,14 +32,14 @@ func TestPageFromAnotherOrigin(t *testing.T) {
 
 		tb := newTab(t)
 		tb.open(ui.URL + "/#/books")
-		tb.row("Books", "Dune", "Status", "On the shelf")
+		tb.row("Titles", "Dune", "Copies", "1 of 1 on the shelf")
 		add := tb.get("region", "Add a book")
 		add.get("textbox", "Id").fill("emma")
 		add.get("textbox", "Title").fill("Emma")
 		add.get("textbox", "Author").fill("Jane Austen")
 		add.get("button", "Add book").click()
 		add.get("status", "").waitText("Added “Emma” by Jane Austen.")
-		tb.row("Books", "Emma", "Author", "Jane Austen")
+		tb.row("Titles", "Emma", "Authors", "Jane Austen")
 		mustCall(t, http.MethodGet, api+"/books/emma", nil, http.StatusOK)
 	})
 	t.Run("refused", func(t *testing.T) {
@@ -87,7 +87,7 @@ func TestServiceDownShowsATryAgainButton(t *testing.T) {
 	tb.waitText("alert", "", "can't be reached")
 	down.Store(false)
 	tb.get("alert", "").get("button", "Try again").click()
-	tb.row("Books", "Dune", "Status", "On the shelf")
+	tb.row("Titles", "Dune", "Copies", "1 of 1 on the shelf")
 }
 
 // The service's problems read as sentences with their code: never raw JSON.

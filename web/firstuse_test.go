@@ -1,7 +1,7 @@
 package web_test
 
 // What a new user tripped over, each seen as they saw it: a member finder left marked invalid
-// once emptied, "Lent , due" in the catalog, a field of "Add a book" out of line with the
+// once emptied, "Lent , due" in a copy's status, a field of "Add a book" out of line with the
 // others, and a librarian's My account that read her own account as a member's.
 
 import (
@@ -77,38 +77,46 @@ func TestMemberFinderEmptiedIsNotMarkedInvalid(t *testing.T) {
 	requireNotMarkedInvalid(t, finder, "after Enter in the empty finder")
 }
 
-// The catalog's status of a lent book reads as one phrase, to the eye and to a screen reader:
-// "Lent until …", with no comma standing apart after the tag ("Lent , due"), for someone
-// signed out (no borrower shown), a member (their own loan) and a librarian (the borrower).
-func TestCatalogSaysLentInOnePhrase(t *testing.T) {
+// The status of a lent copy reads as one phrase, to the eye and to a screen reader: "Lent
+// until …", with no comma standing apart after the tag ("Lent , due"), on the title's page for
+// someone signed out (no borrower shown), a member (their own loan) and a librarian (the
+// borrower), and on the librarian's list of every copy.
+func TestCopyStatusSaysLentInOnePhrase(t *testing.T) {
 	t.Parallel()
 	base, p := signedInService(t)
 	libby := p.Bearer(t, "libby")
 	mustCallAs(t, libby, http.MethodPost, base+"/books", map[string]string{"id": "dune", "title": "Dune", "author": "Frank Herbert"}, http.StatusCreated)
 	mustCallAs(t, libby, http.MethodPost, base+"/books/dune/loans", map[string]string{"loanId": "loan-dune", "memberId": "alice"}, http.StatusCreated)
-	var book struct{ Loan struct{ DueAt string } }
-	if err := json.Unmarshal(mustCallAs(t, libby, http.MethodGet, base+"/books/dune", nil, http.StatusOK), &book); err != nil {
-		t.Fatal(err)
+	var book struct {
+		TitleID string
+		Loan    struct{ DueAt string }
+	}
+	if err := json.Unmarshal(mustCallAs(t, libby, http.MethodGet, base+"/books/dune", nil, http.StatusOK), &book); err != nil || book.TitleID == "" {
+		t.Fatalf("the book dune: %+v (%v), want a copy of a title", book, err)
 	}
 
 	tb := newTab(t)
-	tb.open(base + "/#/books")
+	tb.open(base + "/#/titles/" + book.TitleID)
 	due := dayText(tb, book.Loan.DueAt)
-	requireStatusCell(tb, "Lent until "+due)
+	requireStatusCell(tb, "dune", "Lent until "+due)
 	signIn(tb, "alice")
-	requireStatusCell(tb, "Lent to you until "+due)
+	requireStatusCell(tb, "dune", "Lent to you until "+due)
 	desk := newTab(t)
-	desk.open(base + "/#/books")
+	desk.open(base + "/#/titles/" + book.TitleID)
 	signIn(desk, "libby")
-	requireStatusCell(desk, "Lent to alice until "+due)
+	requireStatusCell(desk, "dune", "Lent to alice until "+due)
+	desk.goTo("#/books")
+	desk.get("link", "Every copy, and who has it").click()
+	desk.get("heading", "Copies")
+	requireStatusCell(desk, "Dune", "Lent to alice until "+due)
 }
 
-// requireStatusCell waits until the catalog's Status of the lent book says want, both on the
-// screen (its text) and to a screen reader (its accessible name, where Chrome puts a space
-// between the tag and what follows it: "Lent , due" was read so).
-func requireStatusCell(tb *tab, want string) {
+// requireStatusCell waits until the Status of the lent copy in the table of copies (its row
+// named key) says want, both on the screen (its text) and to a screen reader (its accessible
+// name, where Chrome puts a space between the tag and what follows it: "Lent , due" was read so).
+func requireStatusCell(tb *tab, key, want string) {
 	tb.t.Helper()
-	tb.row("Books", "Dune", "Status", "Lent")
+	tb.row("Copies", key, "Status", "Lent")
 	var name, text string
 	for deadline := time.Now().Add(waitTimeout); ; time.Sleep(pollInterval) { // polling the page, bounded by the deadline
 		name, text = lentCell(tb)
@@ -116,12 +124,12 @@ func requireStatusCell(tb *tab, want string) {
 			return
 		}
 		if time.Now().After(deadline) {
-			tb.t.Fatalf("the Status of the lent book reads %q to a screen reader and %q on the screen, want %q for both", name, text, want)
+			tb.t.Fatalf("the Status of the lent copy reads %q to a screen reader and %q on the screen, want %q for both", name, text, want)
 		}
 	}
 }
 
-// lentCell is the accessible name and the text of the catalog's cell that says a book is lent.
+// lentCell is the accessible name and the text of the cell that says a copy is lent.
 func lentCell(tb *tab) (name, text string) {
 	cells, err := tb.queryAX(0, "cell", "")
 	if err != nil {

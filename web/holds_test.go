@@ -1,9 +1,9 @@
 package web_test
 
-// Holds in the web app: a member places one on a book that is out from the catalog, once
-// however they click, sees their place in the queue and cancels it from My account; and the
-// pickup, from the return that puts the book on the hold shelf to the librarian lending it to
-// the member it waits for, through the Hold shelf page.
+// Holds in the web app: a member places one from the catalog on a title none of whose copies
+// is on the shelf, once however they click, sees their place in its line there and cancels it
+// from My account; and the pickup, from the return that puts the copy on the hold shelf to the
+// librarian lending it to the member it waits for, through the Hold shelf page.
 
 import (
 	"encoding/json"
@@ -61,12 +61,13 @@ func placeHoldAs(t *testing.T, base, bearer, book, memberID, key string) {
 	}
 }
 
-// A member places a hold on a lent book from the catalog with a double click. The first
-// answer is held back while the second click lands, so the hold is surely in flight then: the
-// button is disabled, and a submit that reaches the form anyway joins the hold in flight. Every
-// request carries one key, the title's stream has one TitleHoldPlaced, no refusal is shown (a second
-// hold under a new key would be refused as AlreadyHeld), and the page says the member's place
-// in the queue. My account lists the hold with its place; Cancel there ends it.
+// A member places a hold from the catalog, with a double click, on a title whose one copy is
+// lent. The first answer is held back while the second click lands, so the hold is surely in
+// flight then: the button is disabled, and a submit that reaches the form anyway joins the hold
+// in flight. Every request carries one key, the title's stream has one TitleHoldPlaced, no
+// refusal is shown (a second hold under a new key would be refused as AlreadyHeld), and the
+// catalog's row says the member's place in the line, and counts them. My account lists the
+// hold with its place; Cancel there ends it.
 func TestMemberPlacesAHoldOnceAndCancelsIt(t *testing.T) {
 	t.Parallel()
 	p := apitest.StartProvider(t)
@@ -78,6 +79,7 @@ func TestMemberPlacesAHoldOnceAndCancelsIt(t *testing.T) {
 	mustCallAs(t, libby, http.MethodPost, base+"/books", map[string]string{"id": "dune", "title": "Dune", "author": "Frank Herbert"}, http.StatusCreated)
 	mustCallAs(t, libby, http.MethodPost, base+"/books/dune/loans", map[string]string{"loanId": "loan-dune", "memberId": "bob"}, http.StatusCreated)
 	aliceHolds := base + "/accounts/alice/holds"
+	dune := books.TitleIDOf("Dune", "Frank Herbert") // the title a book added on its own is a copy of
 
 	tb := newTab(t)
 	tb.open(base + "/#/books/dune")
@@ -85,10 +87,11 @@ func TestMemberPlacesAHoldOnceAndCancelsIt(t *testing.T) {
 	tb.get("region", "Wait for this book").get("button", "Place hold on Dune")
 	requireAccessible(tb, "a lent book's page, to a member")
 	tb.goTo("#/books")
-	tb.get("button", "Place hold on Dune")
+	tb.row("Titles", "Dune", "Copies", "None on the shelf")
+	tb.get("table", "Titles").get("button", "Place hold on Dune")
 	requireAccessible(tb, "the catalog with Place hold, to a member")
 	release := make(chan struct{})
-	holds := intercept(tb, "*/books/dune/holds", func(n int, _ intercepted) verdict {
+	holds := intercept(tb, "*/titles/"+dune+"/holds", func(n int, _ intercepted) verdict {
 		if n == 0 {
 			return verdict{hold: release}
 		}
@@ -105,20 +108,22 @@ func TestMemberPlacesAHoldOnceAndCancelsIt(t *testing.T) {
 	}
 	close(release)
 
-	tb.waitText("status", "Holds", "Hold placed on “Dune”: you are first in line.")
-	tb.row("Books", "Dune", "Hold", "You are first in line")
+	tb.waitText("status", "Holds", "Hold placed on “Dune”: the first copy that comes back is kept for you on the hold shelf.")
+	row := tb.row("Titles", "Dune", "Your hold", "You are first in line")
+	if row["Holds"] != "1 waiting" {
+		t.Fatalf("the catalog counts %q waiting for Dune once alice waits, want 1", row["Holds"])
+	}
 	requireAbsent(tb, "alert", "", "button", "Place hold on Dune")
 	if requests := holds.requests(); len(requests) != 1 {
 		t.Fatalf("%d holds were sent for a double click, want 1", len(requests))
 	}
 	requireOneKey(t, holds.requests())
-	// A hold on a copy waits in its title's queue: Dune's, the title its title and author make.
-	if n := countEvents(t, db, "title-"+books.TitleIDOf("Dune", "Frank Herbert"), "TitleHoldPlaced"); n != 1 {
+	if n := countEvents(t, db, "title-"+dune, "TitleHoldPlaced"); n != 1 {
 		t.Fatalf("%d TitleHoldPlaced events after a double click, want 1", n)
 	}
 	list := waitForHolds(t, aliceHolds, libby, func(h []holdView) bool { return len(h) > 0 })
-	if len(list) != 1 || list[0].Status != "waiting" || list[0].Place != 1 {
-		t.Fatalf("alice's holds are %+v, want one, waiting, first in line", list)
+	if len(list) != 1 || list[0].Status != "waiting" || list[0].Place != 1 || list[0].TitleID != dune {
+		t.Fatalf("alice's holds are %+v, want one on Dune's title, waiting, first in line", list)
 	}
 	requireAccessible(tb, "the catalog, a hold placed")
 	screenshot(tb, "catalog-hold")
@@ -132,7 +137,7 @@ func TestMemberPlacesAHoldOnceAndCancelsIt(t *testing.T) {
 	myHolds.get("status", "").waitText("Cancelled the hold on “Dune”.")
 	tb.row("My holds", "You are waiting for no book. Place a hold on a book that is out in the catalog.", "Title", "")
 	waitForHolds(t, aliceHolds, libby, func(h []holdView) bool { return len(h) == 0 })
-	if n := countEvents(t, db, "title-"+books.TitleIDOf("Dune", "Frank Herbert"), "TitleHoldCancelled"); n != 1 {
+	if n := countEvents(t, db, "title-"+dune, "TitleHoldCancelled"); n != 1 {
 		t.Fatalf("%d TitleHoldCancelled events after Cancel, want 1", n)
 	}
 	requireAbsent(tb, "alert", "")
@@ -141,7 +146,8 @@ func TestMemberPlacesAHoldOnceAndCancelsIt(t *testing.T) {
 
 // The pickup: Dune is lent to alice, and bob waits for it. The librarian takes it back on the
 // book's page, which says it is now held for bob; bob's My account shows it ready, until the
-// day the service set, and the catalog shows it held, for him. The librarian's page of bob
+// day the service set, and the catalog's row of its title says so, to him; the librarian's
+// list of copies shows it on the hold shelf. The librarian's page of bob
 // and her Hold shelf page list it; Lend there lends it to bob, which fulfils the hold: bob's
 // holds are empty, the book is lent to him, and the shelf is empty.
 func TestHoldShelfPickup(t *testing.T) {
@@ -172,12 +178,12 @@ func TestHoldShelfPickup(t *testing.T) {
 	signIn(member, "bob")
 	member.row("My holds", "Dune", "Status", "Ready for you until "+until)
 	member.goTo("#/books")
-	member.row("Books", "Dune", "Status", "Held for you until "+until)
-	member.row("Books", "Dune", "Hold", "Waiting for you")
+	member.row("Titles", "Dune", "Your hold", "A copy waits for you until "+until)
+	member.row("Titles", "Dune", "Copies", "None on the shelf")
 	requireAbsent(member, "button", "Place hold on Dune")
 
-	desk.goTo("#/books?status=held")
-	desk.row("Books found", "Dune", "Status", "Held on the hold shelf")
+	desk.goTo("#/copies?status=held")
+	desk.row("Copies found", "Dune", "Status", "Held on the hold shelf")
 	desk.goTo("#/members/bob")
 	desk.row("Holds", "Dune", "Status", "Ready for pickup until "+until)
 	desk.get("region", "Holds").get("button", "Lend Dune to bob")
@@ -220,8 +226,8 @@ func TestHoldShelfPickup(t *testing.T) {
 }
 
 // A hold the service refuses is said in one sentence of the page's own, and none is placed: on
-// a book brought back after the catalog was drawn (on the shelf now: no need to wait), and by a
-// member who owes more than BLOCK_AT (what they owe, and where to pay).
+// a title whose copy was brought back after the catalog was drawn (on the shelf now: no need
+// to wait), and by a member who owes more than BLOCK_AT (what they owe, and where to pay).
 func TestHoldRefusalsAreSaid(t *testing.T) {
 	t.Parallel()
 	base, p := signedInService(t)
@@ -239,7 +245,7 @@ func TestHoldRefusalsAreSaid(t *testing.T) {
 	tb.get("button", "Place hold on Emma")
 	mustCallAs(t, libby, http.MethodPost, base+"/books/emma/returns", map[string]string{"loanId": "loan-emma"}, http.StatusCreated)
 	tb.get("button", "Place hold on Emma").click()
-	requireHoldRefusal(t, tb, "“Emma” is on the shelf now, so there is no need to wait for it: ask at the desk to borrow it.")
+	requireHoldRefusal(t, tb, "A copy of “Emma” is on the shelf now, so there is no need to wait for it: ask at the desk to borrow it.")
 
 	mustCallAs(t, libby, http.MethodPost, base+"/accounts/alice/fines", map[string]any{"amount": 1500, "reason": "Lost book"}, http.StatusCreated)
 	tb.get("button", "Place hold on Dune").click()

@@ -105,10 +105,11 @@ func countEvents(t *testing.T, db *pgxpool.Pool, stream, typ string) int {
 	return n
 }
 
-// exchange is one request that went through a balancer, and its answer.
+// exchange is one request that went through a balancer, and its answer; At is when it came.
 type exchange struct {
 	Method, URI, Backend string
 	Status               int
+	At                   time.Time
 }
 
 // balancer is a load balancer in front of two replicas: reads (GET, HEAD) go to one, every
@@ -141,6 +142,7 @@ func newBalancer(t *testing.T, writes, reads string) *balancer {
 		pr.SetURL(target)
 	}}
 	b.Server = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, req *http.Request) {
+		at := time.Now()
 		backend := writes
 		if req.Method == http.MethodGet || req.Method == http.MethodHead {
 			backend = reads
@@ -148,7 +150,7 @@ func newBalancer(t *testing.T, writes, reads string) *balancer {
 		rec := &statusRecorder{ResponseWriter: rw, status: http.StatusOK}
 		proxy.ServeHTTP(rec, req)
 		b.mu.Lock()
-		b.seen = append(b.seen, exchange{Method: req.Method, URI: req.URL.RequestURI(), Backend: backend, Status: rec.status})
+		b.seen = append(b.seen, exchange{Method: req.Method, URI: req.URL.RequestURI(), Backend: backend, Status: rec.status, At: at})
 		b.mu.Unlock()
 	}))
 	t.Cleanup(b.Close)

@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"library/internal/app"
+	"library/internal/books"
 	"library/internal/testkit/apitest"
 )
 
@@ -102,15 +103,16 @@ func requireAbsent(tb *tab, roleNames ...string) {
 // staffControls are the librarian's controls and the operator's link, which a member never sees.
 var staffControls = []string{
 	"button", "Charge fine", "button", "Lend", "button", "Take back", "button", "Add book",
-	"region", "Charge a fine", "region", "Add a book", "textbox", "Find a member", "link", "Operations", "link", "Overdue", "link", "Hold shelf",
+	"region", "Charge a fine", "region", "Add a book", "region", "Add a title", "textbox", "Find a member", "link", "Operations", "link", "Overdue", "link", "Hold shelf",
+	"region", "Add a copy", "link", "Every copy, and who has it",
 }
 
 // A member signs in on the provider's page and sees their own account: the loan a librarian
 // made them, the fine a librarian charged, and its history, where loans name their books by
 // title, as people know them, not by id. This library takes no payments
 // online, so the Pay panel says where fines are paid, with no form to pay in. No page shows the
-// member a fine, lend, return or add-book control. Before signing in, the catalog shows the
-// loan without its borrower.
+// member a fine, lend, return or add-book control. Before signing in, the title's page shows
+// the loan of its copy without its borrower.
 func TestMemberSignsInAndSeesTheirAccount(t *testing.T) {
 	t.Parallel()
 	base, p := signedInService(t)
@@ -126,14 +128,14 @@ func TestMemberSignsInAndSeesTheirAccount(t *testing.T) {
 	mustCallAs(t, libby, http.MethodPost, base+"/books/dune/loans", map[string]string{"loanId": "loan-dune", "memberId": "alice"}, http.StatusCreated)
 
 	tb := newTab(t)
-	tb.open(base + "/#/books")
-	if row := tb.row("Books", "Dune", "Status", "Lent until"); strings.Contains(row["Status"], "alice") {
-		t.Fatalf("the catalog names the borrower to someone signed out: %q", row["Status"])
+	tb.open(base + "/#/titles/" + books.TitleIDOf("Dune", "Frank Herbert"))
+	if row := tb.row("Copies", "dune", "Status", "Lent until"); strings.Contains(row["Status"], "alice") {
+		t.Fatalf("the title's page names the borrower to someone signed out: %q", row["Status"])
 	}
 	requireAbsent(tb, slices.Concat(staffControls, []string{"note", "", "link", "My account"})...)
 
 	signIn(tb, "alice")
-	tb.row("Books", "Dune", "Status", "Lent to you")
+	tb.row("Copies", "dune", "Status", "Lent to you")
 	tb.get("navigation", "Main").get("link", "My account").click()
 	tb.get("heading", "My account")
 	tb.row("My loans", "Dune", "Renewals left", "2")
@@ -154,7 +156,7 @@ func TestMemberSignsInAndSeesTheirAccount(t *testing.T) {
 	tb.waitText("region", "This book", "On the shelf")
 	requireAbsent(tb, staffControls...)
 	tb.goTo("#/books")
-	tb.row("Books", "Emma", "Status", "On the shelf")
+	tb.row("Titles", "Emma", "Copies", "1 of 1 on the shelf")
 	requireAbsent(tb, staffControls...)
 	tb.goTo("#/members/bob")
 	tb.get("heading", "Members")
@@ -200,7 +202,7 @@ func TestLibrarianChargesAFine(t *testing.T) {
 
 	logout := interceptRequests(tb, "*/end_session*", func(int, intercepted) verdict { return verdict{} })
 	tb.get("banner", "").get("button", "Sign out").click()
-	tb.waitText("table", "Books", "No books yet.") // the page, loaded again from the provider's way back
+	tb.waitText("table", "Titles", "No titles yet.") // the page, loaded again from the provider's way back
 	tb.get("banner", "").get("button", "Sign in")
 	requireAbsent(tb, "textbox", "Find a member", "region", "Add a book")
 	requireLogout(t, logout.waitRequests(1)[0].URL, false)

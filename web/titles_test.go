@@ -1,7 +1,7 @@
 package web_test
 
-// Titles in the web app: a librarian adds a title from the catalog and its copies by barcode on
-// its page; a member places a hold on the title while every copy is out, and is told in the
+// Titles in the web app: a librarian adds a title from the catalog, which lists it with no copy
+// yet, and its copies by barcode on its page; a member places a hold on the title while every copy is out, and is told in the
 // page's own words when the service refuses one; the librarian sees the title's queue, and the
 // copy that comes back kept for the member first in line.
 
@@ -59,6 +59,10 @@ func TestTitleHoldFromNewTitleToItsQueue(t *testing.T) {
 	add.get("textbox", "Id (optional)").fill("dune")
 	add.get("button", "Add title").click()
 	add.get("status", "").waitText("Added “Dune” by Frank Herbert.")
+	row := desk.row("Titles", "Dune", "Copies", "No copies yet")
+	if row["Holds"] != "No one waiting" {
+		t.Fatalf("the catalog says %q of the holds of a title just added", row["Holds"])
+	}
 	requireAccessible(desk, "the catalog, a title added")
 	add.get("link", "Add copies of “Dune” on its page").click()
 	desk.get("heading", "Dune")

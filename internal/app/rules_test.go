@@ -61,6 +61,7 @@ var expected = map[string][6]int{
 	"POST /titles":                  {401, 403, 403, 2, 403, 401},
 	"PATCH /titles/{titleId}":       {401, 403, 403, 2, 403, 401},
 	"GET /titles/{titleId}":         {2, 2, 2, 2, 2, 401},
+	"GET /titles":                   {2, 2, 2, 2, 2, 401},
 	"POST /titles/{titleId}/copies": {401, 403, 403, 2, 403, 401},
 	// Any member may ask; the hold must be for themself (one for bob is not alice's: 403).
 	"POST /titles/{titleId}/holds":              {401, 2, 403, 2, 403, 401},
@@ -171,6 +172,7 @@ var requests = map[string]func(t *testing.T, w *world, account string) request{
 		return request{method: http.MethodPatch, path: "/titles/dune", body: apitest.Obj{"title": fmt.Sprintf("Dune, printing %d", w.next())}}
 	},
 	"GET /titles/{titleId}":    get("/titles/dune"),
+	"GET /titles":              get("/titles?q=dune"),
 	"GET /loans":               get("/loans"),
 	"GET /holds":               get("/holds"),
 	"GET /accounts/me":         get("/accounts/me"),

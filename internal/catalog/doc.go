@@ -1,8 +1,10 @@
-// Package catalog is the catalog view model: every book as GET /books lists it, kept up to date
-// from the books' events by the holder of the "catalog" lease (package processor), in memory
-// (Memory) or in the catalog_books table (package catalogpg); GET /books itself is package
-// cataloghttp, readable on every replica. This package is plain Go: what an event does to the
-// catalog, its filters and pages, and the wait for a position (Query).
+// Package catalog is the catalog view model: every book as GET /books lists it, and, from
+// version 2 (TitlesFrom), every title as GET /titles lists it, kept up to date from the books'
+// and the titles' events by the holder of the "catalog" lease (package processor), in memory
+// (Memory) or in the catalog_books and catalog_titles tables (package catalogpg); GET /books
+// and GET /titles themselves are package cataloghttp, readable on every replica. This package
+// is plain Go: what an event does to the catalog, its filters and pages, and the wait for a
+// position (Query).
 //
 // What it promises: a batch's rows and the catalog's checkpoint move together, in one
 // transaction (or under one lock in memory), so a holder that lost its lease can't apply a batch
@@ -14,4 +16,12 @@
 // a borrower is shown to staff only (catalogview.For); and a book on the hold shelf shows as held, to
 // everyone alike: the catalog keeps no member id for a hold, only a digest that tells the
 // holder's cancel from another's (HolderTag).
+//
+// Of titles it promises: a title's row is folded from its stream by the Title aggregate's own
+// Apply, so its counts (copies, copies on the shelf for anyone, members waiting) are those
+// GET /titles/{titleId} counts for the same events; pages in the order of the title in lower
+// case (FoldCase), then the id, visit every title once, from a cursor that holds both; a
+// search that is an ISBN finds its title however it is written; and while the build that
+// answers is older than TitlesFrom (an upgrade, until this release's build takes over), a read
+// of titles is errs.NotCaughtUp at once, while the books are read from that build as ever.
 package catalog

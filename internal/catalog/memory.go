@@ -11,8 +11,8 @@ import (
 	"library/internal/processor"
 )
 
-// Memory is the catalog kept in the memory of one process: the tables of each of its builds,
-// each build's checkpoint moved with them.
+// Memory is the catalog kept in the memory of one process: the tables of each of its builds
+// (its books, and from TitlesFrom its titles), each build's checkpoint moved with them.
 type Memory struct {
 	builds *processor.MemoryTables[*memoryBuild]
 }
@@ -21,11 +21,13 @@ type Memory struct {
 type memoryBuild struct {
 	checkpoints *processor.MemoryCheckpoints
 	name        string // the build's processor name: its checkpoint's
+	version     int    // the version of the code that builds it: from TitlesFrom, it keeps titles
 
 	mu    sync.RWMutex
 	books map[string]memoryEntry
 	// ids are the keys of books in order, so that a page is found without sorting.
 	ids      []string
+	titles   memoryTitles
 	position processor.Position
 }
 
@@ -49,7 +51,8 @@ func NewMemory(checkpoints *processor.MemoryCheckpoints) *Memory {
 // NewMemoryAt is NewMemory for other versions of the catalog's code (tests).
 func NewMemoryAt(checkpoints *processor.MemoryCheckpoints, versions processor.Versions) *Memory {
 	return &Memory{builds: processor.NewMemoryTables(checkpoints, Name, versions, func(b processor.Build) *memoryBuild {
-		return &memoryBuild{checkpoints: checkpoints, name: b.Name(), books: map[string]memoryEntry{}}
+		return &memoryBuild{checkpoints: checkpoints, name: b.Name(), version: b.Version, books: map[string]memoryEntry{},
+			titles: newMemoryTitles()}
 	})}
 }
 
@@ -89,11 +92,20 @@ func (m *memoryBuild) Apply(ctx context.Context, from, to processor.Position, ev
 	if err != nil {
 		return err
 	}
+	var titleChanges []TitleChange
+	if m.version >= TitlesFrom {
+		if titleChanges, err = TitleChanges(events); err != nil {
+			return err
+		}
+	}
 	return m.checkpoints.SaveWith(ctx, m.name, from, to, func() {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		for _, c := range changes {
 			m.apply(c)
+		}
+		for _, c := range titleChanges {
+			m.titles.apply(c)
 		}
 		m.position = to
 	})

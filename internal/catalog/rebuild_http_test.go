@@ -12,7 +12,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"library/internal/books"
 	"library/internal/catalog"
 	"library/internal/catalog/catalogpg"
 	"library/internal/eventstore"
@@ -70,48 +69,50 @@ func TestHTTPANewVersionOfTheCatalogIsBuiltBesideTheOld(t *testing.T) {
 
 // POST /admin/processors/catalog/replay builds the catalog again beside the build that answers,
 // which goes on answering, and is kept up to date, until the new build takes over; /status
-// lists both meanwhile. A second replay builds a third in a schema of its own and drops the
-// second's.
+// lists both meanwhile. A second replay builds another in a schema of its own and drops the
+// one before. (A fresh database's catalog is the migrations' first build, of version 1, which
+// this release replaces with its own first: catalog@2.)
 func TestHTTPReplayOfTheCatalogBuildsBesideIt(t *testing.T) {
 	t.Parallel()
 	env := newRebuildEnv(t)
 	a := env.start(t, "only", 0).API
+	apitest.Rebuilt(t, a, catalog.Name, "catalog@2")
 	last := addBooks(t, a, "book", 12)
 	apitest.Lend(t, a, "book-003", "loan-1", "alice")
 	require.Len(t, readBooks(t, a, last).ids(), 12)
 
-	builder := holdLease(t, env.url, "catalog@2")
-	require.Equal(t, "catalog@2", apitest.ReplayView(t, a, "catalog"))
+	builder := holdLease(t, env.url, "catalog@3")
+	require.Equal(t, "catalog@3", apitest.ReplayView(t, a, "catalog"))
 	apitest.Eventually(t, 10*time.Second, func() bool { return len(buildStates(t, a)) == 2 }, "the new build in /status")
-	require.Equal(t, []string{"catalog answering reads", "catalog@2 building"}, buildStates(t, a))
-	first, _ := buildOf(t, a, "catalog")
-	second, _ := buildOf(t, a, "catalog@2")
+	require.Equal(t, []string{"catalog@2 answering reads", "catalog@3 building"}, buildStates(t, a))
+	first, _ := buildOf(t, a, "catalog@2")
+	second, _ := buildOf(t, a, "catalog@3")
 	require.True(t, first.HoldsLease)
 	require.False(t, second.HoldsLease, "the test holds its lease")
-	require.Equal(t, []int{1, 1}, []int{first.Version, second.Version})
+	require.Equal(t, []int{catalog.Version, catalog.Version}, []int{first.Version, second.Version})
 	require.Zero(t, second.Checkpoint)
 	require.Positive(t, second.Lag)
-	require.Equal(t, "catalog@2", apitest.ReplayView(t, a, "catalog"), "one build builds at a time")
+	require.Equal(t, "catalog@3", apitest.ReplayView(t, a, "catalog"), "one build builds at a time")
 
 	added := apitest.AddBook(t, a, "book-999").Position
 	before := readBooks(t, a, added).ids() // the build that answers is kept up to date
 	require.Len(t, before, 13)
 	builder.release(t)
 	watchReads(t, a, before, func() bool {
-		b, _ := buildOf(t, a, "catalog@2")
+		b, _ := buildOf(t, a, "catalog@3")
 		return b.State == processor.BuildAnswering
 	})
-	apitest.Rebuilt(t, a, catalog.Name, "catalog@2")
-	require.False(t, tableThere(t, env.pool, "public.catalog_books"))
-	require.True(t, tableThere(t, env.pool, "view_catalog_2.catalog_books"))
+	apitest.Rebuilt(t, a, catalog.Name, "catalog@3")
+	require.False(t, schemaThere(t, env.pool, "view_catalog_2"))
+	require.True(t, tableThere(t, env.pool, "view_catalog_3.catalog_books"))
 	require.Equal(t, before, readBooks(t, a, added).ids())
 
-	third := apitest.ReplayView(t, a, "catalog@2")
-	require.Equal(t, "catalog@3", third)
+	fourth := apitest.ReplayView(t, a, "catalog@3")
+	require.Equal(t, "catalog@4", fourth)
 	watchReads(t, a, before, func() bool { return len(apitest.Builds(t, a, catalog.Name)) == 1 })
-	apitest.Rebuilt(t, a, catalog.Name, third)
-	require.False(t, schemaThere(t, env.pool, "view_catalog_2"), "the second build's schema is dropped")
-	require.True(t, tableThere(t, env.pool, "view_catalog_3.catalog_books"))
+	apitest.Rebuilt(t, a, catalog.Name, fourth)
+	require.False(t, schemaThere(t, env.pool, "view_catalog_3"), "the build before's schema is dropped")
+	require.True(t, tableThere(t, env.pool, "view_catalog_4.catalog_books"))
 }
 
 // Two replicas: a replay asked of either starts one build, which one replica builds while the
@@ -120,12 +121,15 @@ func TestHTTPTwoReplicasBuildTheCatalogOnce(t *testing.T) {
 	t.Parallel()
 	env := newRebuildEnv(t)
 	replicas := []*apitest.API{env.start(t, "one", 0).API, env.start(t, "two", 0).API}
+	for _, a := range replicas {
+		apitest.Rebuilt(t, a, catalog.Name, "catalog@2") // this release's first build
+	}
 	last := addBooks(t, replicas[0], "book", 10)
 	before := readBooks(t, replicas[1], last).ids()
 
-	builder := holdLease(t, env.url, "catalog@2")
-	require.Equal(t, "catalog@2", apitest.ReplayView(t, replicas[1], "catalog"))
-	require.Equal(t, "catalog@2", apitest.ReplayView(t, replicas[0], "catalog"))
+	builder := holdLease(t, env.url, "catalog@3")
+	require.Equal(t, "catalog@3", apitest.ReplayView(t, replicas[1], "catalog"))
+	require.Equal(t, "catalog@3", apitest.ReplayView(t, replicas[0], "catalog"))
 	for _, a := range replicas {
 		apitest.Eventually(t, 10*time.Second, func() bool { return len(buildStates(t, a)) == 2 }, "the new build in /status")
 	}
@@ -133,7 +137,7 @@ func TestHTTPTwoReplicasBuildTheCatalogOnce(t *testing.T) {
 	builder.release(t)
 	holders := func() (n int) {
 		for _, a := range replicas {
-			if b, _ := buildOf(t, a, "catalog@2"); b.HoldsLease {
+			if b, _ := buildOf(t, a, "catalog@3"); b.HoldsLease {
 				n++
 			}
 		}
@@ -143,14 +147,14 @@ func TestHTTPTwoReplicasBuildTheCatalogOnce(t *testing.T) {
 	for range 5 {
 		require.Equal(t, 1, holders(), "one replica builds")
 		for _, a := range replicas {
-			b, _ := buildOf(t, a, "catalog@2")
+			b, _ := buildOf(t, a, "catalog@3")
 			require.Equal(t, processor.BuildBuilding, b.State)
 		}
 	}
 	resume()
 	for _, a := range replicas {
-		apitest.Rebuilt(t, a, catalog.Name, "catalog@2")
-		require.Equal(t, []string{"catalog@2 answering reads"}, buildStates(t, a), "the takeover, seen by both")
+		apitest.Rebuilt(t, a, catalog.Name, "catalog@3")
+		require.Equal(t, []string{"catalog@3 answering reads"}, buildStates(t, a), "the takeover, seen by both")
 		require.Equal(t, before, readBooks(t, a, last).ids())
 	}
 	require.Equal(t, 1, holders())
@@ -164,18 +168,20 @@ func TestHTTPABuildCarriesOnAfterItsBuilderDies(t *testing.T) {
 	ctx := context.Background()
 	env := newRebuildEnv(t)
 	replicas := []*apitest.API{env.start(t, "one", 0).API, env.start(t, "two", 0).API}
+	apitest.Rebuilt(t, replicas[0], catalog.Name, "catalog@2") // this release's first build
 	last := addBooks(t, replicas[0], "book", 20)
 	before := readBooks(t, replicas[0], last).ids()
 
-	dying := holdLease(t, env.url, "catalog@2")
-	require.Equal(t, "catalog@2", apitest.ReplayView(t, replicas[0], "catalog"))
+	dying := holdLease(t, env.url, "catalog@3")
+	require.Equal(t, "catalog@3", apitest.ReplayView(t, replicas[0], "catalog"))
 	checkpoints := pgdriver.NewCheckpoints(env.pool)
 	builds := drivertest.ListBuilds(t, checkpoints, catalog.Name)
 	require.Len(t, builds, 2)
-	model, err := catalogpg.New(env.pool, checkpoints).Build(ctx, builds[1])
+	view := catalogpg.New(env.pool, checkpoints)
+	model, err := view.Build(ctx, builds[1])
 	require.NoError(t, err)
 	store := pgstore.New(env.pool, discardLogger())
-	types := books.Type().EventTypes()
+	types := catalog.Processor(view).Types
 	page, err := store.ReadTypes(ctx, eventstore.Checkpoint{}, 8, types)
 	require.NoError(t, err)
 	require.Len(t, page.Events, 8)
@@ -184,11 +190,11 @@ func TestHTTPABuildCarriesOnAfterItsBuilderDies(t *testing.T) {
 	dying.kill(t, env.pool)
 
 	for _, a := range replicas {
-		apitest.Rebuilt(t, a, catalog.Name, "catalog@2")
+		apitest.Rebuilt(t, a, catalog.Name, "catalog@3")
 		require.Equal(t, before, readBooks(t, a, last).ids())
 	}
 	rest, err := store.CountAfter(ctx, mid.Checkpoint, types...)
 	require.NoError(t, err)
-	handled := eventsHandled(t, replicas[0], "catalog@2") + eventsHandled(t, replicas[1], "catalog@2")
+	handled := eventsHandled(t, replicas[0], "catalog@3") + eventsHandled(t, replicas[1], "catalog@3")
 	require.Equal(t, rest, handled, "the build carried on from its checkpoint")
 }

@@ -1,5 +1,6 @@
 // Package cataloghttp serves the catalog over HTTP: GET /books, its filters and pages, and its
 // wait for a position (catalog.Query), each book shown as its caller may see it (catalogview);
+// GET /titles, the catalog's titles, their search, pages and counts, the same for everyone;
 // and GET /books?barcode=, the copy that has a barcode, read from the log through its barcode's
 // reservation rather than from the catalog, which may be behind (the rules table lets only
 // librarians ask it).
@@ -22,8 +23,8 @@ import (
 	"library/internal/httpapi"
 )
 
-// Routes are the catalog's endpoint of the HTTP API: GET /books. Who may call it is the rules
-// table's to say (package auth); it shows borrowers to staff only.
+// Routes are the catalog's endpoints of the HTTP API: GET /books and GET /titles. Who may call
+// them is the rules table's to say (package auth); GET /books shows borrowers to staff only.
 type Routes struct {
 	Query catalog.Query
 	// Copies finds a copy by its barcode (GET /books?barcode=).
@@ -38,6 +39,7 @@ type Copies interface {
 // Routes implements httpapi.Module.
 func (h Routes) Routes(r chi.Router) {
 	r.Get("/books", httpapi.Handle(h.list))
+	r.Get("/titles", httpapi.Handle(h.titles))
 }
 
 // listView is the answer of GET /books.
@@ -53,19 +55,9 @@ type listView struct {
 var listParameters = []string{"status", "q", "limit", "after", "minPosition", "barcode"}
 
 func (h Routes) list(w http.ResponseWriter, r *http.Request) error {
-	// URL.Query would drop a pair it can't decode (a bad %-escape, a semicolon) without a word,
-	// and a search left out would list every book.
-	query, err := url.ParseQuery(r.URL.RawQuery)
+	query, err := parseQuery(r, listParameters, "GET /books takes status, q, limit, after and minPosition, or barcode alone")
 	if err != nil {
-		return errs.E(errs.InvalidRequest, "the query string is malformed: use & between parameters and %%XX escapes")
-	}
-	for name, values := range query {
-		switch {
-		case !slices.Contains(listParameters, name):
-			return errs.E(errs.InvalidRequest, "unknown query parameter; GET /books takes status, q, limit, after and minPosition, or barcode alone")
-		case len(values) > 1:
-			return errs.E(errs.InvalidRequest, "%s may be given once", name)
-		}
+		return err
 	}
 	if query.Has("barcode") {
 		return h.copyWith(w, r, query)
@@ -74,13 +66,9 @@ func (h Routes) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var minPosition int64
-	if s := query.Get("minPosition"); s != "" {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || n < 0 {
-			return errs.E(errs.InvalidRequest, "minPosition must be a whole number, 0 or more")
-		}
-		minPosition = n
+	minPosition, err := parseMinPosition(query)
+	if err != nil {
+		return err
 	}
 	page, pos, err := h.Query.List(r.Context(), filter, minPosition, httpapi.ClientKey(r))
 	if err != nil {
@@ -92,6 +80,39 @@ func (h Routes) list(w http.ResponseWriter, r *http.Request) error {
 	}
 	httpapi.WriteJSON(w, r, http.StatusOK, view)
 	return nil
+}
+
+// parseQuery reads a request's query string, each parameter one of those allowed, given once;
+// usage says which a refusal of another.
+func parseQuery(r *http.Request, allowed []string, usage string) (url.Values, error) {
+	// URL.Query would drop a pair it can't decode (a bad %-escape, a semicolon) without a word,
+	// and a search left out would list everything.
+	query, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, errs.E(errs.InvalidRequest, "the query string is malformed: use & between parameters and %%XX escapes")
+	}
+	for name, values := range query {
+		switch {
+		case !slices.Contains(allowed, name):
+			return nil, errs.E(errs.InvalidRequest, "unknown query parameter; %s", usage)
+		case len(values) > 1:
+			return nil, errs.E(errs.InvalidRequest, "%s may be given once", name)
+		}
+	}
+	return query, nil
+}
+
+// parseMinPosition reads minPosition: 0 when left out.
+func parseMinPosition(query url.Values) (int64, error) {
+	s := query.Get("minPosition")
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0, errs.E(errs.InvalidRequest, "minPosition must be a whole number, 0 or more")
+	}
+	return n, nil
 }
 
 // copyWith answers GET /books?barcode=: the copy that has the barcode, as GET /books/{bookId}

@@ -1,8 +1,9 @@
-// Package catalogpg keeps the catalog in PostgreSQL, in catalog_books tables, one per build of
-// the catalog (its first build's where migrations/00003_catalog.sql made it, each later one's in
-// a schema of its own): a batch's rows and the build's checkpoint move in one transaction, and a
-// page and its position are read in one snapshot, from the build that reads go to (package
-// catalog says what the catalog promises).
+// Package catalogpg keeps the catalog in PostgreSQL, in catalog_books tables (and, from
+// catalog.TitlesFrom, catalog_titles), one set per build of the catalog (its first build's
+// where migrations/00003_catalog.sql made it, each later one's in a schema of its own): a
+// batch's rows and the build's checkpoint move in one transaction, and a page and its position
+// are read in one snapshot, from the build that reads go to (package catalog says what the
+// catalog promises).
 package catalogpg
 
 import (
@@ -44,22 +45,24 @@ func NewAt(pool *pgxpool.Pool, checkpoints *pgdriver.Checkpoints, versions proce
 // Versions implements processor.View.
 func (c *Postgres) Versions() processor.Versions { return c.reads.Versions }
 
-// Build implements processor.View: a build's catalog_books, made by tablesSQL in the build's
-// schema the first time.
+// Build implements processor.View: a build's tables, made by tablesSQL in the build's schema
+// the first time.
 func (c *Postgres) Build(ctx context.Context, b processor.Build) (processor.ViewModel, error) {
 	err := c.checkpoints.MakeTables(ctx, b, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, tablesSQL)
+		_, err := tx.Exec(ctx, tablesSQL(b.Version))
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return build{writes: pgdriver.ViewTx{Pool: c.pool, Checkpoints: c.checkpoints, Build: b, What: "the catalog"}}, nil
+	return build{writes: pgdriver.ViewTx{Pool: c.pool, Checkpoints: c.checkpoints, Build: b, What: "the catalog"},
+		titles: b.Version >= catalog.TitlesFrom}, nil
 }
 
-// build is one build's catalog_books.
+// build is one build's tables.
 type build struct {
 	writes pgdriver.ViewTx
+	titles bool // it keeps catalog_titles
 }
 
 // Apply implements processor.ViewModel: one transaction writes the batch's changes and moves
@@ -69,10 +72,17 @@ func (b build) Apply(ctx context.Context, from, to processor.Position, events []
 	if err != nil {
 		return err
 	}
-	return b.writes.Apply(ctx, from, to, func(batch *pgx.Batch) {
+	var titleChanges []catalog.TitleChange
+	if b.titles {
+		if titleChanges, err = catalog.TitleChanges(events); err != nil {
+			return err
+		}
+	}
+	return b.writes.ApplyRead(ctx, from, to, func(tx pgx.Tx, batch *pgx.Batch) error {
 		for _, ch := range changes {
 			queueCatalogChange(batch, ch)
 		}
+		return queueTitleChanges(ctx, tx, batch, titleChanges)
 	})
 }
 

@@ -1,10 +1,21 @@
 package catalogpg
 
-// tablesSQL makes the tables of a build of the catalog at catalog.Version, in the build's schema
-// (the first of the search path): catalog_books as migrations 00003, 00007 and 00014 left it,
-// which is the first build's. A version bump that changes the table changes this, and only
-// this: the migrations stay as they are, for the first build.
-const tablesSQL = `
+import "library/internal/catalog"
+
+// tablesSQL makes the tables of a build of the catalog, in the build's schema (the first of the
+// search path): catalog_books as migrations 00003, 00007 and 00014 left it, which is the first
+// build's, and from catalog.TitlesFrom catalog_titles (titlesSQL). A version bump that changes
+// the tables changes these, and only these: the migrations stay as they are, for the first
+// build.
+func tablesSQL(version int) string {
+	if version >= catalog.TitlesFrom {
+		return booksSQL + titlesSQL
+	}
+	return booksSQL
+}
+
+// booksSQL makes catalog_books.
+const booksSQL = `
 CREATE TABLE catalog_books (
     book_id    text COLLATE "C" PRIMARY KEY,
     title      text        NOT NULL,
@@ -38,5 +49,38 @@ END
 $$;
 
 CREATE INDEX catalog_books_search ON catalog_books USING gin (search_text gin_trgm_ops)
+    WITH (gin_pending_list_limit = 256);
+`
+
+// titlesSQL makes catalog_titles: one row per title, its record as GET /titles shows it, the
+// copies and the queue the Title aggregate folds (copies, holds: what the next event is applied
+// to), and what is kept of them to search, sort and count. sort_title and search_text are
+// written as catalog.SortTitle and catalog.TitleSearchText make them, folded as catalog_books'
+// search_text is. The indexes: (sort_title, title_id) for pages in order from a cursor (the
+// keyset), the same for the titles with a copy on the shelf alone, the trigram index for
+// words, and isbn for a search that is one.
+const titlesSQL = `
+CREATE TABLE catalog_titles (
+    title_id         text COLLATE "C" PRIMARY KEY,
+    title            text     NOT NULL,
+    authors          text[]   NOT NULL,
+    isbn             text,
+    year             integer,
+    publisher        text,
+    language         text,
+    subjects         text[]   NOT NULL,
+    sort_title       text COLLATE "C" NOT NULL,
+    search_text      text COLLATE "C" NOT NULL,
+    copies_total     integer  NOT NULL,
+    copies_available integer  NOT NULL,
+    holds_waiting    integer  NOT NULL,
+    copies           jsonb    NOT NULL,
+    holds            jsonb    NOT NULL
+);
+
+CREATE INDEX catalog_titles_order ON catalog_titles (sort_title, title_id);
+CREATE INDEX catalog_titles_available ON catalog_titles (sort_title, title_id) WHERE copies_available > 0;
+CREATE INDEX catalog_titles_isbn ON catalog_titles (isbn) WHERE isbn IS NOT NULL;
+CREATE INDEX catalog_titles_search ON catalog_titles USING gin (search_text gin_trgm_ops)
     WITH (gin_pending_list_limit = 256);
 `

@@ -34,9 +34,20 @@ FROM view_builds WHERE view = $1 AND build = $2 AND created AND state <> 'droppe
 
 // Apply sends the statements queue adds to one batch, then moves the checkpoint from from to to.
 func (v ViewTx) Apply(ctx context.Context, from, to processor.Position, queue func(*pgx.Batch)) error {
+	return v.ApplyRead(ctx, from, to, func(_ pgx.Tx, batch *pgx.Batch) error {
+		queue(batch)
+		return nil
+	})
+}
+
+// ApplyRead is Apply for a view whose writes depend on what its tables hold: queue may read
+// them in tx, in the transaction that writes the batch, before it adds the batch's statements.
+func (v ViewTx) ApplyRead(ctx context.Context, from, to processor.Position, queue func(tx pgx.Tx, batch *pgx.Batch) error) error {
 	return v.InTx(ctx, func(tx pgx.Tx) error {
 		batch := &pgx.Batch{}
-		queue(batch)
+		if err := queue(tx, batch); err != nil {
+			return pgerr.Translate(ctx, err, v.What)
+		}
 		if batch.Len() > 0 {
 			if err := tx.SendBatch(ctx, batch).Close(); err != nil {
 				return pgerr.Translate(ctx, err, v.What)
@@ -83,12 +94,12 @@ type ViewReads struct {
 // names.
 const readBuildSQL = `
 SELECT set_config('search_path', coalesce(r.schema_name, current_setting('search_path')), true),
-  r.generation, r.transaction_id, r.position
+  r.version, r.generation, r.transaction_id, r.position
 FROM (` + readPositionSQL + `) r`
 
-// readPositionSQL is the build to read, and its position.
+// readPositionSQL is the build to read, its version, and its position.
 const readPositionSQL = `
-SELECT b.schema_name, coalesce(c.generation, 0) AS generation, coalesce(c.transaction_id, '0') AS transaction_id,
+SELECT b.schema_name, b.version, coalesce(c.generation, 0) AS generation, coalesce(c.transaction_id, '0') AS transaction_id,
   coalesce(c.position, 0) AS position
 FROM view_builds b LEFT JOIN processor_checkpoints c ON c.name = b.processor
 WHERE b.view = $1 AND b.version BETWEEN $2 AND $3 AND b.state IN ('answering', 'retired')
@@ -99,22 +110,29 @@ LIMIT 1`
 // and returns that build's position as of the same snapshot: the events its rows include. It is
 // an errs.Unavailable error while no build the code reads has caught up.
 func (v ViewReads) Read(ctx context.Context, read func(pgx.Tx) error) (processor.Position, error) {
+	return v.ReadVersion(ctx, func(tx pgx.Tx, _ int) error { return read(tx) })
+}
+
+// ReadVersion is Read for a read that depends on the version of the code that built the build
+// it reads (a table that only later versions have): read is told that version.
+func (v ViewReads) ReadVersion(ctx context.Context, read func(tx pgx.Tx, version int) error) (processor.Position, error) {
 	tx, err := v.Pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return processor.Position{}, v.translate(ctx, err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 	var path string
+	var version int
 	var pos processor.Position
 	err = tx.QueryRow(ctx, readBuildSQL, v.View, v.Versions.ReadsFrom, v.Versions.Code).
-		Scan(&path, &pos.Generation, &pos.Checkpoint.TransactionID, &pos.Checkpoint.Position)
+		Scan(&path, &version, &pos.Generation, &pos.Checkpoint.TransactionID, &pos.Checkpoint.Position)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return processor.Position{}, processor.NoBuildToRead(v.View)
 	}
 	if err != nil {
 		return processor.Position{}, v.translate(ctx, err)
 	}
-	if err := read(tx); err != nil {
+	if err := read(tx, version); err != nil {
 		return processor.Position{}, v.translate(ctx, err)
 	}
 	return pos, nil
@@ -123,9 +141,10 @@ func (v ViewReads) Read(ctx context.Context, read func(pgx.Tx) error) (processor
 // Position is the position of the build that reads go to.
 func (v ViewReads) Position(ctx context.Context) (processor.Position, error) {
 	var schema *string
+	var version int
 	var pos processor.Position
 	err := v.Pool.QueryRow(ctx, readPositionSQL, v.View, v.Versions.ReadsFrom, v.Versions.Code).
-		Scan(&schema, &pos.Generation, &pos.Checkpoint.TransactionID, &pos.Checkpoint.Position)
+		Scan(&schema, &version, &pos.Generation, &pos.Checkpoint.TransactionID, &pos.Checkpoint.Position)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return processor.Position{}, processor.NoBuildToRead(v.View)
 	}

@@ -202,14 +202,17 @@ async function blockedByCORS(base) {
  * service's "try again shortly", with Retry-After) is sent again after a backoff, up to
  * attempts in all. Only requests that are safe to repeat may be called with attempts > 1:
  * reads, and commands whose Idempotency-Key is the same on every attempt. onRetry({attempt,
- * error, wait}) is told before each wait.
+ * error, wait}) is told before each wait. keepTrying(error), when given, names the failures
+ * that are sent again past attempts, for as long as signal lasts: a view being rebuilt answers
+ * 503 until it is ready, however long that takes.
  */
-export async function call(method, path, { attempts = 4, onRetry, signal, ...options } = {}) {
+export async function call(method, path, { attempts = 4, onRetry, keepTrying, signal, ...options } = {}) {
   for (let attempt = 1; ; attempt++) {
     try {
       return await request(method, path, { signal, ...options });
     } catch (err) {
-      if (!(err instanceof ApiError) || !err.retryable || attempt >= attempts) throw err;
+      if (!(err instanceof ApiError) || !err.retryable) throw err;
+      if (attempt >= attempts && !keepTrying?.(err)) throw err;
       const wait = backoff(attempt, err.retryAfter);
       onRetry?.({ attempt, error: err, wait });
       await sleep(wait, signal);

@@ -9,6 +9,7 @@ import * as account from "./pages/account.js";
 import * as book from "./pages/book.js";
 import * as catalog from "./pages/catalog.js";
 import * as checkout from "./pages/checkout.js";
+import * as copies from "./pages/copies.js";
 import * as holdshelf from "./pages/holdshelf.js";
 import * as member from "./pages/member.js";
 import * as operations from "./pages/operations.js";
@@ -60,6 +61,7 @@ window.addEventListener("hashchange", () => retryConfig().then((changed) => chan
 start([
   [/^\/books$/, catalog.render],
   [/^\/books\/([^/]+)$/, book.render],
+  [/^\/copies$/, copies.render],
   [/^\/titles\/([^/]+)$/, title.render],
   [/^\/account$/, account.render],
   [/^\/members\/([^/]+)$/, member.render],

@@ -1,4 +1,5 @@
-// Pages by the URL's fragment: #/books, #/books/dune, #/titles/dune, #/members/alice, #/overdue, #/holds, #/operations,
+// Pages by the URL's fragment: #/books (the catalog, of titles), #/titles/dune, #/copies (every
+// copy), #/books/dune (one copy), #/members/alice, #/overdue, #/holds, #/operations,
 // #/checkouts/alice/{id} (where the payment provider sends a member back). The
 // fragment never reaches the server, so no page can shadow an API path.
 

@@ -118,6 +118,12 @@ export function formatTime(iso) {
   return Number.isNaN(d.getTime()) ? String(iso) : timeFormat.format(d);
 }
 
+/** listText joins names as people write them: "A", "A and B", "A, B and C". */
+export function listText(names) {
+  if (names.length < 2) return names.join("");
+  return `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+}
+
 /** ID_PATTERN is the API's identifier rule, for input patterns. */
 export const ID_PATTERN = "[A-Za-z0-9][A-Za-z0-9._:@+\\-]{0,127}";
 

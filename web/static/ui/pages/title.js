@@ -11,7 +11,9 @@ import { call, path } from "../api.js";
 import { commandForm } from "../command.js";
 import { placeText, restated, titleHoldForm } from "../hold.js";
 import { can, me } from "../session.js";
-import { clearError, field, formatDay, formatTime, h, ID_HINT, ID_PATTERN, outcomeRegion, showError } from "../ui.js";
+import {
+  clearError, field, formatDay, formatTime, h, ID_HINT, ID_PATTERN, listText, outcomeRegion, showError,
+} from "../ui.js";
 
 const languages = new Intl.DisplayNames(["en"], { type: "language", fallback: "code" });
 
@@ -82,12 +84,6 @@ async function refresh(page, { keepErrors = false } = {}) {
   page.queue?.update(queue, () => refresh(page));
   page.body.hidden = false;
   page.copiesSection.hidden = false;
-}
-
-/** listText joins names as people write them: "A", "A and B", "A, B and C". */
-function listText(names) {
-  if (names.length < 2) return names.join("");
-  return `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
 }
 
 function facts(title) {
