@@ -3,6 +3,7 @@
 package upgrade
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"syscall"
@@ -17,8 +18,9 @@ import (
 // step, no rewrite. Every read answers what the release before answered (this build may say
 // more), but for the holds: every book is a copy of a title, the three Dune by Frank Herbert
 // copies of one; the holds on dune-1 are holds on Dune, filled by the copies that stood on the
-// shelf; the holds view, whose code is of a newer version, is built beside the release before's
-// and takes over from it; and the library goes on: each member borrows the copy held for them, and nobody else
+// shelf; the holds view and the catalog, whose code is of a newer version, are built beside the
+// release before's and take over from them, and the catalog finds Dune as one title; and the
+// library goes on: each member borrows the copy held for them, and nobody else
 // may; the fines are paid; the erased member stays erased.
 func TestALogOfTheReleaseBeforeWorksUnderThisOne(t *testing.T) {
 	env := []string{"DATABASE_URL=" + pgtest.NewDatabase(t)}
@@ -40,9 +42,12 @@ func TestALogOfTheReleaseBeforeWorksUnderThisOne(t *testing.T) {
 	everyBookIsACopy(now)
 	holdsOnTheCopy(now)
 	caughtUp(now)
-	if status := now.status(); rebuilt(status)["holds"] != 2 {
-		t.Errorf("the holds view of version 2 was not built beside the release before's: %s", status)
+	for _, view := range []string{"holds", "catalog"} {
+		if status := now.status(); rebuilt(status)[view] != 2 {
+			t.Errorf("the %s view of version 2 was not built beside the release before's: %s", view, status)
+		}
 	}
+	catalogOfTitles(now)
 	is := read(now)
 	for _, path := range routes() {
 		if reshaped(path) {
@@ -58,6 +63,27 @@ func TestALogOfTheReleaseBeforeWorksUnderThisOne(t *testing.T) {
 	}
 
 	goesOn(now)
+}
+
+// catalogOfTitles checks the catalog members search: the three Dune books are one title with
+// three copies.
+func catalogOfTitles(c client) {
+	c.t.Helper()
+	var page struct {
+		Titles []struct {
+			ID     string `json:"id"`
+			Counts struct {
+				Total int `json:"total"`
+			} `json:"counts"`
+		} `json:"titles"`
+	}
+	body := c.do([]int{http.StatusOK}, http.MethodGet, "/titles?q=dune", "").Body
+	if err := json.Unmarshal([]byte(body), &page); err != nil {
+		c.t.Fatalf("GET /titles?q=dune: %v: %s", err, body)
+	}
+	if len(page.Titles) != 1 || page.Titles[0].Counts.Total != 3 {
+		c.t.Errorf("GET /titles?q=dune: want one title with 3 copies: %s", body)
+	}
 }
 
 // goesOn carries on the history written by the release before with this build.
