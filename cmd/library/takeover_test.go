@@ -20,8 +20,9 @@ import (
 	"library/internal/testkit/smtptest"
 )
 
-// holds reports whether the process says it holds the named processor's lease; false when it
-// can't be asked. An admin token, when given, is sent: /status wants one with sign-in on.
+// holds reports whether the process says it holds the named processor's lease (a view's: its
+// answering build's, view@n once a newer version of its code was built); false when it can't
+// be asked. An admin token, when given, is sent: /status wants one with sign-in on.
 func holds(p *process, name string, adminToken ...string) bool {
 	req, err := http.NewRequest(http.MethodGet, p.URL("/status"), nil)
 	if err != nil {
@@ -38,6 +39,8 @@ func holds(p *process, name string, adminToken ...string) bool {
 	var status struct {
 		Processors []struct {
 			Name       string `json:"name"`
+			View       string `json:"view"`
+			State      string `json:"state"`
 			HoldsLease bool   `json:"holdsLease"`
 		} `json:"processors"`
 	}
@@ -45,7 +48,7 @@ func holds(p *process, name string, adminToken ...string) bool {
 		return false
 	}
 	for _, s := range status.Processors {
-		if s.Name == name {
+		if s.State != "retired" && (s.Name == name || s.View == name && s.State == "answering") {
 			return s.HoldsLease
 		}
 	}
