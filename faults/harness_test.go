@@ -159,6 +159,8 @@ func problemCode(body string) string {
 // processorStatus is one processor in a replica's /status.
 type processorStatus struct {
 	Name       string `json:"name"`
+	View       string `json:"view"`
+	Reads      bool   `json:"reads"`
 	HoldsLease bool   `json:"holdsLease"`
 	Checkpoint int64  `json:"checkpoint"`
 	Lag        int64  `json:"lag"`
@@ -180,6 +182,13 @@ func (s *system) status(r *replica) (map[string]processorStatus, bool) {
 	out := make(map[string]processorStatus, len(st.Processors))
 	for _, p := range st.Processors {
 		out[p.Name] = p
+	}
+	// A view's name stands for the build of it the replica reads: on a fresh database the
+	// catalog's is catalog@2, this release's build, which replaced the migrations' first.
+	for _, p := range st.Processors {
+		if p.View != "" && p.Reads {
+			out[p.View] = p
+		}
 	}
 	return out, true
 }

@@ -92,7 +92,8 @@ func TestTheDemosCommandsWorkAsPrinted(t *testing.T) {
 	require.Regexp(t, `(?m)^303 `+regexp.QuoteMeta(demoPublicURL+"/#/checkouts/alice/co_"), string(out),
 		"Pay pressed on the provider's page, which sends alice back to the web app")
 	require.Contains(t, string(out), `"holdsLease":true`, "the status")
-	require.Contains(t, string(out), "ok: exactly one holder per processor (catalog loans holds notifications late-fines hold-shelf adoption checkouts)",
+	// The catalog's build is this release's (catalog@2), which replaced the migrations' first.
+	require.Contains(t, string(out), "ok: exactly one holder per processor (catalog@2 loans holds notifications late-fines hold-shelf adoption checkouts)",
 		"the smoke test, of every processor the replicas run")
 	require.Contains(t, string(out), "smoke test passed")
 	doc, err := os.ReadFile("../../docs/operations.md")

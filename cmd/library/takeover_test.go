@@ -21,7 +21,9 @@ import (
 )
 
 // holds reports whether the process says it holds the named processor's lease; false when it
-// can't be asked. An admin token, when given, is sent: /status wants one with sign-in on.
+// can't be asked. A view's name stands for the build of it the process reads (on a fresh
+// database, the catalog's is catalog@2: this release's build replaces the migrations' first).
+// An admin token, when given, is sent: /status wants one with sign-in on.
 func holds(p *process, name string, adminToken ...string) bool {
 	req, err := http.NewRequest(http.MethodGet, p.URL("/status"), nil)
 	if err != nil {
@@ -39,13 +41,15 @@ func holds(p *process, name string, adminToken ...string) bool {
 		Processors []struct {
 			Name       string `json:"name"`
 			HoldsLease bool   `json:"holdsLease"`
+			View       string `json:"view"`
+			Reads      bool   `json:"reads"`
 		} `json:"processors"`
 	}
 	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&status) != nil {
 		return false
 	}
 	for _, s := range status.Processors {
-		if s.Name == name {
+		if s.View == name && s.Reads || s.View == "" && s.Name == name {
 			return s.HoldsLease
 		}
 	}

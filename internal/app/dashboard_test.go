@@ -192,7 +192,7 @@ func TestDashboardSeriesExist(t *testing.T) {
 		done := s.is(1, "library_emails_accepted_total") && s.is(1, "library_emails_parked_total") &&
 			s.families["library_email_failures_total"] != nil
 		for _, name := range processorNames {
-			done = done && s.is(0, "library_processor_lag", "processor", name)
+			done = done && s.is(0, "library_processor_lag", "processor", seriesName(t, a, name))
 		}
 		return done
 	}, "one email accepted, one parked, and the processors caught up")

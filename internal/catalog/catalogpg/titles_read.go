@@ -53,23 +53,23 @@ func (c *Postgres) Titles(ctx context.Context, f catalog.TitleFilter) (catalog.T
 // readTitles reads the page f chooses, and one title more when there is a next page.
 func readTitles(ctx context.Context, tx pgx.Tx, f catalog.TitleFilter) ([]catalog.Title, error) {
 	if len(f.Words) == 0 && f.ISBN == "" {
-		return queryTitles(ctx, tx, titlesPageQuery, titlesArgs(f, 0))
+		return collectTitles(tx.Query(ctx, titlesPageQuery, titlesArgs(f, 0)...))
 	}
 	if f.ISBN == "" { // a search that is an ISBN has a title or two: straight to the indexes
-		list, err := queryTitles(ctx, tx, titlesProbeQuery, titlesArgs(f, probeRows(f)))
+		list, err := collectTitles(tx.Query(ctx, titlesProbeQuery, titlesArgs(f, probeRows(f))...))
 		if err != nil || len(list) > f.PageSize() {
 			return list, err
 		}
 	}
-	return queryTitles(ctx, tx, titlesSearchQuery, titlesArgs(f, 0))
+	return collectTitles(tx.Query(ctx, titlesSearchQuery, titlesArgs(f, 0)...))
 }
 
 // probeRows is how many titles a search walks in order before it asks the indexes instead: ten
 // for each title of the page, so that a word in one title in ten or more fills it.
 func probeRows(f catalog.TitleFilter) int { return 10 * (f.PageSize() + 1) }
 
-func queryTitles(ctx context.Context, tx pgx.Tx, sql string, args []any) ([]catalog.Title, error) {
-	rows, err := tx.Query(ctx, sql, args...)
+// collectTitles reads the titles a query found.
+func collectTitles(rows pgx.Rows, err error) ([]catalog.Title, error) {
 	if err != nil {
 		return nil, err
 	}
