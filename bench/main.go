@@ -13,8 +13,8 @@
 //     and its memory.
 //   - apart: the measurements that need a service process and a database of their own: a slow
 //     relay and a backlog, takeovers after SIGKILL and SIGTERM, the catalog at 100,000 books,
-//     cold loads of long streams, durable timers firing, and a title with a long queue of holds
-//     whose copies come back at once.
+//     cold loads of long streams, durable timers firing, a title with a long queue of holds
+//     whose copies come back at once, and the titles search at 100,000 titles.
 //   - report: the table, the targets with their verdicts, and the Markdown file.
 //   - figures: how numbers are summarised and written.
 //
@@ -99,6 +99,8 @@ func run(ctx context.Context) error {
 		return b.timersOnly(ctx)
 	case environment.OnlyHolds:
 		return b.holdsOnly(ctx)
+	case environment.OnlyTitles:
+		return b.titlesOnly(ctx)
 	}
 	if b.sink, err = environment.StartSMTPSink(); err != nil {
 		return err
@@ -136,10 +138,10 @@ func run(ctx context.Context) error {
 // build builds the service, and the service at BENCH_BEFORE when it is set.
 func (b *bench) build(ctx context.Context) error {
 	var err error
-	if b.cfg.Only == environment.OnlyTimers || b.cfg.Only == environment.OnlyHolds {
+	if b.cfg.Only == environment.OnlyTimers || b.cfg.Only == environment.OnlyHolds || b.cfg.Only == environment.OnlyTitles {
 		environment.Logf("building the service")
 		b.bin, err = environment.BuildService(ctx, b.root, b.tmp)
-		return err // the timers, and the holds, need the service alone
+		return err // the timers, the holds and the titles need the service alone
 	}
 	environment.Logf("building the service and devidp")
 	if b.bin, err = environment.BuildService(ctx, b.root, b.tmp); err != nil {
@@ -236,7 +238,7 @@ func (b *bench) measureMainService(ctx context.Context, rep *report.Report) erro
 
 // measureApart runs the measurements that need a database, and service processes, of their
 // own: the slow relay and the backlog, the takeovers, the catalog at 100,000 books, the cold
-// loads of long streams, the timers and the title holds.
+// loads of long streams, the timers, the title holds and the titles search.
 func (b *bench) measureApart(ctx context.Context, rep *report.Report) error {
 	environment.Logf("relay: %d loans at %s per message, then a backlog of %d after a 421 outage, on a database of their own",
 		apart.SlowRelayLoans, apart.SlowRelayDelay, apart.BacklogLoans)
@@ -288,7 +290,11 @@ func (b *bench) measureApart(ctx context.Context, rep *report.Report) error {
 		return err
 	}
 	env.Date, env.LoadBefore = time.Now().UTC(), environment.LoadAverage()
-	rep.Holds, err = b.measureHolds(ctx, env)
+	if rep.Holds, err = b.measureHolds(ctx, env); err != nil {
+		return err
+	}
+	env.Date, env.LoadBefore = time.Now().UTC(), environment.LoadAverage()
+	rep.Titles, err = b.measureTitles(ctx, env)
 	return err
 }
 

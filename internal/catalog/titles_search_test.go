@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -87,6 +88,7 @@ func TestCatalogTitlePagesVisitEveryTitleOnce(t *testing.T) {
 	want := sorted(entries)
 
 	forEachTitles(t, func(t *testing.T, c writable) {
+		entries := slices.Clone(entries) // each catalog renames a title of its own
 		s := newShelf()
 		for _, e := range order {
 			s.addTitle(t, titles.TitleAdded{ID: e.id, Title: e.title, Authors: []string{"Author"}})
@@ -96,6 +98,20 @@ func TestCatalogTitlePagesVisitEveryTitleOnce(t *testing.T) {
 			require.Equal(t, want, pagedTitleIDs(t, c, catalog.TitleFilter{Limit: limit}), "limit %d", limit)
 		}
 		require.Equal(t, want[:3], titleIDs(listTitles(t, c, catalog.TitleFilter{Limit: 3}).Titles))
+		// Searches whose matches lie anywhere in the order: near the start, spread, or at the end,
+		// past the titles a first look in order reaches.
+		for _, word := range []string{"dune", "e", "title 3", "zola", "1"} {
+			var matching []entry
+			for _, e := range entries {
+				if strings.Contains(catalog.FoldCase(e.title), word) {
+					matching = append(matching, e)
+				}
+			}
+			for _, limit := range []int{1, 2, 5} {
+				require.Equal(t, sorted(matching), pagedTitleIDs(t, c, catalog.TitleFilter{Words: []string{word}, Limit: limit}),
+					"%q, limit %d", word, limit)
+			}
+		}
 
 		s.title(t, "a", titles.TitleChanged{Title: "Zz top"})
 		s.applyTo(t, c)

@@ -46,7 +46,8 @@ type Config struct {
 	Before string
 	// Only is BENCH_ONLY: "timers" runs the timers measurement alone and writes its figures
 	// into Output in place of the last full run's (report.SpliceTimers); "holds" does the same
-	// with the title holds measurement (report.SpliceHolds). Empty: everything.
+	// with the title holds measurement (report.SpliceHolds), and "titles-search" with the titles
+	// search (report.SpliceTitles). Empty: everything.
 	Only string
 	// Output is the Markdown file written (BENCH_OUTPUT, default docs/benchmarks.md, relative
 	// to the module root; "-" writes none).
@@ -99,9 +100,10 @@ func LoadConfig() (Config, error) {
 		}
 	}
 	switch cfg.Only = os.Getenv("BENCH_ONLY"); cfg.Only {
-	case "", OnlyTimers, OnlyHolds, OnlyCommands:
+	case "", OnlyTimers, OnlyHolds, OnlyTitles, OnlyCommands:
 	default:
-		errs = append(errs, fmt.Errorf("BENCH_ONLY must be %q, %q, %q or unset (everything), not %q", OnlyTimers, OnlyHolds, OnlyCommands, cfg.Only))
+		errs = append(errs, fmt.Errorf("BENCH_ONLY must be %q, %q, %q, %q or unset (everything), not %q", OnlyTimers, OnlyHolds, OnlyTitles,
+			OnlyCommands, cfg.Only))
 	}
 	if s, ok := os.LookupEnv("BENCH_OUTPUT"); ok {
 		cfg.Output = s
@@ -149,6 +151,9 @@ const OnlyTimers = "timers"
 
 // OnlyHolds is the value of BENCH_ONLY that runs the title holds measurement alone.
 const OnlyHolds = "holds"
+
+// OnlyTitles is the value of BENCH_ONLY that runs the titles search measurement alone.
+const OnlyTitles = "titles-search"
 
 // positiveInts reads the setting name's value s: positive integers separated by commas.
 func positiveInts(name, s string) ([]int, error) {

@@ -17,9 +17,16 @@ type ProcessorStatus struct {
 	Name       string `json:"name"`
 	HoldsLease bool   `json:"holdsLease"`
 	Lag        int64  `json:"lag"`
+	// View is set on a build of a view model, and Reads on the build the replica reads.
+	View  string `json:"view"`
+	State string `json:"state"`
+	Reads bool   `json:"reads"`
 }
 
-// FetchStatus reads /status from the service at baseURL, by processor name.
+// FetchStatus reads /status from the service at baseURL, by processor name. A view's name
+// stands for the build of it that the service reads: on a database the migrations made, the
+// catalog's first build (named catalog) is of a version older than the service's, whose own
+// build (catalog@2) takes over once it has read the log.
 func FetchStatus(ctx context.Context, baseURL string) (map[string]ProcessorStatus, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
@@ -45,6 +52,11 @@ func FetchStatus(ctx context.Context, baseURL string) (map[string]ProcessorStatu
 	out := map[string]ProcessorStatus{}
 	for _, p := range status.Processors {
 		out[p.Name] = p
+	}
+	for _, p := range status.Processors {
+		if p.View != "" && p.Reads {
+			out[p.View] = p
+		}
 	}
 	return out, nil
 }

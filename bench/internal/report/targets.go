@@ -95,6 +95,7 @@ func (r Report) targets() Section {
 		fmt.Sprintf("%s, %s", figures.FormatLatency(c.FirstPage.P99), figures.FormatLatency(c.Search.P99)),
 		c.FirstPage.P99 < 50*time.Millisecond && c.Search.P99 < 50*time.Millisecond)
 	r.HoldsTargets(t)
+	r.TitlesTargets(t)
 	return Section{
 		Title:  "Targets",
 		align:  "|---|---|--:|---|",
@@ -259,7 +260,7 @@ func (r Report) sections() []Section {
 	}
 
 	return []Section{r.targets(), r.sealingSection(), r.cacheSection(), r.profileSection(), outbox, r.relaySection(), takeover, growth,
-		r.memorySection(), r.coldSection(), r.catalogSection(), r.TimersSection(), r.HoldsSection()}
+		r.memorySection(), r.coldSection(), r.catalogSection(), r.TimersSection(), r.HoldsSection(), r.TitlesSection()}
 }
 
 // text is the sections as aligned text, for the terminal.

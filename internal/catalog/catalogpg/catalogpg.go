@@ -45,11 +45,14 @@ func NewAt(pool *pgxpool.Pool, checkpoints *pgdriver.Checkpoints, versions proce
 // Versions implements processor.View.
 func (c *Postgres) Versions() processor.Versions { return c.reads.Versions }
 
-// Build implements processor.View: a build's tables, made by tablesSQL in the build's schema
-// the first time.
+// Build implements processor.View: a build's tables, made in the build's schema the first
+// time: catalog_books (booksSQL), and from catalog.TitlesFrom catalog_titles (titlesSQL).
 func (c *Postgres) Build(ctx context.Context, b processor.Build) (processor.ViewModel, error) {
 	err := c.checkpoints.MakeTables(ctx, b, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, tablesSQL(b.Version))
+		if _, err := tx.Exec(ctx, booksSQL); err != nil || b.Version < catalog.TitlesFrom {
+			return err
+		}
+		_, err := tx.Exec(ctx, titlesSQL)
 		return err
 	})
 	if err != nil {

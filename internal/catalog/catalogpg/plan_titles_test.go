@@ -30,10 +30,11 @@ FROM (
   FROM generate_series(1, $1::int) AS i
 ) AS t`
 
-// The plans PostgreSQL makes for titlesPageQuery on 20,000 titles: a page without search reads
-// the order index and stops (no sort of the table), with or without a cursor; a page of titles
-// on the shelf reads the partial index of them in order; a search of rare words uses the
-// trigram index, and one that is an ISBN the isbn index beside it.
+// The plans PostgreSQL makes for the titles' queries on 20,000 titles: a page without search
+// reads the order index and stops (no sort of the table), with or without a cursor; a page of
+// titles on the shelf reads the partial index of them in order; a search's walk reads the order
+// index, at most its bound; a search through the indexes uses the trigram index, and, when it
+// is an ISBN, the isbn index beside it.
 func TestCatalogTitlesPlans(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -45,8 +46,8 @@ func TestCatalogTitlesPlans(t *testing.T) {
 	_, err = pool.Exec(ctx, `VACUUM ANALYZE catalog_titles`)
 	require.NoError(t, err)
 
-	explain := func(f catalog.TitleFilter) string {
-		rows, err := pool.Query(ctx, `EXPLAIN `+titlesPageQuery, titlesPageArgs(f)...)
+	explain := func(sql string, f catalog.TitleFilter, probe int) string {
+		rows, err := pool.Query(ctx, `EXPLAIN `+sql, titlesArgs(f, probe)...)
 		require.NoError(t, err)
 		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
 		require.NoError(t, err)
@@ -61,19 +62,27 @@ func TestCatalogTitlesPlans(t *testing.T) {
 	}
 	after := catalog.TitleKey{Sort: "golden forest", ID: "t010000"}
 	for _, f := range []catalog.TitleFilter{{}, {After: after}, {Limit: catalog.MaxPageSize}} {
-		plan := explain(f)
+		plan := explain(titlesPageQuery, f, 0)
 		require.Contains(t, plan, "Index Scan using catalog_titles_order")
 		require.NotContains(t, plan, "Sort")
 	}
 	for _, f := range []catalog.TitleFilter{{Available: true}, {Available: true, After: after}} {
-		plan := explain(f)
+		plan := explain(titlesPageQuery, f, 0)
 		require.Contains(t, plan, "Index Scan using catalog_titles_available")
 		require.NotContains(t, plan, "Sort")
 	}
-	for _, q := range []string{"frozen müller", "Kenji HARBOUR poetry", "golden orchard chloé"} {
-		require.Contains(t, explain(parse(q, "")), "Bitmap Index Scan on catalog_titles_search", q)
+	for _, q := range []string{"golden", "frozen müller"} {
+		f := parse(q, "")
+		plan := explain(titlesProbeQuery, f, probeRows(f))
+		require.Contains(t, plan, "Index Scan using catalog_titles_order", q)
+		require.NotContains(t, plan, "Seq Scan", q)
+		f = parse(q, "true")
+		require.Contains(t, explain(titlesProbeQuery, f, probeRows(f)), "Index Scan using catalog_titles_available", q)
 	}
-	plan := explain(parse("978-0-00-001234-0", "")) // title t012340's
+	for _, q := range []string{"frozen müller", "Kenji HARBOUR poetry", "golden orchard chloé", "golden"} {
+		require.Contains(t, explain(titlesSearchQuery, parse(q, ""), 0), "Bitmap Index Scan on catalog_titles_search", q)
+	}
+	plan := explain(titlesSearchQuery, parse("978-0-00-001234-0", ""), 0) // title t012340's
 	require.Contains(t, plan, "Bitmap Index Scan on catalog_titles_isbn")
 	require.Contains(t, plan, "Bitmap Index Scan on catalog_titles_search")
 }

@@ -1,18 +1,9 @@
 package catalogpg
 
-import "library/internal/catalog"
-
-// tablesSQL makes the tables of a build of the catalog, in the build's schema (the first of the
-// search path): catalog_books as migrations 00003, 00007 and 00014 left it, which is the first
-// build's, and from catalog.TitlesFrom catalog_titles (titlesSQL). A version bump that changes
-// the tables changes these, and only these: the migrations stay as they are, for the first
-// build.
-func tablesSQL(version int) string {
-	if version >= catalog.TitlesFrom {
-		return booksSQL + titlesSQL
-	}
-	return booksSQL
-}
+// The tables of a build of the catalog, made in the build's schema (the first of the search
+// path): catalog_books as migrations 00003, 00007 and 00014 left it, which is the first
+// build's, and from catalog.TitlesFrom catalog_titles. A version bump that changes the tables
+// changes these, and only these: the migrations stay as they are, for the first build.
 
 // booksSQL makes catalog_books.
 const booksSQL = `

@@ -8,7 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"library/internal/catalog"
-	"library/internal/processor"
 	"library/internal/titles"
 )
 
@@ -108,95 +107,6 @@ func queueTitle(batch *pgx.Batch, id string, t titles.Title) error {
 		orEmpty(t.Subjects), catalog.SortTitle(t.Title), catalog.TitleSearchText(t.Title, t.Authors, t.Subjects),
 		counts.Total, counts.Available, counts.HoldsWaiting, copies, holds)
 	return nil
-}
-
-// Titles implements catalog.Catalog. Rows and position are read in one snapshot, from the
-// build that reads go to, which has titles only from catalog.TitlesFrom.
-func (c *Postgres) Titles(ctx context.Context, f catalog.TitleFilter) (catalog.TitlePage, processor.Position, error) {
-	if err := f.Check(); err != nil {
-		return catalog.TitlePage{}, processor.Position{}, err
-	}
-	var page catalog.TitlePage
-	pos, err := c.reads.ReadVersion(ctx, func(tx pgx.Tx, version int) error {
-		if version < catalog.TitlesFrom {
-			return catalog.TitlesNotBuilt()
-		}
-		rows, err := tx.Query(ctx, titlesPageQuery, titlesPageArgs(f)...)
-		if err != nil {
-			return err
-		}
-		list, err := pgx.CollectRows(rows, scanTitle)
-		if err != nil {
-			return err
-		}
-		page = catalog.TitlePage{Titles: list, More: len(list) > f.PageSize()}
-		if page.More {
-			page.Titles = list[:f.PageSize()]
-		}
-		if page.Titles == nil {
-			page.Titles = []catalog.Title{}
-		}
-		return nil
-	})
-	if err != nil {
-		return catalog.TitlePage{}, processor.Position{}, err
-	}
-	return page, pos, nil
-}
-
-// titlesPageQuery reads one page of titles, and one more to tell whether there is a next page.
-// $1 and $2 are the sort title and id to start after (empty for the first page: every title
-// sorts after them), $3 whether to keep only titles with a copy on the shelf, $4 to $13 the
-// LIKE patterns of up to catalog.MaxSearchWords words (NULL where there are fewer), $14 the
-// ISBN a search is (the empty string when it is none), $15 the number of rows. Planned with
-// its values, the conditions of an unused filter fold away: the first page is the order
-// index's first rows (or the partial index's, for titles on the shelf), a search a trigram
-// index scan, or for an ISBN the trigram scan or'ed with the isbn index.
-const titlesPageQuery = `
-SELECT title_id, title, authors, isbn, year, publisher, language, subjects, copies_total, copies_available, holds_waiting
-FROM catalog_titles
-WHERE (sort_title, title_id) > ($1, $2)
-  AND (NOT $3::boolean OR copies_available > 0)
-  AND ((($4::text IS NULL OR search_text LIKE $4)
-      AND ($5::text IS NULL OR search_text LIKE $5)
-      AND ($6::text IS NULL OR search_text LIKE $6)
-      AND ($7::text IS NULL OR search_text LIKE $7)
-      AND ($8::text IS NULL OR search_text LIKE $8)
-      AND ($9::text IS NULL OR search_text LIKE $9)
-      AND ($10::text IS NULL OR search_text LIKE $10)
-      AND ($11::text IS NULL OR search_text LIKE $11)
-      AND ($12::text IS NULL OR search_text LIKE $12)
-      AND ($13::text IS NULL OR search_text LIKE $13))
-    OR ($14::text <> '' AND isbn = $14))
-ORDER BY sort_title, title_id
-LIMIT $15`
-
-// titlesPageArgs are titlesPageQuery's parameters for a filter, after the mode to send it in:
-// an unnamed statement, planned with its values every time (see pageArgs).
-func titlesPageArgs(f catalog.TitleFilter) []any {
-	args := make([]any, 0, 5+catalog.MaxSearchWords)
-	args = append(args, pgx.QueryExecModeCacheDescribe, f.After.Sort, f.After.ID, f.Available)
-	for i := range catalog.MaxSearchWords {
-		if i < len(f.Words) {
-			args = append(args, likePattern(f.Words[i]))
-		} else {
-			args = append(args, nil)
-		}
-	}
-	return append(args, f.ISBN, f.PageSize()+1)
-}
-
-func scanTitle(row pgx.CollectableRow) (catalog.Title, error) {
-	var t catalog.Title
-	var isbn, publisher, language *string
-	var year *int
-	err := row.Scan(&t.ID, &t.Title, &t.Authors, &isbn, &year, &publisher, &language, &t.Subjects,
-		&t.Counts.Total, &t.Counts.Available, &t.Counts.HoldsWaiting)
-	t.ISBN, t.Year, t.Publisher, t.Language = deref(isbn), deref(year), deref(publisher), deref(language)
-	if len(t.Subjects) == 0 {
-		t.Subjects = nil
-	}
-	return t, err
 }
 
 // given is nil for a field's zero value, which is its absence (NULL), and the value otherwise.

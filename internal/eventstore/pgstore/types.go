@@ -23,13 +23,19 @@ ORDER BY transaction_id DESC, position DESC LIMIT 1`
 // readTypesSQL reads the events of types $3 after the checkpoint ($1, $2), below the read
 // horizon, in the log's global order: one scan of events_type_order per type, each stopping at
 // $4 events, merged.
+//
+// Each type's scan names its range in the index's own terms, from (type, checkpoint) to the
+// type's last entry: the row comparison and type <= t.type together are type = t.type and
+// (transaction_id, position) > ($1, $2). Written as that, the planner may take
+// events_global_order instead and filter by type, which it prices by the types' average share:
+// a scan for a type with few events after the checkpoint, or none, then reads every event
+// after it (on a rebuild, the whole log, once for each such type, for every batch).
 const readTypesSQL = `
 SELECT e.* FROM unnest($3::text[]) AS t(type)
 CROSS JOIN LATERAL (` + selectEvent + `
-	WHERE type = t.type
+	WHERE (type, transaction_id, position) > (t.type, $1::xid8, $2) AND type <= t.type
 	  AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-	  AND (transaction_id, position) > ($1::xid8, $2)
-	ORDER BY transaction_id, position
+	ORDER BY type, transaction_id, position
 	LIMIT $4) AS e
 ORDER BY e.transaction_id, e.position
 LIMIT $4`
