@@ -210,7 +210,7 @@ func awaitTitles(ctx context.Context, svc *environment.Service, api *workload.Cl
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the catalog did not build %d titles within %s (last status %+v, %v): %s",
+			return fmt.Errorf("the catalog did not build %d titles within %s (last status %+v, %w): %s",
 				TitlesCount, titlesCatchUp, c, err, svc.Output())
 		}
 		select { // polling /status, bounded by the deadline
