@@ -87,7 +87,7 @@ func (w *countsWorld) addCopy(t *rapid.T) {
 
 func (w *countsWorld) lend(t *rapid.T) {
 	if len(w.copies) == 0 {
-		t.Skip("no copy")
+		return // no copy: nothing to do
 	}
 	c := rapid.SampledFrom(w.copies).Draw(t, "copy")
 	m := rapid.SampledFrom(countsMembers).Draw(t, "member")
@@ -97,7 +97,7 @@ func (w *countsWorld) lend(t *rapid.T) {
 
 func (w *countsWorld) giveBack(t *rapid.T) {
 	if len(w.copies) == 0 {
-		t.Skip("no copy")
+		return // no copy: nothing to do
 	}
 	c := rapid.SampledFrom(w.copies).Draw(t, "copy")
 	var book struct {
@@ -110,7 +110,7 @@ func (w *countsWorld) giveBack(t *rapid.T) {
 		t.Fatalf("GET /books/%s: %v %s", c, err, r.Body)
 	}
 	if book.Loan == nil {
-		t.Skip("not lent")
+		return // not lent: nothing to do
 	}
 	w.send(t, http.MethodPost, "/books/"+c+"/returns", apitest.Obj{"loanId": book.Loan.LoanID}, "")
 }
@@ -122,7 +122,7 @@ func (w *countsWorld) hold(t *rapid.T) {
 
 func (w *countsWorld) holdCopy(t *rapid.T) {
 	if len(w.copies) == 0 {
-		t.Skip("no copy")
+		return // no copy: nothing to do
 	}
 	c := rapid.SampledFrom(w.copies).Draw(t, "copy")
 	m := rapid.SampledFrom(countsMembers).Draw(t, "member")
