@@ -70,21 +70,10 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		accepted, members.waiting, members.accepted = pgAccepted, shared, pgAccepted
 	}
 
-	mailer, err := a.mailer()
+	opts := processorOptions(a.cfg.Tuning.Processors)
+	outbox, err := a.outbox(emailfacts.Services{Books: bookService, Accounts: accountService}, accepted, opts)
 	if err != nil {
 		return nil, views{}, elsewhere{}, err
-	}
-	opts := processorOptions(a.cfg.Tuning.Processors)
-	outbox := &notifications.Outbox{
-		Mailer: mailer, Facts: emailfacts.Services{Books: bookService, Accounts: accountService}, Accepted: accepted,
-		Installation: a.store.Installation, From: a.cfg.MailFrom, InFlight: a.cfg.SMTPMaxInFlight,
-		Reminders: notifications.Reminders{
-			Before: a.cfg.RemindBefore, OverdueAfter: a.cfg.OverdueAfter, OverdueEvery: a.cfg.OverdueEvery, OverdueNotices: a.cfg.OverdueNotices,
-		},
-		AddressWait: a.cfg.EmailAddressWait, AddressPoll: a.cfg.Tuning.EmailAddressPoll,
-		ReminderAttempts: opts.WithDefaults().Retry.Attempts,
-		Observer:         a.metrics.Emails(), Logger: a.logger, Now: a.cfg.Tuning.Now,
-		Tracer: tracing.Tracer(a.cfg.Tuning.TracerProvider, "library/internal/notifications"),
 	}
 	lateFines := latefines.Saga{Accounts: accountService, FinePerDay: a.cfg.FinePerDay}
 	holdShelf := holdshelf.Saga{Books: bookService, Titles: shelves.Holds{Titles: titleService, Books: bookService}, Members: accountService,
@@ -119,6 +108,25 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 	a.metrics.WatchProcessors(group.Status, 0)
 	a.metrics.WatchHorizon(group.ReadHorizon, 0)
 	return group, views{catalog: catalogView, loans: loansView, holds: holdsView}, members, nil
+}
+
+// outbox is the loan email outbox, sending through the configured mailer.
+func (a *App) outbox(facts emailfacts.Services, accepted notifications.AcceptedEmails, opts processor.Options) (*notifications.Outbox, error) {
+	mailer, err := a.mailer()
+	if err != nil {
+		return nil, err
+	}
+	return &notifications.Outbox{
+		Mailer: mailer, Facts: facts, Accepted: accepted,
+		Installation: a.store.Installation, From: a.cfg.MailFrom, InFlight: a.cfg.SMTPMaxInFlight,
+		Reminders: notifications.Reminders{
+			Before: a.cfg.RemindBefore, OverdueAfter: a.cfg.OverdueAfter, OverdueEvery: a.cfg.OverdueEvery, OverdueNotices: a.cfg.OverdueNotices,
+		},
+		AddressWait: a.cfg.EmailAddressWait, AddressPoll: a.cfg.Tuning.EmailAddressPoll,
+		ReminderAttempts: opts.WithDefaults().Retry.Attempts,
+		Observer:         a.metrics.Emails(), Logger: a.logger, Now: a.cfg.Tuning.Now,
+		Tracer: tracing.Tracer(a.cfg.Tuning.TracerProvider, "library/internal/notifications"),
+	}, nil
 }
 
 func (a *App) mailer() (notifications.Mailer, error) {
