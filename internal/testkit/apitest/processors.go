@@ -17,11 +17,18 @@ type StatusView struct {
 	Processors  []processor.Status      `json:"processors"`
 }
 
-// GetStatus is the replica's GET /status.
+// GetStatus is the replica's GET /status. A 503 Unavailable (the database slow to answer its
+// reads, on a loaded machine) is asked again, as a client told Retry-After would, for up to
+// half a minute.
 func GetStatus(t *testing.T, a *API) StatusView {
 	t.Helper()
+	r := a.Get(t, "/status")
+	for deadline := time.Now().Add(30 * time.Second); r.Status == http.StatusServiceUnavailable && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond) // as Retry-After asks, bounded by the deadline
+		r = a.Get(t, "/status")
+	}
 	var s StatusView
-	RequireJSON(t, a.Get(t, "/status"), &s)
+	RequireJSON(t, r, &s)
 	return s
 }
 
