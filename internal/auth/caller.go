@@ -19,6 +19,9 @@ const (
 	System Role = "system"
 	// Open is anyone, while sign-in is off.
 	Open Role = "open"
+	// Kiosk is a self-check terminal, over SIP2 (package kiosk): never a token's role, so no
+	// HTTP request acts in it. Rule.Kiosk says what it may do.
+	Kiosk Role = "kiosk"
 )
 
 // Caller is who sent a request: a signed-in person, the holder of ADMIN_TOKEN, anyone while

@@ -44,6 +44,12 @@ type Rule struct {
 	WhenOpen Permission
 	// Narrowed says what the handler narrows further by the caller, for the docs.
 	Narrowed string
+	// Kiosk is what a self-check terminal may do through SIP2, which reaches the route's service
+	// without HTTP (package kiosk maps each message to the route it stands for): Own is for the
+	// member who showed their card and PIN at the kiosk, Allow for anyone (a book drop returns
+	// books of no one in particular). No token carries the role: a route's HTTP callers never
+	// act in it.
+	Kiosk Permission
 }
 
 // Public reports whether anyone may call the route, signed in or not, with the same answer:
@@ -64,6 +70,12 @@ func librarians(method, pattern string) Rule {
 
 func operators(method, pattern string, whenOpen Permission) Rule {
 	return Rule{Method: method, Pattern: pattern, Operator: Allow, WhenOpen: whenOpen}
+}
+
+// kiosks is r with what a self-check terminal may do on its route.
+func kiosks(r Rule, p Permission) Rule {
+	r.Kiosk = p
+	return r
 }
 
 func ownOrLibrarian(method, pattern, narrowed string) Rule {
@@ -92,13 +104,13 @@ func Rules() []Rule {
 		{Method: http.MethodGet, Pattern: "/books", Anonymous: Allow, Member: Allow, Librarian: Allow, Operator: Allow, WhenOpen: Allow, Narrowed: catalog},
 		{Method: http.MethodGet, Pattern: "/books/{bookId}", Anonymous: Allow, Member: Allow, Librarian: Allow, Operator: Allow, WhenOpen: Allow, Narrowed: catalog},
 		// The desk scans a copy's barcode (and a kiosk will, in a role of its own).
-		{Method: http.MethodGet, Pattern: "/books", Query: "barcode", Librarian: Allow, WhenOpen: Allow},
+		{Method: http.MethodGet, Pattern: "/books", Query: "barcode", Librarian: Allow, WhenOpen: Allow, Kiosk: Allow},
 		librarians(http.MethodPost, "/books"),
 		librarians(http.MethodPost, "/titles/{titleId}/copies"),
-		librarians(http.MethodPost, "/books/{bookId}/loans"),
-		librarians(http.MethodPost, "/books/{bookId}/returns"),
+		kiosks(librarians(http.MethodPost, "/books/{bookId}/loans"), Own),
+		kiosks(librarians(http.MethodPost, "/books/{bookId}/returns"), Allow),
 		{Method: http.MethodPost, Pattern: "/books/{bookId}/loans/{loanId}/renewals", Member: Allow, Librarian: Allow, WhenOpen: Allow,
-			Narrowed: "a member renews their own loans"},
+			Narrowed: "a member renews their own loans", Kiosk: Own},
 		librarians(http.MethodGet, "/loans"),
 		{Method: http.MethodPost, Pattern: "/books/{bookId}/holds", Member: Allow, Librarian: Allow, WhenOpen: Allow,
 			Narrowed: "a member places holds for themself"},
@@ -108,8 +120,8 @@ func Rules() []Rule {
 		librarians(http.MethodPost, "/titles"),
 		librarians(http.MethodPatch, "/titles/{titleId}"),
 		{Method: http.MethodPost, Pattern: "/titles/{titleId}/holds", Member: Allow, Librarian: Allow, WhenOpen: Allow,
-			Narrowed: "a member places holds for themself"},
-		ownOrLibrarian(http.MethodDelete, "/titles/{titleId}/holds/{memberId}", ""),
+			Narrowed: "a member places holds for themself", Kiosk: Own},
+		kiosks(ownOrLibrarian(http.MethodDelete, "/titles/{titleId}/holds/{memberId}", ""), Own),
 		librarians(http.MethodGet, "/titles/{titleId}/holds"),
 		{Method: http.MethodGet, Pattern: "/titles/{titleId}", Anonymous: Allow, Member: Allow, Librarian: Allow, Operator: Allow, WhenOpen: Allow,
 			Narrowed: titleRecord},
@@ -117,13 +129,13 @@ func Rules() []Rule {
 			Narrowed: titleList},
 
 		{Method: http.MethodGet, Pattern: "/accounts/me", Member: Allow, Librarian: Allow, Operator: Allow, WhenOpen: Allow},
-		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}", ""),
+		kiosks(ownOrLibrarian(http.MethodGet, "/accounts/{memberId}", ""), Own),
 		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/history", "a member sees staff by role only"),
-		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/loans", ""),
-		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/holds", ""),
+		kiosks(ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/loans", ""), Own),
+		kiosks(ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/holds", ""), Own),
 		ownOrLibrarian(http.MethodPut, "/accounts/{memberId}", "a member sets their name only: their email comes from their sign-in"),
 		librarians(http.MethodPost, "/accounts/{memberId}/fines"),
-		librarians(http.MethodPost, "/accounts/{memberId}/payments"),
+		kiosks(librarians(http.MethodPost, "/accounts/{memberId}/payments"), Own),
 		ownOrLibrarian(http.MethodPost, "/accounts/{memberId}/erasure", "only a settled account, with no book on loan"),
 		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/export", ""),
 		{Method: http.MethodPost, Pattern: "/accounts/{memberId}/checkouts", Member: Own, WhenOpen: Allow, Narrowed: "at most what they owe"},
@@ -178,6 +190,20 @@ func (t Table) Match(method, pattern, rawQuery string) (Rule, bool) {
 		}
 	}
 	return t.Find(method, pattern)
+}
+
+// KioskMay reports whether a self-check terminal may do what the rule's route does, for
+// memberID (the route's {memberId}, or the member the action is for: the borrower of a loan,
+// the payer of a fee; "" for none), when shown is the member who showed their card and PIN at
+// the kiosk ("" while none has).
+func (r Rule) KioskMay(shown, memberID string) bool {
+	switch r.Kiosk {
+	case Allow:
+		return true
+	case Own:
+		return shown != "" && memberID == shown
+	}
+	return false
 }
 
 // Decide says whether the rule lets the caller in, and in which role. memberID is the route's

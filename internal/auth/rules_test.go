@@ -83,5 +83,25 @@ func TestMatchTakesTheQuerysRule(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, Allow, rule.Anonymous, "a parameter with no rule on the route is the route's")
 	rule, _ = table.Match(http.MethodGet, "/books", "barcode=1")
-	assert.Equal(t, Rule{Method: http.MethodGet, Pattern: "/books", Query: "barcode", Librarian: Allow, WhenOpen: Allow}, rule)
+	assert.Equal(t, Rule{Method: http.MethodGet, Pattern: "/books", Query: "barcode", Librarian: Allow, WhenOpen: Allow, Kiosk: Allow}, rule)
+}
+
+// A kiosk acts for the member who showed card and PIN (Own), or for anyone where the route is
+// no one's in particular (Allow), and nowhere else.
+func TestKioskMay(t *testing.T) {
+	t.Parallel()
+	table := NewTable(Rules())
+	lend, _ := table.Find(http.MethodPost, "/books/{bookId}/loans")
+	assert.True(t, lend.KioskMay("m1", "m1"))
+	assert.False(t, lend.KioskMay("m1", "m2"), "for another member than the one shown")
+	assert.False(t, lend.KioskMay("", ""), "before a member showed card and PIN")
+	giveBack, _ := table.Find(http.MethodPost, "/books/{bookId}/returns")
+	assert.True(t, giveBack.KioskMay("", ""), "a book drop returns anyone's book")
+	fine, _ := table.Find(http.MethodPost, "/accounts/{memberId}/fines")
+	assert.False(t, fine.KioskMay("m1", "m1"), "a kiosk never charges a fine")
+	for _, r := range Rules() {
+		if r.Kiosk != Deny {
+			assert.NotEqual(t, Allow, r.Anonymous, "%s %s: a route a kiosk reaches is nobody's without sign-in", r.Method, r.Pattern)
+		}
+	}
 }

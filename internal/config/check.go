@@ -39,6 +39,9 @@ func (c Config) Check() error {
 	if err := c.checkPayments(); err != nil {
 		return err
 	}
+	if err := c.SIP.check(); err != nil {
+		return err
+	}
 	if c.PprofAddr != "" && !onThisMachine(c.PprofAddr) {
 		return fmt.Errorf("PPROF_ADDR must be an address on this machine, such as 127.0.0.1:6060: " +
 			"Go's profiles show what the service does and holds, to anyone who reaches them")

@@ -119,6 +119,8 @@ type Config struct {
 	PIIKey string
 	// Payments is how fines are paid online (PAYMENTS and the STRIPE_* variables).
 	Payments Payments
+	// SIP is the self-check kiosks' listener (the SIP_* variables).
+	SIP SIP
 	// MetricsAddr, when set, serves /metrics there, apart from the API (METRICS_ADDR).
 	MetricsAddr string
 	// CORSOrigins are the browser origins (such as https://library.example.org, or *) whose
