@@ -215,6 +215,8 @@ type Origin struct {
 	CorrelationID string
 	// Actor is who runs the command; a command id answers only the actor who first used it.
 	Actor eventstore.Actor
+	// Card is the library card shown at the kiosk that runs the command, for the log's metadata.
+	Card string
 }
 
 // Decode decodes a stored event of type t, as its codecs read it, upcast from the schema

@@ -49,6 +49,7 @@ import (
 	"library/internal/reservations"
 	"library/internal/shelves"
 	"library/internal/telemetry"
+	"library/internal/terminals"
 	"library/internal/titles"
 	"library/internal/titles/titlesapi"
 	"library/internal/tracing"
@@ -74,6 +75,8 @@ type App struct {
 	metricsListener net.Listener
 	// verifier checks sign-in tokens; nil with sign-in off.
 	verifier *auth.Verifier
+	// kiosks is the SIP2 listener, when SIP_ADDR is set.
+	kiosks kiosks
 	draining atomic.Bool
 	// schemaReady is set once the database schema has been seen at the latest migration.
 	schemaReady atomic.Bool
@@ -109,7 +112,8 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		Cipher: keyring, FingerprintKey: a.log.FingerprintKey,
 		Tracer:     tracing.Tracer(cfg.Tuning.TracerProvider, "library/internal/aggregate"),
 		CacheBytes: cfg.AggregateCacheBytes, SnapshotEvery: cfg.SnapshotEvery, Logger: logger}
-	accountService := accounts.NewService(a.log, repoOpts).Limit(accounts.Limits{MaxLoans: cfg.MaxLoans, BlockAt: cfg.BlockAt, OpenCheckouts: cfg.Payments.OpenMax})
+	accountService := accounts.NewService(a.log, repoOpts).Limit(accounts.Limits{MaxLoans: cfg.MaxLoans, BlockAt: cfg.BlockAt, OpenCheckouts: cfg.Payments.OpenMax}).
+		WithPINs(accounts.PINPolicy{Lockout: cfg.SIP.PINLockout, Now: cfg.Tuning.Now})
 	titleService := titles.NewService(a.log, repoOpts, cfg.Tuning.Now, reservations.NewService(a.log, repoOpts)).
 		WithHolds(titles.HoldPolicy{MaxQueue: cfg.HoldsMax}, accountService)
 	bookService := books.NewService(a.log, repoOpts, cfg.Tuning.Now, books.Policy{LoanPeriod: cfg.LoanPeriod, MaxRenewals: cfg.RenewalsMax,
@@ -151,8 +155,15 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		return nil, fmt.Errorf("listen on HTTP_ADDR %s: %w", cfg.HTTPAddr, err)
 	}
 	a.listener = listener
+	terminalService := terminals.NewService(a.log, repoOpts, cfg.Tuning.Now)
+	if err := a.listenKiosks(ctx, a.kioskServices(accountService, bookService, titleService, terminalService, views)); err != nil {
+		_ = listener.Close()
+		a.closeStore()
+		return nil, err
+	}
 	if err := a.listenMetrics(ctx); err != nil {
 		_ = listener.Close()
+		_ = a.stopKiosks()
 		a.closeStore()
 		return nil, err
 	}
@@ -236,6 +247,7 @@ func (a *App) Run(ctx context.Context) error {
 		}
 	}
 	a.processors.Start(context.WithoutCancel(ctx))
+	a.serveKiosks(ctx)
 	a.serveMetrics(ctx)
 	a.startSignIn(ctx)
 	// Last, so that what the start had to say (sign-in off, say) is in the log before it.
@@ -243,7 +255,7 @@ func (a *App) Run(ctx context.Context) error {
 
 	select {
 	case err := <-serveErr:
-		err = errors.Join(fmt.Errorf("http server: %w", err), a.stopProcessors())
+		err = errors.Join(fmt.Errorf("http server: %w", err), a.stopKiosks(), a.stopProcessors())
 		a.closeStore()
 		return err
 	case <-ctx.Done():
@@ -268,7 +280,7 @@ func (a *App) Run(ctx context.Context) error {
 	if serveErr := <-serveErr; !errors.Is(serveErr, http.ErrServerClosed) {
 		err = errors.Join(err, serveErr)
 	}
-	err = errors.Join(err, <-processorsStopped)
+	err = errors.Join(err, a.stopKiosks(), <-processorsStopped)
 	a.closeStore()
 	a.logger.Info("stopped")
 	return err

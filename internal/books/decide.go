@@ -120,20 +120,37 @@ func (c LendBook) Decide(b Book, now time.Time, loanPeriod time.Duration) ([]Eve
 	return lent, nil
 }
 
-// ReturnBook asks to end a loan.
+// ReturnBook asks to end a loan: the loan LoanID, or, with Current, whatever loan the book is
+// on (a book dropped at a kiosk or a sorter is returned by its barcode alone, and the kiosk's
+// retry must ask for the same thing as its first try, whichever loan that ended).
 type ReturnBook struct {
-	LoanID string `json:"loanId"`
+	LoanID  string `json:"loanId"`
+	Current bool   `json:"current,omitempty"`
 }
 
 // Validate checks the fields.
-func (c ReturnBook) Validate() error { return validate.ID("loanId", c.LoanID) }
+func (c ReturnBook) Validate() error {
+	if c.Current {
+		if c.LoanID != "" {
+			return errs.E(errs.InvalidRequest, "a return of the current loan names no loanId")
+		}
+		return nil
+	}
+	return validate.ID("loanId", c.LoanID)
+}
 
-// Decide ends the loan at time now. Returning a loan that has already been returned
-// records nothing. When members wait for the book, it goes to the hold shelf for the first of
-// them, for pickup.
+// Decide ends the loan at time now. Returning a loan that has already been returned, or the
+// current loan of a book on the shelf, records nothing. When members wait for the book, it goes
+// to the hold shelf for the first of them, for pickup.
 func (c ReturnBook) Decide(b Book, now time.Time, pickup time.Duration) ([]Event, error) {
 	if !b.Added {
 		return nil, errs.E(errs.NotFound, "there is no such book")
+	}
+	if c.Current {
+		if b.Loan == nil {
+			return nil, nil
+		}
+		c.LoanID = b.Loan.LoanID
 	}
 	if b.Loan == nil || b.Loan.LoanID != c.LoanID {
 		if b.HadLoan(c.LoanID) {

@@ -219,6 +219,10 @@ func TestReturnBook(t *testing.T) {
 		{name: "10 days 5 hours late", given: late(10*24*time.Hour + 5*time.Hour), when: ret, then: returned(10)},
 		// daysLate agrees with the recorded (truncated) returnedAt: 23h59m59.5s, not 24h0m0.49s.
 		{name: "counted from the recorded return time", given: late(24*time.Hour - 500*time.Millisecond), when: ret, then: returned(0)},
+		{name: "the current loan", given: late(time.Hour), when: returnAt(books.ReturnBook{Current: true}, now), then: returned(0)},
+		{name: "the current loan of a book on the shelf", given: []books.Event{added, lentL1, returnedL1}, when: returnAt(books.ReturnBook{Current: true}, now)},
+		{name: "the current loan of a book never lent", given: []books.Event{added}, when: returnAt(books.ReturnBook{Current: true}, now)},
+		{name: "the current loan and a loan id", given: []books.Event{added, lentL1}, when: returnAt(books.ReturnBook{LoanID: "l1", Current: true}, now), err: errs.InvalidRequest},
 		{
 			name: "carries the member of the loan", when: returnAt(books.ReturnBook{LoanID: "l7"}, now),
 			given: []books.Event{added, books.BookLent{LoanID: "l7", MemberID: "member:7@x", LentAt: nowUTC, DueAt: nowUTC.Add(time.Hour)}},

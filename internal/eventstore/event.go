@@ -123,6 +123,9 @@ type Metadata struct {
 	TraceParent string `json:"traceparent,omitempty"`
 	// Actor is who ran the command.
 	Actor Actor `json:"actor,omitzero"`
+	// Card is the library card a member showed at the kiosk that ran the command (the actor is
+	// then the kiosk's terminal); "" for anything else.
+	Card string `json:"card,omitempty"`
 	// Schema is the schema version of the event's data: the version of its type's shape that
 	// wrote it (package aggregate's upcasters read older ones as the current one). 0, left out,
 	// is version 1, which every event written before versions were recorded is, so that the

@@ -30,6 +30,7 @@ type Metrics struct {
 	handler  http.Handler
 
 	requests *prometheus.HistogramVec
+	sip      *prometheus.HistogramVec
 
 	commands     *prometheus.CounterVec
 	replays      *prometheus.CounterVec
@@ -66,6 +67,11 @@ func New(logger *slog.Logger) *Metrics {
 			Help:    "How long HTTP requests took, by method, route pattern and status.",
 			Buckets: prometheus.DefBuckets,
 		}, "method", "route", "status"),
+		sip: f.histogramVec(prometheus.HistogramOpts{
+			Name:    "library_sip_message_duration_seconds",
+			Help:    "How long SIP2 messages from kiosks took, by message code and outcome: ok, refused, invalid, failed, resend, resent or closed.",
+			Buckets: prometheus.DefBuckets,
+		}, "message", "outcome"),
 		commands: f.counterVec("library_commands_total",
 			"Commands run, by name and outcome: recorded, unchanged, replayed, refused, conflict or failed.",
 			"command", "outcome"),
@@ -133,6 +139,12 @@ func (m *Metrics) ObserveRequest(method, route string, status int, elapsed time.
 		route = "unmatched"
 	}
 	m.requests.WithLabelValues(knownMethod(method), route, statusLabel(status)).Observe(elapsed.Seconds())
+}
+
+// ObserveSIP records one SIP2 message from a kiosk (kiosk.Options.Observe): its code, as the
+// protocol names it ("11"), and its outcome.
+func (m *Metrics) ObserveSIP(code, outcome string, elapsed time.Duration) {
+	m.sip.WithLabelValues(code, outcome).Observe(elapsed.Seconds())
 }
 
 // statusLabel is strconv.Itoa(status), without making the string anew for the statuses the

@@ -75,7 +75,7 @@ func (r *Repository[S]) execute(ctx context.Context, id string, cmd aggregate.Co
 	// out of it.
 	w := &waiter[S]{cmd: cmd, fp: fp, legacyFP: legacy, done: make(chan outcome, 1), meta: eventstore.Metadata{
 		CommandID: cmd.Origin.CommandID, Command: cmd.Name, Fingerprint: fp.String(),
-		CorrelationID: cmd.Origin.CorrelationID, TraceParent: traceParent, Actor: cmd.Origin.Actor}}
+		CorrelationID: cmd.Origin.CorrelationID, TraceParent: traceParent, Actor: cmd.Origin.Actor, Card: cmd.Origin.Card}}
 	streamID := r.typ.StreamID(id)
 	if r.queues.Enqueue(streamID, w) {
 		r.lead(ctx, streamID)

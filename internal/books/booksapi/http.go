@@ -96,6 +96,12 @@ func (h Routes) lend(ctx context.Context, bookID string, body lendRequest, o agg
 	return h.Service.Lend(ctx, bookID, cmd, o)
 }
 
-func (h Routes) giveBack(ctx context.Context, bookID string, body books.ReturnBook, o aggregate.Origin) (aggregate.Result, error) {
-	return h.Service.Return(ctx, bookID, body, o)
+// returnRequest is the body of POST /books/{bookId}/returns: the loan to end, by id (a kiosk
+// returns the current loan, which HTTP clients don't).
+type returnRequest struct {
+	LoanID string `json:"loanId"`
+}
+
+func (h Routes) giveBack(ctx context.Context, bookID string, body returnRequest, o aggregate.Origin) (aggregate.Result, error) {
+	return h.Service.Return(ctx, bookID, books.ReturnBook{LoanID: body.LoanID}, o)
 }

@@ -1,0 +1,24 @@
+package kiosk
+
+import (
+	"time"
+
+	"library/internal/books"
+	"library/internal/sip2"
+)
+
+// offline reads a no-block checkout (11 with no block Y): the kiosk lent the book while it could
+// not reach the service, at its transaction date, and reports it now. The loan is recorded at
+// that time, due at the kiosk's nb due date when it gave one, even if a rule would refuse it
+// now: the log says which rules it overrode.
+func (s *session) offline(m sip2.Message) (*books.Offline, *refusal) {
+	lentAt, err := sip2.ParseDate(m.FixedField("transaction date"), time.UTC)
+	if err != nil || lentAt.IsZero() {
+		return nil, refuse(outcomeRefused, "The time of this offline checkout could not be read: please see a librarian.")
+	}
+	o := &books.Offline{LentAt: lentAt}
+	if due, err := sip2.ParseDate(m.FixedField("nb due date"), time.UTC); err == nil && !due.IsZero() {
+		o.DueAt = &due
+	}
+	return o, nil
+}
