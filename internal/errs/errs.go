@@ -74,6 +74,11 @@ const (
 	// BarcodeTaken: another copy has this barcode (each barcode belongs to one copy: package
 	// reservations).
 	BarcodeTaken Code = "BarcodeTaken"
+
+	// TerminalExists: a kiosk terminal with this name was added before and not removed (package
+	// terminals). No HTTP route adds terminals; the command line and the SIP2 listener say it,
+	// and the table of statuses has it so that no code of the service is without one.
+	TerminalExists Code = "TerminalExists"
 )
 
 // Error is a failure with a code. Detail is written for the client; Cause is for the logs.

@@ -74,6 +74,8 @@ func statusOf(code errs.Code) (int, string) {
 		return http.StatusConflict, "Title already exists"
 	case errs.BarcodeTaken:
 		return http.StatusConflict, "Barcode taken"
+	case errs.TerminalExists:
+		return http.StatusConflict, "Terminal exists"
 	case errs.BookAlreadyLent:
 		return http.StatusConflict, "Book already lent"
 	case errs.LoanMismatch:
