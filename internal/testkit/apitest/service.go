@@ -59,6 +59,8 @@ const PIIKey = "dGVzdHMtb25seSBrZXktZW5jcnlwdGlvbiBrZXkgISE=" // "tests-only key
 type Service struct {
 	// Base is the API's base URL, and Metrics that of the listener of /metrics.
 	Base, Metrics string
+	// SIP is the kiosks' address (host:port), when cfg.SIP.Addr was set.
+	SIP string
 	// Stop shuts the service down as SIGTERM would and waits for Run to return.
 	Stop func()
 }
@@ -74,6 +76,9 @@ func Launch(t testing.TB, cfg app.Config, logger *slog.Logger) Service {
 	cfg.HTTPAddr = "127.0.0.1:0"
 	if cfg.MetricsAddr == "" {
 		cfg.MetricsAddr = "127.0.0.1:0"
+	}
+	if cfg.SIP.Addr != "" {
+		cfg.SIP.Addr = "127.0.0.1:0"
 	}
 	if cfg.AuthIssuer == "" && cfg.DatabaseURL != "" {
 		cfg.AuthOff = true
@@ -100,7 +105,7 @@ func Launch(t testing.TB, cfg app.Config, logger *slog.Logger) Service {
 		})
 	}
 	t.Cleanup(stop)
-	s := Service{Base: "http://" + a.Addr(), Metrics: "http://" + a.MetricsAddr(), Stop: stop}
+	s := Service{Base: "http://" + a.Addr(), Metrics: "http://" + a.MetricsAddr(), SIP: a.SIPAddr(), Stop: stop}
 	if cfg.AuthIssuer != "" {
 		// Tokens are checked once the provider's discovery is read, a moment after start (which,
 		// on a loaded machine running many services at once, has taken over 10 s).
