@@ -74,6 +74,12 @@ func statusOf(code errs.Code) (int, string) {
 		return http.StatusConflict, "Title already exists"
 	case errs.BarcodeTaken:
 		return http.StatusConflict, "Barcode taken"
+	case errs.CardTaken:
+		return http.StatusConflict, "Card taken"
+	case errs.PINInvalid:
+		return http.StatusForbidden, "PIN invalid"
+	case errs.PINLocked:
+		return http.StatusLocked, "PIN locked"
 	case errs.BookAlreadyLent:
 		return http.StatusConflict, "Book already lent"
 	case errs.LoanMismatch:
