@@ -150,6 +150,10 @@ type Account struct {
 	EmailFrom string
 	// Balance is what the member owes, in cents; negative is credit.
 	Balance int64
+	// Card is the number of the member's library card, "" for none.
+	Card string
+	// pin is the member's PIN for self-check and the count of wrong tries.
+	pin pinState
 	// finedLoans holds the loan ids that have been fined.
 	finedLoans map[string]bool
 	// loans holds the loans on the account (loanKey), open now.
@@ -196,7 +200,7 @@ func Apply(a Account, e Event) Account {
 	a.Seen = true
 	switch e := e.(type) {
 	case MemberErased:
-		a.Erased, a.Name, a.Email, a.EmailFrom = true, "", "", ""
+		a.Erased, a.Name, a.Email, a.EmailFrom, a.Card, a.pin = true, "", "", "", "", pinState{}
 	case AccountOpened:
 		a.Opened, a.Name, a.Email, a.EmailFrom = true, e.Name, e.Email, e.EmailFrom
 	case ContactChanged:
@@ -215,8 +219,13 @@ func Apply(a Account, e Event) Account {
 		a.loans[loanKey(e.BookID, e.LoanID)] = true
 	case LoanClosed:
 		delete(a.loans, loanKey(e.BookID, e.LoanID))
+	case CardAssigned:
+		a.Card = e.CardNumber
 	default:
-		a, _ = applyCheckout(a, e)
+		var pin bool
+		if a.pin, pin = applyPIN(a.pin, e); !pin {
+			a, _ = applyCheckout(a, e)
+		}
 	}
 	return a
 }

@@ -8,6 +8,7 @@ import (
 	"library/internal/aggregate/stack"
 	"library/internal/errs"
 	"library/internal/eventstore"
+	"library/internal/reservations"
 	"library/internal/validate"
 )
 
@@ -21,7 +22,7 @@ func Type() aggregate.Type[Account] {
 		Clone:    Clone,
 		Weigh:    weigh,
 		Snapshot: snapshotCodec(),
-		Personal: func(a Account) bool { return a.Name != "" || a.Email != "" },
+		Personal: func(a Account) bool { return a.Name != "" || a.Email != "" || a.pin.hash != "" },
 		Events: []aggregate.Codec{
 			aggregate.EventCodec[MemberErased](),
 			aggregate.EventCodec[AccountOpened](),
@@ -35,6 +36,10 @@ func Type() aggregate.Type[Account] {
 			aggregate.EventCodec[RefundDue](),
 			aggregate.EventCodec[RefundIssued](),
 			aggregate.EventCodec[RefundFailed](),
+			aggregate.EventCodec[CardAssigned](),
+			aggregate.EventCodec[PINSet](),
+			aggregate.EventCodec[PINRefused](),
+			aggregate.EventCodec[PINAccepted](),
 		},
 	}
 }
@@ -48,6 +53,10 @@ type Service struct {
 	forget func(owner string)
 	// limits are the rules members borrow under; zero: none.
 	limits Limits
+	// cards keeps library card numbers unique, in the log.
+	cards *reservations.Service
+	// pins is how PINs are kept and checked.
+	pins PINPolicy
 }
 
 // Limit sets the rules members borrow under (MAX_LOANS, BLOCK_AT). Set it before the service is
@@ -78,7 +87,8 @@ type Log interface {
 
 // NewService returns a Service on log.
 func NewService(log Log, opts aggregate.Options) *Service {
-	s := &Service{repo: core.New(stack.Store(log, Type(), opts), Type(), opts), log: log, forget: func(string) {}}
+	s := &Service{repo: core.New(stack.Store(log, Type(), opts), Type(), opts), log: log, forget: func(string) {},
+		cards: reservations.NewService(log, opts), pins: PINPolicy{}.withDefaults()}
 	if opts.Cipher != nil {
 		s.forget = opts.Cipher.Forget
 	}
@@ -118,6 +128,8 @@ func (s *Service) Pay(ctx context.Context, memberID string, c Pay, o aggregate.O
 // Erase forgets a member: it records MemberErased and deletes the member's data key in the same
 // transaction, so that their name, email and fines' reasons, sealed in the log, can't be read
 // again; then it drops the account's snapshot, which may hold their name and email too. The account must be settled.
+// Their library card is released in the same append, so that its number may be given again;
+// their PIN's hash, sealed, is shredded with the key.
 //
 // Erasing an erased member again records nothing, but deletes their data key again: a restore
 // of a backup taken before the erasure brings the key back to member_keys, and the runbook
@@ -126,8 +138,14 @@ func (s *Service) Erase(ctx context.Context, memberID string, o aggregate.Origin
 	if err := validate.MemberID("memberId", memberID); err != nil {
 		return aggregate.Result{}, err
 	}
+	var before Account // the state the erasure was decided on, for Also, which runs after Decide
 	result, err := s.repo.Execute(ctx, memberID, aggregate.Command[Account]{
-		Name: "erase", Origin: o, Payload: Erase{}, Decide: Erase{}.Decide, Forget: true,
+		Name: "erase", Origin: o, Payload: Erase{}, Forget: true,
+		Decide: func(a Account) ([]Event, error) {
+			before = a
+			return Erase{}.Decide(a)
+		},
+		Also: s.releaseCard(memberID, &before),
 	})
 	if err != nil {
 		return result, err

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"library/internal/aggregate"
 )
@@ -13,7 +14,7 @@ import (
 // or what it means changes, so that older snapshots are ignored rather than misread; and with
 // an upcaster of an account event that makes Apply keep something new, so that the states
 // folded before it are folded again through it (upcasters never touch snapshots).
-const snapshotVersion = 5
+const snapshotVersion = 6
 
 // snapshotState is an Account as a snapshot keeps it.
 type snapshotState struct {
@@ -31,6 +32,12 @@ type snapshotState struct {
 	Checkouts []Checkout `json:"checkouts,omitempty"`
 	// Ended are the ids of the checkouts that ended, in the order they did.
 	Ended []string `json:"ended,omitempty"`
+	// Card is the library card's number; PIN its PIN's hash (the snapshot of a state with one
+	// is sealed); PINRefused and PINLockedUntil the count of wrong tries and the last lockout.
+	Card           string    `json:"card,omitempty"`
+	PIN            string    `json:"pin,omitempty"`
+	PINRefused     int       `json:"pinRefused,omitempty"`
+	PINLockedUntil time.Time `json:"pinLockedUntil,omitzero"`
 }
 
 func snapshotCodec() *aggregate.SnapshotCodec[Account] {
@@ -41,7 +48,7 @@ func encodeSnapshot(a Account) ([]byte, error) {
 	return json.Marshal(snapshotState{Seen: a.Seen, Erased: a.Erased, Opened: a.Opened, Name: a.Name, Email: a.Email, EmailFrom: a.EmailFrom,
 		Balance: a.Balance, FinedLoans: slices.Sorted(maps.Keys(a.finedLoans)), Loans: slices.Sorted(maps.Keys(a.loans)),
 		Checkouts: slices.SortedFunc(maps.Values(a.checkouts), func(x, y Checkout) int { return strings.Compare(x.ID, y.ID) }),
-		Ended:     a.ended})
+		Ended:     a.ended, Card: a.Card, PIN: a.pin.hash, PINRefused: a.pin.refused, PINLockedUntil: a.pin.lockedUntil})
 }
 
 func decodeSnapshot(b []byte) (Account, error) {
@@ -62,12 +69,13 @@ func decodeSnapshot(b []byte) (Account, error) {
 		a.checkouts[c.ID] = c
 	}
 	a.ended = s.Ended
+	a.Card, a.pin = s.Card, pinState{hash: s.PIN, refused: s.PINRefused, lockedUntil: s.PINLockedUntil}
 	return a, nil
 }
 
 // weigh estimates the bytes an Account takes in memory, for the aggregate cache.
 func weigh(a Account) int {
-	n := 128 + len(a.Name) + len(a.Email) + len(a.EmailFrom)
+	n := 160 + len(a.Name) + len(a.Email) + len(a.EmailFrom) + len(a.Card) + len(a.pin.hash)
 	for id := range a.finedLoans {
 		n += 48 + len(id) // a map slot and its key
 	}

@@ -76,7 +76,7 @@ type App struct {
 	// verifier checks sign-in tokens; nil with sign-in off.
 	verifier *auth.Verifier
 	// kiosks is the SIP2 listener, when SIP_ADDR is set.
-	kiosks kiosks
+	kiosks   kiosks
 	draining atomic.Bool
 	// schemaReady is set once the database schema has been seen at the latest migration.
 	schemaReady atomic.Bool

@@ -79,6 +79,17 @@ const (
 	// terminals). No HTTP route adds terminals; the command line and the SIP2 listener say it,
 	// and the table of statuses has it so that no code of the service is without one.
 	TerminalExists Code = "TerminalExists"
+
+	// CardTaken: another member has this library card number (each card belongs to one
+	// member: package reservations).
+	CardTaken Code = "CardTaken"
+
+	// PINInvalid: the PIN given for a library card is not the member's, or the member has
+	// none. Its detail is always "invalid", so that it tells a guesser nothing more.
+	PINInvalid Code = "PINInvalid"
+	// PINLocked: too many wrong PINs were given for the card in a row, and its PIN is not
+	// checked until the lockout ends; the detail says when.
+	PINLocked Code = "PINLocked"
 )
 
 // Error is a failure with a code. Detail is written for the client; Cause is for the logs.

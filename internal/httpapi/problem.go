@@ -76,6 +76,12 @@ func statusOf(code errs.Code) (int, string) {
 		return http.StatusConflict, "Barcode taken"
 	case errs.TerminalExists:
 		return http.StatusConflict, "Terminal exists"
+	case errs.CardTaken:
+		return http.StatusConflict, "Card taken"
+	case errs.PINInvalid:
+		return http.StatusForbidden, "PIN invalid"
+	case errs.PINLocked:
+		return http.StatusLocked, "PIN locked"
 	case errs.BookAlreadyLent:
 		return http.StatusConflict, "Book already lent"
 	case errs.LoanMismatch:

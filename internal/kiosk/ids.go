@@ -2,8 +2,8 @@ package kiosk
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/base32"
+	"encoding/binary"
 	"strings"
 )
 

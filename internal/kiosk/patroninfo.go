@@ -107,4 +107,3 @@ func (s *session) lists(ctx context.Context, memberID string) (lists, error) {
 	}
 	return l, nil
 }
-

@@ -44,7 +44,8 @@ var codes = map[string]int{
 	"NotCaughtUp": 503, "Unavailable": 503, "Internal": 500, "TooManyRequests": 429, "Gone": 410,
 	"LoanNotCurrent": 409, "RenewalLimitReached": 409, "BookOnHold": 409, "BookAvailable": 409, "HoldsWaiting": 409,
 	"AlreadyHeld": 409, "HoldQueueFull": 409, "LoanLimitReached": 409, "MemberBlocked": 409, "TooManyCheckouts": 409,
-	"TitleAlreadyExists": 409, "BarcodeTaken": 409, "TitleAvailable": 409,
+	"TitleAlreadyExists": 409, "BarcodeTaken": 409, "TitleAvailable": 409, "CardTaken": 409,
+	"PINInvalid": 403, "PINLocked": 423,
 }
 
 // Every problem code is in the document, and every problem response of an operation is one

@@ -1,5 +1,5 @@
 // Package reservations keeps a value unique among the aggregates that hold one (an ISBN among
-// titles, a barcode among copies; a card number among members next) in the log itself, with
+// titles, a barcode among copies, a library card number among members) in the log itself, with
 // no table or view that has to agree with it. It is the event-sourced answer to a unique
 // constraint, and plain Go.
 //
@@ -10,7 +10,8 @@
 // version of the value's stream it read: 0 for a value never reserved. So of two owners that take
 // one value at once, whichever replica they run on, one append succeeds and the other fails on the
 // value's version, is decided again, and finds the value taken: it is refused with the kind's
-// code (errs.TitleAlreadyExists for an ISBN, errs.BarcodeTaken for a barcode). The promises:
+// code (errs.TitleAlreadyExists for an ISBN, errs.BarcodeTaken for a barcode, errs.CardTaken
+// for a card number). The promises:
 //
 //   - at every moment, a value is held by at most one owner, and an owner's events and the
 //     reservations agree: both are written, or neither;
@@ -40,6 +41,9 @@ const (
 	// Barcode is a copy's barcode, as the library keeps it (package books: letters in
 	// capitals), owned by the copy's stream.
 	Barcode Kind = "barcode"
+	// Card is a member's library card number, as the library keeps it (package accounts:
+	// letters in capitals), owned by the member's account stream.
+	Card Kind = "card"
 )
 
 // taken is the code of the refusal of a value of kind k that another owner holds, and the
@@ -50,6 +54,8 @@ func (k Kind) taken() (errs.Code, string) {
 		return errs.TitleAlreadyExists, "ISBN"
 	case Barcode:
 		return errs.BarcodeTaken, "barcode"
+	case Card:
+		return errs.CardTaken, "card number"
 	}
 	return errs.Internal, string(k)
 }

@@ -123,6 +123,10 @@ func TestEachKindHasItsRefusal(t *testing.T) {
 	_, err := reservations.Reserve{Kind: reservations.Barcode, Value: "31234000123456", Owner: "book-dune-2"}.Decide(held)
 	require.True(t, errs.Is(err, errs.BarcodeTaken), "%v", err)
 	require.ErrorContains(t, err, "barcode 31234000123456 is already recorded for book-dune-1")
+	_, err = reservations.Reserve{Kind: reservations.Card, Value: "LIB-0042", Owner: "account-bob"}.Decide(
+		fold(reservations.ValueReserved{Owner: "account-alice"}))
+	require.True(t, errs.Is(err, errs.CardTaken), "%v", err)
+	require.ErrorContains(t, err, "card number LIB-0042 is already recorded for account-alice")
 	_, err = reservations.Reserve{Kind: reservations.ISBN, Value: "9780441013593", Owner: "title-other"}.Decide(held)
 	require.True(t, errs.Is(err, errs.TitleAlreadyExists), "%v", err)
 	require.Equal(t, "reservation-barcode:31234000123456", reservations.StreamID(reservations.Barcode, "31234000123456"))
