@@ -66,11 +66,10 @@ func checkout(ctx context.Context, s *session, m sip2.Message) (sip2.Message, st
 	id := transactionID(s.terminal, m.Code, m.FixedField("transaction date"), p.card, b.ID)
 	lend := books.LendBook{LoanID: id, MemberID: p.memberID}
 	if m.FixedField("no block") == "Y" {
-		offline, no := s.offline(m)
-		if no != nil {
+		var no *refusal
+		if lend, no = s.offline(m, lend); no != nil {
 			return answer.Add("AJ", b.Title).Add("AH", "").Add("AF", no.screen), no.outcome
 		}
-		lend.Offline = offline
 	}
 	r, err := s.srv.svc.Books.Lend(ctx, b.ID, lend, s.origin(id))
 	if errs.Is(err, errs.BookAlreadyLent) && b.Loan != nil && b.Loan.MemberID == p.memberID {

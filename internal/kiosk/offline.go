@@ -11,14 +11,13 @@ import (
 // not reach the service, at its transaction date, and reports it now. The loan is recorded at
 // that time, due at the kiosk's nb due date when it gave one, even if a rule would refuse it
 // now: the log says which rules it overrode.
-func (s *session) offline(m sip2.Message) (*books.Offline, *refusal) {
+func (s *session) offline(m sip2.Message, lend books.LendBook) (books.LendBook, *refusal) {
 	lentAt, err := sip2.ParseDate(m.FixedField("transaction date"), time.UTC)
 	if err != nil || lentAt.IsZero() {
-		return nil, refuse(outcomeRefused, "The time of this offline checkout could not be read: please see a librarian.")
+		return lend, refuse(outcomeRefused, "The time of this offline checkout could not be read: please see a librarian.")
 	}
-	o := &books.Offline{LentAt: lentAt}
 	if due, err := sip2.ParseDate(m.FixedField("nb due date"), time.UTC); err == nil && !due.IsZero() {
-		o.DueAt = &due
+		lend.DueAt = &due
 	}
-	return o, nil
+	return lend, nil
 }
