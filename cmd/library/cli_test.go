@@ -53,6 +53,13 @@ func TestCommandLineMistakesAreNamed(t *testing.T) {
 		"unknown migrate command": {[]string{"migrate", "foo"}, `unknown migrate command "foo" (want up, down or status)`},
 		"migrate alone":           {[]string{"migrate"}, "migrate needs one of up, down or status"},
 		"serve with an argument":  {[]string{"serve", "now"}, `serve takes no arguments, got "now"`},
+		"sip alone":               {[]string{"sip"}, "sip needs terminals add NAME, terminals list or terminals remove NAME"},
+		"sip something else":      {[]string{"sip", "kiosks"}, "sip needs terminals add NAME"},
+		"sip terminals alone":     {[]string{"sip", "terminals"}, "sip terminals needs add NAME, list or remove NAME"},
+		"sip terminals add alone": {[]string{"sip", "terminals", "add"}, "sip terminals add needs one terminal name"},
+		"two names to remove":     {[]string{"sip", "terminals", "remove", "a", "b"}, "sip terminals remove needs one terminal name"},
+		"list with a name":        {[]string{"sip", "terminals", "list", "a"}, "sip terminals list takes no arguments"},
+		"unknown sip command":     {[]string{"sip", "terminals", "rename"}, `unknown sip terminals command "rename" (want add, list or remove)`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -5,8 +5,13 @@
 //	library migrate up|down|status  manage the database schema
 //	library keys rotate             rewrap members' data keys with PII_KEY's first key
 //	library members audit           list member ids that look like email addresses
+//	library sip terminals add NAME  add a self-check kiosk's terminal; prints its password, once
+//	library sip terminals list      list the kiosk terminals and when each was added
+//	library sip terminals remove NAME
+//	                                remove a kiosk terminal: it can no longer log in
 //	library help                    print the usage (also -h, --help)
 //
+// The sip terminals commands, like keys and members, need DATABASE_URL, migrated already.
 // Configuration comes from the environment; see docs/configuration.md. A mistake in the command line ends
 // the process with status 2, any other failure with 1.
 package main
@@ -52,6 +57,10 @@ const usage = `usage:
   library migrate up|down|status  manage the database schema (needs DATABASE_URL)
   library keys rotate             rewrap members' data keys with PII_KEY's first key
   library members audit           list member ids that look like email addresses
+  library sip terminals add NAME  add a self-check kiosk's terminal; prints its password, once
+  library sip terminals list      list the kiosk terminals and when each was added
+  library sip terminals remove NAME
+                                  remove a kiosk terminal: it can no longer log in
   library help                    print this (also -h, --help)
 
 Configuration comes from the environment: DATABASE_URL, HTTP_ADDR, SMTP_URL and the rest of
@@ -62,9 +71,11 @@ type usageError string
 
 func (e usageError) Error() string { return string(e) }
 
-// command is what the command line asks for: "serve", "help" or "migrate" with its step.
+// command is what the command line asks for: "serve", "help", "migrate" with its step, or
+// "sip" with what follows "sip terminals".
 type command struct {
 	name, migrate string
+	args          []string
 }
 
 // parseArgs reads the command line, before anything else is read or opened.
@@ -87,6 +98,8 @@ func parseArgs(args []string) (command, error) {
 			return command{}, usageError(fmt.Sprintf("%s needs %s", name, want))
 		}
 		return command{name: name}, nil
+	case "sip":
+		return parseSIP(rest)
 	case "migrate":
 		if len(rest) != 1 {
 			return command{}, usageError("migrate needs one of up, down or status")
@@ -99,6 +112,25 @@ func parseArgs(args []string) (command, error) {
 	default:
 		return command{}, usageError(fmt.Sprintf("unknown command %q", name))
 	}
+}
+
+// parseSIP reads what follows "sip": terminals add NAME, terminals list, terminals remove NAME.
+func parseSIP(rest []string) (command, error) {
+	if len(rest) == 0 || rest[0] != "terminals" {
+		return command{}, usageError("sip needs terminals add NAME, terminals list or terminals remove NAME")
+	}
+	args := rest[1:]
+	switch {
+	case len(args) == 0:
+		return command{}, usageError("sip terminals needs add NAME, list or remove NAME")
+	case args[0] == "list" && len(args) == 1, (args[0] == "add" || args[0] == "remove") && len(args) == 2:
+		return command{name: "sip", args: args}, nil
+	case args[0] == "list":
+		return command{}, usageError("sip terminals list takes no arguments")
+	case args[0] == "add" || args[0] == "remove":
+		return command{}, usageError(fmt.Sprintf("sip terminals %s needs one terminal name", args[0]))
+	}
+	return command{}, usageError(fmt.Sprintf("unknown sip terminals command %q (want add, list or remove)", args[0]))
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -122,6 +154,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return app.RotateKeys(ctx, cfg, logger, stdout)
 	case "members":
 		return app.AuditMembers(ctx, cfg, stdout)
+	case "sip":
+		return app.SIPTerminals(ctx, cfg, logger, cmd.args, stdout)
 	}
 	tp, shutdownTracing, err := telemetry.FromEnv(ctx, getenv, cfg.ReplicaID)
 	if err != nil {
