@@ -26,7 +26,7 @@ func server(t *testing.T, answer func(req []byte) []byte) string {
 		if err != nil {
 			return
 		}
-		defer conn.Close()
+		defer func() { _ = conn.Close() }()
 		r := sip2.NewReader(conn, sip2.Framing{})
 		for {
 			req, err := r.Read()
