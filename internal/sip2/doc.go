@@ -23,11 +23,11 @@
 // LF (KindCharset, KindMalformed); a command identifier the table lacks (KindUnknownCode); a
 // checksum that is not four hex digits or not the sum of the message (KindChecksum); too few
 // characters for the fixed fields, a fixed field holding "|", a variable field whose id is not a
-// capital letter and a capital letter or digit, a sequence number that is not a digit, or AY or
-// AZ anywhere but at the end (KindMalformed). The error-detection fields are found by position:
-// a message that ends with "AZ" and four characters carries a checksum, and "AY" and a digit
-// just before it is its sequence number (a message may also carry AZ alone, as the resend
-// messages often do: ChecksumOnly). Parse is lenient where kiosks differ and nothing is
+// capital letter and a capital letter or digit, or AY or AZ anywhere but at the end
+// (KindMalformed). The error-detection fields are found by position: a message that ends with
+// "AZ" and four characters other than "|" carries a checksum, and "AY" and a digit just before
+// it is its sequence number (a message may also carry AZ alone, as the resend messages often
+// do: ChecksumOnly). Parse is lenient where kiosks differ and nothing is
 // ambiguous: the last field's "|" may be missing, stray empty fields ("||") are skipped, field
 // ids the table does not name are kept, and the variable fields a message requires are not
 // enforced (Message.Missing lists them). It never acts on a field's content: dates and flags

@@ -98,6 +98,5 @@ func checkText(code, name, v string) error {
 
 // endsLikeTrailer says whether Parse would take the end of s for error-detection fields.
 func endsLikeTrailer(s string) bool {
-	n := len(s)
-	return (n >= 8 && s[n-6:n-4] == "AZ") || (n >= 5 && s[n-3:n-1] == "AY")
+	return hasChecksum(s) || hasSeq(s)
 }

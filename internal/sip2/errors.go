@@ -10,17 +10,18 @@ import (
 type Kind int
 
 const (
-	// KindMalformed: the message is not of the protocol's shape (too short for its fixed part,
-	// a field id that is not two letters or digits, an error-detection field out of place, ...).
+	// KindMalformed means the message is not of the protocol's shape: too short for its fixed
+	// part, a field id that is not a capital letter and a letter or digit, an error-detection
+	// field out of place, ...
 	KindMalformed Kind = iota + 1
-	// KindChecksum: the AZ field is not four hex digits, or is not the sum of what was sent.
+	// KindChecksum means the AZ field is not four hex digits, or is not the sum of what was sent.
 	KindChecksum
-	// KindUnknownCode: the command identifier is none the table knows.
+	// KindUnknownCode means the command identifier is none the table knows.
 	KindUnknownCode
-	// KindTooLong: the Reader met more than Framing.MaxLength bytes without a terminator.
+	// KindTooLong means the Reader met more than Framing.MaxLength bytes without a terminator.
 	KindTooLong
-	// KindCharset: the bytes are not text in the Framing's character set (invalid UTF-8, or, on
-	// writing, a character the code page has no byte for).
+	// KindCharset means the bytes are not text in the Framing's character set: invalid UTF-8,
+	// or, on writing, a character the code page has no byte for.
 	KindCharset
 )
 

@@ -67,13 +67,13 @@ func parse(text, raw []byte) (Message, error) {
 }
 
 // readTrailer takes the error-detection fields off the end of text, where they must be: "AZ"
-// and four hex digits last, after "AY" and a digit when there is a sequence number. It checks the
-// checksum against raw and returns the text before them.
+// and four characters other than "|" last, after "AY" and a digit when there is a sequence
+// number. It checks the checksum against raw and returns the text before them.
 func (m *Message) readTrailer(text string, raw []byte) (string, error) {
-	n := len(text)
-	if n < 8 || text[n-6:n-4] != "AZ" {
-		return text, nil // no checksum: a final AY without AZ is refused by readFields
+	if !hasChecksum(text) {
+		return text, nil // an AY without AZ is refused by readFields
 	}
+	n := len(text)
 	given := text[n-4:]
 	if !isHex(given) {
 		return "", parseErr(KindChecksum, m.Code, "AZ%s is not four hex digits", given)
@@ -85,17 +85,26 @@ func (m *Message) readTrailer(text string, raw []byte) (string, error) {
 		return "", parseErr(KindChecksum, m.Code, "AZ%s, but the message sums to %s", given, want)
 	}
 	body := text[:n-6]
-	k := len(body)
-	if k >= 5 && body[k-3:k-1] == "AY" {
-		seq := body[k-1]
-		if seq < '0' || seq > '9' {
-			return "", parseErr(KindMalformed, m.Code, "sequence number AY%q is not a digit", seq)
-		}
-		m.Seq, m.HasSeq = int(seq-'0'), true
-		return body[:k-3], nil
+	if !hasSeq(body) {
+		m.ChecksumOnly = true
+		return body, nil
 	}
-	m.ChecksumOnly = true
-	return body, nil
+	k := len(body)
+	m.Seq, m.HasSeq = int(body[k-1]-'0'), true
+	return body[:k-3], nil
+}
+
+// hasChecksum says whether s ends with "AZ" and four characters other than "|", after the
+// command identifier. A message's last field ends with "|", so its value can't be taken for one.
+func hasChecksum(s string) bool {
+	n := len(s)
+	return n >= 8 && s[n-6:n-4] == "AZ" && !strings.Contains(s[n-4:], "|")
+}
+
+// hasSeq says whether s ends with "AY" and a digit, after the command identifier.
+func hasSeq(s string) bool {
+	k := len(s)
+	return k >= 5 && s[k-3:k-1] == "AY" && s[k-1] >= '0' && s[k-1] <= '9'
 }
 
 // readFixed cuts the fixed fields off s by the lengths of spec, in characters, and returns what

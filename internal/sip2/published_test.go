@@ -17,7 +17,7 @@ func readPublished(t testing.TB) []published {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	var out []published
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
