@@ -22,7 +22,7 @@ var layers = [][]string{
 	{"internal/books/booksapi", "internal/accounts/accountsapi", "internal/titles/titlesapi", "internal/processor/processorhttp",
 		"internal/notifications/smtpmail", "internal/notifications/emailfacts",
 		"internal/notifications/notificationspg", "internal/catalog/catalogpg", "internal/catalog/cataloghttp",
-		"internal/loans/loanspg", "internal/loans/loanshttp", "internal/holds/holdspg", "internal/holds/holdshttp"},
+		"internal/loans/loanspg", "internal/loans/loanshttp", "internal/holds/holdspg", "internal/holds/holdshttp", "internal/kiosk"},
 	{"internal/httpapi/commandhttp", "internal/catalog/catalogview"},
 	{"internal/catalog", "internal/loans", "internal/holds", "internal/latefines", "internal/holdshelf", "internal/notifications", "internal/checkouts",
 		"internal/adoption", "internal/shelves"},
@@ -42,14 +42,14 @@ var layers = [][]string{
 	{"internal/httpapi"},
 	{"internal/auth", "internal/httpapi/strictjson"},
 	{"internal/validate", "internal/tracing", "internal/pii", "internal/payments", "internal/isbn", "internal/secrethash"},
-	{"internal/errs", "internal/config"},
+	{"internal/errs", "internal/config", "internal/sip2"},
 }
 
 // plain are the packages that must stay plain Go: the domain (the service's rules, the
 // aggregates that run them and the log they are kept in), the engine of the background work,
 // whose drivers and handlers are adapters of their own, and the port to a payment provider,
 // whose adapters (payments/stripepay) are too.
-var plain = []string{"internal/books", "internal/accounts", "internal/titles", "internal/terminals", "internal/reservations", "internal/isbn", "internal/secrethash",
+var plain = []string{"internal/books", "internal/accounts", "internal/titles", "internal/terminals", "internal/reservations", "internal/isbn", "internal/secrethash", "internal/sip2",
 	"internal/aggregate", "internal/eventstore",
 	"internal/aggregate/core", "internal/aggregate/cache", "internal/aggregate/snapshots", "internal/aggregate/sealing",
 	"internal/aggregate/eventlog", "internal/aggregate/stack", "internal/aggregate/queue",
