@@ -90,6 +90,9 @@ func checkLibrary(t *testing.T, m *manifests, vars map[string]string, wantImage 
 	}
 	metricsPort := checkMetrics(t, m, &d.Spec.Template, c, env, vars)
 	wantPorts := map[string]int32{httpPortName: int32(listenPort), metricsPortName: int32(metricsPort)}
+	if sipPort := checkSIP(t, m, env, vars); sipPort > 0 {
+		wantPorts[sipPortName] = int32(sipPort)
+	}
 	ports := map[string]int32{}
 	for _, p := range c.Ports {
 		ports[p.Name] = p.ContainerPort
@@ -188,8 +191,8 @@ func checkShutdown(t *testing.T, pod *corev1.PodSpec, c *corev1.Container, env e
 	}
 }
 
-// checkLibraryService checks the Service (port 80 to the named port http, and only that,
-// selecting the Deployment's pods) and the PodDisruptionBudget (one pod at a time, of these
+// checkLibraryService checks the Service (port 80 to the named port http, and the kiosks' port
+// to the named port sip, and only those, selecting the Deployment's pods) and the PodDisruptionBudget (one pod at a time, of these
 // pods only).
 func checkLibraryService(t *testing.T, m *manifests, d *appsv1.Deployment) {
 	t.Helper()
@@ -198,8 +201,12 @@ func checkLibraryService(t *testing.T, m *manifests, d *appsv1.Deployment) {
 	if svc == nil {
 		t.Fatalf("no Service %q", appName)
 	}
-	if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Port != 80 || svc.Spec.Ports[0].TargetPort != intstr.FromString(httpPortName) {
-		t.Errorf("Service ports %+v, want 80 -> %q only", svc.Spec.Ports, httpPortName)
+	http := slices.IndexFunc(svc.Spec.Ports, func(p corev1.ServicePort) bool { return p.TargetPort == intstr.FromString(httpPortName) })
+	others := slices.DeleteFunc(slices.Clone(svc.Spec.Ports), func(p corev1.ServicePort) bool {
+		return p.TargetPort == intstr.FromString(httpPortName) || p.TargetPort == intstr.FromString(sipPortName)
+	})
+	if http < 0 || svc.Spec.Ports[http].Port != 80 || len(others) > 0 {
+		t.Errorf("Service ports %+v, want 80 -> %q and the kiosks' port -> %q only", svc.Spec.Ports, httpPortName, sipPortName)
 	}
 	if sel := labels.SelectorFromSet(svc.Spec.Selector); len(svc.Spec.Selector) == 0 || !sel.Matches(podLabels) {
 		t.Errorf("Service selector %v doesn't select the Deployment's pods %v", svc.Spec.Selector, podLabels)
