@@ -23,7 +23,7 @@ const (
 // the hold shelf and until when; and how many members wait for it.
 func itemInformation(ctx context.Context, s *session, m sip2.Message) (sip2.Message, string) {
 	answer := sip2.Message{Code: "18", Fixed: []string{"01", "00", "01", s.now()}}
-	if no := s.mayFor(http.MethodGet, "/books", patron{}, ""); no != nil {
+	if no := s.mayFor(http.MethodGet, "/books?barcode=", patron{}, ""); no != nil {
 		return answer.Add("AB", m.Value("AB")).Add("AJ", "").Add("AF", no.screen), no.outcome
 	}
 	b, no := s.item(ctx, m)

@@ -58,8 +58,10 @@ func (s *session) show(ctx context.Context, m sip2.Message) (patron, *refusal) {
 }
 
 // may reports whether the rules let a kiosk do what the route does, for memberID, with p shown.
+// A pattern may carry the query parameter whose rule it stands for ("/books?barcode=").
 func (s *session) may(method, pattern string, p patron, memberID string) bool {
-	r, ok := s.srv.opts.Rules.Find(method, pattern)
+	path, query, _ := strings.Cut(pattern, "?")
+	r, ok := s.srv.opts.Rules.Match(method, path, query)
 	return ok && r.KioskMay(p.memberID, memberID)
 }
 

@@ -108,8 +108,11 @@ const (
 // answer handles one message in a span of its own and returns its answer, and what the
 // session does next.
 func (s *session) answer(ctx context.Context, m sip2.Message) (sip2.Message, after) {
-	if m.Code == "97" && s.hasLast {
+	if m.Code == "97" {
 		s.srv.opts.Observe(m.Code, "resent", 0)
+		if !s.hasLast { // nothing was answered yet: the kiosk is asked to send its message again
+			return sip2.Message{Code: "96"}, answerAndGoOn
+		}
 		return s.last, answerAndGoOn
 	}
 	h, known := handlers[m.Code]
