@@ -41,7 +41,7 @@ var layers = [][]string{
 	{"internal/eventstore"},
 	{"internal/httpapi"},
 	{"internal/auth", "internal/httpapi/strictjson"},
-	{"internal/validate", "internal/tracing", "internal/pii", "internal/payments", "internal/isbn"},
+	{"internal/validate", "internal/tracing", "internal/pii", "internal/payments", "internal/isbn", "internal/secrethash"},
 	{"internal/errs", "internal/config"},
 }
 
