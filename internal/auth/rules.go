@@ -122,6 +122,9 @@ func Rules() []Rule {
 		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/loans", ""),
 		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/holds", ""),
 		ownOrLibrarian(http.MethodPut, "/accounts/{memberId}", "a member sets their name only: their email comes from their sign-in"),
+		librarians(http.MethodPut, "/accounts/{memberId}/card"),
+		// A PIN is the member's secret: staff may give a card, never choose its PIN.
+		{Method: http.MethodPut, Pattern: "/accounts/{memberId}/pin", Member: Own, WhenOpen: Allow},
 		librarians(http.MethodPost, "/accounts/{memberId}/fines"),
 		librarians(http.MethodPost, "/accounts/{memberId}/payments"),
 		ownOrLibrarian(http.MethodPost, "/accounts/{memberId}/erasure", "only a settled account, with no book on loan"),
