@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"library/internal/aggregate"
@@ -80,6 +81,9 @@ func (s *Service) SetPIN(ctx context.Context, memberID string, c SetPIN, o aggre
 			return aggregate.Result{}, err
 		}
 	}
+	// A copy: the events may be shared with the answers of the same command's repeats, sent
+	// at once, which read the hash in them (samePIN).
+	result.Events = slices.Clone(result.Events)
 	for i, e := range result.Events {
 		result.Events[i].Data = Shown(e.Data)
 	}

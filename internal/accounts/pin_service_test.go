@@ -3,11 +3,13 @@ package accounts_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"library/internal/accounts"
@@ -149,5 +151,35 @@ func TestCheckPINWithoutAPIN(t *testing.T) {
 		_, version, err := s.Get(ctx, "bob")
 		require.NoError(t, err)
 		require.EqualValues(t, 1, version)
+	})
+}
+
+// Requests with one key and one PIN, at once, all get the first answer, without a hash, and one
+// of them recorded it: those decided with it are answered from its events, which they share.
+func TestConcurrentSetPINWithOneKey(t *testing.T) {
+	t.Parallel()
+	forEachKeyedLog(t, func(t *testing.T, log keyedLog) {
+		ctx := context.Background()
+		s := pinServices(log, testclock.New(t0), 1)[0]
+		const n = 8
+		answers := make([]string, n)
+		firsts := make([]bool, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				result, err := s.SetPIN(ctx, "alice", accounts.SetPIN{PIN: "5150"}, aggregate.Origin{CommandID: "one-pin"})
+				if !assert.NoError(t, err, "request %d", i) {
+					return
+				}
+				b, _ := json.Marshal(result)
+				answers[i], firsts[i] = string(b), !result.Replayed
+			})
+		}
+		wg.Wait()
+		for i := range answers {
+			require.Equal(t, answers[0], answers[i], "request %d", i)
+		}
+		require.Equal(t, 1, strings.Count(fmt.Sprint(firsts), "true"), "one request recorded the PIN")
+		require.NotContains(t, answers[0], "argon2")
 	})
 }
