@@ -26,6 +26,7 @@ func (m Metadata) AppendJSON(b []byte) []byte {
 		b = appendMember(b, inner, `"iss":`, m.Actor.Issuer)
 		b = append(b, '}')
 	}
+	b = appendMember(b, start, `"card":`, m.Card)
 	if m.Schema != 0 { // omitempty
 		if len(b) > start {
 			b = append(b, ',')

@@ -31,6 +31,7 @@ func TestMetadataAppendJSONIsMarshal(t *testing.T) {
 			Fingerprint: jsonText().Draw(t, "fingerprint"), CorrelationID: jsonText().Draw(t, "correlationId"),
 			TraceParent: jsonText().Draw(t, "traceparent"),
 			Actor:       eventstore.Actor{Subject: jsonText().Draw(t, "sub"), Role: jsonText().Draw(t, "role"), Issuer: jsonText().Draw(t, "iss")},
+			Card:        jsonText().Draw(t, "card"),
 			Schema:      rapid.OneOf(rapid.Just(0), rapid.IntRange(-3, 1<<20)).Draw(t, "schema"),
 		}
 		want, err := json.Marshal(m)

@@ -20,6 +20,7 @@ const inst = apitest.Institution
 
 // library is two replicas on one PostgreSQL, each with a SIP listener, and a terminal.
 type library struct {
+	db                 string
 	a, b               apitest.Service
 	http               *apitest.API
 	terminal, password string
@@ -39,7 +40,7 @@ func twoReplicas(t *testing.T, tune ...func(*app.Config)) library {
 	a := apitest.Launch(t, cfg("a"), apitest.ServiceLogger(t, cfg("a")))
 	password := apitest.AddTerminal(t, cfg("a"), "kiosk-1")
 	b := apitest.Launch(t, cfg("b"), apitest.ServiceLogger(t, cfg("b")))
-	return library{a: a, b: b, http: a.API("postgres"), terminal: "kiosk-1", password: password}
+	return library{db: db, a: a, b: b, http: a.API("postgres"), terminal: "kiosk-1", password: password}
 }
 
 // withoutSeq is an answer as compared between a first try and its retry: the sequence number is
