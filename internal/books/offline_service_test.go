@@ -116,7 +116,8 @@ func TestOfflineLoansOverrideTheAccountsRules(t *testing.T) {
 	}
 }
 
-// An online lend still refuses what an offline one overrides, and records no override.
+// An online lend still refuses what an offline one overrides, and records no override; nor does
+// an offline one the caller says overrides something: that is the account's to say.
 func TestOnlineLoansKeepTheAccountsRules(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -126,4 +127,13 @@ func TestOnlineLoansKeepTheAccountsRules(t *testing.T) {
 	res, err := lib.Lend(ctx, "b2", books.LendBook{LoanID: "l2", MemberID: "m2"}, aggregate.Origin{})
 	require.NoError(t, err)
 	require.Equal(t, books.BookLent{LoanID: "l2", MemberID: "m2", LentAt: nowUTC, DueAt: nowUTC.Add(loanPeriod)}, lentOf(t, res))
+
+	alone := books.NewService(eventstore.NewMemory(nil), aggregate.Options{}, func() time.Time { return now }, books.Policy{LoanPeriod: loanPeriod}, nil)
+	_, err = alone.Add(ctx, books.AddBook{ID: "b1", Title: "Dune", Author: "Frank Herbert"}, aggregate.Origin{})
+	require.NoError(t, err)
+	res, err = alone.Lend(ctx, "b1", books.LendBook{LoanID: "l1", MemberID: "m1", Offline: &books.Offline{LentAt: nowUTC},
+		Overrode: []string{"LoanLimitReached"}}, aggregate.Origin{})
+	require.NoError(t, err)
+	require.Equal(t, books.BookLent{LoanID: "l1", MemberID: "m1", LentAt: nowUTC, DueAt: nowUTC.Add(loanPeriod), Offline: true}, lentOf(t, res),
+		"without accounts, nothing is overridden")
 }

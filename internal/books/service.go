@@ -98,6 +98,7 @@ func (s *Service) WithTitles(t Titles) *Service {
 // Lend lends a book; with c.Offline, records a loan a kiosk made while offline, over the
 // account's rules (offline.go).
 func (s *Service) Lend(ctx context.Context, bookID string, c LendBook, o aggregate.Origin) (aggregate.Result, error) {
+	c.Overrode = nil // the account's to say, never the caller's
 	cmd := aggregate.Command[Book]{Name: "lendBook", Origin: o, Payload: c, Validate: c.Validate}
 	account := s.onAccount(bookID)
 	if c.Offline != nil && s.borrowers != nil {
