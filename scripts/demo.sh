@@ -13,8 +13,9 @@
 # end of that part's log, keeps the logs and exits 1.
 #
 # Needs Go, make, curl and the PostgreSQL server binaries (Debian: apt-get install postgresql).
-# Ports: DEMO_API_PORTS (default "8080 8081"), DEMO_PG_PORT (5434), DEMO_SMTP_PORT (1025),
-# DEMO_MAILPIT_PORT (8025), DEMO_IDP_PORT (9096), DEMO_PAY_PORT (9097).
+# Ports: DEMO_API_PORTS (default "8080 8081"), DEMO_SIP_PORTS ("6001 6002": each replica's
+# SIP2 listener, for self-check kiosks, with a terminal demo-kiosk), DEMO_PG_PORT (5434),
+# DEMO_SMTP_PORT (1025), DEMO_MAILPIT_PORT (8025), DEMO_IDP_PORT (9096), DEMO_PAY_PORT (9097).
 set -euo pipefail
 
 # Ctrl-C signals every process of the terminal's foreground process group. Run by make, this
@@ -36,6 +37,7 @@ fi
 cd "$(dirname "$0")/.."
 
 read -r -a api_ports <<<"${DEMO_API_PORTS:-8080 8081}"
+read -r -a sip_ports <<<"${DEMO_SIP_PORTS:-6001 6002}"
 pg_port="${DEMO_PG_PORT:-5434}"
 smtp_port="${DEMO_SMTP_PORT:-1025}"
 web_port="${DEMO_MAILPIT_PORT:-8025}"
@@ -47,11 +49,12 @@ pay_key=sk_test_devpay pay_webhook_secret=whsec_devpay
 # Every port must be free before anything starts: a port held by an earlier run would answer
 # for a replica that never came up.
 port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-if [ "${#api_ports[@]}" -ne 2 ]; then
-  echo "DEMO_API_PORTS must name two ports, such as \"9080 9081\"" >&2
+if [ "${#api_ports[@]}" -ne 2 ] || [ "${#sip_ports[@]}" -ne 2 ]; then
+  echo "DEMO_API_PORTS and DEMO_SIP_PORTS must each name two ports, such as \"9080 9081\"" >&2
   exit 1
 fi
 for entry in "${api_ports[0]} DEMO_API_PORTS" "${api_ports[1]} DEMO_API_PORTS" "$pg_port DEMO_PG_PORT" \
+  "${sip_ports[0]} DEMO_SIP_PORTS" "${sip_ports[1]} DEMO_SIP_PORTS" \
   "$smtp_port DEMO_SMTP_PORT" "$web_port DEMO_MAILPIT_PORT" "$idp_port DEMO_IDP_PORT" "$pay_port DEMO_PAY_PORT"; do
   read -r port name <<<"$entry"
   if ! [[ "$port" =~ ^[0-9]+$ ]] || [ "$port" -lt 1 ] || [ "$port" -gt 65535 ]; then
@@ -165,7 +168,9 @@ export PAYMENTS=stripe STRIPE_API_URL="http://127.0.0.1:$pay_port" STRIPE_SECRET
 export STRIPE_WEBHOOK_SECRET="$pay_webhook_secret" PUBLIC_URL="http://127.0.0.1:${api_ports[0]}"
 export LOG_FORMAT=text
 replica=a
-for port in "${api_ports[@]}"; do
+kiosk_password=
+for i in 0 1; do
+  port=${api_ports[$i]}
   # The operations page of each replica may watch the others, which allow its origin.
   others=()
   for other in "${api_ports[@]}"; do
@@ -173,9 +178,13 @@ for port in "${api_ports[@]}"; do
   done
   others_list=$(IFS=,; echo "${others[*]}")
   start_part "$work/$replica.log" env OPERATIONS_REPLICAS="$others_list" CORS_ORIGINS="$others_list" \
-    HTTP_ADDR="127.0.0.1:$port" REPLICA_ID="$replica" bin/library
+    HTTP_ADDR="127.0.0.1:$port" SIP_ADDR="127.0.0.1:${sip_ports[$i]}" REPLICA_ID="$replica" bin/library
   # One at a time: the first takes every lease, and the migrations run once.
   wait_for "http://127.0.0.1:$port/readyz" "replica $replica" "$work/$replica.log" "${pids[-1]}"
+  if [ -z "$kiosk_password" ]; then # a terminal for the kiosks, once the schema is there
+    kiosk_password="$(bin/library sip terminals add demo-kiosk 2>>"$work/$replica.log" | tail -n 1)" ||
+      fail "the kiosk terminal could not be added" "$work/$replica.log"
+  fi
   replica=b
 done
 
@@ -188,6 +197,7 @@ The library is running: two replicas on one PostgreSQL, one mail server and one 
   emails       http://127.0.0.1:$web_port        (Mailpit)
   sign-in      $AUTH_ISSUER        (alice, a member; libby, a librarian; oscar, an operator)
   passwords    alice-password, libby-password, oscar-password
+  kiosks       127.0.0.1:${sip_ports[0]}, 127.0.0.1:${sip_ports[1]}   (SIP2: terminal demo-kiosk, password $kiosk_password)
   payments     http://127.0.0.1:$pay_port        (devpay, a stand-in for Stripe; logs: $work/devpay.log)
                alice pays a fine in the web app: its Pay opens devpay's page, where Pay pays it (the
                commands below fine her). What devpay was asked and sent, with its test key:
@@ -198,7 +208,8 @@ The library is running: two replicas on one PostgreSQL, one mail server and one 
 
 Try it: each line as it is, in bash, from this directory. A token for a script is one curl;
 the web page signs in on the provider's page, which lists its users.
-$(scripts/demo-commands.sh "http://127.0.0.1:${api_ports[0]}" "http://127.0.0.1:${api_ports[1]}" "$AUTH_ISSUER" "$ADMIN_TOKEN" "http://127.0.0.1:$web_port")
+$(scripts/demo-commands.sh "http://127.0.0.1:${api_ports[0]}" "http://127.0.0.1:${api_ports[1]}" "$AUTH_ISSUER" "$ADMIN_TOKEN" "http://127.0.0.1:$web_port" \
+  "127.0.0.1:${sip_ports[0]}" "$kiosk_password")
 
 To stop everything and remove what the demo made: Ctrl-C here, or from another shell
   kill $$

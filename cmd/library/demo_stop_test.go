@@ -89,13 +89,14 @@ func prepareDemo(t *testing.T, root string, command ...string) *demoRun {
 	require.NoError(t, os.Chmod(tmp, 0o755)) // PostgreSQL may run as another user (as root: postgres)
 	d := &demoRun{cmd: exec.Command(command[0], command[1:]...), tmp: tmp, output: &lockedBuffer{}, exited: make(chan struct{}),
 		mark: fmt.Sprintf("LIBRARY_DEMO_TEST_RUN=%d-%d", os.Getpid(), time.Now().UnixNano())}
-	ports := freePorts(t, 7)
+	ports := freePorts(t, 9)
 	d.cmd.Dir = root
 	d.cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool { // a newcomer's shell has none
 		name, _, _ := strings.Cut(kv, "=")
 		return slices.Contains([]string{"ADMIN_TOKEN", "PII_KEY", "MAKEFLAGS", "MFLAGS", "MAKELEVEL"}, name)
 	}), "TMPDIR="+tmp, d.mark, "DEMO_API_PORTS="+ports[0]+" "+ports[1], "DEMO_PG_PORT="+ports[2],
-		"DEMO_SMTP_PORT="+ports[3], "DEMO_MAILPIT_PORT="+ports[4], "DEMO_IDP_PORT="+ports[5], "DEMO_PAY_PORT="+ports[6])
+		"DEMO_SMTP_PORT="+ports[3], "DEMO_MAILPIT_PORT="+ports[4], "DEMO_IDP_PORT="+ports[5], "DEMO_PAY_PORT="+ports[6],
+		"DEMO_SIP_PORTS="+ports[7]+" "+ports[8])
 	t.Cleanup(func() {
 		d.stopWhatIsLeft(t)
 		_ = os.RemoveAll(tmp)

@@ -20,11 +20,13 @@ import (
 // demoAdminToken is scripts/demo.sh's ADMIN_TOKEN unless one is given.
 const demoAdminToken = "demo-admin-token-for-this-machine-only"
 
-// demoCommands is what scripts/demo-commands.sh prints for these replicas, provider and token:
-// the commands the demo's banner suggests.
-func demoCommands(t *testing.T, a, b, issuer, adminToken string) string {
+// demoCommands is what scripts/demo-commands.sh prints for these replicas, provider and token,
+// and, with kiosk, for a SIP listener and its terminal's password: the commands the demo's
+// banner suggests.
+func demoCommands(t *testing.T, a, b, issuer, adminToken string, kiosk ...string) string {
 	t.Helper()
-	out, err := exec.Command("bash", "../../scripts/demo-commands.sh", a, b, issuer, adminToken, "http://127.0.0.1:8025").CombinedOutput()
+	args := append([]string{"../../scripts/demo-commands.sh", a, b, issuer, adminToken, "http://127.0.0.1:8025"}, kiosk...)
+	out, err := exec.Command("bash", args...).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	return string(out)
 }
@@ -38,6 +40,8 @@ const demoPublicURL = "http://127.0.0.1:8080"
 type payingPair struct {
 	signedInPair
 	pay *paytest.Provider
+	// sip is the holder's SIP listener, and password that of its terminal, demo-kiosk.
+	sip, password string
 }
 
 // startPayingPair starts the providers, a holder of every lease, then a standby, and points
@@ -51,12 +55,17 @@ func startPayingPair(t *testing.T) payingPair {
 		"AUTH_ISSUER=" + pair.idp.Issuer, "AUTH_AUDIENCE=" + apitest.Audience, "AUTH_CLIENT_ID=" + apitest.WebClientID, "ADMIN_TOKEN=" + pair.adminToken,
 		"PAYMENTS=stripe", "STRIPE_API_URL=" + pay.URL(), "STRIPE_SECRET_KEY=" + pay.SecretKey(),
 		"STRIPE_WEBHOOK_SECRET=" + pay.WebhookSecret(), "PUBLIC_URL=" + demoPublicURL}
-	pair.holder = start(t, append(env, "REPLICA_ID=holder")...)
+	sip := "127.0.0.1:" + freePorts(t, 1)[0]
+	pair.holder = start(t, append(env, "REPLICA_ID=holder", "SIP_ADDR="+sip)...)
 	waitUntil(t, 10*time.Second, func() bool { return holds(pair.holder, "checkouts", pair.adminToken) }, "the first process to hold its leases")
 	pair.standby = start(t, append(env, "REPLICA_ID=standby")...)
 	waitUntil(t, 10*time.Second, func() bool { return ready(pair.standby) }, "the standby to be ready")
 	require.NoError(t, pay.SetWebhookURLs([]string{pair.holder.URL("/webhooks/stripe"), pair.standby.URL("/webhooks/stripe")}))
-	return payingPair{signedInPair: pair, pay: pay}
+	stdout, stderr, status := cli(t, env, "sip", "terminals", "add", "demo-kiosk")
+	require.Equal(t, 0, status, stderr)
+	password := passwordLine.FindStringSubmatch(stdout)
+	require.NotNil(t, password, stdout)
+	return payingPair{signedInPair: pair, pay: pay, sip: sip, password: password[1]}
 }
 
 // Every command the demo prints works as printed, in order, against two replicas with sign-in
@@ -66,7 +75,7 @@ func startPayingPair(t *testing.T) payingPair {
 func TestTheDemosCommandsWorkAsPrinted(t *testing.T) {
 	t.Parallel()
 	pair := startPayingPair(t)
-	commands := demoCommands(t, pair.holder.URL(""), pair.standby.URL(""), pair.idp.Issuer, pair.adminToken)
+	commands := demoCommands(t, pair.holder.URL(""), pair.standby.URL(""), pair.idp.Issuer, pair.adminToken, pair.sip, pair.password)
 
 	cmd := exec.Command("bash", "-c", commands)
 	cmd.Dir = "../.."                                                // as the demo says: from the repository's root
@@ -87,8 +96,13 @@ func TestTheDemosCommandsWorkAsPrinted(t *testing.T) {
 	for _, a := range regexp.MustCompile(`(?m)\} (\d{3})$`).FindAllStringSubmatch(string(out), -1) {
 		statuses = append(statuses, a[1])
 	}
-	require.Equal(t, []string{"201", "201", "201", "201", "201", "200"}, statuses,
-		"the contact, the book, the loan, the fine, the checkout, and the checkout read again:\n%s", out)
+	require.Equal(t, []string{"201", "201", "201", "201", "201", "200", "201", "201", "201", "201"}, statuses,
+		"the contact, the book, the loan, the fine, the checkout, the checkout read again, alice's card and PIN, a title and its copy:\n%s", out)
+	kiosk := regexp.MustCompile(`(?m)^12.*$`).FindAllString(string(out), -1)
+	require.Regexp(t, `(?m)^941$`, string(out), "the kiosk's terminal logged in")
+	require.Len(t, kiosk, 2, "the kiosk's checkout, and the same again: %s", out)
+	require.True(t, strings.HasPrefix(kiosk[0], "121"), "lent: %s", kiosk[0])
+	require.Equal(t, kiosk[0], kiosk[1], "the checkout sent twice, answered alike")
 	require.Regexp(t, `(?m)^303 `+regexp.QuoteMeta(demoPublicURL+"/#/checkouts/alice/co_"), string(out),
 		"Pay pressed on the provider's page, which sends alice back to the web app")
 	require.Contains(t, string(out), `"holdsLease":true`, "the status")
