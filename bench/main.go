@@ -14,7 +14,8 @@
 //   - apart: the measurements that need a service process and a database of their own: a slow
 //     relay and a backlog, takeovers after SIGKILL and SIGTERM, the catalog at 100,000 books,
 //     cold loads of long streams, durable timers firing, a title with a long queue of holds
-//     whose copies come back at once, and the titles search at 100,000 titles.
+//     whose copies come back at once, the titles search at 100,000 titles, and checkouts at
+//     self-check kiosks over SIP2 beside the same over HTTP.
 //   - report: the table, the targets with their verdicts, and the Markdown file.
 //   - figures: how numbers are summarised and written.
 //
@@ -101,6 +102,8 @@ func run(ctx context.Context) error {
 		return b.holdsOnly(ctx)
 	case environment.OnlyTitles:
 		return b.titlesOnly(ctx)
+	case environment.OnlySIP:
+		return b.kiosksOnly(ctx)
 	}
 	if b.sink, err = environment.StartSMTPSink(); err != nil {
 		return err
@@ -138,10 +141,10 @@ func run(ctx context.Context) error {
 // build builds the service, and the service at BENCH_BEFORE when it is set.
 func (b *bench) build(ctx context.Context) error {
 	var err error
-	if b.cfg.Only == environment.OnlyTimers || b.cfg.Only == environment.OnlyHolds || b.cfg.Only == environment.OnlyTitles {
+	if b.cfg.Alone() {
 		environment.Logf("building the service")
 		b.bin, err = environment.BuildService(ctx, b.root, b.tmp)
-		return err // the timers, the holds and the titles need the service alone
+		return err // the timers, the holds, the titles and the kiosks need the service alone
 	}
 	environment.Logf("building the service and devidp")
 	if b.bin, err = environment.BuildService(ctx, b.root, b.tmp); err != nil {
@@ -238,7 +241,7 @@ func (b *bench) measureMainService(ctx context.Context, rep *report.Report) erro
 
 // measureApart runs the measurements that need a database, and service processes, of their
 // own: the slow relay and the backlog, the takeovers, the catalog at 100,000 books, the cold
-// loads of long streams, the timers, the title holds and the titles search.
+// loads of long streams, the timers, the title holds, the titles search and the kiosks.
 func (b *bench) measureApart(ctx context.Context, rep *report.Report) error {
 	environment.Logf("relay: %d loans at %s per message, then a backlog of %d after a 421 outage, on a database of their own",
 		apart.SlowRelayLoans, apart.SlowRelayDelay, apart.BacklogLoans)
@@ -294,90 +297,10 @@ func (b *bench) measureApart(ctx context.Context, rep *report.Report) error {
 		return err
 	}
 	env.Date, env.LoadBefore = time.Now().UTC(), environment.LoadAverage()
-	rep.Titles, err = b.measureTitles(ctx, env)
+	if rep.Titles, err = b.measureTitles(ctx, env); err != nil {
+		return err
+	}
+	env.Date, env.LoadBefore = time.Now().UTC(), environment.LoadAverage()
+	rep.Kiosks, err = b.measureKiosks(ctx, env)
 	return err
-}
-
-// Timers runs the timers measurement on a database of its own.
-func (b *bench) measureTimers(ctx context.Context, env environment.Machine) (apart.TimersResult, error) {
-	environment.Logf("timers: %d rounds of %s due timers, payments at concurrency %d alone and while they fire, on a database of their own",
-		apart.TimerRounds, figures.Thousands(apart.TimerCount), apart.TimerConcurrency)
-	timersURL, err := b.db.Another(ctx, "timers")
-	if err != nil {
-		return apart.TimersResult{}, err
-	}
-	res, err := apart.Timers(ctx, b.cfg, b.bin, timersURL, env)
-	if err != nil {
-		return res, fmt.Errorf("timers: %w", err)
-	}
-	return res, nil
-}
-
-// timersOnly runs the timers measurement alone (BENCH_ONLY=timers), prints its figures and
-// writes them into the report of the last full run.
-func (b *bench) timersOnly(ctx context.Context) error {
-	env, err := environment.DescribeMachine(ctx, b.root, b.db.URL)
-	if err != nil {
-		return err
-	}
-	rep := report.Report{Config: b.cfg, Env: env}
-	if rep.Timers, err = b.measureTimers(ctx, env); err != nil {
-		return err
-	}
-	t := &report.TargetRows{}
-	rep.TimersTargets(t)
-	fmt.Println()
-	for _, s := range []report.Section{{Title: "Targets", Header: []string{"target", "measured as", "result", "verdict"}, Rows: t.Rows}, rep.TimersSection()} {
-		fmt.Print(s.Text())
-	}
-	if b.cfg.Output == "" {
-		return nil
-	}
-	if err := report.SpliceTimers(rep, b.cfg.Output, b.root); err != nil {
-		return err
-	}
-	environment.Logf("wrote the timers' figures into %s", b.cfg.Output)
-	return nil
-}
-
-// measureHolds runs the title holds measurement on a database of its own.
-func (b *bench) measureHolds(ctx context.Context, env environment.Machine) (apart.HoldsResult, error) {
-	environment.Logf("holds: a title with %s holds waiting and %d copies, returns at concurrency %d, on a database of its own",
-		figures.Thousands(apart.HoldsQueue), apart.HoldsCopies, apart.HoldsConcurrency)
-	holdsURL, err := b.db.Another(ctx, "holds")
-	if err != nil {
-		return apart.HoldsResult{}, err
-	}
-	res, err := apart.Holds(ctx, b.bin, holdsURL, env)
-	if err != nil {
-		return res, fmt.Errorf("holds: %w", err)
-	}
-	return res, nil
-}
-
-// holdsOnly runs the title holds measurement alone (BENCH_ONLY=holds), prints its figures and
-// writes them into the report of the last full run.
-func (b *bench) holdsOnly(ctx context.Context) error {
-	env, err := environment.DescribeMachine(ctx, b.root, b.db.URL)
-	if err != nil {
-		return err
-	}
-	rep := report.Report{Config: b.cfg, Env: env}
-	if rep.Holds, err = b.measureHolds(ctx, env); err != nil {
-		return err
-	}
-	t := &report.TargetRows{}
-	rep.HoldsTargets(t)
-	fmt.Println()
-	for _, s := range []report.Section{{Title: "Targets", Header: []string{"target", "measured as", "result", "verdict"}, Rows: t.Rows}, rep.HoldsSection()} {
-		fmt.Print(s.Text())
-	}
-	if b.cfg.Output == "" {
-		return nil
-	}
-	if err := report.SpliceHolds(rep, b.cfg.Output, b.root); err != nil {
-		return err
-	}
-	environment.Logf("wrote the title holds' figures into %s", b.cfg.Output)
-	return nil
 }

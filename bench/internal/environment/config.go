@@ -47,7 +47,8 @@ type Config struct {
 	// Only is BENCH_ONLY: "timers" runs the timers measurement alone and writes its figures
 	// into Output in place of the last full run's (report.SpliceTimers); "holds" does the same
 	// with the title holds measurement (report.SpliceHolds), and "titles-search" with the titles
-	// search (report.SpliceTitles). Empty: everything.
+	// search (report.SpliceTitles), and "sip" with the kiosks' checkouts over SIP2 and HTTP
+	// (report.SpliceKiosks). Empty: everything.
 	Only string
 	// Output is the Markdown file written (BENCH_OUTPUT, default docs/benchmarks.md, relative
 	// to the module root; "-" writes none).
@@ -100,10 +101,10 @@ func LoadConfig() (Config, error) {
 		}
 	}
 	switch cfg.Only = os.Getenv("BENCH_ONLY"); cfg.Only {
-	case "", OnlyTimers, OnlyHolds, OnlyTitles, OnlyCommands:
+	case "", OnlyTimers, OnlyHolds, OnlyTitles, OnlySIP, OnlyCommands:
 	default:
-		errs = append(errs, fmt.Errorf("BENCH_ONLY must be %q, %q, %q, %q or unset (everything), not %q", OnlyTimers, OnlyHolds, OnlyTitles,
-			OnlyCommands, cfg.Only))
+		errs = append(errs, fmt.Errorf("BENCH_ONLY must be %q, %q, %q, %q, %q or unset (everything), not %q", OnlyTimers, OnlyHolds, OnlyTitles,
+			OnlySIP, OnlyCommands, cfg.Only))
 	}
 	if s, ok := os.LookupEnv("BENCH_OUTPUT"); ok {
 		cfg.Output = s
@@ -154,6 +155,19 @@ const OnlyHolds = "holds"
 
 // OnlyTitles is the value of BENCH_ONLY that runs the titles search measurement alone.
 const OnlyTitles = "titles-search"
+
+// OnlySIP is the value of BENCH_ONLY that runs the kiosks' checkouts, over SIP2 and HTTP, alone.
+const OnlySIP = "sip"
+
+// Alone reports whether BENCH_ONLY names a measurement that needs the service alone, on a
+// database of its own: no devidp, no SMTP sink, no main service.
+func (c Config) Alone() bool {
+	switch c.Only {
+	case OnlyTimers, OnlyHolds, OnlyTitles, OnlySIP:
+		return true
+	}
+	return false
+}
 
 // positiveInts reads the setting name's value s: positive integers separated by commas.
 func positiveInts(name, s string) ([]int, error) {

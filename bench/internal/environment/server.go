@@ -67,8 +67,26 @@ func StartService(ctx context.Context, bin, databaseURL string, env ...string) (
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	// Not CommandContext: Stop ends it with SIGTERM, so that it drains and closes its pool.
 	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(),
-		"HTTP_ADDR="+addr,
+	cmd.Env = append(serviceEnv(databaseURL), "HTTP_ADDR="+addr)
+	cmd.Env = append(cmd.Env, env...) // the last of a repeated name wins
+	return startProcess(ctx, cmd, "http://"+addr, "/readyz")
+}
+
+// RunCommand runs one of the binary's commands (sip terminals add NAME, ...) with the
+// environment of the services the run starts, against databaseURL, and returns what it printed.
+func RunCommand(ctx context.Context, bin, databaseURL string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = serviceEnv(databaseURL)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("library %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	}
+	return string(out), nil
+}
+
+// serviceEnv is the environment of the service's processes, on databaseURL.
+func serviceEnv(databaseURL string) []string {
+	return append(os.Environ(),
 		"DATABASE_URL="+databaseURL,
 		"LOG_LEVEL=warn",
 		"REPLICA_ID=bench",
@@ -86,8 +104,6 @@ func StartService(ctx context.Context, bin, databaseURL string, env ...string) (
 		// One member borrows every benchmark loan: no limit on how many books they have out.
 		"MAX_LOANS=1000000000",
 	)
-	cmd.Env = append(cmd.Env, env...) // the last of a repeated name wins
-	return startProcess(ctx, cmd, "http://"+addr, "/readyz")
 }
 
 // benchPIIKey is the key-encryption key of the services the benchmark starts.

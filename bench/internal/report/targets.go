@@ -96,6 +96,7 @@ func (r Report) targets() Section {
 		c.FirstPage.P99 < 50*time.Millisecond && c.Search.P99 < 50*time.Millisecond)
 	r.HoldsTargets(t)
 	r.TitlesTargets(t)
+	r.KiosksTargets(t)
 	return Section{
 		Title:  "Targets",
 		align:  "|---|---|--:|---|",
@@ -260,7 +261,8 @@ func (r Report) sections() []Section {
 	}
 
 	return []Section{r.targets(), r.sealingSection(), r.cacheSection(), r.profileSection(), outbox, r.relaySection(), takeover, growth,
-		r.memorySection(), r.coldSection(), r.catalogSection(), r.TimersSection(), r.HoldsSection(), r.TitlesSection()}
+		r.memorySection(), r.coldSection(), r.catalogSection(), r.TimersSection(), r.HoldsSection(), r.TitlesSection(),
+		r.KiosksSection()}
 }
 
 // text is the sections as aligned text, for the terminal.
