@@ -22,6 +22,9 @@ type PINPolicy struct {
 	// Hash is the cost of new PINs' hashes (default secrethash.Default); a PIN's hash keeps the
 	// cost it was made with.
 	Hash secrethash.Params
+	// Gate bounds the PIN hashes made and checked at once, shared with whatever else of the
+	// process hashes (terminals' logins); nil lets every one run at once.
+	Gate *secrethash.Gate
 }
 
 // Defaults of PINPolicy.
@@ -66,7 +69,12 @@ func (s *Service) SetPIN(ctx context.Context, memberID string, c SetPIN, o aggre
 	if err := c.Validate(); err != nil {
 		return aggregate.Result{}, err
 	}
+	leave, err := s.pins.Gate.Enter(ctx)
+	if err != nil {
+		return aggregate.Result{}, err
+	}
 	hash, err := secrethash.Hash(c.PIN, s.pins.Hash)
+	leave()
 	if err != nil {
 		return aggregate.Result{}, err
 	}
@@ -123,6 +131,11 @@ func (s *Service) CheckPIN(ctx context.Context, memberID, pin string, o aggregat
 	}
 	o.CommandID = ""
 	right := rightPIN(pin)
+	leave, err := s.pins.Gate.Enter(ctx) // the check of the hash is in the decision
+	if err != nil {
+		return err
+	}
+	defer leave()
 	result, err := s.repo.Execute(ctx, memberID, aggregate.Command[Account]{
 		Name: "checkPIN", Origin: o, Payload: struct{}{}, // no PIN: see SetPIN
 		Decide: TryPIN{At: s.pins.Now(), MaxTries: s.pins.MaxTries, Lockout: s.pins.Lockout, Right: right}.Decide,

@@ -47,6 +47,7 @@ import (
 	"library/internal/processor/engine"
 	"library/internal/processor/processorhttp"
 	"library/internal/reservations"
+	"library/internal/secrethash"
 	"library/internal/shelves"
 	"library/internal/telemetry"
 	"library/internal/terminals"
@@ -112,8 +113,9 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		Cipher: keyring, FingerprintKey: a.log.FingerprintKey,
 		Tracer:     tracing.Tracer(cfg.Tuning.TracerProvider, "library/internal/aggregate"),
 		CacheBytes: cfg.AggregateCacheBytes, SnapshotEvery: cfg.SnapshotEvery, Logger: logger}
+	hashes := secrethash.NewGate(0) // PINs and terminals' passwords, hashed a core's worth at a time
 	accountService := accounts.NewService(a.log, repoOpts).Limit(accounts.Limits{MaxLoans: cfg.MaxLoans, BlockAt: cfg.BlockAt, OpenCheckouts: cfg.Payments.OpenMax}).
-		WithPINs(accounts.PINPolicy{Lockout: cfg.SIP.PINLockout, Now: cfg.Tuning.Now})
+		WithPINs(accounts.PINPolicy{Lockout: cfg.SIP.PINLockout, Now: cfg.Tuning.Now, Gate: hashes})
 	titleService := titles.NewService(a.log, repoOpts, cfg.Tuning.Now, reservations.NewService(a.log, repoOpts)).
 		WithHolds(titles.HoldPolicy{MaxQueue: cfg.HoldsMax}, accountService)
 	bookService := books.NewService(a.log, repoOpts, cfg.Tuning.Now, books.Policy{LoanPeriod: cfg.LoanPeriod, MaxRenewals: cfg.RenewalsMax,
@@ -155,7 +157,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		return nil, fmt.Errorf("listen on HTTP_ADDR %s: %w", cfg.HTTPAddr, err)
 	}
 	a.listener = listener
-	terminalService := terminals.NewService(a.log, repoOpts, cfg.Tuning.Now)
+	terminalService := terminals.NewService(a.log, repoOpts, cfg.Tuning.Now).WithGate(hashes)
 	if err := a.listenKiosks(ctx, a.kioskServices(accountService, bookService, titleService, terminalService, views)); err != nil {
 		_ = listener.Close()
 		a.closeStore()

@@ -55,6 +55,8 @@ func unauthorized() error {
 type Service struct {
 	repo *core.Repository[Registry]
 	now  func() time.Time
+	// gate bounds the hashes checked at once (WithGate); nil: no bound.
+	gate *secrethash.Gate
 }
 
 // NewService returns a Service on log; now is the clock of the times terminals are added and
@@ -103,6 +105,13 @@ func newPassword() (string, PasswordHash, error) {
 	return password, PasswordHash(hash), nil
 }
 
+// WithGate has logins check their hashes through g, shared with whatever else of the process
+// hashes (members' PINs), and returns the service.
+func (s *Service) WithGate(g *secrethash.Gate) *Service {
+	s.gate = g
+	return s
+}
+
 // Remove removes the terminal name: it may no longer log in. A name the registry does not hold
 // is errs.NotFound.
 func (s *Service) Remove(ctx context.Context, name string, o aggregate.Origin) error {
@@ -148,7 +157,12 @@ func (s *Service) Login(ctx context.Context, name, password string) error {
 	if len(password) > maxPasswordLength {
 		password = password[:maxPasswordLength] // checked all the same, against the dummy hash
 	}
+	leave, err := s.gate.Enter(ctx)
+	if err != nil {
+		return err
+	}
 	match, err := secrethash.Verify(password, string(hash))
+	leave()
 	if err != nil || !match || !known {
 		return unauthorized()
 	}
