@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -106,8 +107,18 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 		wg.Go(func() {
 			defer func() { <-s.slots }()
 			defer s.untrack(conn)
+			defer s.survive(conn)
 			newSession(s, conn).run(ctx)
 		})
+	}
+}
+
+// survive ends a session that panicked, as net/http ends a request's: the connection closes
+// (the kiosk reconnects and resends), the replica and its other sessions go on, and the stack
+// goes to the log.
+func (s *Server) survive(conn net.Conn) {
+	if r := recover(); r != nil {
+		s.opts.Logger.Error("sip: session failed", "remote", conn.RemoteAddr().String(), "panic", r, "stack", string(debug.Stack()))
 	}
 }
 

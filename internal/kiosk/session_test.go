@@ -11,27 +11,42 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"library/internal/accounts"
 	"library/internal/aggregate"
 	"library/internal/auth"
+	"library/internal/books"
 	"library/internal/eventstore"
+	"library/internal/holds"
 	"library/internal/kiosk"
+	"library/internal/loans"
+	"library/internal/processor"
+	"library/internal/reservations"
+	"library/internal/shelves"
 	"library/internal/sip2"
 	"library/internal/terminals"
+	"library/internal/titles"
 	"library/internal/testkit/sipclient"
 )
 
-// listener is a kiosk server with a terminal and nothing else, on a memory log: enough for the
-// session's rules, which need no member or book.
+// listener is a kiosk server with a terminal, on services on a memory log with no member or
+// book, and empty views: enough for the session's rules, and for any message to be answered.
 type listener struct {
 	addr, password string
 }
 
-func serveSessions(t *testing.T, o kiosk.Options) listener {
+func serveSessions(t testing.TB, o kiosk.Options) listener {
 	t.Helper()
 	log := eventstore.NewMemory(nil)
-	ts := terminals.NewService(log, aggregate.Options{FingerprintKey: log.FingerprintKey}, time.Now)
+	opts := aggregate.Options{FingerprintKey: log.FingerprintKey}
+	ts := terminals.NewService(log, opts, time.Now)
 	password, err := ts.Add(context.Background(), "kiosk-1", aggregate.Origin{})
 	require.NoError(t, err)
+	members := accounts.NewService(log, opts).WithPINs(accounts.PINPolicy{})
+	titleService := titles.NewService(log, opts, time.Now, reservations.NewService(log, opts)).WithHolds(titles.HoldPolicy{MaxQueue: 5}, members)
+	bookService := books.NewService(log, opts, time.Now, books.Policy{LoanPeriod: time.Hour, MaxRenewals: 2,
+		Holds: books.HoldPolicy{MaxQueue: 5, Pickup: time.Hour}}, members).WithTitles(shelves.Shelves{Titles: titleService})
+	services := kiosk.Services{Terminals: ts, Members: members, Books: bookService, Titles: titleService,
+		Loans: loans.NewMemory(processor.NewMemoryCheckpoints(time.Now)), Holds: holds.NewMemory(processor.NewMemoryCheckpoints(time.Now))}
 	o.Institution, o.Currency, o.Now, o.Rules = "library", "EUR", time.Now, auth.NewTable(auth.Rules())
 	o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	if o.IdleTimeout == 0 {
@@ -44,7 +59,7 @@ func serveSessions(t *testing.T, o kiosk.Options) listener {
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- kiosk.New(kiosk.Services{Terminals: ts}, o).Serve(ctx, l) }()
+	go func() { done <- kiosk.New(services, o).Serve(ctx, l) }()
 	t.Cleanup(func() {
 		cancel()
 		require.NoError(t, <-done)
