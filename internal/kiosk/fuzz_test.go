@@ -78,4 +78,3 @@ func readAnswer(conn net.Conn) ([]byte, error) {
 		answer = append(answer, b[0])
 	}
 }
-

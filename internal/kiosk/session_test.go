@@ -24,8 +24,8 @@ import (
 	"library/internal/shelves"
 	"library/internal/sip2"
 	"library/internal/terminals"
-	"library/internal/titles"
 	"library/internal/testkit/sipclient"
+	"library/internal/titles"
 )
 
 // listener is a kiosk server with a terminal, on services on a memory log with no member or
