@@ -2,6 +2,7 @@ package kiosk_test
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"testing"
 	"time"
@@ -107,6 +108,13 @@ func TestAKiosksDayOnTwoReplicas(t *testing.T) {
 
 	end := ka.Send(sipclient.EndSession(inst, "21000001", "1234", tx.Add(4*time.Minute)))
 	assert.Equal(t, "Y", end.Fixed[0])
+
+	metrics, err := http.Get(lib.a.Metrics + "/metrics")
+	require.NoError(t, err)
+	defer func() { _ = metrics.Body.Close() }()
+	body, err := io.ReadAll(metrics.Body)
+	require.NoError(t, err)
+	assert.Contains(t, string(body), `library_sip_message_duration_seconds_count{message="11",outcome="ok"} 1`, "a checkout, by message and outcome")
 }
 
 // countEvents counts the events of a type in GET /accounts/{memberId}/history's answer.
