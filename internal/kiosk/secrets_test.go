@@ -1,0 +1,77 @@
+package kiosk_test
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"library/internal/app"
+	"library/internal/sip2"
+	"library/internal/testkit/apitest"
+	"library/internal/testkit/pgtest"
+	"library/internal/testkit/sipclient"
+)
+
+// lockedBuffer is a log both the service and the test write and read.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// A terminal's password, a member's PIN (right or wrong) and their card never appear in the
+// service's log, at any level, whatever the kiosk sends.
+func TestKiosksSecretsNeverShowInTheLog(t *testing.T) {
+	t.Parallel()
+	const card, pin, wrongPIN = "27364519", "8462", "5173"
+	cfg := apitest.FastBackground(app.Config{DatabaseURL: pgtest.NewDatabase(t), ReplicaID: "secrets"})
+	cfg.SIP.Addr = "127.0.0.1:0"
+	var logs lockedBuffer
+	debug := &slog.HandlerOptions{Level: slog.LevelDebug}
+	logger := slog.New(slog.NewMultiHandler(slog.NewTextHandler(&logs, debug), slog.NewJSONHandler(&logs, debug)))
+	service := apitest.Launch(t, cfg, logger)
+	password := apitest.AddTerminal(t, cfg, "kiosk-1")
+	api := service.API("postgres")
+	apitest.AddCopy(t, api, "dune", "Dune", "31234000000017")
+	apitest.GiveCard(t, api, "m1", card, pin)
+
+	ctx := t.Context()
+	c, err := sipclient.Dial(ctx, service.SIP, sip2.Framing{})
+	require.NoError(t, err)
+	defer func() { _ = c.Close() }()
+	_, err = c.Send(ctx, sipclient.Login("kiosk-1", password+"x"))
+	require.NoError(t, err)
+	k := apitest.DialKiosk(t, service.SIP, "kiosk-1", password)
+	now := time.Now()
+	k.Send(sipclient.PatronStatus(inst, card, wrongPIN, "001", now))
+	k.Send(sipclient.PatronInformation(inst, card, pin, "001", now))
+	out := k.Send(sipclient.Checkout(inst, card, pin, "31234000000017", now, false))
+	require.Equal(t, "1", out.FixedField(sip2.OK), out.Value("AF"))
+	k.Send(sipclient.FeePaid(inst, card, pin, "f", "1.00", "EUR", now))
+	_, err = k.SendRaw(ctx, []byte("11NN"+card+pin))
+	require.NoError(t, err)
+
+	service.Stop()
+	all := logs.String()
+	require.Contains(t, all, "terminal logged in", "the log was written")
+	for name, secret := range map[string]string{"the terminal's password": password, "the PIN": pin, "a wrong PIN": wrongPIN, "the card": card} {
+		assert.False(t, strings.Contains(all, secret), "%s is in the log", name)
+	}
+}
