@@ -68,19 +68,46 @@ type Borrow struct {
 	Limits Limits
 }
 
-// Decide returns the account's event for the loan. The loans it counts are those on the
-// account: every loan made since loans are recorded on accounts.
+// Decide returns the account's event for the loan, or the first of the rules that refuse it.
+// The loans it counts are those on the account: every loan made since loans are recorded on
+// accounts.
 func (c Borrow) Decide(a Account) ([]Event, error) {
 	if a.loans[loanKey(c.BookID, c.LoanID)] {
 		return nil, nil
 	}
-	if c.Limits.MaxLoans > 0 && a.OnLoan() >= c.Limits.MaxLoans {
-		return nil, errs.E(errs.LoanLimitReached, "the member has %s out, as many as a member may", errs.Count(a.OnLoan(), "book", "books"))
-	}
-	if err := c.Limits.blocked(a, "borrow"); err != nil {
-		return nil, err
+	if refused := c.refusals(a); len(refused) > 0 {
+		return nil, refused[0]
 	}
 	return []Event{LoanOpened{BookID: c.BookID, LoanID: c.LoanID}}, nil
+}
+
+// DecideOverriding returns the account's event for a loan made already, which the library
+// records as it was made (a kiosk's checkout while it was offline): whatever the rules say,
+// the loan is opened, and the codes of the rules that refuse it now are returned, for the
+// loan's record to say what it overrode.
+func (c Borrow) DecideOverriding(a Account) ([]Event, []errs.Code) {
+	if a.loans[loanKey(c.BookID, c.LoanID)] {
+		return nil, nil
+	}
+	var overrode []errs.Code
+	for _, err := range c.refusals(a) {
+		overrode = append(overrode, errs.CodeOf(err))
+	}
+	return []Event{LoanOpened{BookID: c.BookID, LoanID: c.LoanID}}, overrode
+}
+
+// refusals are the account's rules that refuse the loan, in the order Decide checks them:
+// every one, so that an override names them all. A rule of borrowing goes here, and so is
+// both kept by Decide and overridden by DecideOverriding.
+func (c Borrow) refusals(a Account) []error {
+	var refused []error
+	if c.Limits.MaxLoans > 0 && a.OnLoan() >= c.Limits.MaxLoans {
+		refused = append(refused, errs.E(errs.LoanLimitReached, "the member has %s out, as many as a member may", errs.Count(a.OnLoan(), "book", "books")))
+	}
+	if err := c.Limits.blocked(a, "borrow"); err != nil {
+		refused = append(refused, err)
+	}
+	return refused
 }
 
 // MayWait is what placing a hold, or renewing a loan, asks of the member's account: a member
@@ -124,6 +151,24 @@ func (c GiveBack) Decide(a Account) ([]Event, error) {
 // account as the log holds it now (books.Borrowers).
 func (s *Service) Borrow(ctx context.Context, memberID, bookID, loanID string) (aggregate.Also, error) {
 	return s.also(ctx, memberID, guarded(memberID, Borrow{BookID: bookID, LoanID: loanID, Limits: s.limits}.Decide))
+}
+
+// BorrowOverriding is the account's part of a loan made already, recorded as it was made
+// (books.Borrowers): the account's rules don't refuse it, and the codes of those that would
+// have are returned. A member who can't borrow at all still can't: one whose account was
+// erased (errs.Gone), or an id that can't start an account (errs.InvalidRequest).
+func (s *Service) BorrowOverriding(ctx context.Context, memberID, bookID, loanID string) (aggregate.Also, []errs.Code, error) {
+	var overrode []errs.Code
+	decide := func(a Account) ([]Event, error) {
+		var events []Event
+		events, overrode = Borrow{BookID: bookID, LoanID: loanID, Limits: s.limits}.DecideOverriding(a)
+		return events, nil
+	}
+	part, err := s.also(ctx, memberID, guarded(memberID, decide))
+	if err != nil {
+		return aggregate.Also{}, nil, err
+	}
+	return part, overrode, nil
 }
 
 // MayHold checks that the member may place a hold, on the account as the log holds it now

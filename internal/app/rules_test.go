@@ -74,6 +74,8 @@ var expected = map[string][6]int{
 	"GET /accounts/{memberId}/loans":      {401, 2, 403, 2, 403, 401},
 	"GET /accounts/{memberId}/holds":      {401, 2, 403, 2, 403, 401},
 	"PUT /accounts/{memberId}":            {401, 2, 403, 2, 403, 401},
+	"PUT /accounts/{memberId}/card":       {401, 403, 403, 2, 403, 401},
+	"PUT /accounts/{memberId}/pin":        {401, 2, 403, 403, 403, 401},
 	"POST /accounts/{memberId}/fines":     {401, 403, 403, 2, 403, 401},
 	"POST /accounts/{memberId}/payments":  {401, 403, 403, 2, 403, 401}, // the desk: money a member says they paid is not money
 	"POST /accounts/{memberId}/checkouts": {401, 2, 403, 403, 403, 401},
@@ -188,6 +190,12 @@ var requests = map[string]func(t *testing.T, w *world, account string) request{
 	},
 	"PUT /accounts/{memberId}": func(_ *testing.T, _ *world, account string) request {
 		return request{method: http.MethodPut, path: "/accounts/" + account, body: apitest.Obj{"name": "Name of " + account}}
+	},
+	"PUT /accounts/{memberId}/card": func(_ *testing.T, w *world, account string) request {
+		return request{method: http.MethodPut, path: "/accounts/" + account + "/card", body: apitest.Obj{"cardNumber": fmt.Sprintf("LIB-%d", w.next())}}
+	},
+	"PUT /accounts/{memberId}/pin": func(_ *testing.T, _ *world, account string) request {
+		return request{method: http.MethodPut, path: "/accounts/" + account + "/pin", body: apitest.Obj{"pin": "2468"}}
 	},
 	"POST /accounts/{memberId}/fines": func(_ *testing.T, _ *world, account string) request {
 		return request{method: http.MethodPost, path: "/accounts/" + account + "/fines", body: apitest.Obj{"amount": 100, "reason": "late"}}

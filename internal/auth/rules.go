@@ -134,6 +134,9 @@ func Rules() []Rule {
 		kiosks(ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/loans", ""), Own),
 		kiosks(ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/holds", ""), Own),
 		ownOrLibrarian(http.MethodPut, "/accounts/{memberId}", "a member sets their name only: their email comes from their sign-in"),
+		librarians(http.MethodPut, "/accounts/{memberId}/card"),
+		// A PIN is the member's secret: staff may give a card, never choose its PIN.
+		{Method: http.MethodPut, Pattern: "/accounts/{memberId}/pin", Member: Own, WhenOpen: Allow},
 		librarians(http.MethodPost, "/accounts/{memberId}/fines"),
 		kiosks(librarians(http.MethodPost, "/accounts/{memberId}/payments"), Own),
 		ownOrLibrarian(http.MethodPost, "/accounts/{memberId}/erasure", "only a settled account, with no book on loan"),

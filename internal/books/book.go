@@ -44,11 +44,19 @@ type BookAdded struct {
 }
 
 // BookLent records that the book was lent to a member until DueAt.
+//
+// Offline is set for a loan a kiosk made while it was offline and reported later (offline.go):
+// LentAt is the kiosk's time, OfflineReason what it said, and Overrode the codes of the
+// account's rules that would have refused the loan when it was reported (errs.LoanLimitReached,
+// errs.MemberBlocked), which it was recorded over.
 type BookLent struct {
-	LoanID   string    `json:"loanId"`
-	MemberID string    `json:"memberId"`
-	LentAt   time.Time `json:"lentAt"`
-	DueAt    time.Time `json:"dueAt"`
+	LoanID        string    `json:"loanId"`
+	MemberID      string    `json:"memberId"`
+	LentAt        time.Time `json:"lentAt"`
+	DueAt         time.Time `json:"dueAt"`
+	Offline       bool      `json:"offline,omitempty"`
+	OfflineReason string    `json:"offlineReason,omitempty"`
+	Overrode      []string  `json:"overrode,omitempty"`
 }
 
 // BookReturned records that a loan ended. DaysLate counts whole days after the loan's due

@@ -74,20 +74,32 @@ func (c AddBook) Decide(b Book) ([]Event, error) {
 }
 
 // LendBook asks to lend a book to a member until DueAt; nil means the default loan period.
+// Offline, when set, reports a loan a kiosk made while it was offline (offline.go): lent at its
+// time, over the account's rules. (The fields before it have no JSON names: their Go names are
+// the payload's fingerprint, and stay.)
 type LendBook struct {
 	LoanID   string
 	MemberID string
 	DueAt    *time.Time
+	Offline  *Offline `json:",omitempty"`
+	// Overrode are the codes of the account's rules an offline loan overrides: not the client's
+	// to send, but found by the service on the member's account before the command is decided.
+	Overrode []string `json:"-"`
 }
 
 // Validate checks the fields.
 func (c LendBook) Validate() error {
-	return validate.All(validate.ID("loanId", c.LoanID), validate.MemberID("memberId", c.MemberID))
+	err := validate.All(validate.ID("loanId", c.LoanID), validate.MemberID("memberId", c.MemberID))
+	if err == nil && c.Offline != nil {
+		err = c.Offline.Validate()
+	}
+	return err
 }
 
-// Decide lends the book at time now. Lending under a loan id the book has already had records
-// nothing: that is a repeat of an earlier request, even if the loan has ended since. A due time
-// must come after the lending time, and at most MaxLoanPeriod after it.
+// Decide lends the book at time now, or, offline, at the time the kiosk gives. Lending under a
+// loan id the book has already had records nothing: that is a repeat of an earlier request,
+// even if the loan has ended since. A due time must come after the lending time, and at most
+// MaxLoanPeriod after it.
 func (c LendBook) Decide(b Book, now time.Time, loanPeriod time.Duration) ([]Event, error) {
 	if !b.Added {
 		return nil, errs.E(errs.NotFound, "there is no such book")
@@ -98,13 +110,16 @@ func (c LendBook) Decide(b Book, now time.Time, loanPeriod time.Duration) ([]Eve
 		}
 		return nil, nil
 	}
+	lentAt, err := c.lentAt(now)
+	if err != nil {
+		return nil, err
+	}
 	if b.Loan != nil {
 		return nil, errs.E(errs.BookAlreadyLent, "book %s is already lent under another loan", b.ID)
 	}
 	if b.Held != nil && b.Held.MemberID != c.MemberID {
 		return nil, errs.E(errs.BookOnHold, "book %s is on the hold shelf for another member until %s", b.ID, b.Held.Until.Format(time.RFC3339))
 	}
-	lentAt := now.UTC().Truncate(time.Second)
 	dueAt := lentAt.Add(loanPeriod)
 	if c.DueAt != nil {
 		dueAt = c.DueAt.UTC()
@@ -113,7 +128,7 @@ func (c LendBook) Decide(b Book, now time.Time, loanPeriod time.Duration) ([]Eve
 				lentAt.Format(time.RFC3339), MaxLoanPeriod/(24*time.Hour))
 		}
 	}
-	lent := []Event{BookLent{LoanID: c.LoanID, MemberID: c.MemberID, LentAt: lentAt, DueAt: dueAt}}
+	lent := []Event{c.lent(lentAt, dueAt)}
 	if b.Held != nil { // held for this member: the hold is fulfilled
 		lent = append(lent, HoldFulfilled{MemberID: c.MemberID})
 	}

@@ -65,6 +65,10 @@ type Borrowers interface {
 	// Borrow returns the account's part of lending bookID to memberID under loanID, decided on
 	// the account as the log holds it now, or why the member may not borrow.
 	Borrow(ctx context.Context, memberID, bookID, loanID string) (aggregate.Also, error)
+	// BorrowOverriding is Borrow for a loan made already (offline.go): the account's rules
+	// don't refuse it, and the codes of those that would have are returned; a member who can't
+	// borrow at all (erased, or an id that can't be a member's) is still refused.
+	BorrowOverriding(ctx context.Context, memberID, bookID, loanID string) (aggregate.Also, []errs.Code, error)
 	// GiveBack returns the account's part of the loan's end.
 	GiveBack(ctx context.Context, memberID, bookID, loanID string) (aggregate.Also, error)
 	// MayHold refuses a hold the member may not place (a member the library does not know,
@@ -91,12 +95,16 @@ func (s *Service) WithTitles(t Titles) *Service {
 	return s
 }
 
-// Lend lends a book.
+// Lend lends a book; with c.Offline, records a loan a kiosk made while offline, over the
+// account's rules (offline.go).
 func (s *Service) Lend(ctx context.Context, bookID string, c LendBook, o aggregate.Origin) (aggregate.Result, error) {
-	return s.repo.Execute(ctx, bookID, s.shelved(aggregate.Command[Book]{
-		Name: "lendBook", Origin: o, Payload: c, Validate: c.Validate,
-		Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.LoanPeriod) },
-	}, bookID, "", s.onAccount(bookID)))
+	cmd := aggregate.Command[Book]{Name: "lendBook", Origin: o, Payload: c, Validate: c.Validate}
+	account := s.onAccount(bookID)
+	if c.Offline != nil && s.borrowers != nil {
+		account = s.offline(&cmd, &c, bookID)
+	}
+	cmd.Decide = func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.LoanPeriod) }
+	return s.repo.Execute(ctx, bookID, s.shelved(cmd, bookID, "", account))
 }
 
 // Return ends a loan.

@@ -61,7 +61,7 @@ func (s *Service) shelved(cmd aggregate.Command[Book], bookID, titleID string, a
 }
 
 // queued is shelved, with check, when set, asked first whether the queue lets the command be
-// decided at all.
+// decided at all. A Prepare the command has already is kept, and runs before the queue is read.
 func (s *Service) queued(cmd aggregate.Command[Book], bookID, titleID string, account func(context.Context, []Event) (aggregate.Also, error),
 	check func(Book, Queue) error) aggregate.Command[Book] {
 	if s.shelf == nil {
@@ -69,9 +69,14 @@ func (s *Service) queued(cmd aggregate.Command[Book], bookID, titleID string, ac
 		return cmd
 	}
 	var on *onShelf
-	decide := cmd.Decide
+	decide, prepare := cmd.Decide, cmd.Prepare
 	cmd.Prepare = func(ctx context.Context, b Book) error {
 		on = nil
+		if prepare != nil { // the command's own look elsewhere (an offline loan's account) first
+			if err := prepare(ctx, b); err != nil {
+				return err
+			}
+		}
 		if titleID == "" && (!b.Added || !b.OnTitle) {
 			return nil
 		}

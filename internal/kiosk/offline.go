@@ -16,6 +16,7 @@ func (s *session) offline(m sip2.Message, lend books.LendBook) (books.LendBook, 
 	if err != nil || lentAt.IsZero() {
 		return lend, refuse(outcomeRefused, "The time of this offline checkout could not be read: please see a librarian.")
 	}
+	lend.Offline = &books.Offline{LentAt: lentAt, Reason: "reported by the kiosk with no block"}
 	if due, err := sip2.ParseDate(m.FixedField("nb due date"), time.UTC); err == nil && !due.IsZero() {
 		lend.DueAt = &due
 	}

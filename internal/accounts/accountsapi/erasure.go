@@ -119,7 +119,7 @@ func (h Routes) export(w http.ResponseWriter, r *http.Request) error {
 		if opened[i] == nil {
 			continue
 		}
-		data, err := json.Marshal(opened[i])
+		data, err := json.Marshal(accounts.Shown(opened[i])) // no PIN's hash, even to its member
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"library/internal/accounts"
 	"library/internal/auth"
 	"library/internal/errs"
 	"library/internal/eventstore"
@@ -72,7 +73,7 @@ func (h Routes) history(w http.ResponseWriter, r *http.Request) error {
 		view.Next = &next
 	}
 	for i, e := range events {
-		data, err := json.Marshal(opened[i]) // personal values opened, or erased
+		data, err := json.Marshal(accounts.Shown(opened[i])) // personal values opened, or erased; no PIN's hash
 		if err != nil {
 			return err
 		}

@@ -29,6 +29,8 @@ func (h Routes) Routes(r chi.Router) {
 	r.Get("/accounts/me", httpapi.Handle(h.me))
 	r.Put("/accounts/{memberId}", commandhttp.Command("memberId", commandhttp.KeyOptional, h.put))
 	r.Get("/accounts/{memberId}", httpapi.Handle(h.get))
+	r.Put("/accounts/{memberId}/card", commandhttp.Command("memberId", commandhttp.KeyOptional, h.putCard))
+	r.Put("/accounts/{memberId}/pin", commandhttp.Command("memberId", commandhttp.KeyOptional, h.putPIN))
 	r.Get("/accounts/{memberId}/history", httpapi.Handle(h.history))
 	r.Post("/accounts/{memberId}/fines", commandhttp.Command("memberId", commandhttp.KeyOptional, h.fine))
 	r.Post("/accounts/{memberId}/payments", commandhttp.Command("memberId", commandhttp.KeyRequired, h.pay))
@@ -40,18 +42,24 @@ func (h Routes) Routes(r chi.Router) {
 }
 
 // accountView is an account as GET /accounts/{memberId} shows it. Name and email are null until
-// the member has given them.
+// the member has given them, the card number while they have no library card. PINSet says
+// whether they have a PIN for self-check, never what it is.
 type accountView struct {
-	MemberID  string  `json:"memberId"`
-	Name      *string `json:"name"`
-	Email     *string `json:"email"`
-	EmailFrom *string `json:"emailFrom"`
-	Balance   int64   `json:"balance"`
-	Version   int64   `json:"version"`
+	MemberID   string  `json:"memberId"`
+	Name       *string `json:"name"`
+	Email      *string `json:"email"`
+	EmailFrom  *string `json:"emailFrom"`
+	Balance    int64   `json:"balance"`
+	CardNumber *string `json:"cardNumber"`
+	PINSet     bool    `json:"pinSet"`
+	Version    int64   `json:"version"`
 }
 
 func viewOf(memberID string, account accounts.Account, version int64) accountView {
-	view := accountView{MemberID: memberID, Balance: account.Balance, Version: version}
+	view := accountView{MemberID: memberID, Balance: account.Balance, PINSet: account.PINSet(), Version: version}
+	if account.Card != "" {
+		view.CardNumber = &account.Card
+	}
 	if account.Opened {
 		view.Name = &account.Name
 	}

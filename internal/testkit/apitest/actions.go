@@ -61,14 +61,17 @@ type Account struct {
 	// EmailFrom is where the address came from: "provider", "staff", or null.
 	EmailFrom *string `json:"emailFrom"`
 	Balance   int64   `json:"balance"`
-	Version   int64   `json:"version"`
+	// CardNumber is the member's library card, null for none; PINSet whether they have a PIN.
+	CardNumber *string `json:"cardNumber"`
+	PINSet     bool    `json:"pinSet"`
+	Version    int64   `json:"version"`
 }
 
 // GetAccount is GET /accounts/{memberID}, its members checked.
 func GetAccount(t *testing.T, a *API, memberID string) Account {
 	t.Helper()
 	r := a.Get(t, "/accounts/"+memberID)
-	RequireKeys(t, r.Body, "memberId", "name", "email", "emailFrom", "balance", "version")
+	RequireKeys(t, r.Body, "memberId", "name", "email", "emailFrom", "balance", "cardNumber", "pinSet", "version")
 	var acc Account
 	RequireJSON(t, r, &acc)
 	return acc

@@ -30,7 +30,9 @@ import { clearError, refocus, setOutcome, showError } from "./ui.js";
  *   focus(): where focus goes when the button is hidden once it is done (optional);
  *   retrying({attempt, error}): what to say before a retry (optional);
  *   unsure: what to add when the outcome is not known (no answer in the end, or 5xx);
- *   again: what to say when the intent is back after a sign-in ("Press Pay to …").
+ *   again: what to say when the intent is back after a sign-in ("Press Pay to …");
+ *   secret: the form's values are secrets (a PIN): they are never kept for the sign-in round
+ *     trip, only the intent's key, and the person types them again (optional).
  * It returns the form's Intent.
  */
 export function commandForm(form, spec) {
@@ -75,7 +77,7 @@ export function commandForm(form, spec) {
       if (signal.aborted) return;
       setOutcome(outcome, "");
       if (err?.signInNeeded && signInAvailable()) {
-        keepForSignIn(form, name, intent, errors, err, button.textContent);
+        keepForSignIn(form, name, intent, errors, err, button.textContent, spec.secret);
         return;
       }
       const explained = spec.explain?.(err);
@@ -117,13 +119,18 @@ function lock(form, button, on) {
   }
 }
 
-/** keepForSignIn saves the intent for after a sign-in, and asks the person to sign in again. */
-function keepForSignIn(form, name, intent, errors, err, label) {
+/**
+ * keepForSignIn saves the intent for after a sign-in, and asks the person to sign in again. A
+ * secret form's values are not saved: sessionStorage is no place for a PIN.
+ */
+function keepForSignIn(form, name, intent, errors, err, label, secret) {
   const values = {};
-  for (const [field, value] of new FormData(form)) if (typeof value === "string") values[field] = value;
+  if (!secret) for (const [field, value] of new FormData(form)) if (typeof value === "string") values[field] = value;
   savePending({ form: name, values, key: intent.key, by: lastMember() });
   showError(errors, err, {
-    extra: `Sign in again, then press ${label} once more: it is kept, with its key, so it is done only once.`,
+    extra: secret
+      ? `Sign in again, then type it again and press ${label}.`
+      : `Sign in again, then press ${label} once more: it is kept, with its key, so it is done only once.`,
     retry: () => signIn().catch((e) => showError(errors, e)),
     retryLabel: "Sign in again",
   });

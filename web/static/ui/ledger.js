@@ -10,13 +10,15 @@ const HISTORY_PAGE = 20;
 /** LOAN_ENTRIES are the account's events that name a book, by its id. */
 const LOAN_ENTRIES = new Set(["LoanOpened", "LoanClosed"]);
 
-/** accountFacts are an account's id, name, email and balance. */
+/** accountFacts are an account's id, name, email, library card, PIN (set or not) and balance. */
 export function accountFacts(account) {
   return [
     h("dl", { class: "facts" },
       h("dt", {}, "Member id"), h("dd", {}, account.memberId),
       h("dt", {}, "Name"), h("dd", {}, account.name ?? "not given yet"),
-      h("dt", {}, "Email"), h("dd", {}, account.email ?? "none")),
+      h("dt", {}, "Email"), h("dd", {}, account.email ?? "none"),
+      h("dt", {}, "Library card"), h("dd", { id: "card-number" }, account.cardNumber ?? "none yet"),
+      h("dt", {}, "PIN for self-check"), h("dd", {}, account.pinSet ? "set" : "not set")),
     h("p", { class: "balance", id: "balance" }, `Balance: ${balanceText(account.balance)}`),
   ];
 }
@@ -101,6 +103,12 @@ function what({ type, data }, books) {
     case "CheckoutEnded": return "Payment page ended unpaid";
     case "RefundDue": return `${formatCents(d.amount)} paid twice, to be given back`;
     case "RefundIssued": return `${formatCents(d.amount)} given back`;
+    case "CardAssigned": return `Library card ${d.cardNumber} given`;
+    case "PINSet": return "PIN for self-check set";
+    case "PINRefused": return d.lockedUntil
+      ? `Wrong PIN at a self-check kiosk: locked until ${formatTime(d.lockedUntil)}`
+      : "Wrong PIN at a self-check kiosk";
+    case "PINAccepted": return "Right PIN at a self-check kiosk, after wrong ones";
     case "LoanOpened": return ["Borrowed ", bookLink(books.get(d.bookId))];
     case "LoanClosed": return ["Brought back ", bookLink(books.get(d.bookId))];
     default: return type;

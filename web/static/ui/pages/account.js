@@ -1,7 +1,8 @@
 // My account: a member's own page. Their loans, with Renew (loans.js), their holds, with their
-// place in each queue and Cancel (holds.js), what they owe, the account's history, and Pay,
-// which takes them to the payment provider's page (pay.js) when the library takes payments
-// online. Nothing here fines, lends or takes back. A librarian has no
+// place in each queue and Cancel (holds.js), what they owe, their library card, the account's
+// history, Pay, which takes them to the payment provider's page (pay.js) when the library takes
+// payments online, and their PIN for self-check (pin.js). Nothing here fines, lends or takes
+// back. A librarian has no
 // such page (the masthead does not offer it): she is told where members' accounts are instead,
 // and nothing of hers is read, opened or shown as a member's account.
 
@@ -11,6 +12,7 @@ import { accountFacts, historyPanel } from "../ledger.js";
 import { loansPanel } from "../loans.js";
 import { offLimits } from "../masthead.js";
 import { checkoutForm } from "../pay.js";
+import { pinForm } from "../pin.js";
 import { can, me, signedIn } from "../session.js";
 import { clearError, h, showError } from "../ui.js";
 
@@ -38,14 +40,15 @@ export async function render(main, { signal }) {
     history: historyPanel(memberId, { signal }),
   };
   page.pay = checkoutForm(memberId, { signal, onRefused: () => refresh(page) });
+  page.pin = pinForm(memberId, { signal, onSet: () => refresh(page) });
   main.append(
     h("h1", { tabindex: -1 }, "My account"),
-    h("p", { class: "lede" }, "Your loans and holds, what you owe, and your payments."),
+    h("p", { class: "lede" }, "Your loans and holds, what you owe, your payments, and your library card."),
     page.errors,
     page.summary,
     page.loans.section,
     page.holds.section,
-    h("div", { class: "columns" }, page.pay.section),
+    h("div", { class: "columns" }, page.pay.section, page.pin.section),
     page.history.section);
   await Promise.all([refresh(page), page.loans.refresh(), page.holds.refresh()]);
 }

@@ -1,6 +1,7 @@
 // A member, as a librarian sees them: their account (open it, or change its name and email), the
-// balance, their loans with Renew (loans.js), their holds with Lend and Cancel (holds.js), a
-// fine to charge, a payment (see pay.js) and the account's history. Anyone else is sent to
+// balance, their library card (give one, or another), their loans with Renew (loans.js), their
+// holds with Lend and Cancel (holds.js), a fine to charge, a payment (see pay.js) and the
+// account's history. Their PIN is theirs alone to set (on their own page). Anyone else is sent to
 // their own account (account.js), or told that the page is for librarians.
 
 import { call, path } from "../api.js";
@@ -34,6 +35,7 @@ export async function render(main, { params: [memberId], signal }) {
   };
   page.holds = holdsPanel(memberId, { signal, title: "Holds", empty: "This member waits for no book.", desk: true, onLent: () => page.loans.refresh() });
   page.contact = contactForm(page);
+  page.card = cardForm(page);
   page.pay = paymentForm(memberId, { signal, onPaid: () => refresh(page) });
   main.append(
     page.heading,
@@ -45,7 +47,8 @@ export async function render(main, { params: [memberId], signal }) {
     h("div", { class: "columns" },
       page.pay.section,
       fineForm(page),
-      page.contact.section),
+      page.contact.section,
+      page.card.section),
     page.history.section);
   await Promise.all([refresh(page), page.loans.refresh(), page.holds.refresh()]);
 }
@@ -70,6 +73,7 @@ async function refresh(page) {
   page.pay.show(page.account?.balance ?? 0);
   showSummary(page);
   page.contact.fill(page.account);
+  page.card.fill(page.account);
   await page.history.refresh();
 }
 
@@ -116,6 +120,50 @@ function contactForm(page) {
       heading.textContent = account?.name ? "Name and email" : "Open the account";
       if (account?.name && form.elements.name.value === "") form.elements.name.value = account.name;
       if (account?.email && form.elements.email.value === "") form.elements.email.value = account.email;
+    },
+  };
+}
+
+/**
+ * cardForm gives the member a library card, or another: the number on the card, as scanned or
+ * typed (the service keeps it in capitals). A number another member has is refused, and says
+ * whose it is.
+ */
+function cardForm(page) {
+  const outcome = outcomeRegion();
+  const errors = h("div", { class: "alert-slot" });
+  const button = h("button", { type: "submit" }, "Save card");
+  const form = h("form", {},
+    h("div", { class: "fields" },
+      field({
+        id: "card-number-field", name: "cardNumber", label: "Card number", required: true, maxlength: 32, autocomplete: "off",
+        hint: "Up to 32 letters, digits and hyphens, as printed on the card.",
+      }),
+      button),
+    outcome, errors);
+  commandForm(form, {
+    name: `card:${page.memberId}`, button, outcome, errors, signal: page.signal,
+    read: () => {
+      const cardNumber = form.elements.cardNumber.value.trim();
+      if (!/^[A-Za-z0-9][A-Za-z0-9-]{0,31}$/.test(cardNumber)) {
+        return { error: "A card number is 1 to 32 letters, digits and hyphens, starting with a letter or digit." };
+      }
+      return { cardNumber, pending: "Saving the card…" };
+    },
+    // PUT sets the member's card to this number: sending it again changes nothing more.
+    send: ({ cardNumber }, key) => call("PUT", path("accounts", page.memberId, "card"), {
+      body: { cardNumber }, headers: { "Idempotency-Key": key }, signal: page.signal,
+    }),
+    done: (result, { cardNumber }) => result.status === 201
+      ? `Library card ${cardNumber.toUpperCase()} saved.`
+      : `Nothing to change: the member has card ${cardNumber.toUpperCase()} already.`,
+    after: () => refresh(page),
+    again: "Press Save card to save it.",
+  });
+  return {
+    section: h("section", { class: "panel", "aria-labelledby": "card-heading" }, h("h2", { id: "card-heading" }, "Library card"), form),
+    fill(account) {
+      if (account?.cardNumber && form.elements.cardNumber.value === "") form.elements.cardNumber.value = account.cardNumber;
     },
   };
 }
