@@ -14,7 +14,9 @@
 //   - a SIGKILL of the outbox's holder while 200 loans' due-soon reminders fire, then overdue
 //     notices at their pace, none after a return or a renewal (reminders_test.go);
 //   - fifty members going round one book's hold shelf, through two SIGKILLs of the replica
-//     that runs the saga and the outbox (holds_test.go).
+//     that runs the saga and the outbox (holds_test.go);
+//   - eight SIGKILLs of the replica a self-check kiosk is on, each in the middle of a checkout
+//     that the kiosk then resends to the other replica over SIP2 (kiosk_test.go).
 //
 // After each fault the suite checks the invariants (invariants_test.go): every payment recorded
 // once, every loan emailed at least once and duplicates counted, checkpoints never moved back,

@@ -47,9 +47,11 @@ type Process struct {
 	addr string
 	// metricsAddr is where it serves /metrics (METRICS_ADDR).
 	metricsAddr string
-	logs        bytes.Buffer
-	exited      chan struct{}
-	err         error
+	// sipAddr is where it takes kiosks (SIP_ADDR), "" when it takes none.
+	sipAddr string
+	logs    bytes.Buffer
+	exited  chan struct{}
+	err     error
 }
 
 // Start runs the binary's "serve" with env (on top of a minimal environment: PATH, REPLICA_ID
@@ -147,6 +149,8 @@ func (p *Process) readLog(stderr io.Reader) {
 				p.addr = entry.Addr
 			case "serving metrics":
 				p.metricsAddr = entry.Addr
+			case "serving kiosks over SIP2":
+				p.sipAddr = entry.Addr
 			}
 		}
 		p.mu.Unlock()
@@ -178,6 +182,14 @@ func (p *Process) MetricsURL() string {
 		return ""
 	}
 	return "http://" + p.metricsAddr + "/metrics"
+}
+
+// SIPAddr is the address kiosks connect to (SIP_ADDR), "" unless the process was started with
+// one; it is known once Start returns, as the listener is logged before "serving".
+func (p *Process) SIPAddr() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sipAddr
 }
 
 // Output is the process's log so far.

@@ -75,6 +75,17 @@ func (c *Client) SendRaw(ctx context.Context, line []byte) ([]byte, error) {
 	return text, nil
 }
 
+// SendOnly writes line as SendRaw does and reads nothing: a kiosk whose answer never comes,
+// because its listener is killed once the message is on its way.
+func (c *Client) SendOnly(ctx context.Context, line []byte) error {
+	defer c.bound(ctx)()
+	out := append(append([]byte(nil), line...), lineEnd(c.f)...)
+	if _, err := c.conn.Write(out); err != nil {
+		return fmt.Errorf("sipclient: send only: %w", err)
+	}
+	return nil
+}
+
 // Close closes the connection.
 func (c *Client) Close() error {
 	return c.conn.Close()

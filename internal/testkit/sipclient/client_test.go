@@ -164,6 +164,36 @@ func TestSendRaw(t *testing.T) {
 	}
 }
 
+// SendOnly puts the message on the wire and returns without an answer; the next exchange reads
+// its own answer, as the listener gave none to the first.
+func TestSendOnly(t *testing.T) {
+	got := make(chan string, 2)
+	ok := echo(sip2.Message{Code: "94", Fixed: []string{"1"}})
+	c := dial(t, server(t, func(req []byte) []byte {
+		got <- string(req)
+		if strings.HasPrefix(string(req), "99") {
+			return nil
+		}
+		return ok(req)
+	}))
+	status := Status()
+	status.HasSeq = true
+	line, err := status.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SendOnly(context.Background(), line); err != nil {
+		t.Fatal(err)
+	}
+	if req := <-got; req != string(line) {
+		t.Fatalf("the listener read %q", req)
+	}
+	answer, err := c.SendRaw(context.Background(), []byte("9300CNuser|COpass|AY1AZF83D"))
+	if err != nil || !strings.HasPrefix(string(answer), "941AY1AZ") {
+		t.Fatalf("%q, %v", answer, err)
+	}
+}
+
 func TestDialFails(t *testing.T) {
 	if _, err := Dial(context.Background(), "127.0.0.1:1", sip2.Framing{Charset: "latin1"}); err == nil {
 		t.Error("a bad framing dialled")
