@@ -3,7 +3,6 @@ package kiosk
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"log/slog"
 	"net"
 	"runtime/debug"
@@ -150,6 +149,3 @@ func (s *Server) closeAll() {
 	}
 	s.conns = nil
 }
-
-// errClosed is a session's end that is nobody's fault.
-var errClosed = errors.New("kiosk: session ended")
