@@ -2,7 +2,9 @@ package kiosk_test
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +12,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"library/internal/app"
 	"library/internal/sip2"
@@ -37,12 +42,17 @@ func (b *lockedBuffer) String() string {
 }
 
 // A terminal's password, a member's PIN (right or wrong) and their card never appear in the
-// service's log, at any level, whatever the kiosk sends.
+// service's log, at any level, nor in its spans, whatever the kiosk sends; each message is a
+// span that names its command.
 func TestKiosksSecretsNeverShowInTheLog(t *testing.T) {
 	t.Parallel()
 	const card, pin, wrongPIN = "27364519", "8462", "5173"
 	cfg := apitest.FastBackground(app.Config{DatabaseURL: pgtest.NewDatabase(t), ReplicaID: "secrets"})
 	cfg.SIP.Addr = "127.0.0.1:0"
+	spans := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	cfg.Tuning.TracerProvider = tp
 	var logs lockedBuffer
 	debug := &slog.HandlerOptions{Level: slog.LevelDebug}
 	logger := slog.New(slog.NewMultiHandler(slog.NewTextHandler(&logs, debug), slog.NewJSONHandler(&logs, debug)))
@@ -71,7 +81,17 @@ func TestKiosksSecretsNeverShowInTheLog(t *testing.T) {
 	service.Stop()
 	all := logs.String()
 	require.Contains(t, all, "terminal logged in", "the log was written")
+	var checkouts int
+	for _, span := range spans.GetSpans() {
+		if span.Name == "SIP checkout" && slices.Contains(span.Attributes, attribute.String("sip.command", "11")) {
+			checkouts++
+		}
+		for _, a := range span.Attributes {
+			all += " " + a.Value.Emit()
+		}
+	}
+	assert.Equal(t, 1, checkouts, "a span for the checkout, naming its command")
 	for name, secret := range map[string]string{"the terminal's password": password, "the PIN": pin, "a wrong PIN": wrongPIN, "the card": card} {
-		assert.False(t, strings.Contains(all, secret), "%s is in the log", name)
+		assert.False(t, strings.Contains(all, secret), "%s is in the log or a span", name)
 	}
 }
