@@ -115,7 +115,8 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		CacheBytes: cfg.AggregateCacheBytes, SnapshotEvery: cfg.SnapshotEvery, Logger: logger}
 	hashes := secrethash.NewGate(0) // PINs and terminals' passwords, hashed a core's worth at a time
 	accountService := accounts.NewService(a.log, repoOpts).Limit(accounts.Limits{MaxLoans: cfg.MaxLoans, BlockAt: cfg.BlockAt, OpenCheckouts: cfg.Payments.OpenMax}).
-		WithPINs(accounts.PINPolicy{Lockout: cfg.SIP.PINLockout, Now: cfg.Tuning.Now, Gate: hashes})
+		WithPINs(accounts.PINPolicy{Lockout: cfg.SIP.PINLockout, Now: cfg.Tuning.Now, Gate: hashes,
+			Hash: secrethash.Params{Time: cfg.Tuning.PINHash.Time, Memory: cfg.Tuning.PINHash.MemoryKiB, Threads: cfg.Tuning.PINHash.Threads}})
 	titleService := titles.NewService(a.log, repoOpts, cfg.Tuning.Now, reservations.NewService(a.log, repoOpts)).
 		WithHolds(titles.HoldPolicy{MaxQueue: cfg.HoldsMax}, accountService)
 	bookService := books.NewService(a.log, repoOpts, cfg.Tuning.Now, books.Policy{LoanPeriod: cfg.LoanPeriod, MaxRenewals: cfg.RenewalsMax,

@@ -188,4 +188,15 @@ type Tuning struct {
 	// CatalogVersion stands in for the version of the catalog's code (catalog.Version), so
 	// that a test can run a release whose catalog is of another version; zero is the code's.
 	CatalogVersion int
+	// PINHash is the argon2id cost of the hashes of PINs set from now on; zero is package
+	// secrethash's Default. Tests lower it: under the race detector a hash at the default cost
+	// takes ten times as long, and tests set many PINs at once. A PIN is checked at the cost its
+	// hash was made with, whatever this says.
+	PINHash HashCost
+}
+
+// HashCost is an argon2id cost: passes over MemoryKiB of memory, in Threads lanes.
+type HashCost struct {
+	Time, MemoryKiB uint32
+	Threads         uint8
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"library/internal/app"
+	"library/internal/config"
 	"library/internal/testkit/pgtest"
 	"library/internal/testkit/testclock"
 	"log/slog"
@@ -79,6 +80,11 @@ func Launch(t testing.TB, cfg app.Config, logger *slog.Logger) Service {
 	}
 	if cfg.SIP.Addr != "" {
 		cfg.SIP.Addr = "127.0.0.1:0"
+	}
+	if cfg.Tuning.PINHash == (config.HashCost{}) {
+		// The cost is the hash's own business (secrethash's tests hold it to the format);
+		// here it would only make every test that sets a PIN slow, ten times so under -race.
+		cfg.Tuning.PINHash = config.HashCost{Time: 1, MemoryKiB: 64, Threads: 1}
 	}
 	if cfg.AuthIssuer == "" && cfg.DatabaseURL != "" {
 		cfg.AuthOff = true
