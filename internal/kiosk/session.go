@@ -86,11 +86,12 @@ func (s *session) refuse(err error) bool {
 }
 
 // write sends answer, with the request's sequence number and a checksum when the request had
-// them, and keeps it for 97.
+// them (a checksum alone when it had that), and keeps it for 97.
 func (s *session) write(answer, request sip2.Message) error {
 	if request.HasSeq {
 		answer.Seq, answer.HasSeq = request.Seq, true
 	}
+	answer.ChecksumOnly = request.ChecksumOnly && !request.HasSeq // a checksum without a sequence number: one back
 	s.last, s.hasLast = answer, true
 	_ = s.conn.SetWriteDeadline(time.Now().Add(s.srv.opts.MessageTimeout))
 	return s.w.Write(answer)
