@@ -74,7 +74,7 @@ func TestAddDaysAndCompare(t *testing.T) {
 		{"2028-02-28", 2, "2028-03-01"},
 		{"2027-02-28", 1, "2027-03-01"},
 		{"2026-01-31", 30, "2026-03-02"},
-		{"2026-03-28", 2, "2026-03-30"}, // over a change of clocks: dates have none
+		{"2026-03-28", 2, "2026-03-30"},    // over a change of clocks: dates have none
 		{"2026-01-01", 3660, "2036-01-09"}, // two leap days on the way
 	} {
 		from, want := date(t, c.from), date(t, c.want)
