@@ -1,6 +1,3 @@
-// Package calendar is the library's days: which are open, in the library's time zone, and what
-// that makes of a loan's due time, its late days and a hold's pickup time. Plain Go, with no
-// I/O: the days a library closes are events in the log, folded here.
 package calendar
 
 import (
