@@ -80,13 +80,13 @@ type SetRules struct {
 }
 
 // Validate refuses a table that is not valid (Table.Validate), before anything is loaded.
-func (c SetRules) Validate() error { return Table{Rows: c.Rows}.Validate() }
+func (c SetRules) Validate() error { return Table(c).Validate() }
 
 // Decide records the table; the same table again, row for row in the same order, records
 // nothing, and so does the empty table on a stream that never had one (it resolves to the
 // defaults either way). A table that is not valid is refused.
 func (c SetRules) Decide(s Rules) ([]Event, error) {
-	t := Table{Rows: c.Rows}
+	t := Table(c)
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}

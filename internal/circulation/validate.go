@@ -68,11 +68,15 @@ func isName(s string) bool {
 		return false
 	}
 	for i := range len(s) {
-		if c := s[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+		if !isNameChar(s[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+func isNameChar(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_'
 }
 
 // badField returns the JSON name of the first field of r that is set to a value it can't have,
