@@ -30,7 +30,7 @@ var layers = [][]string{
 		"internal/payments/stripepay", "internal/devpay"},
 	{"internal/telemetry", "internal/pgerr", "internal/openapi", "migrations", "web",
 		"internal/devpay/hooks", "internal/devpay/wire", "internal/devpay/keys", "internal/devpay/page", "internal/devidp/keyring"},
-	{"internal/books", "internal/accounts", "internal/titles", "internal/terminals"},
+	{"internal/books", "internal/accounts", "internal/titles", "internal/terminals", "internal/circulation"},
 	// Below the domain, which reads them: the values it keeps unique, and the library's days
 	// (an aggregate of its own, whose due times and late days the rules of loans are made of).
 	{"internal/reservations", "internal/calendar"},
@@ -51,7 +51,7 @@ var layers = [][]string{
 // aggregates that run them and the log they are kept in), the engine of the background work,
 // whose drivers and handlers are adapters of their own, and the port to a payment provider,
 // whose adapters (payments/stripepay) are too.
-var plain = []string{"internal/books", "internal/accounts", "internal/titles", "internal/terminals", "internal/reservations", "internal/isbn", "internal/secrethash", "internal/sip2", "internal/calendar",
+var plain = []string{"internal/books", "internal/accounts", "internal/titles", "internal/terminals", "internal/circulation", "internal/reservations", "internal/isbn", "internal/secrethash", "internal/sip2", "internal/calendar",
 	"internal/aggregate", "internal/eventstore",
 	"internal/aggregate/core", "internal/aggregate/cache", "internal/aggregate/snapshots", "internal/aggregate/sealing",
 	"internal/aggregate/eventlog", "internal/aggregate/stack", "internal/aggregate/queue",
