@@ -122,6 +122,10 @@ func statusOf(code errs.Code) (int, string) {
 		return http.StatusConflict, "Member blocked"
 	case errs.TooManyCheckouts:
 		return http.StatusConflict, "Too many checkouts"
+	case errs.PreconditionRequired:
+		return http.StatusPreconditionRequired, "Precondition required"
+	case errs.PreconditionFailed:
+		return http.StatusPreconditionFailed, "Precondition failed"
 	case errs.TooManyRequests:
 		return http.StatusTooManyRequests, "Too many requests"
 	case errs.NotCaughtUp:
