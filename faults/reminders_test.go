@@ -17,13 +17,15 @@ import (
 )
 
 // The reminders' settings, in seconds so that a loan runs its course within the test: a loan
-// of 20 s, its due-soon reminder 10 s before the due time, overdue notices 2 s after it and
-// 3 s after that, two in all.
+// of 30 s, its due-soon reminder 20 s before the due time, overdue notices 2 s after it and
+// 3 s after that, two in all. The returns and renewals come between the last due-soon reminder
+// and the first due time: REMIND_BEFORE, less the time the loans took to make, which a loaded
+// machine has stretched past 10 s.
 const (
 	remindLoans    = 200
 	remindMembers  = 20
-	loanPeriod     = 20 * time.Second
-	remindBefore   = 10 * time.Second
+	loanPeriod     = 30 * time.Second
+	remindBefore   = 20 * time.Second
 	overdueAfter   = 2 * time.Second
 	overdueEvery   = 3 * time.Second
 	overdueNotices = 2
