@@ -22,7 +22,7 @@ import (
 // and the first due time: REMIND_BEFORE, less the time the loans took to make, which a loaded
 // machine has stretched past 10 s.
 const (
-	remindLoans    = 200
+	remindLoans    = 100
 	remindMembers  = 20
 	loanPeriod     = 30 * time.Second
 	remindBefore   = 20 * time.Second
@@ -42,11 +42,11 @@ const (
 // a notice on the wrong schedule shows.
 const paceTolerance = overdueEvery / 3
 
-// 200 loans on two replicas, their due-soon reminders 10 s later; once a quarter of them have
+// 100 loans on two replicas, their due-soon reminders 10 s later; once a quarter of them have
 // come, the replica holding the outbox's lease gets SIGKILL (it is restarted at once), and the
 // other takes over. Every loan gets exactly one due-soon reminder: its own Message-ID, to its
 // member, with its book's title, never before its time; a Message-ID the relay accepted twice
-// can only be one in flight at the kill (at most SMTP_MAX_IN_FLIGHT). Then 160 loans are
+// can only be one in flight at the kill (at most SMTP_MAX_IN_FLIGHT). Then 60 loans are
 // returned and 20 renewed before their due time: the return cancels their timers, the renewal
 // moves them to the new due time (its due-soon reminder comes then), and neither gets an
 // overdue notice. The 20 loans kept get their two overdue notices at OVERDUE_AFTER and
