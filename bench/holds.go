@@ -28,26 +28,10 @@ func (b *bench) measureHolds(ctx context.Context, env environment.Machine) (apar
 // holdsOnly runs the title holds measurement alone (BENCH_ONLY=holds), prints its figures and
 // writes them into the report of the last full run.
 func (b *bench) holdsOnly(ctx context.Context) error {
-	env, err := environment.DescribeMachine(ctx, b.root, b.db.URL)
-	if err != nil {
-		return err
-	}
-	rep := report.Report{Config: b.cfg, Env: env}
-	if rep.Holds, err = b.measureHolds(ctx, env); err != nil {
-		return err
-	}
-	t := &report.TargetRows{}
-	rep.HoldsTargets(t)
-	fmt.Println()
-	for _, s := range []report.Section{{Title: "Targets", Header: []string{"target", "measured as", "result", "verdict"}, Rows: t.Rows}, rep.HoldsSection()} {
-		fmt.Print(s.Text())
-	}
-	if b.cfg.Output == "" {
-		return nil
-	}
-	if err := report.SpliceHolds(rep, b.cfg.Output, b.root); err != nil {
-		return err
-	}
-	environment.Logf("wrote the title holds' figures into %s", b.cfg.Output)
-	return nil
+	return b.runAlone(ctx, aloneCell{what: "the title holds'",
+		measure: func(ctx context.Context, rep *report.Report) (err error) {
+			rep.Holds, err = b.measureHolds(ctx, rep.Env)
+			return err
+		},
+		targets: report.Report.HoldsTargets, section: report.Report.HoldsSection, splice: report.SpliceHolds})
 }

@@ -26,26 +26,10 @@ func (b *bench) measureKiosks(ctx context.Context, env environment.Machine) (apa
 // kiosksOnly runs the kiosks' checkouts alone (BENCH_ONLY=sip), prints their figures and writes
 // them into the report of the last full run.
 func (b *bench) kiosksOnly(ctx context.Context) error {
-	env, err := environment.DescribeMachine(ctx, b.root, b.db.URL)
-	if err != nil {
-		return err
-	}
-	rep := report.Report{Config: b.cfg, Env: env}
-	if rep.Kiosks, err = b.measureKiosks(ctx, env); err != nil {
-		return err
-	}
-	t := &report.TargetRows{}
-	rep.KiosksTargets(t)
-	fmt.Println()
-	for _, s := range []report.Section{{Title: "Targets", Header: []string{"target", "measured as", "result", "verdict"}, Rows: t.Rows}, rep.KiosksSection()} {
-		fmt.Print(s.Text())
-	}
-	if b.cfg.Output == "" {
-		return nil
-	}
-	if err := report.SpliceKiosks(rep, b.cfg.Output, b.root); err != nil {
-		return err
-	}
-	environment.Logf("wrote the kiosks' figures into %s", b.cfg.Output)
-	return nil
+	return b.runAlone(ctx, aloneCell{what: "the kiosks'",
+		measure: func(ctx context.Context, rep *report.Report) (err error) {
+			rep.Kiosks, err = b.measureKiosks(ctx, rep.Env)
+			return err
+		},
+		targets: report.Report.KiosksTargets, section: report.Report.KiosksSection, splice: report.SpliceKiosks})
 }

@@ -28,26 +28,10 @@ func (b *bench) measureTimers(ctx context.Context, env environment.Machine) (apa
 // timersOnly runs the timers measurement alone (BENCH_ONLY=timers), prints its figures and
 // writes them into the report of the last full run.
 func (b *bench) timersOnly(ctx context.Context) error {
-	env, err := environment.DescribeMachine(ctx, b.root, b.db.URL)
-	if err != nil {
-		return err
-	}
-	rep := report.Report{Config: b.cfg, Env: env}
-	if rep.Timers, err = b.measureTimers(ctx, env); err != nil {
-		return err
-	}
-	t := &report.TargetRows{}
-	rep.TimersTargets(t)
-	fmt.Println()
-	for _, s := range []report.Section{{Title: "Targets", Header: []string{"target", "measured as", "result", "verdict"}, Rows: t.Rows}, rep.TimersSection()} {
-		fmt.Print(s.Text())
-	}
-	if b.cfg.Output == "" {
-		return nil
-	}
-	if err := report.SpliceTimers(rep, b.cfg.Output, b.root); err != nil {
-		return err
-	}
-	environment.Logf("wrote the timers' figures into %s", b.cfg.Output)
-	return nil
+	return b.runAlone(ctx, aloneCell{what: "the timers'",
+		measure: func(ctx context.Context, rep *report.Report) (err error) {
+			rep.Timers, err = b.measureTimers(ctx, rep.Env)
+			return err
+		},
+		targets: report.Report.TimersTargets, section: report.Report.TimersSection, splice: report.SpliceTimers})
 }

@@ -28,26 +28,10 @@ func (b *bench) measureTitles(ctx context.Context, env environment.Machine) (apa
 // titlesOnly runs the titles search measurement alone (BENCH_ONLY=titles-search), prints its
 // figures and writes them into the report of the last full run.
 func (b *bench) titlesOnly(ctx context.Context) error {
-	env, err := environment.DescribeMachine(ctx, b.root, b.db.URL)
-	if err != nil {
-		return err
-	}
-	rep := report.Report{Config: b.cfg, Env: env}
-	if rep.Titles, err = b.measureTitles(ctx, env); err != nil {
-		return err
-	}
-	t := &report.TargetRows{}
-	rep.TitlesTargets(t)
-	fmt.Println()
-	for _, s := range []report.Section{{Title: "Targets", Header: []string{"target", "measured as", "result", "verdict"}, Rows: t.Rows}, rep.TitlesSection()} {
-		fmt.Print(s.Text())
-	}
-	if b.cfg.Output == "" {
-		return nil
-	}
-	if err := report.SpliceTitles(rep, b.cfg.Output, b.root); err != nil {
-		return err
-	}
-	environment.Logf("wrote the titles search's figures into %s", b.cfg.Output)
-	return nil
+	return b.runAlone(ctx, aloneCell{what: "the titles search's",
+		measure: func(ctx context.Context, rep *report.Report) (err error) {
+			rep.Titles, err = b.measureTitles(ctx, rep.Env)
+			return err
+		},
+		targets: report.Report.TitlesTargets, section: report.Report.TitlesSection, splice: report.SpliceTitles})
 }

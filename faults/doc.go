@@ -11,7 +11,7 @@
 //   - a relay that stalls one recipient and refuses another while it takes everyone else's
 //     mail (smtp_recipient_test.go);
 //   - a flood from one client, far past RATE_LIMIT, while another pays (flood_test.go);
-//   - a SIGKILL of the outbox's holder while 200 loans' due-soon reminders fire, then overdue
+//   - a SIGKILL of the outbox's holder while 100 loans' due-soon reminders fire, then overdue
 //     notices at their pace, none after a return or a renewal (reminders_test.go);
 //   - fifty members going round one book's hold shelf, through two SIGKILLs of the replica
 //     that runs the saga and the outbox (holds_test.go);

@@ -114,9 +114,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		Tracer:     tracing.Tracer(cfg.Tuning.TracerProvider, "library/internal/aggregate"),
 		CacheBytes: cfg.AggregateCacheBytes, SnapshotEvery: cfg.SnapshotEvery, Logger: logger}
 	hashes := secrethash.NewGate(0) // PINs and terminals' passwords, hashed a core's worth at a time
-	accountService := accounts.NewService(a.log, repoOpts).Limit(accounts.Limits{MaxLoans: cfg.MaxLoans, BlockAt: cfg.BlockAt, OpenCheckouts: cfg.Payments.OpenMax}).
-		WithPINs(accounts.PINPolicy{Lockout: cfg.SIP.PINLockout, Now: cfg.Tuning.Now, Gate: hashes,
-			Hash: secrethash.Params{Time: cfg.Tuning.PINHash.Time, Memory: cfg.Tuning.PINHash.MemoryKiB, Threads: cfg.Tuning.PINHash.Threads}})
+	accountService := a.accountService(repoOpts, hashes)
 	titleService := titles.NewService(a.log, repoOpts, cfg.Tuning.Now, reservations.NewService(a.log, repoOpts)).
 		WithHolds(titles.HoldPolicy{MaxQueue: cfg.HoldsMax}, accountService)
 	bookService := books.NewService(a.log, repoOpts, cfg.Tuning.Now, books.Policy{LoanPeriod: cfg.LoanPeriod, MaxRenewals: cfg.RenewalsMax,
@@ -143,15 +141,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		},
 		modules...,
 	)
-	a.server = &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      cfg.RequestTimeout + 5*time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    MaxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
+	a.server = a.httpServer(handler)
 	listener, err := new(net.ListenConfig).Listen(ctx, "tcp", cfg.HTTPAddr)
 	if err != nil {
 		a.closeStore()
@@ -159,7 +149,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 	}
 	a.listener = listener
 	terminalService := terminals.NewService(a.log, repoOpts, cfg.Tuning.Now).WithGate(hashes)
-	if err := a.listenKiosks(ctx, a.kioskServices(accountService, bookService, titleService, terminalService, views)); err != nil {
+	if err := a.listenKiosks(ctx, kioskServices(accountService, bookService, titleService, terminalService, views)); err != nil {
 		_ = listener.Close()
 		a.closeStore()
 		return nil, err

@@ -37,29 +37,31 @@ func requireEachOnce(t *testing.T, smtp *smtptest.Server, loans []result) {
 	assert.Len(t, seen, len(loans), "no email but the loans'")
 }
 
-// A slow relay (100ms a message) gets up to SMTP_MAX_IN_FLIGHT emails at once, each in a
-// conversation of its own, and never more.
+// A slow relay (2 s to answer each recipient) gets up to SMTP_MAX_IN_FLIGHT emails at once,
+// each in a conversation of its own, and never more. The wait is at RCPT and long, so that the
+// conversations overlap however slowly a busy machine starts them, and short of the client's
+// SMTP timeout.
 func TestLoanEmailsInFlightAtOnce(t *testing.T) {
 	t.Parallel()
 	for _, limit := range []int{4, 16} {
 		t.Run(fmt.Sprint(limit), func(t *testing.T) {
 			t.Parallel()
 			smtp := smtptest.Start(t)
-			smtp.SetDelay(100 * time.Millisecond)
 			// The loans wait while the relay takes no mail, so that they are all ready at once
-			// however slowly they were made: on a busy machine one loan can take longer than
-			// a conversation, and emails sent as their loans come would never overlap.
+			// however slowly they were made.
 			smtp.Refuse(421, "not yet")
-			cfg := fastBackground(app.Config{SMTPURL: smtp.URL(), DatabaseURL: stores[1].DatabaseURL(t), SMTPMaxInFlight: limit})
+			cfg := fastBackground(app.Config{SMTPURL: smtp.URL(), DatabaseURL: stores[1].DatabaseURL(t),
+				SMTPMaxInFlight: limit, SMTPMaxPerDomain: limit})
 			a := &api{Base: startService(t, cfg), Store: "postgres"}
 			var loans []result
-			for i := range 3 * limit {
+			for i := range 2 * limit {
 				loans = append(loans, lendTo(t, a, i, fmt.Sprintf("reader-%d@example.org", i)))
 			}
 			eventually(t, 20*time.Second, func() bool {
 				s := processorStatus(t, a, "notifications")
 				return s.Relay != nil && s.Relay.State == "down"
 			}, "sending paused while the relay refuses")
+			smtp.DelayRecipient("example.org", 2*time.Second)
 			smtp.Refuse(0, "")
 			requireEachOnce(t, smtp, loans)
 			assert.LessOrEqual(t, smtp.MaxConversations(), limit, "never more than SMTP_MAX_IN_FLIGHT at once")

@@ -63,7 +63,7 @@ func (a *App) listenKiosks(ctx context.Context, svc kiosk.Services) error {
 }
 
 // kioskServices are the services a kiosk reaches.
-func (a *App) kioskServices(accountService *accounts.Service, bookService *books.Service, titleService *titles.Service,
+func kioskServices(accountService *accounts.Service, bookService *books.Service, titleService *titles.Service,
 	terminalService *terminals.Service, v views) kiosk.Services {
 	return kiosk.Services{Terminals: terminalService, Members: accountService, Books: bookService, Titles: titleService,
 		Loans: v.loans, Holds: v.holds}

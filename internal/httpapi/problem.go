@@ -51,6 +51,9 @@ const ProblemContentType = "application/problem+json"
 // statusOf is the one table from error codes to HTTP statuses and titles. A code that is not
 // in it is an internal error.
 func statusOf(code errs.Code) (int, string) {
+	if title, ok := conflictTitle(code); ok {
+		return http.StatusConflict, title
+	}
 	switch code {
 	case errs.InvalidRequest:
 		return http.StatusBadRequest, "Invalid request"
@@ -64,34 +67,12 @@ func statusOf(code errs.Code) (int, string) {
 		return http.StatusNotFound, "Not found"
 	case errs.Gone:
 		return http.StatusGone, "Gone"
-	case errs.AccountNotSettled:
-		return http.StatusConflict, "Account not settled"
 	case errs.MethodNotAllowed:
 		return http.StatusMethodNotAllowed, "Method not allowed"
-	case errs.BookAlreadyExists:
-		return http.StatusConflict, "Book already exists"
-	case errs.TitleAlreadyExists:
-		return http.StatusConflict, "Title already exists"
-	case errs.BarcodeTaken:
-		return http.StatusConflict, "Barcode taken"
-	case errs.TerminalExists:
-		return http.StatusConflict, "Terminal exists"
-	case errs.CardTaken:
-		return http.StatusConflict, "Card taken"
 	case errs.PINInvalid:
 		return http.StatusForbidden, "PIN invalid"
 	case errs.PINLocked:
 		return http.StatusLocked, "PIN locked"
-	case errs.BookAlreadyLent:
-		return http.StatusConflict, "Book already lent"
-	case errs.LoanMismatch:
-		return http.StatusConflict, "Loan mismatch"
-	case errs.NothingToPay:
-		return http.StatusConflict, "Nothing to pay"
-	case errs.NotLeaseHolder:
-		return http.StatusConflict, "Not the lease holder"
-	case errs.ConcurrencyConflict:
-		return http.StatusConflict, "Concurrency conflict"
 	case errs.PayloadTooLarge:
 		return http.StatusRequestEntityTooLarge, "Payload too large"
 	case errs.UnsupportedMediaType:
@@ -100,28 +81,6 @@ func statusOf(code errs.Code) (int, string) {
 		return http.StatusUnprocessableEntity, "Idempotency-Key reused"
 	case errs.NotReplayable:
 		return http.StatusUnprocessableEntity, "Not replayable"
-	case errs.LoanNotCurrent:
-		return http.StatusConflict, "Loan not current"
-	case errs.RenewalLimitReached:
-		return http.StatusConflict, "Renewal limit reached"
-	case errs.BookOnHold:
-		return http.StatusConflict, "Book on hold"
-	case errs.BookAvailable:
-		return http.StatusConflict, "Book available"
-	case errs.TitleAvailable:
-		return http.StatusConflict, "Title available"
-	case errs.HoldsWaiting:
-		return http.StatusConflict, "Holds waiting"
-	case errs.AlreadyHeld:
-		return http.StatusConflict, "Already held"
-	case errs.HoldQueueFull:
-		return http.StatusConflict, "Hold queue full"
-	case errs.LoanLimitReached:
-		return http.StatusConflict, "Loan limit reached"
-	case errs.MemberBlocked:
-		return http.StatusConflict, "Member blocked"
-	case errs.TooManyCheckouts:
-		return http.StatusConflict, "Too many checkouts"
 	case errs.PreconditionRequired:
 		return http.StatusPreconditionRequired, "Precondition required"
 	case errs.PreconditionFailed:
@@ -135,6 +94,58 @@ func statusOf(code errs.Code) (int, string) {
 	default:
 		return http.StatusInternalServerError, "Internal error"
 	}
+}
+
+// conflictTitle is the title of a code whose status is 409 Conflict: a refusal by the state of
+// what the request is about (a rule of the domain, a value taken, a race lost).
+func conflictTitle(code errs.Code) (string, bool) {
+	switch code {
+	case errs.AccountNotSettled:
+		return "Account not settled", true
+	case errs.BookAlreadyExists:
+		return "Book already exists", true
+	case errs.TitleAlreadyExists:
+		return "Title already exists", true
+	case errs.BarcodeTaken:
+		return "Barcode taken", true
+	case errs.TerminalExists:
+		return "Terminal exists", true
+	case errs.CardTaken:
+		return "Card taken", true
+	case errs.BookAlreadyLent:
+		return "Book already lent", true
+	case errs.LoanMismatch:
+		return "Loan mismatch", true
+	case errs.NothingToPay:
+		return "Nothing to pay", true
+	case errs.NotLeaseHolder:
+		return "Not the lease holder", true
+	case errs.ConcurrencyConflict:
+		return "Concurrency conflict", true
+	case errs.LoanNotCurrent:
+		return "Loan not current", true
+	case errs.RenewalLimitReached:
+		return "Renewal limit reached", true
+	case errs.BookOnHold:
+		return "Book on hold", true
+	case errs.BookAvailable:
+		return "Book available", true
+	case errs.TitleAvailable:
+		return "Title available", true
+	case errs.HoldsWaiting:
+		return "Holds waiting", true
+	case errs.AlreadyHeld:
+		return "Already held", true
+	case errs.HoldQueueFull:
+		return "Hold queue full", true
+	case errs.LoanLimitReached:
+		return "Loan limit reached", true
+	case errs.MemberBlocked:
+		return "Member blocked", true
+	case errs.TooManyCheckouts:
+		return "Too many checkouts", true
+	}
+	return "", false
 }
 
 // WriteError answers a request with the problem that err stands for, and records err for the

@@ -6,8 +6,8 @@ var coreMutationsRest = []mutation{
 	{
 		name:    "a loan is not written to the member's account: an erasure at the same moment succeeds too",
 		file:    "internal/books/service.go",
-		find:    "Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.LoanPeriod) },\n\t}, bookID, \"\", s.onAccount(bookID)))",
-		replace: "Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.LoanPeriod) },\n\t}, bookID, \"\", nil))",
+		find:    "\taccount := s.onAccount(bookID)\n",
+		replace: "\tvar account func(context.Context, []Event) (aggregate.Also, error)\n",
 		pkg:     "./internal/app/",
 	},
 	{

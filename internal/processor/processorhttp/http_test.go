@@ -48,7 +48,7 @@ func newHTTPReplicas(t *testing.T) httpReplicas {
 	drivertest.Eventually(t, 5*time.Second, func() bool {
 		return r.holderG.HoldsLease("fines") && r.holderG.HoldsLease("emails") && drivertest.CountParked(t, env.cps, "emails") == 2 &&
 			drivertest.LoadPosition(t, env.cps, "fines").Checkpoint == r.events[4].Checkpoint() &&
-			drivertest.LoadPosition(t, env.cps, "emails").Checkpoint == r.events[4].Checkpoint()
+			drivertest.LoadPosition(t, env.cps, "emails").Checkpoint == r.events[4].Checkpoint() && nothingInFlight(t, r.holderG)
 	}, "the holder has handled the log and parked book-3's events")
 	standbyG := startGroup(t, env.config(), saga("fines", drivertest.NewRecorder(nil)), outbox("emails", drivertest.NewRecorder(nil)))
 
@@ -58,6 +58,20 @@ func newHTTPReplicas(t *testing.T) httpReplicas {
 	opts.Guard = auth.NewGuard(nil, "")
 	r.withoutAdminAuth = httpapi.New(opts, Routes{Group: r.holderG, Replica: "replica-a"})
 	return r
+}
+
+// nothingInFlight reports whether no processor of g is handling an event: the checkpoint of
+// the last one moves a moment before its worker counts itself done.
+func nothingInFlight(t *testing.T, g *engine.Group) bool {
+	t.Helper()
+	statuses, err := g.Status(context.Background())
+	require.NoError(t, err)
+	for _, s := range statuses {
+		if s.InFlight != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func serve(h http.Handler, method, path, authorization string) *httptest.ResponseRecorder {
