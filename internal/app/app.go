@@ -132,7 +132,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 	a.processors = processors
 	guard, verifier := a.signIn()
 	a.verifier = verifier
-	modules := a.modules(bookService, accountService, titleService, pay, processors, views, members)
+	modules := append(a.modules(bookService, accountService, titleService, pay, processors, views, members), a.libraryDays(repoOpts)...)
 	handler := httpapi.New(
 		httpapi.Options{
 			Logger: logger, Ready: a.ready, RequestTimeout: cfg.RequestTimeout, Guard: guard,

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -87,6 +88,15 @@ var expected = map[string][6]int{
 	// Allowed, and then refused by the account itself: it still owes (409 AccountNotSettled).
 	// Erasing it would take it from the routes that follow.
 	"POST /accounts/{memberId}/erasure": {401, 409, 403, 409, 403, 401},
+
+	"GET /circulation-rules":         {401, 403, 403, 2, 2, 401},
+	"PUT /circulation-rules":         {401, 403, 403, 2, 403, 401},
+	"GET /circulation-rules/resolve": {401, 403, 403, 2, 2, 401},
+	// Anyone sees which days the library is closed.
+	"GET /calendar":                  {2, 2, 2, 2, 2, 2},
+	"PUT /calendar/closed/{date}":    {401, 403, 403, 2, 403, 401},
+	"DELETE /calendar/closed/{date}": {401, 403, 403, 2, 403, 401},
+	"PUT /calendar/weekly":           {401, 403, 403, 2, 403, 401},
 
 	"GET /status":                                {401, 403, 403, 403, 2, 401},
 	"GET /admin/processors/{name}/parked":        {401, 403, 403, 403, 2, 401},
@@ -221,10 +231,39 @@ var requests = map[string]func(t *testing.T, w *world, account string) request{
 	"POST /accounts/{memberId}/erasure": func(_ *testing.T, _ *world, account string) request {
 		return postTo("/accounts/"+account+"/erasure")(nil, nil, "")
 	},
+	"GET /circulation-rules": get("/circulation-rules"),
+	"PUT /circulation-rules": func(t *testing.T, w *world, _ string) request {
+		// On the version the table is at: only the librarian's call changes it.
+		r := w.a.Call(t, http.MethodGet, "/circulation-rules", nil, "Authorization", w.librarian)
+		require.Equal(t, http.StatusOK, r.Status, r.Body)
+		return request{method: http.MethodPut, path: "/circulation-rules",
+			body:    apitest.Obj{"rows": []apitest.Obj{{"group": "*", "materialType": "dvd", "renewals": w.next()}}},
+			headers: []string{"If-Match", r.Header.Get("ETag")}}
+	},
+	"GET /circulation-rules/resolve": get("/circulation-rules/resolve?group=adult&materialType=book"),
+	"GET /calendar":                  get("/calendar?from=2026-12-01&to=2026-12-31"),
+	"PUT /calendar/closed/{date}": func(_ *testing.T, w *world, _ string) request {
+		return request{method: http.MethodPut, path: "/calendar/closed/" + day(w.next())}
+	},
+	"DELETE /calendar/closed/{date}": func(t *testing.T, w *world, _ string) request {
+		d := day(w.next())
+		apitest.RequireResult(t, w.a.Call(t, http.MethodPut, "/calendar/closed/"+d, nil, "Authorization", w.librarian),
+			http.StatusCreated, "calendar-library")
+		return request{method: http.MethodDelete, path: "/calendar/closed/" + d}
+	},
+	"PUT /calendar/weekly": func(_ *testing.T, w *world, _ string) request {
+		days := []string{"sunday", "monday"}
+		return request{method: http.MethodPut, path: "/calendar/weekly", body: apitest.Obj{"closed": days[w.next()%2:]}}
+	},
 	"GET /status":                                get("/status"),
 	"GET /admin/processors/{name}/parked":        get("/admin/processors/catalog/parked"),
 	"POST /admin/processors/{name}/replay":       postTo("/admin/processors/catalog/replay"),
 	"POST /admin/processors/{name}/retry-parked": postTo("/admin/processors/catalog/retry-parked"),
+}
+
+// day is the nth day of 2030, a date no other call closes.
+func day(n int64) string {
+	return time.Date(2030, 1, int(n), 0, 0, 0, 0, time.UTC).Format("2006-01-02")
 }
 
 func get(path string) func(*testing.T, *world, string) request {

@@ -143,6 +143,17 @@ func Rules() []Rule {
 		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/export", ""),
 		{Method: http.MethodPost, Pattern: "/accounts/{memberId}/checkouts", Member: Own, WhenOpen: Allow, Narrowed: "at most what they owe"},
 		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/checkouts/{checkoutId}", ""),
+		// The circulation rules are staff's: librarians set them and read them, operators read
+		// them (to answer "why was this loan 7 days?") and change nothing.
+		{Method: http.MethodGet, Pattern: "/circulation-rules", Librarian: Allow, Operator: Allow, WhenOpen: Allow},
+		librarians(http.MethodPut, "/circulation-rules"),
+		{Method: http.MethodGet, Pattern: "/circulation-rules/resolve", Librarian: Allow, Operator: Allow, WhenOpen: Allow},
+		// Anyone sees which days the library is closed; librarians close and open them.
+		Anyone(http.MethodGet, "/calendar"),
+		librarians(http.MethodPut, "/calendar/closed/{date}"),
+		librarians(http.MethodDelete, "/calendar/closed/{date}"),
+		librarians(http.MethodPut, "/calendar/weekly"),
+
 		// The provider signs its webhooks: the handler checks the signature, not a token.
 		Anyone(http.MethodPost, "/webhooks/stripe"),
 

@@ -145,3 +145,13 @@ func rowError(i int, key *Key, field, format string, args ...any) error {
 	}
 	return e
 }
+
+// CheckName refuses, with errs.InvalidRequest naming param, what is not the name of one
+// patron group or one material type: 1 to MaxNameLength characters from a-z 0-9 - _ (Any,
+// which stands for every one in a row's key, is none).
+func CheckName(param, s string) error {
+	if s == Any || !isName(s) {
+		return errs.E(errs.InvalidRequest, "%s must be 1 to %d characters from a-z 0-9 - _", param, MaxNameLength)
+	}
+	return nil
+}

@@ -52,6 +52,9 @@ type Config struct {
 	BlockAt  int64
 	// FinePerDay is the late fine in cents per day (FINE_PER_DAY).
 	FinePerDay int64
+	// Timezone is the library's time zone, whose clock says which day it is: the calendar's
+	// days (LIBRARY_TIMEZONE, an IANA name).
+	Timezone *time.Location
 	// MigrateOnStart applies pending migrations when the service starts (MIGRATE_ON_START).
 	MigrateOnStart bool
 	// WebUI serves the web app (package web) at / and its files under /ui/, next to the API

@@ -68,6 +68,7 @@ var Variables = []Variable{
 	{"MAX_LOANS", "10", orDefault(positiveInt, func(c *Config) *int { return &c.MaxLoans })},
 	{"BLOCK_AT", "1000", orDefault(positiveInt64, func(c *Config) *int64 { return &c.BlockAt })},
 	{"FINE_PER_DAY", strconv.Itoa(DefaultFinePerDay), orDefault(positiveInt64, func(c *Config) *int64 { return &c.FinePerDay })},
+	{"LIBRARY_TIMEZONE", "UTC", orDefault(zone, func(c *Config) **time.Location { return &c.Timezone })},
 	{"SMTP_URL", "", to(text, func(c *Config) *string { return &c.SMTPURL })},
 	{"MAIL_FROM", "library@localhost", orDefault(emailAddress, func(c *Config) *string { return &c.MailFrom })},
 	{"SMTP_MAX_IN_FLIGHT", "16", orDefault(positiveInt, func(c *Config) *int { return &c.SMTPMaxInFlight })},

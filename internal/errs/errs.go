@@ -90,6 +90,13 @@ const (
 	// PINLocked: too many wrong PINs were given for the card in a row, and its PIN is not
 	// checked until the lockout ends; the detail says when.
 	PINLocked Code = "PINLocked"
+
+	// PreconditionRequired: the route changes what a client read first, and takes the version
+	// it read in If-Match (PUT /circulation-rules); the request had none.
+	PreconditionRequired Code = "PreconditionRequired"
+	// PreconditionFailed: the version in If-Match is not the current one: someone changed it
+	// since the client read it. Read it again, and send the change on what it is now.
+	PreconditionFailed Code = "PreconditionFailed"
 )
 
 // Error is a failure with a code. Detail is written for the client; Cause is for the logs.

@@ -81,6 +81,10 @@ func statusOf(code errs.Code) (int, string) {
 		return http.StatusUnprocessableEntity, "Idempotency-Key reused"
 	case errs.NotReplayable:
 		return http.StatusUnprocessableEntity, "Not replayable"
+	case errs.PreconditionRequired:
+		return http.StatusPreconditionRequired, "Precondition required"
+	case errs.PreconditionFailed:
+		return http.StatusPreconditionFailed, "Precondition failed"
 	case errs.TooManyRequests:
 		return http.StatusTooManyRequests, "Too many requests"
 	case errs.NotCaughtUp:
