@@ -152,12 +152,15 @@ type Account struct {
 	Balance int64
 	// Card is the number of the member's library card, "" for none.
 	Card string
+	// group is the member's patron group as set (GroupSet), "" for none: Group says which.
+	group string
 	// pin is the member's PIN for self-check and the count of wrong tries.
 	pin pinState
 	// finedLoans holds the loan ids that have been fined.
 	finedLoans map[string]bool
-	// loans holds the loans on the account (loanKey), open now.
-	loans map[string]bool
+	// loans holds the loans on the account (loanKey), open now, each with its copy's material
+	// type ("" for a loan recorded before copies had one: DefaultMaterialType).
+	loans map[string]string
 	// checkouts holds the account's online payments, by checkout id: the open ones, and the
 	// ended ones listed in ended.
 	checkouts map[string]Checkout
@@ -168,7 +171,7 @@ type Account struct {
 
 // NewAccount returns the state of an account with no events.
 func NewAccount() Account {
-	return Account{finedLoans: make(map[string]bool), loans: make(map[string]bool), checkouts: make(map[string]Checkout)}
+	return Account{finedLoans: make(map[string]bool), loans: make(map[string]string), checkouts: make(map[string]Checkout)}
 }
 
 // Clone returns a copy of a that Apply can change without changing a. An empty map is not
@@ -216,11 +219,13 @@ func Apply(a Account, e Event) Account {
 		a = paidCheckout(a, e)
 	case LoanOpened:
 		a.loans = writable(a.loans)
-		a.loans[loanKey(e.BookID, e.LoanID)] = true
+		a.loans[loanKey(e.BookID, e.LoanID)] = e.MaterialType
 	case LoanClosed:
 		delete(a.loans, loanKey(e.BookID, e.LoanID))
 	case CardAssigned:
 		a.Card = e.CardNumber
+	case GroupSet:
+		a.group = e.Group
 	default:
 		var pin bool
 		if a.pin, pin = applyPIN(a.pin, e); !pin {

@@ -3,9 +3,9 @@ package accounts
 import (
 	"context"
 
-	"library/internal/errs"
-
 	"library/internal/aggregate"
+	"library/internal/circulation"
+	"library/internal/errs"
 	"library/internal/validate"
 )
 
@@ -16,6 +16,8 @@ import (
 type LoanOpened struct {
 	BookID string `json:"bookId"`
 	LoanID string `json:"loanId"`
+	// MaterialType is the copy's, for the limits on loans of a type ("" before copies had one).
+	MaterialType string `json:"materialType,omitempty"`
 }
 
 // LoanClosed records, on the member's account, that a loan the account holds ended, in the
@@ -37,6 +39,18 @@ func loanKey(bookID, loanID string) string { return bookID + "/" + loanID }
 // OnLoan counts the books on loan to the member that the account knows of: every loan made
 // since loans are recorded on accounts.
 func (a Account) OnLoan() int { return len(a.loans) }
+
+// OnLoanOf counts the member's loans of copies of materialType (a loan recorded without one is
+// of circulation.DefaultMaterialType).
+func (a Account) OnLoanOf(materialType string) int {
+	n := 0
+	for _, t := range a.loans {
+		if circulation.MaterialTypeOr(t) == materialType {
+			n++
+		}
+	}
+	return n
+}
 
 // Limits are the rules a library lends under: how many books one member may have at once
 // (MAX_LOANS), and how much they may owe and still borrow, renew or hold (BLOCK_AT, cents). 0
@@ -66,19 +80,27 @@ type Borrow struct {
 	BookID string
 	LoanID string
 	Limits Limits
+	// Limit, when its Max is set, is the circulation rules' limit on the loan's material type,
+	// which takes the place of Limits.MaxLoans.
+	Limit circulation.LoanLimit
 }
 
 // Decide returns the account's event for the loan, or the first of the rules that refuse it.
 // The loans it counts are those on the account: every loan made since loans are recorded on
 // accounts.
 func (c Borrow) Decide(a Account) ([]Event, error) {
-	if a.loans[loanKey(c.BookID, c.LoanID)] {
+	if _, ok := a.loans[loanKey(c.BookID, c.LoanID)]; ok {
 		return nil, nil
 	}
 	if refused := c.refusals(a); len(refused) > 0 {
 		return nil, refused[0]
 	}
-	return []Event{LoanOpened{BookID: c.BookID, LoanID: c.LoanID}}, nil
+	return []Event{c.opened()}, nil
+}
+
+// opened is the loan's LoanOpened.
+func (c Borrow) opened() LoanOpened {
+	return LoanOpened{BookID: c.BookID, LoanID: c.LoanID, MaterialType: c.Limit.MaterialType}
 }
 
 // DecideOverriding returns the account's event for a loan made already, which the library
@@ -86,14 +108,14 @@ func (c Borrow) Decide(a Account) ([]Event, error) {
 // the loan is opened, and the codes of the rules that refuse it now are returned, for the
 // loan's record to say what it overrode.
 func (c Borrow) DecideOverriding(a Account) ([]Event, []errs.Code) {
-	if a.loans[loanKey(c.BookID, c.LoanID)] {
+	if _, ok := a.loans[loanKey(c.BookID, c.LoanID)]; ok {
 		return nil, nil
 	}
 	var overrode []errs.Code
 	for _, err := range c.refusals(a) {
 		overrode = append(overrode, errs.CodeOf(err))
 	}
-	return []Event{LoanOpened{BookID: c.BookID, LoanID: c.LoanID}}, overrode
+	return []Event{c.opened()}, overrode
 }
 
 // refusals are the account's rules that refuse the loan, in the order Decide checks them:
@@ -101,13 +123,41 @@ func (c Borrow) DecideOverriding(a Account) ([]Event, []errs.Code) {
 // both kept by Decide and overridden by DecideOverriding.
 func (c Borrow) refusals(a Account) []error {
 	var refused []error
-	if c.Limits.MaxLoans > 0 && a.OnLoan() >= c.Limits.MaxLoans {
-		refused = append(refused, errs.E(errs.LoanLimitReached, "the member has %s out, as many as a member may", errs.Count(a.OnLoan(), "book", "books")))
+	if err := c.overLimit(a); err != nil {
+		refused = append(refused, err)
 	}
 	if err := c.Limits.blocked(a, "borrow"); err != nil {
 		refused = append(refused, err)
 	}
 	return refused
+}
+
+// overLimit refuses a loan beyond the rules' limit on its type (Limit), or, without one, beyond
+// Limits.MaxLoans.
+func (c Borrow) overLimit(a Account) error {
+	l := c.Limit
+	if l.Max <= 0 && l.Group == "" {
+		if c.Limits.MaxLoans > 0 && a.OnLoan() >= c.Limits.MaxLoans {
+			return errs.E(errs.LoanLimitReached, "the member has %s out, as many as a member may", errs.Count(a.OnLoan(), "book", "books"))
+		}
+		return nil
+	}
+	n := a.OnLoan()
+	if !l.AllTypes {
+		n = a.OnLoanOf(l.MaterialType)
+	}
+	if n >= l.Max {
+		return errs.E(errs.LoanLimitReached, "the member has %s out, and the rules allow %s", loansOut(n, l), l)
+	}
+	return nil
+}
+
+// loansOut says how many loans a limit counts: "3 dvd loans", or "20 loans" of every type.
+func loansOut(n int, l circulation.LoanLimit) string {
+	if l.AllTypes {
+		return errs.Count(n, "loan", "loans")
+	}
+	return errs.Count(n, l.MaterialType+" loan", l.MaterialType+" loans")
 }
 
 // MayWait is what placing a hold, or renewing a loan, asks of the member's account: a member
@@ -141,7 +191,7 @@ type GiveBack struct {
 
 // Decide returns the account's event for the loan's end, none when it holds no such loan.
 func (c GiveBack) Decide(a Account) ([]Event, error) {
-	if !a.loans[loanKey(c.BookID, c.LoanID)] {
+	if _, ok := a.loans[loanKey(c.BookID, c.LoanID)]; !ok {
 		return nil, nil
 	}
 	return []Event{LoanClosed(c)}, nil
@@ -149,19 +199,19 @@ func (c GiveBack) Decide(a Account) ([]Event, error) {
 
 // Borrow is the account's part of a loan of bookID to memberID under loanID, decided on the
 // account as the log holds it now (books.Borrowers).
-func (s *Service) Borrow(ctx context.Context, memberID, bookID, loanID string) (aggregate.Also, error) {
-	return s.also(ctx, memberID, guarded(memberID, Borrow{BookID: bookID, LoanID: loanID, Limits: s.limits}.Decide))
+func (s *Service) Borrow(ctx context.Context, memberID, bookID, loanID string, limit circulation.LoanLimit) (aggregate.Also, error) {
+	return s.also(ctx, memberID, guarded(memberID, Borrow{BookID: bookID, LoanID: loanID, Limits: s.limits, Limit: limit}.Decide))
 }
 
 // BorrowOverriding is the account's part of a loan made already, recorded as it was made
 // (books.Borrowers): the account's rules don't refuse it, and the codes of those that would
 // have are returned. A member who can't borrow at all still can't: one whose account was
 // erased (errs.Gone), or an id that can't start an account (errs.InvalidRequest).
-func (s *Service) BorrowOverriding(ctx context.Context, memberID, bookID, loanID string) (aggregate.Also, []errs.Code, error) {
+func (s *Service) BorrowOverriding(ctx context.Context, memberID, bookID, loanID string, limit circulation.LoanLimit) (aggregate.Also, []errs.Code, error) {
 	var overrode []errs.Code
 	decide := func(a Account) ([]Event, error) {
 		var events []Event
-		events, overrode = Borrow{BookID: bookID, LoanID: loanID, Limits: s.limits}.DecideOverriding(a)
+		events, overrode = Borrow{BookID: bookID, LoanID: loanID, Limits: s.limits, Limit: limit}.DecideOverriding(a)
 		return events, nil
 	}
 	part, err := s.also(ctx, memberID, guarded(memberID, decide))

@@ -8,6 +8,7 @@ import (
 
 	"library/internal/accounts"
 	"library/internal/aggregate"
+	"library/internal/circulation"
 	"library/internal/errs"
 	"library/internal/eventstore"
 )
@@ -56,7 +57,7 @@ func TestServiceBorrowOverriding(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := accounts.NewService(eventstore.NewMemory(nil), aggregate.Options{}).Limit(accounts.Limits{MaxLoans: 1})
-	part, overrode, err := s.BorrowOverriding(ctx, "m1", "dune", "l1")
+	part, overrode, err := s.BorrowOverriding(ctx, "m1", "dune", "l1", circulation.LoanLimit{})
 	require.NoError(t, err)
 	require.Empty(t, overrode)
 	require.Equal(t, accounts.Type().StreamID("m1"), part.StreamID)
@@ -66,8 +67,8 @@ func TestServiceBorrowOverriding(t *testing.T) {
 	require.NoError(t, err)
 	_, err = s.Erase(ctx, "m2", aggregate.Origin{})
 	require.NoError(t, err)
-	_, _, err = s.BorrowOverriding(ctx, "m2", "dune", "l2")
+	_, _, err = s.BorrowOverriding(ctx, "m2", "dune", "l2", circulation.LoanLimit{})
 	require.True(t, errs.Is(err, errs.Gone), "%v", err)
-	_, _, err = s.BorrowOverriding(ctx, "new@example.org", "dune", "l2")
+	_, _, err = s.BorrowOverriding(ctx, "new@example.org", "dune", "l2", circulation.LoanLimit{})
 	require.True(t, errs.Is(err, errs.InvalidRequest), "%v", err)
 }

@@ -31,14 +31,14 @@ func TestLoansOnTheAccount(t *testing.T) {
 
 	back, err := accounts.GiveBack{BookID: "dune", LoanID: "l1"}.Decide(a)
 	require.NoError(t, err)
-	require.Equal(t, []accounts.Event{accounts.LoanClosed(dune)}, back)
-	a = fold(opened, dune, emma, accounts.LoanClosed(dune))
+	require.Equal(t, []accounts.Event{accounts.LoanClosed{BookID: dune.BookID, LoanID: dune.LoanID}}, back)
+	a = fold(opened, dune, emma, accounts.LoanClosed{BookID: dune.BookID, LoanID: dune.LoanID})
 	require.Equal(t, 1, a.OnLoan())
 	unknown, err := accounts.GiveBack{BookID: "dune", LoanID: "l0"}.Decide(a)
 	require.NoError(t, err)
 	require.Empty(t, unknown, "a loan made before loans were recorded on accounts closes nothing")
 
-	a = fold(opened, dune, emma, accounts.LoanClosed(dune), accounts.LoanClosed(emma))
+	a = fold(opened, dune, emma, accounts.LoanClosed{BookID: dune.BookID, LoanID: dune.LoanID}, accounts.LoanClosed{BookID: emma.BookID, LoanID: emma.LoanID})
 	require.Zero(t, a.OnLoan())
 	erased, err := accounts.Erase{}.Decide(a)
 	require.NoError(t, err)

@@ -37,6 +37,7 @@ func Type() aggregate.Type[Account] {
 			aggregate.EventCodec[RefundIssued](),
 			aggregate.EventCodec[RefundFailed](),
 			aggregate.EventCodec[CardAssigned](),
+			aggregate.EventCodec[GroupSet](),
 			aggregate.EventCodec[PINSet](),
 			aggregate.EventCodec[PINRefused](),
 			aggregate.EventCodec[PINAccepted](),

@@ -14,7 +14,7 @@ import (
 // or what it means changes, so that older snapshots are ignored rather than misread; and with
 // an upcaster of an account event that makes Apply keep something new, so that the states
 // folded before it are folded again through it (upcasters never touch snapshots).
-const snapshotVersion = 6
+const snapshotVersion = 7
 
 // snapshotState is an Account as a snapshot keeps it.
 type snapshotState struct {
@@ -26,8 +26,11 @@ type snapshotState struct {
 	EmailFrom  string   `json:"emailFrom,omitempty"`
 	Balance    int64    `json:"balance"`
 	FinedLoans []string `json:"finedLoans,omitempty"`
-	// Loans are the loans open on the account (bookId/loanId).
-	Loans []string `json:"loans,omitempty"`
+	// Loans are the loans open on the account (bookId/loanId); LoanTypes their copies' material
+	// types, where one was recorded.
+	Loans     []string          `json:"loans,omitempty"`
+	LoanTypes map[string]string `json:"loanTypes,omitempty"`
+	Group     string            `json:"group,omitempty"`
 	// Checkouts are the account's online payments, by id.
 	Checkouts []Checkout `json:"checkouts,omitempty"`
 	// Ended are the ids of the checkouts that ended, in the order they did.
@@ -48,6 +51,7 @@ func encodeSnapshot(a Account) ([]byte, error) {
 	return json.Marshal(snapshotState{Seen: a.Seen, Erased: a.Erased, Opened: a.Opened, Name: a.Name, Email: a.Email, EmailFrom: a.EmailFrom,
 		Balance: a.Balance, FinedLoans: slices.Sorted(maps.Keys(a.finedLoans)), Loans: slices.Sorted(maps.Keys(a.loans)),
 		Checkouts: slices.SortedFunc(maps.Values(a.checkouts), func(x, y Checkout) int { return strings.Compare(x.ID, y.ID) }),
+		LoanTypes: loanTypes(a.loans), Group: a.group,
 		Ended:     a.ended, Card: a.Card, PIN: a.pin.hash, PINRefused: a.pin.refused, PINLockedUntil: a.pin.lockedUntil})
 }
 
@@ -63,14 +67,29 @@ func decodeSnapshot(b []byte) (Account, error) {
 		a.finedLoans[id] = true
 	}
 	for _, key := range s.Loans {
-		a.loans[key] = true
+		a.loans[key] = s.LoanTypes[key]
 	}
+	a.group = s.Group
 	for _, c := range s.Checkouts {
 		a.checkouts[c.ID] = c
 	}
 	a.ended = s.Ended
 	a.Card, a.pin = s.Card, pinState{hash: s.PIN, refused: s.PINRefused, lockedUntil: s.PINLockedUntil}
 	return a, nil
+}
+
+// loanTypes are the material types of loans that have one, by loan key; nil for none.
+func loanTypes(loans map[string]string) map[string]string {
+	var types map[string]string
+	for key, t := range loans {
+		if t != "" {
+			if types == nil {
+				types = make(map[string]string)
+			}
+			types[key] = t
+		}
+	}
+	return types
 }
 
 // weigh estimates the bytes an Account takes in memory, for the aggregate cache.

@@ -117,7 +117,8 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 	accountService := a.accountService(repoOpts, hashes)
 	titleService := titles.NewService(a.log, repoOpts, cfg.Tuning.Now, reservations.NewService(a.log, repoOpts)).
 		WithHolds(titles.HoldPolicy{MaxQueue: cfg.HoldsMax}, accountService)
-	bookService := books.NewService(a.log, repoOpts, cfg.Tuning.Now, books.Policy{LoanPeriod: cfg.LoanPeriod, MaxRenewals: cfg.RenewalsMax,
+	desk := a.desk(repoOpts)
+	bookService := books.NewService(a.log, repoOpts, cfg.Tuning.Now, books.Policy{LoanPeriod: cfg.LoanPeriod, MaxRenewals: cfg.RenewalsMax, Desk: desk.Desk,
 		Holds: books.HoldPolicy{MaxQueue: cfg.HoldsMax, Pickup: cfg.HoldPickup}}, accountService).WithTitles(shelves.Shelves{Titles: titleService})
 	pay, err := a.payments()
 	if err != nil {
@@ -132,7 +133,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 	a.processors = processors
 	guard, verifier := a.signIn()
 	a.verifier = verifier
-	modules := append(a.modules(bookService, accountService, titleService, pay, processors, views, members), a.libraryDays(repoOpts)...)
+	modules := append(a.modules(bookService, accountService, titleService, pay, processors, views, members), a.libraryDays(desk)...)
 	handler := httpapi.New(
 		httpapi.Options{
 			Logger: logger, Ready: a.ready, RequestTimeout: cfg.RequestTimeout, Guard: guard,

@@ -9,15 +9,20 @@ import (
 	"library/internal/httpapi"
 )
 
-// libraryDays are the routes of the circulation rules and the library's calendar, each on a
-// service of its own. Lending does not read them yet: the environment's numbers, which are the
-// rules' defaults, still decide every loan.
-func (a *App) libraryDays(repoOpts aggregate.Options) []httpapi.Module {
+// desk makes the reader of the circulation rules and the library's calendar that lending,
+// renewing and returning decide on, with the environment's numbers as the rules' defaults.
+func (a *App) desk(repoOpts aggregate.Options) circulation.Reader {
 	cfg := a.cfg
 	defaults := circulation.Defaults(circulation.Environment{LoanPeriod: cfg.LoanPeriod, RenewalsMax: cfg.RenewalsMax,
 		MaxLoans: cfg.MaxLoans, FinePerDay: cfg.FinePerDay, HoldPickup: cfg.HoldPickup})
+	return circulation.Reader{Rules: circulation.NewService(a.log, repoOpts), Calendar: calendar.NewService(a.log, repoOpts),
+		Defaults: defaults, Zone: cfg.Timezone}
+}
+
+// libraryDays are the routes of the circulation rules and the library's calendar.
+func (a *App) libraryDays(desk circulation.Reader) []httpapi.Module {
 	return []httpapi.Module{
-		circulationhttp.Routes{Service: circulation.NewService(a.log, repoOpts), Defaults: defaults},
-		calendarhttp.Routes{Service: calendar.NewService(a.log, repoOpts), Zone: cfg.Timezone, Now: cfg.Tuning.Now},
+		circulationhttp.Routes{Service: desk.Rules, Defaults: desk.Defaults},
+		calendarhttp.Routes{Service: desk.Calendar, Zone: desk.Zone, Now: a.cfg.Tuning.Now},
 	}
 }

@@ -107,6 +107,7 @@ func Rules() []Rule {
 		{Method: http.MethodGet, Pattern: "/books", Query: "barcode", Librarian: Allow, WhenOpen: Allow, Kiosk: Allow},
 		librarians(http.MethodPost, "/books"),
 		librarians(http.MethodPost, "/titles/{titleId}/copies"),
+		librarians(http.MethodPut, "/books/{bookId}/material-type"),
 		kiosks(librarians(http.MethodPost, "/books/{bookId}/loans"), Own),
 		kiosks(librarians(http.MethodPost, "/books/{bookId}/returns"), Allow),
 		{Method: http.MethodPost, Pattern: "/books/{bookId}/loans/{loanId}/renewals", Member: Allow, Librarian: Allow, WhenOpen: Allow,
@@ -135,6 +136,7 @@ func Rules() []Rule {
 		kiosks(ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/holds", ""), Own),
 		ownOrLibrarian(http.MethodPut, "/accounts/{memberId}", "a member sets their name only: their email comes from their sign-in"),
 		librarians(http.MethodPut, "/accounts/{memberId}/card"),
+		librarians(http.MethodPut, "/accounts/{memberId}/group"),
 		// A PIN is the member's secret: staff may give a card, never choose its PIN.
 		{Method: http.MethodPut, Pattern: "/accounts/{memberId}/pin", Member: Own, WhenOpen: Allow},
 		librarians(http.MethodPost, "/accounts/{memberId}/fines"),

@@ -20,6 +20,8 @@ package books
 import (
 	"maps"
 	"time"
+
+	"library/internal/circulation"
 )
 
 // Event is a Book event; the same type as aggregate.Event.
@@ -38,6 +40,9 @@ type BookAdded struct {
 	Barcode string `json:"barcode,omitempty"`
 	Title   string `json:"title"`
 	Author  string `json:"author"`
+	// MaterialType and ReplacementPrice (cents) are the copy's, when it was added with them.
+	MaterialType     string `json:"materialType,omitempty"`
+	ReplacementPrice int64  `json:"replacementPrice,omitempty"`
 	// BeforeTitles is set by the upcaster of version 1 alone: no title records this copy, nor
 	// what happens to it, until the adoption saga adopts it (CopyAdopted).
 	BeforeTitles bool `json:"beforeTitles,omitempty"`
@@ -57,6 +62,8 @@ type BookLent struct {
 	Offline       bool      `json:"offline,omitempty"`
 	OfflineReason string    `json:"offlineReason,omitempty"`
 	Overrode      []string  `json:"overrode,omitempty"`
+	// Terms are the circulation rules' terms the loan was made on (nil before there were rules).
+	Terms *circulation.LoanTerms `json:"terms,omitempty"`
 }
 
 // BookReturned records that a loan ended. DaysLate counts whole days after the loan's due
@@ -66,6 +73,12 @@ type BookReturned struct {
 	MemberID   string    `json:"memberId"`
 	ReturnedAt time.Time `json:"returnedAt"`
 	DaysLate   int       `json:"daysLate"`
+	// LateDays are the open days late, by the library's calendar, and Fine what they cost on
+	// the loan's terms, in cents: both set for a loan made on terms (BookLent.Terms), and the
+	// fine the late-fines saga charges; nil Fine: a loan from before the rules, fined by the
+	// saga's FINE_PER_DAY times DaysLate.
+	LateDays int    `json:"lateDays,omitempty"`
+	Fine     *int64 `json:"fine,omitempty"`
 }
 
 // LoanRenewed records that a loan's due time moved to DueAt. MemberID is the borrower's.
@@ -73,6 +86,8 @@ type LoanRenewed struct {
 	LoanID   string    `json:"loanId"`
 	DueAt    time.Time `json:"dueAt"`
 	MemberID string    `json:"memberId,omitempty"`
+	// Terms are the rules' terms the loan is on from this renewal (nil before there were rules).
+	Terms *circulation.LoanTerms `json:"terms,omitempty"`
 }
 
 // EventType names the event in the log; never rename it.
@@ -99,6 +114,10 @@ type Book struct {
 	// OnTitle is true for a copy whose title records it, and what happens to it (shelf.go):
 	// one added since books were copies, or adopted since.
 	OnTitle bool
+	// MaterialType is the copy's as set ("" for none: Type says which), ReplacementPrice what
+	// replacing it costs, in cents (0: nobody said).
+	MaterialType     string
+	ReplacementPrice int64
 	// Loan is the current loan, nil while the book is on the shelf.
 	Loan *Loan
 	// loans holds every loan id the book has been lent under.
@@ -117,6 +136,9 @@ type Loan struct {
 	DueAt    time.Time `json:"dueAt"`
 	// Renewals counts the times the loan was renewed.
 	Renewals int `json:"-"`
+	// Terms are those the loan was made or last renewed on; nil for a loan made before the
+	// circulation rules, whose fine is the late-fines saga's FINE_PER_DAY.
+	Terms *circulation.LoanTerms `json:"-"`
 }
 
 // NewBook returns the state of a book with no events.
@@ -134,11 +156,16 @@ func Apply(b Book, e Event) Book {
 	switch e := e.(type) {
 	case BookAdded:
 		b.Added, b.ID, b.TitleID, b.Barcode, b.Title, b.Author = true, e.ID, e.TitleID, e.Barcode, e.Title, e.Author
-		b.OnTitle = !e.BeforeTitles
+		b.OnTitle, b.MaterialType, b.ReplacementPrice = !e.BeforeTitles, e.MaterialType, e.ReplacementPrice
+	case MaterialTypeSet:
+		b.MaterialType = e.MaterialType
+		if e.ReplacementPrice != nil {
+			b.ReplacementPrice = *e.ReplacementPrice
+		}
 	case CopyAdopted:
 		b.OnTitle, b.queue = true, nil
 	case BookLent:
-		b.Loan = &Loan{LoanID: e.LoanID, MemberID: e.MemberID, LentAt: e.LentAt, DueAt: e.DueAt}
+		b.Loan = &Loan{LoanID: e.LoanID, MemberID: e.MemberID, LentAt: e.LentAt, DueAt: e.DueAt, Terms: e.Terms}
 		b.loans[e.LoanID] = true
 	case BookReturned:
 		b.Loan = nil
@@ -146,6 +173,9 @@ func Apply(b Book, e Event) Book {
 		if b.Loan != nil && b.Loan.LoanID == e.LoanID {
 			renewed := *b.Loan // a Loan is shared between states: replaced, never changed
 			renewed.DueAt, renewed.Renewals = e.DueAt, renewed.Renewals+1
+			if e.Terms != nil {
+				renewed.Terms = e.Terms
+			}
 			b.Loan = &renewed
 		}
 	default:

@@ -65,6 +65,10 @@ type AddCopy struct {
 	ID      string `json:"id"`
 	TitleID string `json:"titleId"`
 	Barcode string `json:"barcode"`
+	// MaterialType and ReplacementPrice (cents) are optional: a copy without a type is a
+	// circulation.DefaultMaterialType, and one without a price caps no fine at it.
+	MaterialType     string `json:"materialType,omitempty"`
+	ReplacementPrice int64  `json:"replacementPrice,omitempty"`
 }
 
 // Checked checks the fields and returns the command with its barcode as the book keeps it.
@@ -77,7 +81,8 @@ func (c AddCopy) Checked() (AddCopy, error) {
 		return AddCopy{}, err
 	}
 	c.Barcode = barcode
-	return c, nil
+	c.MaterialType, err = checkMaterial(c.MaterialType, c.ReplacementPrice)
+	return c, err
 }
 
 // Decide adds the copy, with the title and author of its title; a book is added once.
@@ -85,7 +90,8 @@ func (c AddCopy) Decide(b Book, title, author string) ([]Event, error) {
 	if b.Added {
 		return nil, errs.E(errs.BookAlreadyExists, "book %s already exists", c.ID)
 	}
-	return []Event{BookAdded{ID: c.ID, TitleID: c.TitleID, Barcode: c.Barcode, Title: title, Author: author}}, nil
+	return []Event{BookAdded{ID: c.ID, TitleID: c.TitleID, Barcode: c.Barcode, Title: title, Author: author,
+		MaterialType: c.MaterialType, ReplacementPrice: c.ReplacementPrice}}, nil
 }
 
 // IDFor is the id of the copy that a caller adds without choosing one, under an

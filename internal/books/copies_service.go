@@ -7,6 +7,7 @@ import (
 	"library/internal/aggregate"
 	"library/internal/errs"
 	"library/internal/reservations"
+	"library/internal/validate"
 )
 
 // Add adds a book on its own (POST /books), as clients added books before titles: a copy of the
@@ -117,4 +118,16 @@ func (s *Service) FindByBarcode(ctx context.Context, written string) (Book, int6
 		return Book{}, 0, errs.E(errs.NotFound, "no copy has this barcode")
 	}
 	return s.Get(ctx, bookID)
+}
+
+// SetMaterialType sets a copy's material type, and its replacement price when c has one.
+func (s *Service) SetMaterialType(ctx context.Context, bookID string, c SetMaterialType, o aggregate.Origin) (aggregate.Result, error) {
+	if err := validate.ID("bookId", bookID); err != nil {
+		return aggregate.Result{}, err
+	}
+	c, err := c.Checked()
+	if err != nil {
+		return aggregate.Result{}, err
+	}
+	return s.repo.Execute(ctx, bookID, aggregate.Command[Book]{Name: "setMaterialType", Origin: o, Payload: c, Decide: c.Decide})
 }

@@ -1,7 +1,11 @@
 package books
 
 import (
+	"fmt"
 	"time"
+
+	"library/internal/calendar"
+	"library/internal/circulation"
 
 	"library/internal/errs"
 	"library/internal/isbn"
@@ -30,6 +34,9 @@ type AddBook struct {
 	// ISBN is the 13 digits of its ISBN-13, once Checked.
 	ISBN    string `json:"isbn,omitempty"`
 	Barcode string `json:"barcode,omitempty"`
+	// MaterialType and ReplacementPrice (cents) are optional, as AddCopy's.
+	MaterialType     string `json:"materialType,omitempty"`
+	ReplacementPrice int64  `json:"replacementPrice,omitempty"`
 	// TitleID is the title the book joins: not the client's to send, but found by the service
 	// from the ISBN, or the title and author, before the command is decided.
 	TitleID string `json:"-"`
@@ -56,6 +63,9 @@ func (c AddBook) Checked() (AddBook, error) {
 			return AddBook{}, err
 		}
 	}
+	if c.MaterialType, err = checkMaterial(c.MaterialType, c.ReplacementPrice); err != nil {
+		return AddBook{}, err
+	}
 	return c, nil
 }
 
@@ -70,7 +80,8 @@ func (c AddBook) Decide(b Book) ([]Event, error) {
 	if b.Added {
 		return nil, errs.E(errs.BookAlreadyExists, "book %s already exists", c.ID)
 	}
-	return []Event{BookAdded{ID: c.ID, TitleID: c.TitleID, Barcode: c.Barcode, Title: c.Title, Author: c.Author}}, nil
+	return []Event{BookAdded{ID: c.ID, TitleID: c.TitleID, Barcode: c.Barcode, Title: c.Title, Author: c.Author,
+		MaterialType: c.MaterialType, ReplacementPrice: c.ReplacementPrice}}, nil
 }
 
 // LendBook asks to lend a book to a member until DueAt; nil means the default loan period.
@@ -96,11 +107,19 @@ func (c LendBook) Validate() error {
 	return err
 }
 
-// Decide lends the book at time now, or, offline, at the time the kiosk gives. Lending under a
-// loan id the book has already had records nothing: that is a repeat of an earlier request,
-// even if the loan has ended since. A due time must come after the lending time, and at most
-// MaxLoanPeriod after it.
+// Decide lends the book at time now for loanPeriod, on no rules (DecideOn).
 func (c LendBook) Decide(b Book, now time.Time, loanPeriod time.Duration) ([]Event, error) {
+	return c.DecideOn(b, now, Lending{Period: loanPeriod})
+}
+
+// DecideOn lends the book at time now, or, offline, at the time the kiosk gives, on the rules
+// for the borrower's group and the copy's type (on): due when the calendar says the loan
+// period ends, with the terms recorded in BookLent. Lending under a loan id the book has
+// already had records nothing: that is a repeat of an earlier request, even if the loan has
+// ended since. A due time given must come after the lending time, and at most MaxLoanPeriod
+// after it. A type the rules do not lend to the group is refused (errs.NotLendable), but for
+// a loan made offline, which BookLent says overrode it.
+func (c LendBook) DecideOn(b Book, now time.Time, on Lending) ([]Event, error) {
 	if !b.Added {
 		return nil, errs.E(errs.NotFound, "there is no such book")
 	}
@@ -120,19 +139,37 @@ func (c LendBook) Decide(b Book, now time.Time, loanPeriod time.Duration) ([]Eve
 	if b.Held != nil && b.Held.MemberID != c.MemberID {
 		return nil, errs.E(errs.BookOnHold, "book %s is on the hold shelf for another member until %s", b.ID, b.Held.Until.Format(time.RFC3339))
 	}
-	dueAt := lentAt.Add(loanPeriod)
-	if c.DueAt != nil {
-		dueAt = c.DueAt.UTC()
-		if !dueAt.After(lentAt) || dueAt.Sub(lentAt) > MaxLoanPeriod {
-			return nil, errs.E(errs.InvalidRequest, "dueAt must come after the lending time (%s), by at most %d days",
-				lentAt.Format(time.RFC3339), MaxLoanPeriod/(24*time.Hour))
+	t, terms, _ := on.terms(b)
+	if err := on.mayLend(b, t); err != nil {
+		if c.Offline == nil {
+			return nil, err
 		}
+		c.Overrode = append(c.Overrode, string(errs.NotLendable))
 	}
-	lent := []Event{c.lent(lentAt, dueAt)}
+	dueAt, err := c.dueAt(lentAt, on.due(lentAt, t))
+	if err != nil {
+		return nil, err
+	}
+	e := c.lent(lentAt, dueAt)
+	e.Terms = terms
+	lent := []Event{e}
 	if b.Held != nil { // held for this member: the hold is fulfilled
 		lent = append(lent, HoldFulfilled{MemberID: c.MemberID})
 	}
 	return lent, nil
+}
+
+// dueAt is the due time the command gives, checked against lentAt, or else byRules.
+func (c LendBook) dueAt(lentAt, byRules time.Time) (time.Time, error) {
+	if c.DueAt == nil {
+		return byRules, nil
+	}
+	dueAt := c.DueAt.UTC()
+	if !dueAt.After(lentAt) || dueAt.Sub(lentAt) > MaxLoanPeriod {
+		return time.Time{}, errs.E(errs.InvalidRequest, "dueAt must come after the lending time (%s), by at most %d days",
+			lentAt.Format(time.RFC3339), MaxLoanPeriod/(24*time.Hour))
+	}
+	return dueAt, nil
 }
 
 // ReturnBook asks to end a loan: the loan LoanID, or, with Current, whatever loan the book is
@@ -154,10 +191,16 @@ func (c ReturnBook) Validate() error {
 	return validate.ID("loanId", c.LoanID)
 }
 
-// Decide ends the loan at time now. Returning a loan that has already been returned, or the
-// current loan of a book on the shelf, records nothing. When members wait for the book, it goes
-// to the hold shelf for the first of them, for pickup.
+// Decide ends the loan at time now, on no calendar (DecideOn).
 func (c ReturnBook) Decide(b Book, now time.Time, pickup time.Duration) ([]Event, error) {
+	return c.DecideOn(b, now, pickup, nil)
+}
+
+// DecideOn ends the loan at time now. Returning a loan that has already been returned, or the
+// current loan of a book on the shelf, records nothing. When members wait for the book, it
+// goes to the hold shelf for the first of them, for pickup. A loan made on terms is returned
+// with its late open days on cal and the fine they cost on its terms (BookReturned.Fine).
+func (c ReturnBook) DecideOn(b Book, now time.Time, pickup time.Duration, cal *calendar.Calendar) ([]Event, error) {
 	if !b.Added {
 		return nil, errs.E(errs.NotFound, "there is no such book")
 	}
@@ -174,11 +217,14 @@ func (c ReturnBook) Decide(b Book, now time.Time, pickup time.Duration) ([]Event
 		return nil, errs.E(errs.LoanMismatch, "book %s is not lent under loan %s", b.ID, c.LoanID)
 	}
 	returnedAt := now.UTC().Truncate(time.Second)
+	late, fine := lateFine(b, returnedAt, cal)
 	back := []Event{BookReturned{
 		LoanID:     c.LoanID,
 		MemberID:   b.Loan.MemberID,
 		ReturnedAt: returnedAt,
 		DaysLate:   DaysLate(b.Loan.DueAt, returnedAt),
+		LateDays:   late,
+		Fine:       fine,
 	}}
 	return append(back, nextOnShelf(b, now, pickup, "")...), nil
 }
@@ -204,9 +250,17 @@ type RenewLoan struct {
 // Validate checks the fields.
 func (c RenewLoan) Validate() error { return validate.ID("loanId", c.LoanID) }
 
-// Decide renews the loan at time now. Only the book's current loan can be renewed
-// (LoanNotCurrent), and only maxRenewals times (RenewalLimitReached).
+// Decide renews the loan at time now for loanPeriod, at most maxRenewals times, on no rules.
 func (c RenewLoan) Decide(b Book, now time.Time, loanPeriod time.Duration, maxRenewals int) ([]Event, error) {
+	return c.DecideOn(b, now, Lending{Period: loanPeriod, MaxRenewals: maxRenewals})
+}
+
+// DecideOn renews the loan at time now on the rules as they are now (on): as often as they
+// allow the borrower's group for the copy's type, to when the calendar says their loan period
+// from the later of now and the due time ends, and on their terms from now (LoanRenewed.Terms).
+// Only the book's current loan can be renewed (LoanNotCurrent), and only as often as the rules
+// say (RenewalLimitReached, naming the rule).
+func (c RenewLoan) DecideOn(b Book, now time.Time, on Lending) ([]Event, error) {
 	switch {
 	case !b.Added:
 		return nil, errs.E(errs.NotFound, "there is no such book")
@@ -220,13 +274,24 @@ func (c RenewLoan) Decide(b Book, now time.Time, loanPeriod time.Duration, maxRe
 	case len(b.queue) > 0:
 		return nil, errs.E(errs.HoldsWaiting, "%s for book %s: return it for them",
 			errs.Count(len(b.queue), "member waits", "members wait"), b.ID)
-	case b.Loan.Renewals >= maxRenewals:
-		return nil, errs.E(errs.RenewalLimitReached, "loan %s was renewed %s already, as often as a loan may be; return the book",
-			c.LoanID, errs.Count(b.Loan.Renewals, "time", "times"))
+	}
+	t, terms, _ := on.terms(b)
+	if most := on.maxRenewals(t); b.Loan.Renewals >= most {
+		return nil, errs.E(errs.RenewalLimitReached, "loan %s was renewed %s already, as often as %s; return the book",
+			c.LoanID, errs.Count(b.Loan.Renewals, "time", "times"), renewalRule(on, b, most))
 	}
 	from := b.Loan.DueAt
 	if at := now.UTC().Truncate(time.Second); at.After(from) {
 		from = at
 	}
-	return []Event{LoanRenewed{LoanID: c.LoanID, DueAt: from.Add(loanPeriod), MemberID: b.Loan.MemberID}}, nil
+	return []Event{LoanRenewed{LoanID: c.LoanID, DueAt: on.due(from, t), MemberID: b.Loan.MemberID, Terms: terms}}, nil
+}
+
+// renewalRule names the rule a renewal reached: "a loan may be", or, on rules, "the rules allow
+// a dvd loan for adult (2)".
+func renewalRule(on Lending, b Book, most int) string {
+	if on.Desk == nil {
+		return "a loan may be"
+	}
+	return fmt.Sprintf("the rules allow a %s loan for %s (%d)", b.Type(), circulation.GroupOr(on.Group), most)
 }

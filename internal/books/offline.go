@@ -89,12 +89,12 @@ func (c LendBook) lent(lentAt, dueAt time.Time) BookLent {
 // returns the account's part of the append, which opens the loan there at the version read.
 // Should the account move on before the append, the command is decided again, and the account
 // asked again. A loan the book refuses, or has already, writes nothing to the account.
-func (s *Service) offline(cmd *aggregate.Command[Book], c *LendBook, bookID string) func(context.Context, []Event) (aggregate.Also, error) {
+func (s *Service) offline(cmd *aggregate.Command[Book], c *LendBook, bookID string, on Lending) func(context.Context, []Event) (aggregate.Also, error) {
 	var part aggregate.Also
-	cmd.Prepare = func(ctx context.Context, _ Book) error {
+	cmd.Prepare = func(ctx context.Context, b Book) error {
 		var overrode []errs.Code
 		var err error
-		part, overrode, err = s.borrowers.BorrowOverriding(ctx, c.MemberID, bookID, c.LoanID)
+		part, overrode, err = s.borrowers.BorrowOverriding(ctx, c.MemberID, bookID, c.LoanID, on.Limit(b))
 		c.Overrode = nil
 		for _, code := range overrode {
 			c.Overrode = append(c.Overrode, string(code))

@@ -8,6 +8,8 @@ import (
 	"library/internal/aggregate"
 	"library/internal/aggregate/core"
 	"library/internal/aggregate/stack"
+	"library/internal/calendar"
+	"library/internal/circulation"
 	"library/internal/errs"
 	"library/internal/reservations"
 )
@@ -32,6 +34,7 @@ func Type() aggregate.Type[Book] {
 			aggregate.EventCodec[HoldExpired](),
 			aggregate.EventCodec[HoldFulfilled](),
 			aggregate.EventCodec[CopyAdopted](),
+			aggregate.EventCodec[MaterialTypeSet](),
 		},
 	}
 }
@@ -54,6 +57,9 @@ type Policy struct {
 	LoanPeriod  time.Duration
 	MaxRenewals int
 	Holds       HoldPolicy
+	// Desk reads the circulation rules and the calendar that loans, renewals and returns are
+	// decided on; nil decides on LoanPeriod and MaxRenewals alone, and records no terms.
+	Desk func(context.Context) (circulation.Desk, error)
 }
 
 // Borrowers is what loans need of members' accounts, which package accounts keeps and this
@@ -64,11 +70,12 @@ type Policy struct {
 type Borrowers interface {
 	// Borrow returns the account's part of lending bookID to memberID under loanID, decided on
 	// the account as the log holds it now, or why the member may not borrow.
-	Borrow(ctx context.Context, memberID, bookID, loanID string) (aggregate.Also, error)
+	// limit is the rules' limit on the loans of the copy's type (none: the account's own).
+	Borrow(ctx context.Context, memberID, bookID, loanID string, limit circulation.LoanLimit) (aggregate.Also, error)
 	// BorrowOverriding is Borrow for a loan made already (offline.go): the account's rules
 	// don't refuse it, and the codes of those that would have are returned; a member who can't
 	// borrow at all (erased, or an id that can't be a member's) is still refused.
-	BorrowOverriding(ctx context.Context, memberID, bookID, loanID string) (aggregate.Also, []errs.Code, error)
+	BorrowOverriding(ctx context.Context, memberID, bookID, loanID string, limit circulation.LoanLimit) (aggregate.Also, []errs.Code, error)
 	// GiveBack returns the account's part of the loan's end.
 	GiveBack(ctx context.Context, memberID, bookID, loanID string) (aggregate.Also, error)
 	// MayHold refuses a hold the member may not place (a member the library does not know,
@@ -77,6 +84,10 @@ type Borrowers interface {
 	// docs/architecture.md).
 	MayHold(ctx context.Context, memberID string) (aggregate.Also, error)
 	MayRenew(ctx context.Context, memberID string) (aggregate.Also, error)
+	// GroupOf is the member's patron group, which the circulation rules are keyed by. It is
+	// read before a loan or a renewal is decided, not in its append: a group changed at that
+	// very moment may apply from the next loan.
+	GroupOf(ctx context.Context, memberID string) (string, error)
 }
 
 // NewService returns a Service on log. now is the clock; policy says how long loans are.
@@ -95,36 +106,81 @@ func (s *Service) WithTitles(t Titles) *Service {
 	return s
 }
 
-// Lend lends a book; with c.Offline, records a loan a kiosk made while offline, over the
-// account's rules (offline.go).
+// Lend lends a book on the rules for the member and the copy; with c.Offline, records a loan
+// a kiosk made while offline, over the account's rules (offline.go).
 func (s *Service) Lend(ctx context.Context, bookID string, c LendBook, o aggregate.Origin) (aggregate.Result, error) {
 	c.Overrode = nil // the account's to say, never the caller's
-	cmd := aggregate.Command[Book]{Name: "lendBook", Origin: o, Payload: c, Validate: c.Validate}
-	account := s.onAccount(bookID)
-	if c.Offline != nil && s.borrowers != nil {
-		account = s.offline(&cmd, &c, bookID)
+	if err := c.Validate(); err != nil {
+		return aggregate.Result{}, err
 	}
-	cmd.Decide = func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.LoanPeriod) }
+	on, err := s.lending(ctx, c.MemberID)
+	if err != nil {
+		return aggregate.Result{}, err
+	}
+	cmd := aggregate.Command[Book]{Name: "lendBook", Origin: o, Payload: c, Validate: c.Validate}
+	var lim circulation.LoanLimit
+	account := s.onAccount(bookID, &lim)
+	if c.Offline != nil && s.borrowers != nil {
+		account = s.offline(&cmd, &c, bookID, on)
+	}
+	cmd.Decide = func(b Book) ([]Event, error) {
+		lim = on.Limit(b)
+		return c.DecideOn(b, s.now(), on)
+	}
 	return s.repo.Execute(ctx, bookID, s.shelved(cmd, bookID, "", account))
 }
 
-// Return ends a loan.
+// Return ends a loan, with its fine on its terms by the calendar.
 func (s *Service) Return(ctx context.Context, bookID string, c ReturnBook, o aggregate.Origin) (aggregate.Result, error) {
+	if err := c.Validate(); err != nil {
+		return aggregate.Result{}, err
+	}
+	on, err := s.lending(ctx, "")
+	if err != nil {
+		return aggregate.Result{}, err
+	}
+	var cal *calendar.Calendar
+	if on.Desk != nil {
+		cal = &on.Desk.Calendar
+	}
 	return s.repo.Execute(ctx, bookID, s.shelved(aggregate.Command[Book]{
 		Name: "returnBook", Origin: o, Payload: c, Validate: c.Validate,
-		Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.Holds.Pickup) },
-	}, bookID, "", s.onAccount(bookID)))
+		Decide: func(b Book) ([]Event, error) { return c.DecideOn(b, s.now(), s.policy.Holds.Pickup, cal) },
+	}, bookID, "", s.onAccount(bookID, nil)))
 }
 
-// Renew moves a current loan's due time. A copy that a member waiting for its title could have
-// is not renewed (errs.HoldsWaiting), as a book with members in its own queue is not.
+// Renew moves a current loan's due time, on the rules as they are now. A copy that a member
+// waiting for its title could have is not renewed (errs.HoldsWaiting), as a book with members
+// in its own queue is not.
 func (s *Service) Renew(ctx context.Context, bookID string, c RenewLoan, o aggregate.Origin) (aggregate.Result, error) {
+	if err := c.Validate(); err != nil {
+		return aggregate.Result{}, err
+	}
+	on, err := s.renewing(ctx, bookID)
+	if err != nil {
+		return aggregate.Result{}, err
+	}
 	return s.repo.Execute(ctx, bookID, s.queued(aggregate.Command[Book]{
 		Name: "renewLoan", Origin: o, Payload: c, Validate: c.Validate,
-		Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.LoanPeriod, s.policy.MaxRenewals) },
+		Decide: func(b Book) ([]Event, error) { return c.DecideOn(b, s.now(), on) },
 	}, bookID, "", s.check(func(ctx context.Context, decided []Event) (aggregate.Also, error) {
 		return s.borrowers.MayRenew(ctx, decided[0].(LoanRenewed).MemberID)
 	}), waitedFor))
+}
+
+// renewing reads what a renewal of bookID's loan is decided on: the rules for its borrower.
+func (s *Service) renewing(ctx context.Context, bookID string) (Lending, error) {
+	member := ""
+	if s.policy.Desk != nil {
+		b, _, err := s.Get(ctx, bookID)
+		if err != nil {
+			return Lending{}, err
+		}
+		if b.Loan != nil {
+			member = b.Loan.MemberID
+		}
+	}
+	return s.lending(ctx, member)
 }
 
 // waitedFor refuses a renewal of a copy that a member waiting for its title could have.
@@ -205,8 +261,8 @@ func (s *Service) check(ask func(ctx context.Context, decided []Event) (aggregat
 }
 
 // onAccount is the Also of the commands that start and end loans: the member's account's part
-// of what they decided. Nil without Borrowers.
-func (s *Service) onAccount(bookID string) func(context.Context, []Event) (aggregate.Also, error) {
+// of what they decided, a loan under the limit *limit says (nil: none). Nil without Borrowers.
+func (s *Service) onAccount(bookID string, limit *circulation.LoanLimit) func(context.Context, []Event) (aggregate.Also, error) {
 	if s.borrowers == nil {
 		return nil
 	}
@@ -214,7 +270,11 @@ func (s *Service) onAccount(bookID string) func(context.Context, []Event) (aggre
 		for _, e := range decided {
 			switch e := e.(type) {
 			case BookLent:
-				return s.borrowers.Borrow(ctx, e.MemberID, bookID, e.LoanID)
+				var l circulation.LoanLimit
+				if limit != nil {
+					l = *limit
+				}
+				return s.borrowers.Borrow(ctx, e.MemberID, bookID, e.LoanID, l)
 			case BookReturned:
 				return s.borrowers.GiveBack(ctx, e.MemberID, bookID, e.LoanID)
 			}

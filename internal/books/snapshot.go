@@ -5,13 +5,14 @@ import (
 	"slices"
 
 	"library/internal/aggregate"
+	"library/internal/circulation"
 )
 
 // snapshotVersion names the encoding of a Book in snapshots: bump it whenever snapshotState or
 // what it means changes, so that older snapshots are ignored rather than misread; and with an
 // upcaster of a book event that makes Apply keep something new, so that the states folded
 // before it are folded again through it (upcasters never touch snapshots).
-const snapshotVersion = 5
+const snapshotVersion = 6
 
 // snapshotState is a Book as a snapshot keeps it.
 type snapshotState struct {
@@ -24,8 +25,12 @@ type snapshotState struct {
 	OnTitle bool     `json:"onTitle,omitempty"`
 	Loan    *Loan    `json:"loan,omitempty"`
 	Loans   []string `json:"loans,omitempty"`
-	// Renewals are the current loan's.
-	Renewals int `json:"renewals,omitempty"`
+	// Renewals and Terms are the current loan's.
+	Renewals int                    `json:"renewals,omitempty"`
+	Terms    *circulation.LoanTerms `json:"terms,omitempty"`
+	// MaterialType and Price are the copy's.
+	MaterialType string `json:"materialType,omitempty"`
+	Price        int64  `json:"price,omitempty"`
 	// Held is the hold shelf's, Queue the members waiting, first in line first.
 	Held  *Held    `json:"held,omitempty"`
 	Queue []string `json:"queue,omitempty"`
@@ -42,7 +47,8 @@ func encodeSnapshot(b Book) ([]byte, error) {
 	}
 	slices.Sort(loans)
 	return json.Marshal(snapshotState{Added: b.Added, ID: b.ID, TitleID: b.TitleID, Barcode: b.Barcode, Title: b.Title, Author: b.Author, OnTitle: b.OnTitle,
-		Loan: b.Loan, Loans: loans, Renewals: renewals(b), Held: b.Held, Queue: b.queue})
+		Loan: b.Loan, Loans: loans, Renewals: renewals(b), Terms: loanTerms(b), Held: b.Held, Queue: b.queue,
+		MaterialType: b.MaterialType, Price: b.ReplacementPrice})
 }
 
 func decodeSnapshot(data []byte) (Book, error) {
@@ -54,13 +60,22 @@ func decodeSnapshot(data []byte) (Book, error) {
 	b.Added, b.ID, b.TitleID, b.Barcode, b.Title, b.Author, b.Loan = s.Added, s.ID, s.TitleID, s.Barcode, s.Title, s.Author, s.Loan
 	b.OnTitle = s.OnTitle
 	if b.Loan != nil {
-		b.Loan.Renewals = s.Renewals
+		b.Loan.Renewals, b.Loan.Terms = s.Renewals, s.Terms
 	}
+	b.MaterialType, b.ReplacementPrice = s.MaterialType, s.Price
 	b.Held, b.queue = s.Held, s.Queue
 	for _, id := range s.Loans {
 		b.loans[id] = true
 	}
 	return b, nil
+}
+
+// loanTerms are the current loan's terms, nil without a loan or terms.
+func loanTerms(b Book) *circulation.LoanTerms {
+	if b.Loan == nil {
+		return nil
+	}
+	return b.Loan.Terms
 }
 
 // weigh estimates the bytes a Book takes in memory, for the aggregate cache.

@@ -1,25 +1,27 @@
 package circulation
 
-import (
-	"math"
-	"time"
-)
+import "math"
 
 // LoanTerms are the terms a loan is made on, kept with the loan: its fine is computed from
 // them, not from the table, so that a table changed while a book is out changes nothing of
-// that loan. Stored data (a loan's event will carry it): add fields with omitempty, and never
-// rename or remove one.
+// that loan. They say whose terms they are (the borrower's group, the copy's material type) and
+// the version of the table that made them. Stored data (BookLent and LoanRenewed carry them):
+// add fields with omitempty, and never rename or remove one.
 type LoanTerms struct {
-	DueAt           time.Time `json:"dueAt"`
-	FinePerDay      int64     `json:"finePerDay"`
-	FineCap         FineCap   `json:"fineCap"`
-	RenewalsAllowed int       `json:"renewalsAllowed"`
+	Group           string  `json:"group"`
+	MaterialType    string  `json:"materialType"`
+	FinePerDay      int64   `json:"finePerDay"`
+	FineCap         FineCap `json:"fineCap"`
+	RenewalsAllowed int     `json:"renewalsAllowed"`
+	LostAfter       int     `json:"lostAfter"`
+	RulesVersion    int64   `json:"rulesVersion"`
 }
 
-// Loan returns the terms of a loan made on t and due at dueAt (which the library's calendar
-// makes of the loan period: t.LoanPeriod).
-func (t Terms) Loan(dueAt time.Time) LoanTerms {
-	return LoanTerms{DueAt: dueAt, FinePerDay: t.FinePerDay, FineCap: t.FineCap, RenewalsAllowed: t.Renewals}
+// Loan returns the terms of a loan made on t, for group and materialType, under the table at
+// rulesVersion.
+func (t Terms) Loan(group, materialType string, rulesVersion int64) LoanTerms {
+	return LoanTerms{Group: group, MaterialType: materialType, FinePerDay: t.FinePerDay, FineCap: t.FineCap,
+		RenewalsAllowed: t.Renewals, LostAfter: t.LostAfter, RulesVersion: rulesVersion}
 }
 
 // Fine is what a return lateDays late costs on terms, in cents: the fine per day times the

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"math"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -83,12 +82,12 @@ func TestFineProperties(t *testing.T) {
 // A loan keeps the terms it was made on; they are stored data.
 func TestLoanTerms(t *testing.T) {
 	t.Parallel()
-	due := time.Date(2026, 4, 1, 21, 59, 59, 0, time.UTC)
-	terms := circulation.Table{}.Resolve("staff", "dvd", circulation.Defaults(env)).Loan(due)
-	require.Equal(t, circulation.LoanTerms{DueAt: due, FinePerDay: 25, FineCap: circulation.FineCap{ReplacementPrice: true}, RenewalsAllowed: 2}, terms)
+	terms := circulation.Table{}.Resolve("staff", "dvd", circulation.Defaults(env)).Loan("staff", "dvd", 3)
+	require.Equal(t, circulation.LoanTerms{Group: "staff", MaterialType: "dvd", FinePerDay: 25,
+		FineCap: circulation.FineCap{ReplacementPrice: true}, RenewalsAllowed: 2, LostAfter: circulation.DefaultLostAfter, RulesVersion: 3}, terms)
 	data, err := json.Marshal(terms)
 	require.NoError(t, err)
-	require.JSONEq(t, `{"dueAt":"2026-04-01T21:59:59Z","finePerDay":25,"fineCap":"replacementPrice","renewalsAllowed":2}`, string(data))
+	require.JSONEq(t, `{"group":"staff","materialType":"dvd","finePerDay":25,"fineCap":"replacementPrice","renewalsAllowed":2,"lostAfter":60,"rulesVersion":3}`, string(data))
 	var back circulation.LoanTerms
 	require.NoError(t, json.Unmarshal(data, &back))
 	require.Equal(t, terms, back)

@@ -62,6 +62,10 @@ const (
 	HoldQueueFull    Code = "HoldQueueFull"
 	LoanLimitReached Code = "LoanLimitReached"
 	MemberBlocked    Code = "MemberBlocked"
+	// NotLendable: the circulation rules lend nothing of the copy's material type to the
+	// member's group (reference books); HoldsNotAllowed: they allow no hold on it.
+	NotLendable     Code = "NotLendable"
+	HoldsNotAllowed Code = "HoldsNotAllowed"
 
 	// TooManyCheckouts: the member has as many online payments started and not finished as
 	// they may (CHECKOUTS_OPEN_MAX); the problem names them (openCheckouts).

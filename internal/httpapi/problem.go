@@ -100,6 +100,10 @@ func statusOf(code errs.Code) (int, string) {
 // what the request is about (a rule of the domain, a value taken, a race lost).
 func conflictTitle(code errs.Code) (string, bool) {
 	switch code {
+	case errs.NotLendable:
+		return "Not lendable", true
+	case errs.HoldsNotAllowed:
+		return "Holds not allowed", true
 	case errs.AccountNotSettled:
 		return "Account not settled", true
 	case errs.BookAlreadyExists:

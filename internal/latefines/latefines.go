@@ -19,8 +19,10 @@ const Name = "late-fines"
 // DefaultFinePerDay is the fine, in cents, for each day a book comes back late.
 const DefaultFinePerDay = config.DefaultFinePerDay
 
-// Saga is the saga that fines late returns: a BookReturned with daysLate > 0 charges
-// daysLate * FinePerDay cents to the member's account.
+// Saga is the saga that fines late returns: a BookReturned with a fine (a loan made on the
+// circulation rules' terms: its late open days by the calendar, priced and capped by its own
+// terms when it came back) charges that fine to the member's account; one without (a loan
+// made before the rules) charges daysLate * FinePerDay cents.
 //
 // It charges each loan once however often it runs, which a replay from the start of the log
 // relies on. The command id is "late-return:<loanId>", so a repeat within the account's
@@ -60,7 +62,8 @@ func (l Saga) Handle(ctx context.Context, e eventstore.Event) error {
 		return processor.Unreadable(e, err)
 	}
 	returned, _ := decoded.(books.BookReturned)
-	if returned.DaysLate <= 0 {
+	fine, ok := l.fine(returned)
+	if !ok {
 		return nil
 	}
 	// A loan already fined needs no command at all. Checking first keeps a replay of the saga
@@ -72,11 +75,6 @@ func (l Saga) Handle(ctx context.Context, e eventstore.Event) error {
 		return err
 	case account.Fined(returned.LoanID):
 		return nil
-	}
-	fine := accounts.ChargeFine{
-		Amount: min(int64(returned.DaysLate)*l.FinePerDay, validate.MaxAmount),
-		Reason: "returned " + errs.Count(returned.DaysLate, "day", "days") + " late",
-		LoanID: returned.LoanID,
 	}
 	origin := aggregate.Origin{CommandID: "late-return:" + returned.LoanID, CorrelationID: e.Metadata.CorrelationID,
 		Actor: eventstore.Actor{Subject: Name, Role: "system"}}
@@ -97,4 +95,21 @@ func (l Saga) Handle(ctx context.Context, e eventstore.Event) error {
 	default:
 		return err
 	}
+}
+
+// fine is the fine a return charges, and false for none: its own Fine, for the open days late
+// it records; or, for a loan from before the rules, DaysLate times FinePerDay.
+func (l Saga) fine(returned books.BookReturned) (accounts.ChargeFine, bool) {
+	if returned.Fine != nil {
+		if *returned.Fine <= 0 {
+			return accounts.ChargeFine{}, false
+		}
+		return accounts.ChargeFine{Amount: min(*returned.Fine, validate.MaxAmount), LoanID: returned.LoanID,
+			Reason: "returned " + errs.Count(returned.LateDays, "day", "days") + " late"}, true
+	}
+	if returned.DaysLate <= 0 || l.FinePerDay <= 0 {
+		return accounts.ChargeFine{}, false
+	}
+	return accounts.ChargeFine{Amount: min(int64(returned.DaysLate)*l.FinePerDay, validate.MaxAmount), LoanID: returned.LoanID,
+		Reason: "returned " + errs.Count(returned.DaysLate, "day", "days") + " late"}, true
 }

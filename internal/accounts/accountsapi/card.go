@@ -29,3 +29,14 @@ type pinRequest struct {
 func (h Routes) putPIN(ctx context.Context, memberID string, body pinRequest, o aggregate.Origin) (aggregate.Result, error) {
 	return h.Service.SetPIN(ctx, memberID, accounts.SetPIN{PIN: body.PIN}, o)
 }
+
+// groupRequest is the body of PUT /accounts/{memberId}/group.
+type groupRequest struct {
+	Group string `json:"group"`
+}
+
+// putGroup puts the member in a patron group, which the circulation rules are keyed by
+// (librarians: the rules table says who).
+func (h Routes) putGroup(ctx context.Context, memberID string, body groupRequest, o aggregate.Origin) (aggregate.Result, error) {
+	return h.Service.SetGroup(ctx, memberID, accounts.SetGroup(body), o)
+}

@@ -30,6 +30,7 @@ func (h Routes) Routes(r chi.Router) {
 	r.Put("/accounts/{memberId}", commandhttp.Command("memberId", commandhttp.KeyOptional, h.put))
 	r.Get("/accounts/{memberId}", httpapi.Handle(h.get))
 	r.Put("/accounts/{memberId}/card", commandhttp.Command("memberId", commandhttp.KeyOptional, h.putCard))
+	r.Put("/accounts/{memberId}/group", commandhttp.Command("memberId", commandhttp.KeyOptional, h.putGroup))
 	r.Put("/accounts/{memberId}/pin", commandhttp.Command("memberId", commandhttp.KeyOptional, h.putPIN))
 	r.Get("/accounts/{memberId}/history", httpapi.Handle(h.history))
 	r.Post("/accounts/{memberId}/fines", commandhttp.Command("memberId", commandhttp.KeyOptional, h.fine))

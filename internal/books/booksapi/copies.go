@@ -10,8 +10,10 @@ import (
 
 // copyRequest is the body of POST /titles/{titleId}/copies. The id may be left out or null.
 type copyRequest struct {
-	ID      *string `json:"id"`
-	Barcode string  `json:"barcode"`
+	ID               *string `json:"id"`
+	Barcode          string  `json:"barcode"`
+	MaterialType     string  `json:"materialType"`
+	ReplacementPrice int64   `json:"replacementPrice"`
 }
 
 // addCopy answers POST /titles/{titleId}/copies: a copy of a title, with its barcode, recorded
@@ -20,7 +22,7 @@ type copyRequest struct {
 // (books.IDFor), so that a retry lands on the copy its first attempt added and is answered as
 // that attempt was; without a key, a retry would add a second copy, so the key is then required.
 func (h Routes) addCopy(ctx context.Context, titleID string, body copyRequest, o aggregate.Origin) (aggregate.Result, error) {
-	c := books.AddCopy{TitleID: titleID, Barcode: body.Barcode}
+	c := books.AddCopy{TitleID: titleID, Barcode: body.Barcode, MaterialType: body.MaterialType, ReplacementPrice: body.ReplacementPrice}
 	switch {
 	case body.ID != nil:
 		c.ID = *body.ID
@@ -31,4 +33,15 @@ func (h Routes) addCopy(ctx context.Context, titleID string, body copyRequest, o
 		c.ID = books.IDFor(o.Actor.Issuer, o.Actor.Subject, o.CommandID)
 	}
 	return h.Service.AddCopy(ctx, c, o)
+}
+
+// materialRequest is the body of PUT /books/{bookId}/material-type.
+type materialRequest struct {
+	MaterialType     string `json:"materialType"`
+	ReplacementPrice *int64 `json:"replacementPrice"`
+}
+
+// putMaterial sets a copy's material type, and its replacement price when given.
+func (h Routes) putMaterial(ctx context.Context, bookID string, body materialRequest, o aggregate.Origin) (aggregate.Result, error) {
+	return h.Service.SetMaterialType(ctx, bookID, books.SetMaterialType(body), o)
 }

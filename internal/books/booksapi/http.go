@@ -28,6 +28,7 @@ func (h Routes) Routes(r chi.Router) {
 	r.Post("/books", commandhttp.Command("", commandhttp.KeyOptional, h.add))
 	r.Post("/titles/{titleId}/copies", commandhttp.Command("titleId", commandhttp.KeyOptional, h.addCopy))
 	r.Get("/books/{bookId}", httpapi.Handle(h.get))
+	r.Put("/books/{bookId}/material-type", commandhttp.Command("bookId", commandhttp.KeyOptional, h.putMaterial))
 	r.Post("/books/{bookId}/loans", commandhttp.Command("bookId", commandhttp.KeyOptional, h.lend))
 	r.Post("/books/{bookId}/returns", commandhttp.Command("bookId", commandhttp.KeyOptional, h.giveBack))
 	r.Post("/books/{bookId}/loans/{loanId}/renewals", httpapi.Handle(h.renew))
@@ -50,17 +51,19 @@ func (h Routes) get(w http.ResponseWriter, r *http.Request) error {
 
 // addRequest is the body of POST /books. An optional member may be left out or null.
 type addRequest struct {
-	ID      string  `json:"id"`
-	Title   string  `json:"title"`
-	Author  string  `json:"author"`
-	ISBN    *string `json:"isbn"`
-	Barcode *string `json:"barcode"`
+	ID               string  `json:"id"`
+	Title            string  `json:"title"`
+	Author           string  `json:"author"`
+	ISBN             *string `json:"isbn"`
+	Barcode          *string `json:"barcode"`
+	MaterialType     string  `json:"materialType"`
+	ReplacementPrice int64   `json:"replacementPrice"`
 }
 
 // add answers POST /books: a book on its own, as clients added books before titles, now a copy
 // of the title that holds its ISBN or of the one made for it (books.Service.Add).
 func (h Routes) add(ctx context.Context, _ string, body addRequest, o aggregate.Origin) (aggregate.Result, error) {
-	c := books.AddBook{ID: body.ID, Title: body.Title, Author: body.Author}
+	c := books.AddBook{ID: body.ID, Title: body.Title, Author: body.Author, MaterialType: body.MaterialType, ReplacementPrice: body.ReplacementPrice}
 	if body.ISBN != nil {
 		if *body.ISBN == "" {
 			return aggregate.Result{}, errs.E(errs.InvalidRequest, "isbn must be an ISBN-10 or ISBN-13, or be left out")
