@@ -87,6 +87,18 @@ func RequireEvent(t *testing.T, res Result, typ string, data string) Event {
 	return e
 }
 
+// RequireEventData checks that e's data has field, whose value is want once both are written
+// as JSON.
+func RequireEventData(t *testing.T, e Event, field string, want any) {
+	t.Helper()
+	var data map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(e.Data, &data))
+	wanted, err := json.Marshal(want)
+	require.NoError(t, err)
+	require.Contains(t, data, field, "%s: %s", e.Type, e.Data)
+	require.JSONEq(t, string(wanted), string(data[field]), "%s's %s", e.Type, field)
+}
+
 // Problem is an RFC 9457 problem as the contract defines it.
 type Problem struct {
 	Type     string `json:"type"`
