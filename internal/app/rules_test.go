@@ -59,11 +59,12 @@ var expected = map[string][6]int{
 	"DELETE /books/{bookId}/holds/{memberId}": {401, 2, 403, 2, 403, 401},
 	"GET /holds": {401, 403, 403, 2, 403, 401},
 
-	"POST /titles":                  {401, 403, 403, 2, 403, 401},
-	"PATCH /titles/{titleId}":       {401, 403, 403, 2, 403, 401},
-	"GET /titles/{titleId}":         {2, 2, 2, 2, 2, 401},
-	"GET /titles":                   {2, 2, 2, 2, 2, 401},
-	"POST /titles/{titleId}/copies": {401, 403, 403, 2, 403, 401},
+	"POST /titles":                      {401, 403, 403, 2, 403, 401},
+	"PATCH /titles/{titleId}":           {401, 403, 403, 2, 403, 401},
+	"GET /titles/{titleId}":             {2, 2, 2, 2, 2, 401},
+	"GET /titles":                       {2, 2, 2, 2, 2, 401},
+	"POST /titles/{titleId}/copies":     {401, 403, 403, 2, 403, 401},
+	"PUT /books/{bookId}/material-type": {401, 403, 403, 2, 403, 401},
 	// Any member may ask; the hold must be for themself (one for bob is not alice's: 403).
 	"POST /titles/{titleId}/holds":              {401, 2, 403, 2, 403, 401},
 	"DELETE /titles/{titleId}/holds/{memberId}": {401, 2, 403, 2, 403, 401},
@@ -76,6 +77,7 @@ var expected = map[string][6]int{
 	"GET /accounts/{memberId}/holds":      {401, 2, 403, 2, 403, 401},
 	"PUT /accounts/{memberId}":            {401, 2, 403, 2, 403, 401},
 	"PUT /accounts/{memberId}/card":       {401, 403, 403, 2, 403, 401},
+	"PUT /accounts/{memberId}/group":      {401, 403, 403, 2, 403, 401},
 	"PUT /accounts/{memberId}/pin":        {401, 2, 403, 403, 403, 401},
 	"POST /accounts/{memberId}/fines":     {401, 403, 403, 2, 403, 401},
 	"POST /accounts/{memberId}/payments":  {401, 403, 403, 2, 403, 401}, // the desk: money a member says they paid is not money
@@ -203,6 +205,12 @@ var requests = map[string]func(t *testing.T, w *world, account string) request{
 	},
 	"PUT /accounts/{memberId}/card": func(_ *testing.T, w *world, account string) request {
 		return request{method: http.MethodPut, path: "/accounts/" + account + "/card", body: apitest.Obj{"cardNumber": fmt.Sprintf("LIB-%d", w.next())}}
+	},
+	"PUT /accounts/{memberId}/group": func(_ *testing.T, w *world, account string) request {
+		return request{method: http.MethodPut, path: "/accounts/" + account + "/group", body: apitest.Obj{"group": fmt.Sprintf("g-%d", w.next())}}
+	},
+	"PUT /books/{bookId}/material-type": func(_ *testing.T, w *world, _ string) request {
+		return request{method: http.MethodPut, path: "/books/dune/material-type", body: apitest.Obj{"materialType": fmt.Sprintf("t-%d", w.next())}}
 	},
 	"PUT /accounts/{memberId}/pin": func(_ *testing.T, _ *world, account string) request {
 		return request{method: http.MethodPut, path: "/accounts/" + account + "/pin", body: apitest.Obj{"pin": "2468"}}

@@ -55,7 +55,7 @@ func (s *Service) Adopt(ctx context.Context, bookID string, o aggregate.Origin) 
 				return nil, nil
 			}
 			adoption = adoptionOf(b)
-			return s.fillNext(b, bookID, []Event{CopyAdopted{TitleID: b.TitleID, Moved: b.Queue()}}, on.queue), nil
+			return s.fillNext(b, bookID, []Event{CopyAdopted{TitleID: b.TitleID, Moved: b.Queue()}}, on), nil
 		},
 		Also: func(ctx context.Context, decided []Event) (aggregate.Also, error) {
 			adopted, err := s.titles.Adopting(ctx, on.titleID, on.version, adoption)
@@ -105,7 +105,7 @@ func (s *Service) Offer(ctx context.Context, bookID string, o aggregate.Origin) 
 			if on == nil || b.Loan != nil || b.Held != nil {
 				return nil, nil
 			}
-			return s.fillNext(b, bookID, nil, on.queue), nil
+			return s.fillNext(b, bookID, nil, on), nil
 		},
 		Also: func(ctx context.Context, decided []Event) (aggregate.Also, error) {
 			return s.shelf.Moved(ctx, on.titleID, on.version, bookID, decided)

@@ -135,17 +135,20 @@ func (s *Service) Return(ctx context.Context, bookID string, c ReturnBook, o agg
 	if err := c.Validate(); err != nil {
 		return aggregate.Result{}, err
 	}
-	on, err := s.lending(ctx, "")
+	st, err := s.shelfTime(ctx)
 	if err != nil {
 		return aggregate.Result{}, err
 	}
 	var cal *calendar.Calendar
-	if on.Desk != nil {
-		cal = &on.Desk.Calendar
+	if st.desk != nil {
+		cal = &st.desk.Calendar
 	}
 	return s.repo.Execute(ctx, bookID, s.shelved(aggregate.Command[Book]{
 		Name: "returnBook", Origin: o, Payload: c, Validate: c.Validate,
-		Decide: func(b Book) ([]Event, error) { return c.DecideOn(b, s.now(), s.policy.Holds.Pickup, cal) },
+		Decide: func(b Book) ([]Event, error) {
+			now := s.now()
+			return c.DecideOn(b, now, st.pickup(b, now), cal)
+		},
 	}, bookID, "", s.onAccount(bookID, nil)))
 }
 
@@ -221,17 +224,31 @@ func (s *Service) CancelHold(ctx context.Context, bookID string, c CancelHold, o
 			return s.titles.LeaveQueue(ctx, on.TitleID, c.MemberID, o)
 		}
 	}
+	st, err := s.shelfTime(ctx)
+	if err != nil {
+		return aggregate.Result{}, err
+	}
 	return s.repo.Execute(ctx, bookID, s.shelved(aggregate.Command[Book]{
 		Name: "cancelHold", Origin: o, Payload: c, Validate: c.Validate,
-		Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.Holds) },
+		Decide: func(b Book) ([]Event, error) {
+			now := s.now()
+			return c.Decide(b, now, st.holds(s.policy.Holds, b, now))
+		},
 	}, bookID, "", nil))
 }
 
 // ExpireHold ends a hold on the shelf that was not picked up in time.
 func (s *Service) ExpireHold(ctx context.Context, bookID string, c ExpireHold, o aggregate.Origin) (aggregate.Result, error) {
+	st, err := s.shelfTime(ctx)
+	if err != nil {
+		return aggregate.Result{}, err
+	}
 	return s.repo.Execute(ctx, bookID, s.shelved(aggregate.Command[Book]{
 		Name: "expireHold", Origin: o, Payload: c,
-		Decide: func(b Book) ([]Event, error) { return c.Decide(b, s.now(), s.policy.Holds) },
+		Decide: func(b Book) ([]Event, error) {
+			now := s.now()
+			return c.Decide(b, now, st.holds(s.policy.Holds, b, now))
+		},
 	}, bookID, "", nil))
 }
 

@@ -50,6 +50,8 @@ type onShelf struct {
 	titleID string
 	queue   Queue
 	version int64
+	// shelf says how long a copy held by the command waits; the zero value: the policy's Pickup.
+	shelf shelfTime
 }
 
 // shelved wraps a copy's command so that it reads its title's queue before each decision,
@@ -85,8 +87,12 @@ func (s *Service) queued(cmd aggregate.Command[Book], bookID, titleID string, ac
 			id = b.TitleID
 		}
 		q, version, err := s.shelf.ReadQueue(ctx, id)
+		if err != nil {
+			return err
+		}
+		st, err := s.shelfTime(ctx)
 		if err == nil {
-			on = &onShelf{titleID: id, queue: q, version: version}
+			on = &onShelf{titleID: id, queue: q, version: version, shelf: st}
 		}
 		return err
 	}
@@ -100,7 +106,7 @@ func (s *Service) queued(cmd aggregate.Command[Book], bookID, titleID string, ac
 		if err != nil || on == nil || len(decided) == 0 {
 			return decided, err
 		}
-		return s.fillNext(b, bookID, decided, on.queue), nil
+		return s.fillNext(b, bookID, decided, on), nil
 	}
 	cmd.Also = func(ctx context.Context, decided []Event) (aggregate.Also, error) {
 		var part aggregate.Also
@@ -124,7 +130,7 @@ func (s *Service) queued(cmd aggregate.Command[Book], bookID, titleID string, ac
 
 // fillNext is decided, and, when it leaves the copy free on the shelf and a member waits whose
 // hold it can fill, the copy held for the first of them.
-func (s *Service) fillNext(b Book, bookID string, decided []Event, q Queue) []Event {
+func (s *Service) fillNext(b Book, bookID string, decided []Event, on *onShelf) []Event {
 	after := Clone(b)
 	for _, e := range decided {
 		after = Apply(after, e)
@@ -132,11 +138,15 @@ func (s *Service) fillNext(b Book, bookID string, decided []Event, q Queue) []Ev
 	if !after.Added || after.Loan != nil || after.Held != nil {
 		return decided
 	}
-	next := q.Next(bookID)
+	next := on.queue.Next(bookID)
 	if next == "" {
 		return decided
 	}
-	return append(decided, BookHeld{MemberID: next, Until: heldUntil(s.now(), s.policy.Holds.Pickup)})
+	now, pickup := s.now(), s.policy.Holds.Pickup
+	if on.shelf.desk != nil {
+		pickup = on.shelf.pickup(after, now)
+	}
+	return append(decided, BookHeld{MemberID: next, Until: heldUntil(now, pickup)})
 }
 
 // heldUntil is when a copy held at now leaves the hold shelf.

@@ -93,3 +93,32 @@ func (on Lending) Limit(b Book) circulation.LoanLimit {
 	}
 	return t.Limit(on.Group, b.Type())
 }
+
+// shelfTime says how long a copy held now waits on the hold shelf: the rules' hold pickup for
+// its material type, for every group (the member it is held for is not read: the rows for
+// every group decide), counted in open days on the calendar; the policy's Pickup without rules.
+type shelfTime struct {
+	desk     *circulation.Desk
+	fallback time.Duration
+}
+
+// pickup is how long b, held at now, waits on the hold shelf, from now to the second.
+func (st shelfTime) pickup(b Book, now time.Time) time.Duration {
+	if st.desk == nil {
+		return st.fallback
+	}
+	from := now.UTC().Truncate(time.Second)
+	return st.desk.Calendar.PickupUntil(from, st.desk.TypeTerms(b.Type()).HoldPickup).Sub(from)
+}
+
+// holds is the hold policy with p's pickup for b at now.
+func (st shelfTime) holds(p HoldPolicy, b Book, now time.Time) HoldPolicy {
+	p.Pickup = st.pickup(b, now)
+	return p
+}
+
+// shelfTime reads the rules and the calendar that a hold shelf decision is made on.
+func (s *Service) shelfTime(ctx context.Context) (shelfTime, error) {
+	on, err := s.lending(ctx, "")
+	return shelfTime{desk: on.Desk, fallback: s.policy.Holds.Pickup}, err
+}

@@ -30,6 +30,13 @@ func (d Desk) Terms(group, materialType string) Terms {
 	return d.Rules.Table.Resolve(GroupOr(group), MaterialTypeOr(materialType), d.Defaults)
 }
 
+// TypeTerms resolves the table for materialType and no group in particular: the rows for every
+// group (Any) decide, for what the library does with a copy whoever it is for (how long it
+// waits on the hold shelf).
+func (d Desk) TypeTerms(materialType string) Terms {
+	return d.Rules.Table.Resolve(Any, MaterialTypeOr(materialType), d.Defaults)
+}
+
 // LoanTerms are Terms(group, materialType) as a loan keeps them.
 func (d Desk) LoanTerms(group, materialType string) (Terms, LoanTerms) {
 	group, materialType = GroupOr(group), MaterialTypeOr(materialType)

@@ -171,7 +171,8 @@ func TestHTTPLendBook(t *testing.T) {
 			assert.EqualValues(t, 2, lent.Version)
 			assert.Greater(t, lent.Position, added.Position)
 			apitest.RequireEvent(t, lent, "BookLent",
-				`{"loanId":"loan-1","memberId":"alice","lentAt":"2026-12-01T09:00:00Z","dueAt":"2026-12-08T09:00:00Z"}`)
+				`{"loanId":"loan-1","memberId":"alice","lentAt":"2026-12-01T09:00:00Z","dueAt":"2026-12-08T09:00:00Z",`+
+					`"terms":`+defaultTerms+`}`)
 		})
 		t.Run("200 and no events for the same loan again", func(t *testing.T) {
 			r := a.Call(t, http.MethodPost, "/books/dune/loans", lendBody)
@@ -199,7 +200,7 @@ func TestHTTPLendBook(t *testing.T) {
 				apitest.Obj{"loanId": "loan-3", "memberId": "alice", "dueAt": "2026-12-24T18:00:00+01:00"})
 			res := apitest.RequireResult(t, r, http.StatusCreated, "book-neuromancer")
 			apitest.RequireEvent(t, res, "BookLent",
-				`{"loanId":"loan-3","memberId":"alice","lentAt":"2026-12-01T09:00:00Z","dueAt":"2026-12-24T17:00:00Z"}`)
+				`{"loanId":"loan-3","memberId":"alice","lentAt":"2026-12-01T09:00:00Z","dueAt":"2026-12-24T17:00:00Z","terms":`+defaultTerms+`}`)
 		})
 		t.Run("a repeat with its Idempotency-Key is replayed", func(t *testing.T) {
 			apitest.AddBook(t, a, "snow-crash")
@@ -265,7 +266,7 @@ func TestHTTPReturnBook(t *testing.T) {
 			returned = apitest.RequireResult(t, returns(t, "dune", "loan-1"), http.StatusCreated, "book-dune")
 			assert.EqualValues(t, 3, returned.Version)
 			apitest.RequireEvent(t, returned, "BookReturned",
-				`{"loanId":"loan-1","memberId":"alice","returnedAt":"2026-12-15T08:59:59Z","daysLate":0}`)
+				`{"loanId":"loan-1","memberId":"alice","returnedAt":"2026-12-15T08:59:59Z","daysLate":0,"fine":0}`)
 		})
 		t.Run("200 and no events when already returned", func(t *testing.T) {
 			res := apitest.RequireResult(t, returns(t, "dune", "loan-1"), http.StatusOK, "book-dune")
@@ -283,7 +284,7 @@ func TestHTTPReturnBook(t *testing.T) {
 			assert.Equal(t, "lent", book["status"], "still lent")
 			assert.Equal(t, "loan-k2", book["loan"].(map[string]any)["loanId"], "under its own loan")
 		})
-		t.Run("daysLate counts whole days after an explicit dueAt", func(t *testing.T) {
+		t.Run("daysLate counts whole days after an explicit dueAt, lateDays the open days", func(t *testing.T) {
 			apitest.AddBook(t, a, "neuromancer")
 			due := a.Clock.Now().Add(time.Hour)
 			r := a.Call(t, http.MethodPost, "/books/neuromancer/loans", apitest.Obj{"loanId": "loan-3", "memberId": "bob", "dueAt": due.Format(time.RFC3339)})
@@ -291,7 +292,7 @@ func TestHTTPReturnBook(t *testing.T) {
 			a.Clock.Advance(time.Hour + 2*24*time.Hour + 23*time.Hour) // 2 days 23 hours late
 			res := apitest.RequireResult(t, returns(t, "neuromancer", "loan-3"), http.StatusCreated, "book-neuromancer")
 			apitest.RequireEvent(t, res, "BookReturned", fmt.Sprintf(
-				`{"loanId":"loan-3","memberId":"bob","returnedAt":%q,"daysLate":2}`, a.Clock.Now().Format(time.RFC3339)))
+				`{"loanId":"loan-3","memberId":"bob","returnedAt":%q,"daysLate":2,"lateDays":3,"fine":75}`, a.Clock.Now().Format(time.RFC3339)))
 		})
 		t.Run("400 for a dueAt not after the lending time, or more than a year after it", func(t *testing.T) {
 			apitest.AddBook(t, a, "emma")
@@ -319,3 +320,6 @@ func TestHTTPReturnBook(t *testing.T) {
 		apitest.RequireBodyErrors(t, a, http.MethodPost, "/books/dune/returns", `{"loanId":"loan-1"}`)
 	})
 }
+
+// defaultTerms are the terms of a loan made on the environment's defaults: no table set.
+const defaultTerms = `{"group":"adult","materialType":"book","finePerDay":25,"fineCap":"replacementPrice","renewalsAllowed":2,"lostAfter":60,"rulesVersion":0}`
