@@ -35,6 +35,7 @@ import (
 	"library/internal/books/booksapi"
 	"library/internal/catalog"
 	"library/internal/catalog/cataloghttp"
+	"library/internal/circulation"
 	"library/internal/errs"
 	"library/internal/eventstore"
 	"library/internal/eventstore/pgstore"
@@ -115,9 +116,9 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		CacheBytes: cfg.AggregateCacheBytes, SnapshotEvery: cfg.SnapshotEvery, Logger: logger}
 	hashes := secrethash.NewGate(0) // PINs and terminals' passwords, hashed a core's worth at a time
 	accountService := a.accountService(repoOpts, hashes)
-	titleService := titles.NewService(a.log, repoOpts, cfg.Tuning.Now, reservations.NewService(a.log, repoOpts)).
-		WithHolds(titles.HoldPolicy{MaxQueue: cfg.HoldsMax}, accountService)
 	desk := a.desk(repoOpts)
+	titleService := titles.NewService(a.log, repoOpts, cfg.Tuning.Now, reservations.NewService(a.log, repoOpts)).
+		WithHolds(titles.HoldPolicy{MaxQueue: cfg.HoldsMax}, circulation.TitleHolds{Holders: accountService, Desk: desk.Desk})
 	bookService := books.NewService(a.log, repoOpts, cfg.Tuning.Now, books.Policy{LoanPeriod: cfg.LoanPeriod, MaxRenewals: cfg.RenewalsMax, Desk: desk.Desk,
 		Holds: books.HoldPolicy{MaxQueue: cfg.HoldsMax, Pickup: cfg.HoldPickup}}, accountService).WithTitles(shelves.Shelves{Titles: titleService})
 	pay, err := a.payments()
