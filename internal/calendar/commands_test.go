@@ -71,9 +71,9 @@ func TestDecide(t *testing.T) {
 			then: []calendar.Event{calendar.WeeklyClosingSet{Closed: []string{"sunday", "monday", "tuesday", "wednesday", "thursday", "friday"}}}},
 		{name: "all seven closed", when: calendar.SetWeekly{Closed: []string{"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"}},
 			err: "must open on some day"},
-		{name: "an unknown weekday, named", given: []calendar.Event{sundays}, when: calendar.SetWeekly{Closed: []string{"sunday", "caturday"}},
-			err: `"caturday"`},
-		{name: "an abbreviation", when: calendar.SetWeekly{Closed: []string{"sun"}}, err: `"sun"`},
+		{name: "an unknown weekday, named by its index", given: []calendar.Event{sundays}, when: calendar.SetWeekly{Closed: []string{"sunday", "caturday"}},
+			err: `closed[1]`},
+		{name: "an abbreviation", when: calendar.SetWeekly{Closed: []string{"sun"}}, err: `closed[0]`},
 	} {
 		got, err := run(c.when, fold(c.given...))
 		if c.err != "" {

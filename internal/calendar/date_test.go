@@ -117,7 +117,7 @@ func TestWeekdays(t *testing.T) {
 	}
 	_, err := calendar.ParseWeekday("sun")
 	require.True(t, errs.Is(err, errs.InvalidRequest), "%v", err)
-	assert.ErrorContains(t, err, `"sun"`, "names the value")
+	assert.NotContains(t, err.Error(), `sun"`, "never repeats the value")
 
 	days, err := calendar.ParseWeekdays([]string{"saturday", "Sunday", "saturday", "wednesday"})
 	require.NoError(t, err)
@@ -125,5 +125,6 @@ func TestWeekdays(t *testing.T) {
 	assert.Equal(t, []string{"sunday", "wednesday", "saturday"}, calendar.WeekdayNames(days))
 	assert.Equal(t, []string{}, calendar.WeekdayNames(nil), "JSON's [], not null")
 	_, err = calendar.ParseWeekdays([]string{"monday", "funday"})
-	assert.ErrorContains(t, err, `"funday"`)
+	assert.ErrorContains(t, err, "closed[1] must be a day of the week", "names it by its index")
+	assert.NotContains(t, err.Error(), "funday", "never repeats the value")
 }

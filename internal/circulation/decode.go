@@ -6,12 +6,14 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"unicode/utf8"
 
 	"library/internal/errs"
 )
 
 // DecodeTable reads a table as a client sends it, {"rows": [row, ...]}, strictly: each
-// refusal an errs.InvalidRequest error that says where (rows[2]) and which field. A name that
+// refusal an errs.InvalidRequest error that says where (rows[2]) and which field, in its
+// detail and in its extensions (row, the index; field, the name as sent, cut short). A name that
 // is not a field, in those letters (field names are case-sensitive), or a field given twice,
 // is refused and named; so is a value of the wrong kind, without echoing it. rows is required
 // (an empty array is the empty table, which leaves every field to the defaults), and nothing
@@ -47,6 +49,9 @@ func decodeRows(data json.RawMessage, t *Table) error {
 			return decodeField(&t.Rows[i], where, name, value)
 		})
 		if err != nil {
+			if e, ok := errors.AsType[*errs.Error](err); ok {
+				return e.With("row", i)
+			}
 			return err
 		}
 	}
@@ -84,7 +89,8 @@ func decodeField(r *Row, where, name string, value json.RawMessage) error {
 	case "lostAfter":
 		want, err = "a whole number of open days", optional(value, &r.LostAfter)
 	default:
-		return errs.E(errs.InvalidRequest, "%s has an unknown field %s (field names are case-sensitive)", where, quoted(name)).With("field", name)
+		return errs.E(errs.InvalidRequest, "%s has an unknown field %s (field names are case-sensitive)", where, quoted(name)).
+			With("field", cut(name))
 	}
 	if err != nil {
 		return errs.Wrap(errs.InvalidRequest, err, "%s: %s must be %s", where, name, want).With("field", name)
@@ -122,7 +128,7 @@ func members(data []byte, where string, each func(name string, value json.RawMes
 		}
 		name, _ := tok.(string)
 		if seen[name] {
-			return errs.E(errs.InvalidRequest, "%s has the field %s twice", where, quoted(name))
+			return errs.E(errs.InvalidRequest, "%s has the field %s twice", where, quoted(name)).With("field", cut(name))
 		}
 		seen[name] = true
 		var value json.RawMessage
@@ -142,11 +148,27 @@ func members(data []byte, where string, each func(name string, value json.RawMes
 	return nil
 }
 
+// longestName is the most of a field name a client sent that a refusal repeats.
+const longestName = 40
+
 // quoted is a field name a client sent, quoted for a detail: escaped, and cut short if long.
 func quoted(name string) string {
-	const most = 40
-	if len(name) > most {
-		return strconv.Quote(name[:most]) + "…"
+	if c := cut(name); c != name {
+		return strconv.Quote(c) + "…"
 	}
 	return strconv.Quote(name)
+}
+
+// cut is a field name a client sent, cut to its first longestName bytes, or fewer so as not
+// to split a character, for a problem's field member: a name of any length may be sent, and
+// the refusal must stay small.
+func cut(name string) string {
+	if len(name) <= longestName {
+		return name
+	}
+	end := longestName
+	for end > 0 && !utf8.RuneStart(name[end]) {
+		end--
+	}
+	return name[:end]
 }

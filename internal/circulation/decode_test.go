@@ -3,6 +3,7 @@ package circulation_test
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,7 +66,7 @@ func TestDecodeTableRefuses(t *testing.T) {
 		{"an unknown field in a row", `{"rows": [{"group": "*", "materialType": "*"}, {"group": "a", "fineCapp": 5}]}`,
 			`rows[1] has an unknown field "fineCapp"`, "fineCapp"},
 		{"a field in other letters", `{"rows": [{"group": "*", "LoanPeriod": "7d"}]}`, `rows[0] has an unknown field "LoanPeriod"`, "LoanPeriod"},
-		{"a field twice", `{"rows": [{"group": "*", "renewals": 1, "renewals": 2}]}`, `rows[0] has the field "renewals" twice`, ""},
+		{"a field twice", `{"rows": [{"group": "*", "renewals": 1, "renewals": 2}]}`, `rows[0] has the field "renewals" twice`, "renewals"},
 		{"an unknown field in the body", `{"rows": [], "version": 3}`, `the body has an unknown field "version"`, ""},
 		{"rows twice", `{"rows": [], "rows": []}`, `the body has the field "rows" twice`, ""},
 		{"no rows", `{}`, "rows is required", ""},
@@ -99,6 +100,13 @@ func TestDecodeTableRefuses(t *testing.T) {
 			if c.field != "" {
 				require.Equal(t, c.field, e.Extensions["field"])
 			}
+			switch {
+			case strings.HasPrefix(c.detail, "rows["):
+				// rows[N], N one digit in these cases: the row's index is its extension too.
+				require.Equal(t, int(c.detail[5]-'0'), e.Extensions["row"], "the row, as an extension")
+			case strings.HasPrefix(c.detail, "the body"), strings.HasPrefix(c.detail, "rows "):
+				require.NotContains(t, e.Extensions, "row", "a refusal of the body names no row")
+			}
 			for _, value := range []string{`"three weeks"`, `"price"`, `"EUR"`, `"no"`} {
 				require.NotContains(t, e.Detail, value, "the value is not echoed")
 			}
@@ -106,7 +114,8 @@ func TestDecodeTableRefuses(t *testing.T) {
 	}
 }
 
-// An unknown field's name is quoted, escaped and cut short in the detail.
+// An unknown field's name is quoted, escaped and cut short in the detail, and cut short in the
+// field extension, without splitting a character.
 func TestDecodeTableQuotesUnknownNames(t *testing.T) {
 	t.Parallel()
 	_, err := circulation.DecodeTable([]byte(`{"rows": [{"a\nbxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx": 1}]}`))
@@ -116,6 +125,11 @@ func TestDecodeTableQuotesUnknownNames(t *testing.T) {
 	require.Contains(t, e.Detail, `"a\nbxxx`)
 	require.Contains(t, e.Detail, `…`)
 	require.Less(t, len(e.Detail), 120)
+
+	_, err = circulation.DecodeTable([]byte(`{"rows": [{"` + strings.Repeat("x", 39) + `é": 1}]}`))
+	e, _ = errors.AsType[*errs.Error](err)
+	require.Equal(t, strings.Repeat("x", 39), e.Extensions["field"], "é's two bytes would end at 41")
+	require.Equal(t, 0, e.Extensions["row"])
 }
 
 // A fine cap is one of two shapes, in stored data as in requests.

@@ -7,8 +7,10 @@ import (
 
 // CORS lets browser pages from the given origins (such as "https://library.example.org", or
 // "*" for any) call the API. With none, it adds nothing and browsers keep their same-origin
-// rule. Pages may send Idempotency-Key and Authorization and read Idempotent-Replayed,
-// X-Request-Id and Retry-After. No cookies are involved, so credentials are not allowed.
+// rule. Pages may send Idempotency-Key, If-Match and Authorization and read
+// Idempotent-Replayed, X-Request-Id, Retry-After and ETag (the version a change of the
+// circulation rules is made on: neither is a header a browser lets a page send or read across
+// origins unless told). No cookies are involved, so credentials are not allowed.
 func CORS(origins []string) func(http.Handler) http.Handler {
 	anyOrigin := slices.Contains(origins, "*")
 	allowed := func(origin string) bool {
@@ -49,6 +51,6 @@ func CORS(origins []string) func(http.Handler) http.Handler {
 }
 
 const (
-	corsRequestHeaders = "Content-Type, " + IdempotencyKeyHeader + ", Authorization, " + RequestIDHeader
-	corsExposedHeaders = ReplayedHeader + ", " + RequestIDHeader + ", Retry-After, Allow"
+	corsRequestHeaders = "Content-Type, " + IdempotencyKeyHeader + ", If-Match, Authorization, " + RequestIDHeader
+	corsExposedHeaders = ReplayedHeader + ", " + RequestIDHeader + ", Retry-After, Allow, ETag"
 )

@@ -36,6 +36,7 @@ func TestCORS(t *testing.T) {
 		require.Equal(t, "https://library.example.org", w.Header().Get("Access-Control-Allow-Origin"))
 		require.Contains(t, w.Header().Get("Access-Control-Expose-Headers"), "Idempotent-Replayed")
 		require.Contains(t, w.Header().Get("Access-Control-Expose-Headers"), "X-Request-Id")
+		require.Contains(t, w.Header().Get("Access-Control-Expose-Headers"), "ETag", "the circulation rules' version")
 		require.Contains(t, w.Header().Values("Vary"), "Origin")
 	})
 	t.Run("a preflight from an allowed origin may send Idempotency-Key", func(t *testing.T) {
@@ -44,6 +45,7 @@ func TestCORS(t *testing.T) {
 		require.Equal(t, http.StatusNoContent, w.Code)
 		require.Equal(t, "https://library.example.org", w.Header().Get("Access-Control-Allow-Origin"))
 		require.Contains(t, w.Header().Get("Access-Control-Allow-Headers"), "Idempotency-Key")
+		require.Contains(t, w.Header().Get("Access-Control-Allow-Headers"), "If-Match", "PUT /circulation-rules wants it")
 		require.Contains(t, w.Header().Get("Access-Control-Allow-Methods"), "POST")
 		require.Contains(t, w.Header().Get("Access-Control-Allow-Methods"), "PATCH", "a title's record is changed with PATCH")
 		require.Empty(t, w.Header().Get("Access-Control-Allow-Credentials"))

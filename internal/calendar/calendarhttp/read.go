@@ -2,6 +2,7 @@ package calendarhttp
 
 import (
 	"net/http"
+	"net/url"
 
 	"library/internal/calendar"
 	"library/internal/errs"
@@ -48,7 +49,7 @@ func (h Routes) read(w http.ResponseWriter, r *http.Request) error {
 	}
 	cal = cal.In(h.Zone)
 	today := cal.DateOf(h.Now())
-	from, to, err := dateRange(query.Get("from"), query.Get("to"), today)
+	from, to, err := dateRange(query, today)
 	if err != nil {
 		return err
 	}
@@ -74,20 +75,26 @@ func zoneName(c calendar.Calendar) string {
 	return c.Zone.String()
 }
 
-// dateRange reads from and to, each a date or "": from is today when not given, to
-// DefaultRangeDays days after from. to before from, or more than MaxRangeDays days after it,
-// is refused.
-func dateRange(fromParam, toParam string, today calendar.Date) (calendar.Date, calendar.Date, error) {
-	from, to := today, calendar.Date{}
-	var err error
-	if fromParam != "" {
-		if from, err = parseDate("from", fromParam); err != nil {
+// lastDate is the last day a date is written for (four digits of year): a range that would
+// run past it when to is left out ends on it.
+var lastDate = calendar.NewDate(9999, 12, 31)
+
+// dateRange reads the query's from and to, each a date: from is today when left out, to
+// DefaultRangeDays days after from (or lastDate, if sooner). One given empty, to before from,
+// or to more than MaxRangeDays days after from, is refused.
+func dateRange(query url.Values, today calendar.Date) (from, to calendar.Date, err error) {
+	from = today
+	if query.Has("from") {
+		if from, err = parseDate("from", query.Get("from")); err != nil {
 			return from, to, err
 		}
 	}
 	to = from.AddDays(DefaultRangeDays)
-	if toParam != "" {
-		if to, err = parseDate("to", toParam); err != nil {
+	if to.After(lastDate) {
+		to = lastDate
+	}
+	if query.Has("to") {
+		if to, err = parseDate("to", query.Get("to")); err != nil {
 			return from, to, err
 		}
 	}

@@ -128,12 +128,13 @@ func ifMatch(r *http.Request) (int64, error) {
 			"send If-Match with the ETag that GET /circulation-rules gave, so that a change made since is not overwritten")
 	}
 	v := strings.TrimSpace(values[0])
-	if unquoted, err := strconv.Unquote(v); err == nil && strings.HasPrefix(v, `"`) {
-		v = unquoted
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		v = v[1 : len(v)-1]
 	}
-	version, err := strconv.ParseInt(v, 10, 64)
-	if len(values) > 1 || err != nil || version < 0 {
+	// Digits alone: no sign, no escapes, no weak W/ ETag, no list, no *.
+	version, err := strconv.ParseUint(v, 10, 63)
+	if len(values) > 1 || err != nil {
 		return 0, errs.E(errs.InvalidRequest, `If-Match must be one ETag of GET /circulation-rules, such as "3"`)
 	}
-	return version, nil
+	return int64(version), nil
 }
