@@ -14,6 +14,7 @@ import * as holdshelf from "./pages/holdshelf.js";
 import * as member from "./pages/member.js";
 import * as operations from "./pages/operations.js";
 import * as overdue from "./pages/overdue.js";
+import * as rules from "./pages/rules.js";
 import * as title from "./pages/title.js";
 import { go, start } from "./router.js";
 import { retryConfig, startSession } from "./session.js";
@@ -69,4 +70,5 @@ start([
   [/^\/holds$/, holdshelf.render],
   [/^\/checkouts\/([^/]+)\/([^/]+)$/, checkout.render],
   [/^\/operations$/, operations.render],
+  [/^\/circulation-rules$/, rules.render],
 ]);

@@ -1,5 +1,6 @@
-// The masthead: the links a person may use (Overdue and Hold shelf for librarians, My account for members who
-// are not librarians), the member finder for librarians, who is signed in with Sign in and Sign
+// The masthead: the links a person may use (Overdue and Hold shelf for
+// librarians, Circulation rules for librarians and operators, My account for members who are not
+// librarians), the member finder for librarians, who is signed in with Sign in and Sign
 // out, and the banner under it: that the library runs without sign-in, or why a sign-in did not
 // work.
 
@@ -16,6 +17,7 @@ let clickProblem = ""; // why the last press of Sign in did not leave the page
 export function drawMasthead() {
   const links = [["#/books", "Catalog"]];
   if (can("desk")) links.push(["#/overdue", "Overdue"], ["#/holds", "Hold shelf"]);
+  if (can("rules")) links.push(["#/circulation-rules", "Circulation rules"]);
   if (can("account")) links.push(["#/account", "My account"]);
   if (can("operations")) links.push(["#/operations", "Operations"]);
   document.getElementById("main-links").replaceChildren(...links.map(([href, text]) => h("li", {}, h("a", { href }, text))));
