@@ -3,6 +3,9 @@ package web_test
 import (
 	"fmt"
 	"strings"
+
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/chromedp"
 )
 
 // value is what the field e holds, as a person sees it: an input's text, or the text of the
@@ -35,6 +38,14 @@ func (e *element) waitDescription(want string) string {
 		return err == nil && strings.Contains(s, want)
 	})
 	return text
+}
+
+// focus puts the keyboard's focus on e, as a person's Tab to it would.
+func (e *element) focus() {
+	e.tab.t.Helper()
+	if _, err := chromedp.Call(e.tab.ctx, dom.Focus, dom.FocusParams{BackendNodeID: e.id}); err != nil {
+		e.tab.t.Fatalf("focus %s: %v", e, err)
+	}
 }
 
 // focused is the accessible name of the element that has the keyboard's focus: its

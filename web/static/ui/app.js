@@ -7,6 +7,7 @@ import { defaultBase } from "./api.js";
 import { drawMasthead } from "./masthead.js";
 import * as account from "./pages/account.js";
 import * as book from "./pages/book.js";
+import * as calendar from "./pages/calendar.js";
 import * as catalog from "./pages/catalog.js";
 import * as checkout from "./pages/checkout.js";
 import * as copies from "./pages/copies.js";
@@ -71,4 +72,5 @@ start([
   [/^\/checkouts\/([^/]+)\/([^/]+)$/, checkout.render],
   [/^\/operations$/, operations.render],
   [/^\/circulation-rules$/, rules.render],
+  [/^\/calendar$/, calendar.render],
 ]);
