@@ -71,7 +71,7 @@ smoke: ## the smoke test against a running deployment: make smoke URLS="http://1
 	scripts/smoke.sh $(or $(URLS),http://127.0.0.1:8080)
 
 screenshots: ## the web app's pages as PNGs in docs/ (screenshot-*.png), taken by its browser tests
-	SCREENSHOTS=docs go test -count=1 -run 'TestPayDoubleClickRecordsOnePayment|TestLendShowsInTheCatalogAtOnce|TestOperationsShowsTheHolderAndTheTakeover|TestMemberPaysOnTheProvidersPage|TestMemberRenewsOnceOnADoubleClick|TestLibrarianSeesOverdueLoans|TestMemberPlacesAHoldOnceAndCancelsIt|TestHoldShelfPickup' ./web/
+	SCREENSHOTS=docs go test -count=1 -run 'TestPayDoubleClickRecordsOnePayment|TestLendShowsInTheCatalogAtOnce|TestOperationsShowsTheHolderAndTheTakeover|TestMemberPaysOnTheProvidersPage|TestMemberRenewsOnceOnADoubleClick|TestLibrarianSeesOverdueLoans|TestMemberPlacesAHoldOnceAndCancelsIt|TestHoldShelfPickup|TestLibrarianEditsTheRulesGrid|TestLibrarianClosesADayInTheMonthView' ./web/
 
 build: ## static binaries in bin/: the service, devidp, an OpenID provider for demos, and devpay, a payment provider for demos
 	CGO_ENABLED=0 go build -trimpath -o bin/library ./cmd/library

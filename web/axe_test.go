@@ -139,11 +139,14 @@ var accessiblePages = []struct{ hash, role, name string }{
 	{"#/overdue", "table", "Overdue loans"},
 	{"#/holds", "table", "Books on the hold shelf"},
 	{"#/operations", "table", "Background work"},
+	{"#/circulation-rules", "table", "Circulation rules"},
+	{"#/calendar?month=2026-12", "table", "December 2026"},
 	{"#/no/such/page", "heading", "No such page"},
 }
 
 // Every page, with an overdue loan on it where it lists loans, and holds where it lists them
-// (Kim on the hold shelf for bob, who waits for Ulysses too), has no violation axe-core finds.
+// (Kim on the hold shelf for bob, who waits for Ulysses too), circulation rules with cells set
+// and left empty, and a month with days closed, has no violation axe-core finds.
 func TestPagesAreAccessible(t *testing.T) {
 	t.Parallel()
 	clock := apitest.NewClock()
@@ -161,6 +164,10 @@ func TestPagesAreAccessible(t *testing.T) {
 	mustCall(t, http.MethodPost, base+"/books/kim/returns", map[string]string{"loanId": "loan-kim"}, http.StatusCreated)
 	waitForLoans(t, base+"/loans?overdue=true", "", func(loans []loanView) bool { return len(loans) == 1 })
 	waitForHolds(t, base+"/accounts/bob/holds", "", func(holds []holdView) bool { return len(holds) == 2 && holds[0].Status == "ready" })
+	putRules(t, base, "", 0, map[string]any{"group": "*", "materialType": "*", "loanPeriod": "21d"},
+		map[string]any{"group": "staff", "materialType": "dvd", "renewals": 0, "fineCap": map[string]int{"amount": 500}, "lends": false})
+	mustCall(t, http.MethodPut, base+"/calendar/weekly", map[string]any{"closed": []string{"sunday"}}, http.StatusCreated)
+	mustCall(t, http.MethodPut, base+"/calendar/closed/2026-12-25", nil, http.StatusCreated)
 
 	tb := newTab(t)
 	for _, page := range accessiblePages {
@@ -183,6 +190,10 @@ func TestPagesAreAccessible(t *testing.T) {
 			}
 		case "#/holds":
 			tb.row("Books on the hold shelf", "Kim", "Member", "bob")
+		case "#/circulation-rules":
+			tb.get("textbox", "Loan period, staff / dvd").waitDescription("Empty, so 21d from * / *")
+		case "#/calendar?month=2026-12":
+			dayCell(tb, "December 2026", 25, "Closed")
 		}
 		requireAccessible(tb, page.hash)
 	}

@@ -104,7 +104,7 @@ func requireAbsent(tb *tab, roleNames ...string) {
 var staffControls = []string{
 	"button", "Charge fine", "button", "Lend", "button", "Take back", "button", "Add book",
 	"region", "Charge a fine", "region", "Add a book", "region", "Add a title", "textbox", "Find a member", "link", "Operations", "link", "Overdue", "link", "Hold shelf",
-	"region", "Add a copy", "link", "Every copy, and who has it",
+	"region", "Add a copy", "link", "Every copy, and who has it", "link", "Circulation rules",
 }
 
 // A member signs in on the provider's page and sees their own account: the loan a librarian

@@ -68,7 +68,7 @@ export class ApiError extends Error {
 export const DEFAULT_TIMEOUT_MS = 15000;
 
 /**
- * request sends one request and returns {status, data, replayed, requestId}, or throws an
+ * request sends one request and returns {status, data, replayed, requestId, etag}, or throws an
  * ApiError. body, when given, is sent as JSON. The access token of the person signed in goes
  * with it, unless headers bring an Authorization of their own; a 401 to it forgets the token.
  * signal ends the request when the page no longer needs it: that is thrown as the signal's
@@ -139,6 +139,8 @@ function answer(response, text, base) {
       data,
       replayed: response.headers.get("Idempotent-Replayed") === "true",
       requestId: response.headers.get("X-Request-Id") ?? "",
+      // "" where the browser hides it: from another origin, unless the API exposes ETag
+      etag: response.headers.get("ETag") ?? "",
     };
   }
   if (!response.ok && parsed && data && typeof data === "object" && type.startsWith("application/problem+json")) {

@@ -7,6 +7,7 @@ import { defaultBase } from "./api.js";
 import { drawMasthead } from "./masthead.js";
 import * as account from "./pages/account.js";
 import * as book from "./pages/book.js";
+import * as calendar from "./pages/calendar.js";
 import * as catalog from "./pages/catalog.js";
 import * as checkout from "./pages/checkout.js";
 import * as copies from "./pages/copies.js";
@@ -14,6 +15,7 @@ import * as holdshelf from "./pages/holdshelf.js";
 import * as member from "./pages/member.js";
 import * as operations from "./pages/operations.js";
 import * as overdue from "./pages/overdue.js";
+import * as rules from "./pages/rules.js";
 import * as title from "./pages/title.js";
 import { go, start } from "./router.js";
 import { retryConfig, startSession } from "./session.js";
@@ -69,4 +71,6 @@ start([
   [/^\/holds$/, holdshelf.render],
   [/^\/checkouts\/([^/]+)\/([^/]+)$/, checkout.render],
   [/^\/operations$/, operations.render],
+  [/^\/circulation-rules$/, rules.render],
+  [/^\/calendar$/, calendar.render],
 ]);

@@ -1,6 +1,7 @@
 // Pages by the URL's fragment: #/books (the catalog, of titles), #/titles/dune, #/copies (every
 // copy), #/books/dune (one copy), #/members/alice, #/overdue, #/holds, #/operations,
-// #/checkouts/alice/{id} (where the payment provider sends a member back). The
+// #/circulation-rules, #/calendar?month=2026-12, #/checkouts/alice/{id} (where the payment
+// provider sends a member back). The
 // fragment never reaches the server, so no page can shadow an API path.
 
 import { errorAlert, h } from "./ui.js";

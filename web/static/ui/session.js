@@ -136,10 +136,11 @@ export function lastMember() {
 
 /**
  * can says whether the person may see a part of the app: "desk" (members' pages, fines, lending,
- * adding books, overdue loans: librarians), "operations" (operators), "account" (My account:
- * anyone signed in as a member, but a librarian, whose work is other members' accounts). Without
- * sign-in, or before /config.json is read, everything but "account" is shown, as the service
- * allows then.
+ * adding books, overdue loans, setting the circulation rules and the calendar: librarians),
+ * "rules" (reading the circulation rules: librarians and operators), "operations" (operators),
+ * "account" (My account: anyone signed in as a member, but a librarian, whose work is other
+ * members' accounts). Without sign-in, or before /config.json is read, everything but "account"
+ * is shown, as the service allows then.
  */
 export function can(what) {
   if (what === "account") {
@@ -149,6 +150,7 @@ export function can(what) {
   const roles = me()?.roles ?? [];
   if (what === "desk") return roles.includes("librarian");
   if (what === "operations") return roles.includes("operator");
+  if (what === "rules") return roles.includes("librarian") || roles.includes("operator");
   return false;
 }
 
