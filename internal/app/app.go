@@ -118,7 +118,8 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 	accountService := a.accountService(repoOpts, hashes)
 	desk := a.desk(repoOpts)
 	titleService := titles.NewService(a.log, repoOpts, cfg.Tuning.Now, reservations.NewService(a.log, repoOpts)).
-		WithHolds(titles.HoldPolicy{MaxQueue: cfg.HoldsMax}, circulation.TitleHolds{Holders: accountService, Desk: desk.Desk})
+		WithHolds(titles.HoldPolicy{MaxQueue: cfg.HoldsMax}, accountService).
+		WithTitleRules(circulation.TitleHolds{Groups: accountService, Desk: desk.Desk})
 	bookService := books.NewService(a.log, repoOpts, cfg.Tuning.Now, books.Policy{LoanPeriod: cfg.LoanPeriod, MaxRenewals: cfg.RenewalsMax, Desk: desk.Desk,
 		Holds: books.HoldPolicy{MaxQueue: cfg.HoldsMax, Pickup: cfg.HoldPickup}}, accountService).WithTitles(shelves.Shelves{Titles: titleService})
 	pay, err := a.payments()

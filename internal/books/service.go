@@ -198,6 +198,9 @@ func waitedFor(b Book, q Queue) error {
 // PlaceHold puts a member in the book's queue: for a copy its title records, the title's queue,
 // for that copy alone.
 func (s *Service) PlaceHold(ctx context.Context, bookID string, c PlaceHold, o aggregate.Origin) (aggregate.Result, error) {
+	if err := s.mayHold(ctx, bookID, c); err != nil {
+		return aggregate.Result{}, err
+	}
 	if on, err := s.onTitle(ctx, bookID, c.Validate); on != nil || err != nil {
 		if err != nil {
 			return aggregate.Result{}, err

@@ -122,3 +122,27 @@ func (s *Service) shelfTime(ctx context.Context) (shelfTime, error) {
 	on, err := s.lending(ctx, "")
 	return shelfTime{desk: on.Desk, fallback: s.policy.Holds.Pickup}, err
 }
+
+// mayHold refuses a hold on the copy that the rules allow the member's group none of on its
+// material type (errs.HoldsNotAllowed). A book the library does not have is left to the
+// command, which says so.
+func (s *Service) mayHold(ctx context.Context, bookID string, c PlaceHold) error {
+	if s.policy.Desk == nil {
+		return nil
+	}
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	b, _, err := s.Get(ctx, bookID)
+	if errs.Is(err, errs.NotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	on, err := s.lending(ctx, c.MemberID)
+	if err != nil {
+		return err
+	}
+	return on.Desk.MayHoldCopy(on.Group, b.Type())
+}

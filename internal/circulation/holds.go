@@ -3,7 +3,6 @@ package circulation
 import (
 	"context"
 
-	"library/internal/aggregate"
 	"library/internal/errs"
 )
 
@@ -32,31 +31,27 @@ func (d Desk) MayHoldTitle(group string) error {
 	return nil
 }
 
-// Holders is what a title's hold asks of members' accounts (accounts.Service is one).
-type Holders interface {
-	MayHold(ctx context.Context, memberID string) (aggregate.Also, error)
+// Groups says which patron group a member is in (accounts.Service does).
+type Groups interface {
 	GroupOf(ctx context.Context, memberID string) (string, error)
 }
 
-// TitleHolds is Holders that also refuses a title hold the rules do not allow the member's
-// group (MayHoldTitle), read from Desk when the hold is decided.
+// TitleHolds refuses a hold on a whole title that the rules do not allow the member's group
+// (MayHoldTitle), on the rules read from Desk when the hold is decided.
 type TitleHolds struct {
-	Holders
-	Desk func(context.Context) (Desk, error)
+	Groups Groups
+	Desk   func(context.Context) (Desk, error)
 }
 
-// MayHold refuses a hold on a title the rules or the account do not allow.
-func (h TitleHolds) MayHold(ctx context.Context, memberID string) (aggregate.Also, error) {
-	group, err := h.GroupOf(ctx, memberID)
+// MayHoldTitle refuses a hold on a title the rules do not allow memberID's group.
+func (h TitleHolds) MayHoldTitle(ctx context.Context, memberID string) error {
+	group, err := h.Groups.GroupOf(ctx, memberID)
 	if err != nil {
-		return aggregate.Also{}, err
+		return err
 	}
 	desk, err := h.Desk(ctx)
 	if err != nil {
-		return aggregate.Also{}, err
+		return err
 	}
-	if err := desk.MayHoldTitle(group); err != nil {
-		return aggregate.Also{}, err
-	}
-	return h.Holders.MayHold(ctx, memberID)
+	return desk.MayHoldTitle(group)
 }

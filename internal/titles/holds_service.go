@@ -20,10 +20,23 @@ type Holders interface {
 	MayHold(ctx context.Context, memberID string) (aggregate.Also, error)
 }
 
+// TitleRules says whether a member may hold a whole title (circulation.TitleHolds does); a hold
+// for one copy is the copy's rules' to allow, which package books asks before it gets here.
+type TitleRules interface {
+	MayHoldTitle(ctx context.Context, memberID string) error
+}
+
 // WithHolds has the service take holds under policy, asking holders whether a member may hold,
 // and returns it. Without it a title takes no holds.
 func (s *Service) WithHolds(policy HoldPolicy, holders Holders) *Service {
 	s.holds, s.holders = policy, holders
+	return s
+}
+
+// WithTitleRules has the service ask rules before it puts a member in a title's queue for any
+// copy, and returns it.
+func (s *Service) WithTitleRules(rules TitleRules) *Service {
+	s.titleRules = rules
 	return s
 }
 
@@ -42,6 +55,14 @@ func (s *Service) PlaceHold(ctx context.Context, titleID string, c PlaceHold, o 
 	if s.holders != nil {
 		cmd.Also = func(ctx context.Context, _ []Event) (aggregate.Also, error) {
 			return s.holders.MayHold(ctx, c.MemberID)
+		}
+	}
+	if s.titleRules != nil && c.BookID == "" {
+		if err := c.Validate(); err != nil {
+			return aggregate.Result{}, err
+		}
+		if err := s.titleRules.MayHoldTitle(ctx, c.MemberID); err != nil {
+			return aggregate.Result{}, err
 		}
 	}
 	return s.repo.Execute(ctx, titleID, cmd)

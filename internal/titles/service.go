@@ -53,6 +53,7 @@ type Service struct {
 	reservations *reservations.Service
 	holds        HoldPolicy
 	holders      Holders
+	titleRules   TitleRules
 }
 
 // NewService returns a Service on log. now is the clock (a year of publication may be next

@@ -126,3 +126,32 @@ func TestHTTPGroupsAndMaterialTypes(t *testing.T) {
 		assert.Contains(t, p.Detail, "2 loans at once for child", "the child row's limit counts every type")
 	})
 }
+
+// Holds follow the rules' holds field: none refuses any hold on a copy of the type; copy allows
+// holds on copies but not on titles.
+func TestHTTPHoldsFollowTheRules(t *testing.T) {
+	t.Parallel()
+	apitest.ForEachStore(t, app.Config{}, func(t *testing.T, a *apitest.API) {
+		setRules(t, a,
+			apitest.Obj{"group": "*", "materialType": "dvd", "holds": "none"},
+			apitest.Obj{"group": "child", "materialType": "*", "holds": "copy"})
+		apitest.AddBook(t, a, "film")
+		apitest.RequireResult(t, a.Call(t, http.MethodPut, "/books/film/material-type", apitest.Obj{"materialType": "dvd"}), http.StatusCreated, "book-film")
+		apitest.AddBook(t, a, "novel")
+		apitest.Lend(t, a, "film", "l-film", "m-owner")
+		apitest.Lend(t, a, "novel", "l-novel", "m-owner")
+		apitest.SetContact(t, a, "m-wants", "Wanda", "")
+		hold := func(path, member string) apitest.Response {
+			return a.Call(t, http.MethodPost, path, apitest.Obj{"memberId": member}, "Idempotency-Key", "hold-"+path+member)
+		}
+		p := apitest.RequireProblem(t, hold("/books/film/holds", "m-wants"), http.StatusConflict, "HoldsNotAllowed")
+		assert.Contains(t, p.Detail, "dvd")
+		require.Equal(t, http.StatusCreated, hold("/books/novel/holds", "m-wants").Status, "a book may be held")
+
+		apitest.RequireResult(t, a.Call(t, http.MethodPut, "/accounts/m-kid/group", apitest.Obj{"group": "child"}), http.StatusCreated, "account-m-kid")
+		require.Equal(t, http.StatusCreated, hold("/books/novel/holds", "m-kid").Status, "a child may hold a copy")
+		title := apitest.TitleStreamOf("novel")[len("title-"):]
+		p = apitest.RequireProblem(t, hold("/titles/"+title+"/holds", "m-kid"), http.StatusConflict, "HoldsNotAllowed")
+		assert.Contains(t, p.Detail, "titles")
+	})
+}
