@@ -31,7 +31,9 @@ var layers = [][]string{
 		"internal/payments/stripepay", "internal/devpay"},
 	{"internal/telemetry", "internal/pgerr", "internal/openapi", "migrations", "web",
 		"internal/devpay/hooks", "internal/devpay/wire", "internal/devpay/keys", "internal/devpay/page", "internal/devidp/keyring"},
-	{"internal/books", "internal/accounts", "internal/titles", "internal/terminals", "internal/circulation"},
+	{"internal/books", "internal/accounts", "internal/titles", "internal/terminals"},
+	// The circulation rules, which lending, renewing, holds and fines are decided by.
+	{"internal/circulation"},
 	// Below the domain, which reads them: the values it keeps unique, and the library's days
 	// (an aggregate of its own, whose due times and late days the rules of loans are made of).
 	{"internal/reservations", "internal/calendar"},

@@ -41,7 +41,7 @@ func TestItemsListsHoldsAndOfflineCheckouts(t *testing.T) {
 
 	over := k.Send(sipclient.Checkout(inst, "21000001", "1234", "30000000000003", now.Add(2*time.Second), false))
 	assert.Equal(t, "0", over.FixedField(sip2.OK), "MAX_LOANS is 2")
-	assert.Contains(t, over.Value("AF"), "as many items as you may borrow")
+	assert.Contains(t, over.Value("AF"), "as many items as you may borrow at once (2 loans at once for adult).", "naming the rule")
 	offline := k.Send(sipclient.Checkout(inst, "21000001", "1234", "30000000000003", now.Add(-time.Hour), true))
 	require.Equal(t, "1", offline.FixedField(sip2.OK), "lent offline, recorded as the kiosk says: %s", offline.Value("AF"))
 	assert.Equal(t, []string{"LoanLimitReached"}, overrode(t, lib.db, "ulysses-1"), "the log says what it overrode")

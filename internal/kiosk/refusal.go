@@ -1,6 +1,9 @@
 package kiosk
 
 import (
+	"errors"
+	"strings"
+
 	"library/internal/errs"
 	"library/internal/sip2"
 )
@@ -53,12 +56,30 @@ var screens = map[errs.Code]string{
 	errs.NothingToPay:         "There is nothing to pay.",
 	errs.Gone:                 "This account is closed: please see a librarian.",
 	errs.IdempotencyKeyReused: "This transaction was already sent with other details: please see a librarian.",
+	errs.NotLendable:          "This item is for use in the library: it is not lent.",
+	errs.HoldsNotAllowed:      "This item cannot be held.",
 }
 
 // screenFor is the screen message of a refusal.
 func screenFor(err error) string {
 	if s, ok := screens[errs.CodeOf(err)]; ok {
+		if rule := ruleOf(err); rule != "" {
+			return strings.TrimSuffix(s, ".") + rule + "."
+		}
 		return s
 	}
 	return "This cannot be done here: please see a librarian."
+}
+
+// ruleOf is, for a refusal by a limit of the circulation rules, the rule it names ("3 dvd loans
+// at once for adult"), as the screen adds it; "" for any other.
+func ruleOf(err error) string {
+	var e *errs.Error
+	if !errors.As(err, &e) || e.Code != errs.LoanLimitReached {
+		return ""
+	}
+	if _, rule, ok := strings.Cut(e.Detail, "the rules allow "); ok {
+		return " (" + rule + ")"
+	}
+	return ""
 }
