@@ -12,6 +12,21 @@ import (
 // not its to know: a caller gives the calendar it reads one (Calendar.In).
 type Service struct {
 	repo *core.Repository[Calendar]
+	// changed is told after each command that recorded something (OnChange).
+	changed func()
+}
+
+// OnChange has the service call f after each command that recorded something, on this
+// replica: a reader that keeps what it read (circulation.Reader) forgets it. It is set once,
+// before the service is used.
+func (s *Service) OnChange(f func()) { s.changed = f }
+
+// told calls the OnChange function when res recorded something.
+func (s *Service) told(res aggregate.Result, err error) (aggregate.Result, error) {
+	if err == nil && len(res.Events) > 0 && s.changed != nil {
+		s.changed()
+	}
+	return res, err
 }
 
 // NewService returns a Service on log.
@@ -41,10 +56,10 @@ func (s *Service) SetWeekly(ctx context.Context, c SetWeekly, o aggregate.Origin
 // run runs one command on the calendar's stream.
 func (s *Service) run(ctx context.Context, name string, payload any, validate func() error,
 	decide func(Calendar) ([]Event, error), o aggregate.Origin) (aggregate.Result, error) {
-	return s.repo.Execute(ctx, ID, aggregate.Command[Calendar]{
+	return s.told(s.repo.Execute(ctx, ID, aggregate.Command[Calendar]{
 		Name: name, Origin: o, Payload: payload, Validate: validate,
 		Decide: decide,
-	})
+	}))
 }
 
 // Get returns the calendar as the log holds it, with no zone; the caller must not change it

@@ -3,6 +3,7 @@ package circulation
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"library/internal/calendar"
@@ -114,16 +115,52 @@ func lower(s string) string {
 	return string(b)
 }
 
-// Reader reads a Desk from the rules' and the calendar's streams.
+// Reader reads a Desk from the rules' and the calendar's streams, and keeps it for Refresh:
+// a loan reads the rules and the calendar, which change a few times a year, and a desk read for
+// every loan would cost two reads of the log each. A change made on this replica is read at the
+// next decision (the services tell the Reader: Watch); one made on another replica, within
+// Refresh. Refresh 0 reads the log for every decision.
 type Reader struct {
 	Rules    *Service
 	Calendar *calendar.Service
 	Defaults Row
 	Zone     *time.Location
+	Refresh  time.Duration
+
+	mu     sync.Mutex
+	kept   *Desk
+	keptAt time.Time
+	// changes counts the changes told (forget), so that a desk read before one is not kept.
+	changes int
 }
 
-// Desk reads the table and the calendar as the log holds them now.
-func (r Reader) Desk(ctx context.Context) (Desk, error) {
+// Watch has the services tell r when they record a change, and returns r.
+func (r *Reader) Watch() *Reader {
+	r.Rules.OnChange(r.forget)
+	r.Calendar.OnChange(r.forget)
+	return r
+}
+
+// forget drops the desk kept, so that the next decision reads the log.
+func (r *Reader) forget() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.kept = nil
+	r.changes++
+}
+
+// Desk returns the table and the calendar: as the log holds them now, or as read less than
+// Refresh ago on this replica, with no change recorded here since.
+func (r *Reader) Desk(ctx context.Context) (Desk, error) {
+	r.mu.Lock()
+	if r.kept != nil && time.Since(r.keptAt) < r.Refresh {
+		d := *r.kept
+		r.mu.Unlock()
+		return d, nil
+	}
+	changes := r.changes
+	r.mu.Unlock()
+	at := time.Now()
 	rules, err := r.Rules.Get(ctx)
 	if err != nil {
 		return Desk{}, err
@@ -132,5 +169,11 @@ func (r Reader) Desk(ctx context.Context) (Desk, error) {
 	if err != nil {
 		return Desk{}, err
 	}
-	return Desk{Rules: rules, Defaults: r.Defaults, Calendar: cal.In(r.Zone)}, nil
+	d := Desk{Rules: rules, Defaults: r.Defaults, Calendar: cal.In(r.Zone)}
+	r.mu.Lock()
+	if r.changes == changes && (r.kept == nil || at.After(r.keptAt)) {
+		r.kept, r.keptAt = &d, at
+	}
+	r.mu.Unlock()
+	return d, nil
 }

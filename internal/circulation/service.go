@@ -12,6 +12,21 @@ import (
 // Service sets and reads the library's one table through package aggregate.
 type Service struct {
 	repo *core.Repository[Rules]
+	// changed is told after each command that recorded something (OnChange).
+	changed func()
+}
+
+// OnChange has the service call f after each command that recorded something, on this
+// replica: a reader that keeps what it read (circulation.Reader) forgets it. It is set once,
+// before the service is used.
+func (s *Service) OnChange(f func()) { s.changed = f }
+
+// told calls the OnChange function when res recorded something.
+func (s *Service) told(res aggregate.Result, err error) (aggregate.Result, error) {
+	if err == nil && len(res.Events) > 0 && s.changed != nil {
+		s.changed()
+	}
+	return res, err
 }
 
 // NewService returns a Service on log.
@@ -32,7 +47,7 @@ type setPayload struct {
 // errs.InvalidRequest, naming the row and the field, before anything is read. The same table
 // again records nothing.
 func (s *Service) Set(ctx context.Context, c SetRules, ifVersion int64, o aggregate.Origin) (aggregate.Result, error) {
-	return s.repo.Execute(ctx, RulesID, aggregate.Command[Rules]{
+	return s.told(s.repo.Execute(ctx, RulesID, aggregate.Command[Rules]{
 		Name: "setRules", Origin: o, Payload: setPayload{SetRules: c, IfVersion: ifVersion},
 		Validate: c.Validate,
 		Decide: func(r Rules) ([]Event, error) {
@@ -43,7 +58,7 @@ func (s *Service) Set(ctx context.Context, c SetRules, ifVersion int64, o aggreg
 			}
 			return c.Decide(r)
 		},
-	})
+	}))
 }
 
 // Get returns the table and its version; the empty table at version 0 before one was set.

@@ -196,6 +196,11 @@ type Tuning struct {
 	// takes ten times as long, and tests set many PINs at once. A PIN is checked at the cost its
 	// hash was made with, whatever this says.
 	PINHash HashCost
+	// DeskRefresh is how long a replica decides loans on the circulation rules and the
+	// calendar it read, when it recorded no change to them since: a change made on another
+	// replica reaches this one's decisions within it. Zero is a second; below zero reads them
+	// for every decision.
+	DeskRefresh time.Duration
 }
 
 // HashCost is an argon2id cost: passes over MemoryKiB of memory, in Threads lanes.
