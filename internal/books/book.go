@@ -148,6 +148,12 @@ func Apply(b Book, e Event) Book {
 			renewed.DueAt, renewed.Renewals = e.DueAt, renewed.Renewals+1
 			b.Loan = &renewed
 		}
+	case DueDateMoved:
+		if b.Loan != nil && b.Loan.LoanID == e.LoanID {
+			moved := *b.Loan
+			moved.DueAt = e.DueAt
+			b.Loan = &moved
+		}
 	default:
 		b, _ = applyHold(b, e)
 	}

@@ -32,6 +32,7 @@ func Type() aggregate.Type[Book] {
 			aggregate.EventCodec[HoldExpired](),
 			aggregate.EventCodec[HoldFulfilled](),
 			aggregate.EventCodec[CopyAdopted](),
+			aggregate.EventCodec[DueDateMoved](),
 		},
 	}
 }
