@@ -2,6 +2,7 @@ package loans_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -112,4 +113,42 @@ func TestViewOfTheVersionBeforeMovesMovesDueTimes(t *testing.T) {
 		recorded(t, "book-b1", 3, 3, books.DueDateMoved{LoanID: "l1", MemberID: "m1", From: eve, DueAt: moved, Reason: "closed", Date: "2026-12-24"}),
 	}))
 	requireLoans(t, v, loans.Filter{}, at(3, 0), loans.Loan{BookID: "b1", Title: "Dune", LoanID: "l1", MemberID: "m1", LentAt: t0, DueAt: moved})
+}
+
+// EachDue reads page after page: more loans due in the range than a page holds are each handed
+// over once, in order, and those due outside it not at all.
+func TestEachDuePagesThroughTheRange(t *testing.T) {
+	t.Parallel()
+	v := stores[0].open(t)
+	ctx := context.Background()
+	day := time.Date(2026, 12, 24, 0, 0, 0, 0, time.UTC)
+	var batch []eventstore.Event
+	const n = loans.MaxPageSize*4 + 1
+	for i := range n {
+		book := fmt.Sprintf("b%04d", i)
+		due := day.Add(time.Duration(i%3-1) * 24 * time.Hour).Add(time.Duration(i%7) * time.Hour) // the day before, the day, the day after
+		batch = append(batch,
+			recorded(t, "book-"+book, 1, int64(2*i+1), books.BookAdded{ID: book, Title: "T", Author: "A"}),
+			recorded(t, "book-"+book, 2, int64(2*i+2), books.BookLent{LoanID: "l", MemberID: "m", LentAt: t0, DueAt: due}))
+	}
+	require.NoError(t, v.Apply(ctx, processor.Position{}, at(2*n, 0), batch))
+	var pages, handed int
+	seen := map[string]bool{}
+	var last loans.Key
+	_, err := loans.EachDue(ctx, v, day, day.Add(24*time.Hour), func(page []loans.Loan) error {
+		pages++
+		for _, l := range page {
+			require.False(t, seen[l.BookID], "%s handed over twice", l.BookID)
+			seen[l.BookID] = true
+			require.True(t, !l.DueAt.Before(day) && l.DueAt.Before(day.Add(24*time.Hour)), "%s due at %s", l.BookID, l.DueAt)
+			k := loans.Key{DueAt: l.DueAt, BookID: l.BookID, LoanID: l.LoanID}
+			require.True(t, last.Less(k), "in order")
+			last = k
+			handed++
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, (n+1)/3, handed, "every loan due that day: those whose number leaves 1 divided by 3")
+	require.Greater(t, pages, 1, "more than a page")
 }
