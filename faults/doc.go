@@ -15,6 +15,9 @@
 //     notices at their pace, none after a return or a renewal (reminders_test.go);
 //   - fifty members going round one book's hold shelf, through two SIGKILLs of the replica
 //     that runs the saga and the outbox (holds_test.go);
+//   - a day closed that 100 loans are due on, through a SIGKILL of the due-dates saga's holder
+//     while it moves them: each moved once, each due-soon reminder once for the new due time
+//     (duedates_test.go);
 //   - eight SIGKILLs of the replica a self-check kiosk is on, each in the middle of a checkout
 //     that the kiosk then resends to the other replica over SIP2 (kiosk_test.go).
 //

@@ -1,7 +1,7 @@
 // Package app wires the service together from a Config: the event store (in memory, or
 // PostgreSQL with its migrations), the feature services, the background processors (catalog,
 // loans, holds, loan emails, late fines, the hold shelf, the adoption of books added before
-// titles), the adapters through which each sees only what it needs of the services
+// titles, due dates moved off closed days), the adapters through which each sees only what it needs of the services
 // (elsewhere.go; package shelves joins copies to their titles), and the HTTP server, with the web app (package web)
 // beside the API unless Config.WebUI is off. It is the production wiring, used by cmd/library
 // and by tests that need the whole service.
@@ -33,6 +33,7 @@ import (
 	"library/internal/auth"
 	"library/internal/books"
 	"library/internal/books/booksapi"
+	"library/internal/calendar"
 	"library/internal/catalog"
 	"library/internal/catalog/cataloghttp"
 	"library/internal/circulation"
@@ -77,6 +78,8 @@ type App struct {
 	metricsListener net.Listener
 	// verifier checks sign-in tokens; nil with sign-in off.
 	verifier *auth.Verifier
+	// calendar is the library's days, which its routes set and the due-dates saga reads.
+	calendar *calendar.Service
 	// kiosks is the SIP2 listener, when SIP_ADDR is set.
 	kiosks   kiosks
 	draining atomic.Bool

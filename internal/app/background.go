@@ -34,8 +34,8 @@ type views struct {
 
 // background builds the processors that read the log: the catalog, loans and holds view
 // models, the loan email outbox (with its reminders and pickup emails), the late-fines,
-// hold-shelf and adoption sagas and any more given (the checkouts saga), each to run under its
-// own lease.
+// hold-shelf, adoption and due-dates sagas and any more given (the checkouts saga), each to run
+// under its own lease.
 //
 // It also returns what the processors keep about members, for erasure and export.
 func (a *App) background(bookService *books.Service, accountService *accounts.Service, titleService *titles.Service,
@@ -82,7 +82,7 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 	adopt := adoption.Saga{Books: bookService, Titles: titleService}
 
 	processors := append([]processor.Processor{catalog.Processor(catalogView), loans.Processor(loansView), holds.Processor(holdsView),
-		outbox.Processor(), lateFines.Processor(), holdShelf.Processor(), adopt.Processor()}, more...)
+		outbox.Processor(), lateFines.Processor(), holdShelf.Processor(), adopt.Processor(), a.dueDates(bookService, loansView)}, more...)
 	names := make([]string, len(processors))
 	for i, p := range processors {
 		names[i] = p.Name

@@ -168,7 +168,7 @@ func TestStatusAndAdmin(t *testing.T) {
 			}
 			requireKeys(t, mustJSON(t, p), keys...)
 		}
-		assert.Equal(t, []string{"catalog:viewModel", "loans:viewModel", "holds:viewModel", "notifications:outbox", "late-fines:saga", "hold-shelf:saga", "adoption:saga"}, names)
+		assert.Equal(t, []string{"catalog:viewModel", "loans:viewModel", "holds:viewModel", "notifications:outbox", "late-fines:saga", "hold-shelf:saga", "adoption:saga", "due-dates:saga"}, names)
 		caught := caughtUp(t, a, "catalog")
 		assert.Equal(t, caught.Head, caught.Checkpoint)
 

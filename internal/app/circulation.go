@@ -17,7 +17,8 @@ func (a *App) desk(repoOpts aggregate.Options) *circulation.Reader {
 	cfg := a.cfg
 	defaults := circulation.Defaults(circulation.Environment{LoanPeriod: cfg.LoanPeriod, RenewalsMax: cfg.RenewalsMax,
 		MaxLoans: cfg.MaxLoans, FinePerDay: cfg.FinePerDay, HoldPickup: cfg.HoldPickup})
-	r := &circulation.Reader{Rules: circulation.NewService(a.log, repoOpts), Calendar: calendar.NewService(a.log, repoOpts),
+	a.calendar = calendar.NewService(a.log, repoOpts)
+	r := &circulation.Reader{Rules: circulation.NewService(a.log, repoOpts), Calendar: a.calendar,
 		Defaults: defaults, Zone: cfg.Timezone, Refresh: deskRefresh(cfg.Tuning.DeskRefresh)}
 	return r.Watch()
 }

@@ -178,6 +178,12 @@ func Apply(b Book, e Event) Book {
 			}
 			b.Loan = &renewed
 		}
+	case DueDateMoved:
+		if b.Loan != nil && b.Loan.LoanID == e.LoanID {
+			moved := *b.Loan
+			moved.DueAt = e.DueAt
+			b.Loan = &moved
+		}
 	default:
 		b, _ = applyHold(b, e)
 	}

@@ -22,7 +22,7 @@ type MemberLoan struct {
 func (l MemberLoan) Open() bool { return l.ReturnedAt == nil }
 
 // MemberLoans folds a member's loans, in the order they were made, with the due date of their
-// last renewal, from the book events that name the member (eventstore.Store's MemberEvents):
+// last renewal or move, from the book events that name the member (eventstore.Store's MemberEvents):
 // for their export and their erasure, which read the log itself rather than a view that may be
 // behind. Events of other streams and types, and any that can't be decoded, are passed over,
 // but for one written by a newer release of the service than this one, which would be misread
@@ -48,6 +48,10 @@ func MemberLoans(events []eventstore.Event) ([]MemberLoan, error) {
 			byLoan[loanKey{bookID, ev.LoanID}] = len(loans)
 			loans = append(loans, MemberLoan{BookID: bookID, LoanID: ev.LoanID, LentAt: ev.LentAt, DueAt: ev.DueAt, Position: e.Position})
 		case LoanRenewed:
+			if i, ok := byLoan[loanKey{bookID, ev.LoanID}]; ok {
+				loans[i].DueAt = ev.DueAt
+			}
+		case DueDateMoved:
 			if i, ok := byLoan[loanKey{bookID, ev.LoanID}]; ok {
 				loans[i].DueAt = ev.DueAt
 			}

@@ -35,6 +35,7 @@ func Type() aggregate.Type[Book] {
 			aggregate.EventCodec[HoldFulfilled](),
 			aggregate.EventCodec[CopyAdopted](),
 			aggregate.EventCodec[MaterialTypeSet](),
+			aggregate.EventCodec[DueDateMoved](),
 		},
 	}
 }

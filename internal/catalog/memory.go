@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"library/internal/books"
 	"library/internal/eventstore"
@@ -191,11 +192,9 @@ func (e memoryEntry) applied(c Change) memoryEntry {
 	case books.BookLent:
 		b.Loan = &books.Loan{LoanID: ev.LoanID, MemberID: ev.MemberID, LentAt: ev.LentAt, DueAt: ev.DueAt}
 	case books.LoanRenewed:
-		if b.Loan != nil && b.Loan.LoanID == ev.LoanID {
-			loan := *b.Loan // the entry before this change may still be read: a copy
-			loan.DueAt = ev.DueAt
-			b.Loan = &loan
-		}
+		b.Loan = dueAt(b.Loan, ev.LoanID, ev.DueAt)
+	case books.DueDateMoved:
+		b.Loan = dueAt(b.Loan, ev.LoanID, ev.DueAt)
 	case books.BookReturned:
 		b.Loan = nil
 	case books.BookHeld:
@@ -222,4 +221,15 @@ func StatusOf(lent, held bool) string {
 		return "held"
 	}
 	return "available"
+}
+
+// dueAt is the loan l due at due instead, when it is loanID; l as it is otherwise. The entry
+// before the change may still be read, so the loan is copied, never changed.
+func dueAt(l *books.Loan, loanID string, due time.Time) *books.Loan {
+	if l == nil || l.LoanID != loanID {
+		return l
+	}
+	moved := *l
+	moved.DueAt = due
+	return &moved
 }

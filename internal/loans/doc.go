@@ -1,7 +1,8 @@
 // Package loans is the loans view model: every current loan, with its book's title, its due
-// time and the renewals made, kept up to date from the books' events by the holder of the
-// "loans" lease (package processor), in memory or in the loans_books table; and GET /loans and
-// GET /accounts/{memberId}/loans (Routes), readable on every replica.
+// time, the renewals made and, for a due time a closed day moved, why, kept up to date from
+// the books' events by the holder of the "loans" lease (package processor), in memory or in
+// the loans_books table; GET /loans and GET /accounts/{memberId}/loans (package loanshttp),
+// readable on every replica; and the loans due in a range (EachDue), for the due-dates saga.
 //
 // What it promises: a batch's rows and the view's checkpoint move together, in one transaction
 // (or under one lock in memory), so a holder that lost its lease can't apply a batch twice; a

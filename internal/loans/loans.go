@@ -17,8 +17,14 @@ const Name = "loans"
 
 // Version is the version of the view's code. Bump it whenever the shape of loans_books,
 // or what the view writes there, changes: the next release then builds the view anew, beside
-// the one that answers, which it replaces once it has caught up (package processor).
-const Version = 1
+// the one that answers, which it replaces once it has caught up (package processor). Version 2
+// keeps why a loan's due time moved (books.DueDateMoved): from when, for what, and the day
+// (MovedFrom).
+const Version = 2
+
+// MovedFrom is the first version whose tables keep why a due time moved: reads of an older
+// build show no move, and writes to one keep the due time alone.
+const MovedFrom = 2
 
 // ReadsFrom is the oldest version of the view whose tables this code's reads can read: keep it
 // when a bump leaves the tables as the reads see them, raise it to Version otherwise.
@@ -42,6 +48,17 @@ type Loan struct {
 	DueAt    time.Time
 	// Renewals counts the times the loan was renewed.
 	Renewals int
+	// DueMoved is why the due time is not the lending's or the last renewal's: the last move of
+	// it (books.DueDateMoved) since then; nil when there was none.
+	DueMoved *DueMove
+}
+
+// DueMove is why a loan's due time moved: it was From, and moved for Reason (books.MovedClosed:
+// the library closes on Date, written as 2026-12-24).
+type DueMove struct {
+	From   time.Time
+	Reason string
+	Date   string
 }
 
 // key is the loan's place in the order of pages.
@@ -61,10 +78,11 @@ type View interface {
 func Processor(v View) processor.Processor {
 	return processor.Processor{Name: Name, Kind: processor.KindViewModel, View: v, Types: []string{
 		books.BookAdded{}.EventType(), books.BookLent{}.EventType(), books.LoanRenewed{}.EventType(),
-		books.BookReturned{}.EventType(), accounts.MemberErased{}.EventType()}}
+		books.BookReturned{}.EventType(), books.DueDateMoved{}.EventType(), accounts.MemberErased{}.EventType()}}
 }
 
-// A Change is what one event does to the view: Titled, Lent, Renewed, Returned or Erased.
+// A Change is what one event does to the view: Titled, Lent, Renewed, Moved, Returned or
+// Erased.
 type Change interface{ isChange() }
 
 // Titled is a book that joined the catalogue under a title.
@@ -79,6 +97,13 @@ type Renewed struct {
 	DueAt          time.Time
 }
 
+// Moved is a loan whose due time moved for a reason (books.DueDateMoved), which is no renewal.
+type Moved struct {
+	BookID, LoanID string
+	DueAt          time.Time
+	Why            DueMove
+}
+
 // Returned is a book whose loan ended.
 type Returned struct{ BookID string }
 
@@ -88,6 +113,7 @@ type Erased struct{ MemberID string }
 func (Titled) isChange()   {}
 func (Lent) isChange()     {}
 func (Renewed) isChange()  {}
+func (Moved) isChange()    {}
 func (Returned) isChange() {}
 func (Erased) isChange()   {}
 
@@ -124,6 +150,8 @@ func bookChange(bookID string, event books.Event) Change {
 		return Lent{Loan: Loan{BookID: bookID, LoanID: e.LoanID, MemberID: e.MemberID, LentAt: stored(e.LentAt), DueAt: stored(e.DueAt)}}
 	case books.LoanRenewed:
 		return Renewed{BookID: bookID, LoanID: e.LoanID, DueAt: stored(e.DueAt)}
+	case books.DueDateMoved:
+		return Moved{BookID: bookID, LoanID: e.LoanID, DueAt: stored(e.DueAt), Why: DueMove{From: stored(e.From), Reason: e.Reason, Date: e.Date}}
 	case books.BookReturned:
 		return Returned{BookID: bookID}
 	}

@@ -95,7 +95,14 @@ func (m *memoryBuild) apply(c Change) {
 	case Renewed:
 		if l, ok := m.current[c.BookID]; ok && l.LoanID == c.LoanID {
 			m.end(c.BookID)
-			l.DueAt, l.Renewals = c.DueAt, l.Renewals+1
+			l.DueAt, l.Renewals, l.DueMoved = c.DueAt, l.Renewals+1, nil
+			m.start(l)
+		}
+	case Moved:
+		if l, ok := m.current[c.BookID]; ok && l.LoanID == c.LoanID {
+			m.end(c.BookID)
+			why := c.Why
+			l.DueAt, l.DueMoved = c.DueAt, &why
 			m.start(l)
 		}
 	case Returned:

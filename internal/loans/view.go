@@ -21,6 +21,16 @@ type LoanView struct {
 	// DaysOverdue counts the whole days past the due time, as a return now would be fined: 0
 	// until 24 hours after it.
 	DaysOverdue int `json:"daysOverdue"`
+	// DueMoved says why DueAt is not the lending's or the last renewal's; left out when it is.
+	DueMoved *DueMovedView `json:"dueMoved,omitempty"`
+}
+
+// DueMovedView is why a loan's due time moved: from when, for what reason ("closed": the
+// library closes on date).
+type DueMovedView struct {
+	From   time.Time `json:"from"`
+	Reason string    `json:"reason"`
+	Date   string    `json:"date"`
 }
 
 // Policy is what a loan's view needs besides the loan: how many renewals a loan may have
@@ -38,6 +48,9 @@ func (p Policy) ViewsAt(loans []Loan, now time.Time) []LoanView {
 			BookID: l.BookID, Title: l.Title, MemberID: l.MemberID, LoanID: l.LoanID, LentAt: l.LentAt, DueAt: l.DueAt,
 			RenewalsLeft: max(0, p.MaxRenewals-l.Renewals),
 			DaysOverdue:  books.DaysLate(l.DueAt, now),
+		}
+		if m := l.DueMoved; m != nil {
+			out[i].DueMoved = &DueMovedView{From: m.From, Reason: m.Reason, Date: m.Date}
 		}
 	}
 	return out

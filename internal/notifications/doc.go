@@ -45,6 +45,11 @@
 //   - LoanRenewed schedules them again under the same keys, for the new due time, which
 //     replaces them (the same rule for a due-soon time already past at the renewal); a notice
 //     series starts again.
+//   - DueDateMoved (a closed day moved the loan) schedules them again as a renewal does, but
+//     for the overdue notices, which go on counting: those whose times from the old due time
+//     had come when it was recorded are not sent again, and the next comes at its time from
+//     the new due time, none once OVERDUE_NOTICES had come (a loan may be overdue already when
+//     a past day is closed).
 //   - BookReturned cancels both.
 //
 // Fire sends a reminder as the loan email is sent: the book's title, the member's address on
@@ -52,10 +57,10 @@
 // the same. Its Message-ID comes from the timer's key and its due time (MessageIDs.ForTimer),
 // kept in the timer's data, so a fire repeated after a crash, or by the next holder, is
 // recognised as sent. A fire looks at the book as it is now first, since the outbox may not
-// have read the return or renewal that came just before: a loan no longer current gets
-// nothing, and a reminder whose due time the loan no longer has (renewed) is moved to the new
-// one instead of sent. The overdue notice schedules the next one, its time computed from the
-// due time alone, so that a notice scheduled twice has one time and one Message-ID.
+// have read the return, renewal or move that came just before: a loan no longer current gets
+// nothing, and a reminder whose due time the loan no longer has (renewed or moved) is moved to
+// the new one instead of sent. The overdue notice schedules the next one, its time computed
+// from the due time alone, so that a notice scheduled twice has one time and one Message-ID.
 //
 // A timer is never parked (package processor), so a reminder that can't go is given up: a
 // refusal for good, ReminderAttempts refusals for now (the processor's Retry.Attempts, as a

@@ -95,13 +95,14 @@ var (
 // Processor is the outbox as a processor to run.
 func (o *Outbox) Processor() processor.Processor {
 	return processor.Processor{Name: OutboxName, Kind: processor.KindOutbox, Handler: o, InFlight: o.InFlight, Types: []string{
-		books.BookLent{}.EventType(), books.LoanRenewed{}.EventType(), books.BookReturned{}.EventType(), books.BookHeld{}.EventType()}}
+		books.BookLent{}.EventType(), books.LoanRenewed{}.EventType(), books.DueDateMoved{}.EventType(), books.BookReturned{}.EventType(),
+		books.BookHeld{}.EventType()}}
 }
 
 // Handle implements processor.Handler. A BookLent schedules the loan's reminders and sends its
-// loan email (loan_email.go); a LoanRenewed moves the reminders, a BookReturned cancels them
-// (reminders.go); a BookHeld sends the pickup email (pickup_email.go). Other events are none of
-// the outbox's business.
+// loan email (loan_email.go); a LoanRenewed or a DueDateMoved moves the reminders, a
+// BookReturned cancels them (reminders.go); a BookHeld sends the pickup email
+// (pickup_email.go). Other events are none of the outbox's business.
 func (o *Outbox) Handle(ctx context.Context, e eventstore.Event) error {
 	bookID, ok := books.BookID(e)
 	if !ok || !reads(e.Type) {
@@ -119,6 +120,8 @@ func (o *Outbox) Handle(ctx context.Context, e eventstore.Event) error {
 		return o.sendLoanEmail(ctx, e, bookID, ev)
 	case books.LoanRenewed:
 		return o.scheduleReminders(ctx, bookID, ev.LoanID, ev.DueAt, e.RecordedAt)
+	case books.DueDateMoved:
+		return o.moveReminders(ctx, bookID, ev, e.RecordedAt)
 	case books.BookReturned:
 		return o.cancelReminders(ctx, bookID, ev.LoanID)
 	case books.BookHeld:
@@ -130,7 +133,8 @@ func (o *Outbox) Handle(ctx context.Context, e eventstore.Event) error {
 // reads reports whether the outbox reads book events of type typ.
 func reads(typ string) bool {
 	switch typ {
-	case books.BookLent{}.EventType(), books.LoanRenewed{}.EventType(), books.BookReturned{}.EventType(), books.BookHeld{}.EventType():
+	case books.BookLent{}.EventType(), books.LoanRenewed{}.EventType(), books.DueDateMoved{}.EventType(), books.BookReturned{}.EventType(),
+		books.BookHeld{}.EventType():
 		return true
 	}
 	return false

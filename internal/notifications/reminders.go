@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"time"
 
+	"library/internal/books"
 	"library/internal/processor"
 )
 
@@ -108,6 +109,29 @@ func (o *Outbox) scheduleOverdue(ctx context.Context, bookID, loanID string, due
 	at := timerTime(dueAt.Add(r.OverdueAfter + time.Duration(n-1)*r.OverdueEvery))
 	return processor.Schedule(ctx, reminderKey(overdue, bookID, loanID), at,
 		reminder{BookID: bookID, LoanID: loanID, DueAt: dueAt, At: at, Notice: n})
+}
+
+// moveReminders moves a loan's reminders with its due time, moved at movedAt for a reason of
+// the library's (a closed day: books.DueDateMoved). The due-soon reminder goes for the new due
+// time, as a renewal's does: none when its time has passed by movedAt. The overdue notices go
+// on counting rather than start again, since the loan may have been overdue already (a closing
+// recorded after the day): the notices whose times, from the old due time, had come by movedAt
+// are not sent again, and the next goes at its time from the new due time; none once
+// OVERDUE_NOTICES had come. A reminder timer for the old due time that fires before this is
+// handled sends nothing (Fire finds the loan due at another time).
+func (o *Outbox) moveReminders(ctx context.Context, bookID string, m books.DueDateMoved, movedAt time.Time) error {
+	if err := o.scheduleDueSoon(ctx, bookID, m.LoanID, m.DueAt, movedAt); err != nil {
+		return err
+	}
+	r := o.reminders()
+	came := 0
+	for came < r.OverdueNotices && !m.From.Add(r.OverdueAfter+time.Duration(came)*r.OverdueEvery).After(movedAt) {
+		came++
+	}
+	if came == r.OverdueNotices {
+		return processor.Cancel(ctx, reminderKey(overdue, bookID, m.LoanID))
+	}
+	return o.scheduleOverdue(ctx, bookID, m.LoanID, m.DueAt, came+1)
 }
 
 // cancelReminders cancels a returned loan's reminders.

@@ -20,5 +20,6 @@ type mutation struct {
 // their copies and the holds on titles in mutations_titles.go; add new ones to the file of their
 // subject.
 func mutations() []mutation {
-	return slices.Concat(coreMutations, coreMutationsRest, featureMutations, paymentMutations, circulationMutations, importMutations, titleMutations)
+	return slices.Concat(coreMutations, coreMutationsRest, featureMutations, paymentMutations, circulationMutations, importMutations, titleMutations,
+		dueDateMutations)
 }

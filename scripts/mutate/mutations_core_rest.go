@@ -111,8 +111,8 @@ var coreMutationsRest = []mutation{
 	{
 		name:    "a member's export keeps a renewed loan's first due date",
 		file:    "internal/books/member_loans.go",
-		find:    "loans[i].DueAt = ev.DueAt",
-		replace: "_, _ = i, ev.DueAt",
+		find:    "case LoanRenewed:\n\t\t\tif i, ok := byLoan[loanKey{bookID, ev.LoanID}]; ok {\n\t\t\t\tloans[i].DueAt = ev.DueAt",
+		replace: "case LoanRenewed:\n\t\t\tif i, ok := byLoan[loanKey{bookID, ev.LoanID}]; ok {\n\t\t\t\t_, _ = i, ev.DueAt",
 		pkg:     "./internal/books/",
 	},
 	{

@@ -89,6 +89,11 @@ func (b build) Apply(ctx context.Context, from, to processor.Position, events []
 	})
 }
 
+// dueAtSQL moves the due time of loan $3, a renewal's or a move's (books.DueDateMoved), when it
+// is the book's current one.
+const dueAtSQL = `
+UPDATE catalog_books SET version = $2, due_at = CASE WHEN loan_id = $3 THEN $4 ELSE due_at END WHERE book_id = $1`
+
 func queueCatalogChange(b *pgx.Batch, c catalog.Change) {
 	switch e := c.Event.(type) {
 	case books.BookAdded:
@@ -100,9 +105,9 @@ ON CONFLICT (book_id) DO UPDATE SET title = excluded.title, author = excluded.au
 		b.Queue(`UPDATE catalog_books SET version = $2, loan_id = $3, member_id = $4, lent_at = $5, due_at = $6 WHERE book_id = $1`,
 			c.BookID, c.Version, e.LoanID, e.MemberID, e.LentAt, e.DueAt)
 	case books.LoanRenewed:
-		b.Queue(`
-UPDATE catalog_books SET version = $2, due_at = CASE WHEN loan_id = $3 THEN $4 ELSE due_at END WHERE book_id = $1`,
-			c.BookID, c.Version, e.LoanID, e.DueAt)
+		b.Queue(dueAtSQL, c.BookID, c.Version, e.LoanID, e.DueAt)
+	case books.DueDateMoved:
+		b.Queue(dueAtSQL, c.BookID, c.Version, e.LoanID, e.DueAt)
 	case books.BookReturned:
 		b.Queue(`UPDATE catalog_books SET version = $2, loan_id = NULL, member_id = NULL, lent_at = NULL, due_at = NULL WHERE book_id = $1`,
 			c.BookID, c.Version)

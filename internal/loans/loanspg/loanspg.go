@@ -42,21 +42,26 @@ func NewAt(pool *pgxpool.Pool, checkpoints *pgdriver.Checkpoints, versions proce
 func (p *Postgres) Versions() processor.Versions { return p.reads.Versions }
 
 // Build implements processor.View: a build's tables, made by tablesSQL in the build's schema
-// the first time.
+// the first time, with movedSQL's columns from loans.MovedFrom.
 func (p *Postgres) Build(ctx context.Context, b processor.Build) (processor.ViewModel, error) {
+	moved := b.Version >= loans.MovedFrom
 	err := p.checkpoints.MakeTables(ctx, b, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, tablesSQL)
+		if _, err := tx.Exec(ctx, tablesSQL); err != nil || !moved {
+			return err
+		}
+		_, err := tx.Exec(ctx, movedSQL)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return build{writes: pgdriver.ViewTx{Pool: p.pool, Checkpoints: p.checkpoints, Build: b, What: "the loans view"}}, nil
+	return build{writes: pgdriver.ViewTx{Pool: p.pool, Checkpoints: p.checkpoints, Build: b, What: "the loans view"}, moved: moved}, nil
 }
 
 // build is one build's tables.
 type build struct {
 	writes pgdriver.ViewTx
+	moved  bool // it keeps why a due time moved (movedSQL)
 }
 
 // Apply implements processor.ViewModel: one transaction writes the batch's changes and moves
@@ -68,31 +73,51 @@ func (b build) Apply(ctx context.Context, from, to processor.Position, events []
 	}
 	return b.writes.Apply(ctx, from, to, func(batch *pgx.Batch) {
 		for _, c := range changes {
-			queueChange(batch, c)
+			b.queueChange(batch, c)
 		}
 	})
 }
 
-// endLoan is what a row holds without a current loan.
+// endLoan is what a row holds without a current loan. A build that keeps moves leaves the
+// columns of the last one as they were: reads show them with a current loan only, and the next
+// loan's lending clears them.
 const endLoan = `loan_id = NULL, member_id = NULL, lent_at = NULL, due_at = NULL, renewals = 0`
 
-func queueChange(b *pgx.Batch, c loans.Change) {
+// unmovedSQL clears why the loan's due time moved, in a build that keeps it (movedSQL), after
+// its lending or a renewal: the due time is theirs again.
+const unmovedSQL = `UPDATE loans_books SET moved_from = NULL, moved_reason = NULL, moved_date = NULL WHERE book_id = $1 AND loan_id = $2`
+
+func (b build) queueChange(batch *pgx.Batch, c loans.Change) {
 	switch c := c.(type) {
 	case loans.Titled:
-		b.Queue(`
+		batch.Queue(`
 INSERT INTO loans_books (book_id, title) VALUES ($1, $2)
 ON CONFLICT (book_id) DO UPDATE SET title = excluded.title, `+endLoan, c.BookID, c.Title)
 	case loans.Lent:
 		l := c.Loan
-		b.Queue(`UPDATE loans_books SET loan_id = $2, member_id = $3, lent_at = $4, due_at = $5, renewals = 0 WHERE book_id = $1`,
+		batch.Queue(`UPDATE loans_books SET loan_id = $2, member_id = $3, lent_at = $4, due_at = $5, renewals = 0 WHERE book_id = $1`,
 			l.BookID, l.LoanID, l.MemberID, l.LentAt, l.DueAt)
+		if b.moved {
+			batch.Queue(unmovedSQL, l.BookID, l.LoanID)
+		}
 	case loans.Renewed:
-		b.Queue(`UPDATE loans_books SET due_at = $3, renewals = renewals + 1 WHERE book_id = $1 AND loan_id = $2`,
+		batch.Queue(`UPDATE loans_books SET due_at = $3, renewals = renewals + 1 WHERE book_id = $1 AND loan_id = $2`,
 			c.BookID, c.LoanID, c.DueAt)
+		if b.moved {
+			batch.Queue(unmovedSQL, c.BookID, c.LoanID)
+		}
+	case loans.Moved:
+		if !b.moved {
+			batch.Queue(`UPDATE loans_books SET due_at = $3 WHERE book_id = $1 AND loan_id = $2`, c.BookID, c.LoanID, c.DueAt)
+			return
+		}
+		batch.Queue(`
+UPDATE loans_books SET due_at = $3, moved_from = $4, moved_reason = $5, moved_date = $6 WHERE book_id = $1 AND loan_id = $2`,
+			c.BookID, c.LoanID, c.DueAt, c.Why.From, c.Why.Reason, c.Why.Date)
 	case loans.Returned:
-		b.Queue(`UPDATE loans_books SET `+endLoan+` WHERE book_id = $1`, c.BookID)
+		batch.Queue(`UPDATE loans_books SET `+endLoan+` WHERE book_id = $1`, c.BookID)
 	case loans.Erased:
-		b.Queue(`UPDATE loans_books SET `+endLoan+` WHERE member_id = $1 AND loan_id IS NOT NULL`, c.MemberID)
+		batch.Queue(`UPDATE loans_books SET `+endLoan+` WHERE member_id = $1 AND loan_id IS NOT NULL`, c.MemberID)
 	}
 }
 
@@ -103,8 +128,14 @@ func (p *Postgres) List(ctx context.Context, f loans.Filter) (loans.Page, proces
 		return loans.Page{}, processor.Position{}, err
 	}
 	var page loans.Page
-	pos, err := p.reads.Read(ctx, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, pageQuery, pageArgs(f)...)
+	pos, err := p.reads.ReadVersion(ctx, func(tx pgx.Tx, version int) error {
+		var rows pgx.Rows
+		var err error
+		if version < loans.MovedFrom {
+			rows, err = tx.Query(ctx, pageQueryUnmoved, pageArgs(f)...)
+		} else {
+			rows, err = tx.Query(ctx, pageQuery, pageArgs(f)...)
+		}
 		if err != nil {
 			return err
 		}
@@ -134,8 +165,15 @@ func (p *Postgres) List(ctx context.Context, f loans.Filter) (loans.Page, proces
 // indexes of migrations/00012_loans_view.sql serve the order: (due_at, book_id, loan_id) for
 // everyone's loans, (member_id, due_at, book_id, loan_id) for a member's.
 const pageQuery = `
-SELECT book_id, title, loan_id, member_id, lent_at, due_at, renewals FROM loans_books
-WHERE loan_id IS NOT NULL
+SELECT book_id, title, loan_id, member_id, lent_at, due_at, renewals, moved_from, moved_reason, moved_date FROM loans_books
+` + pageWhere
+
+// pageQueryUnmoved is pageQuery on a build older than loans.MovedFrom, which keeps no moves.
+const pageQueryUnmoved = `
+SELECT book_id, title, loan_id, member_id, lent_at, due_at, renewals, NULL::timestamptz, NULL::text, NULL::text FROM loans_books
+` + pageWhere
+
+const pageWhere = `WHERE loan_id IS NOT NULL
   AND ($1 = '' OR member_id = $1)
   AND ($2::timestamptz IS NULL OR due_at < $2)
   AND (NOT $3 OR (due_at, book_id, loan_id) > ($4::timestamptz, $5::text COLLATE "C", $6::text COLLATE "C"))
@@ -160,9 +198,15 @@ func pageArgs(f loans.Filter) []any {
 
 func scanLoan(row pgx.CollectableRow) (loans.Loan, error) {
 	var l loans.Loan
-	if err := row.Scan(&l.BookID, &l.Title, &l.LoanID, &l.MemberID, &l.LentAt, &l.DueAt, &l.Renewals); err != nil {
+	var movedFrom *time.Time
+	var movedReason, movedDate *string
+	if err := row.Scan(&l.BookID, &l.Title, &l.LoanID, &l.MemberID, &l.LentAt, &l.DueAt, &l.Renewals,
+		&movedFrom, &movedReason, &movedDate); err != nil {
 		return l, err
 	}
 	l.LentAt, l.DueAt = l.LentAt.UTC(), l.DueAt.UTC()
+	if movedFrom != nil && movedReason != nil && movedDate != nil {
+		l.DueMoved = &loans.DueMove{From: movedFrom.UTC(), Reason: *movedReason, Date: *movedDate}
+	}
 	return l, nil
 }
