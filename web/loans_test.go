@@ -251,3 +251,29 @@ func requireRefusal(t *testing.T, e *element, want string) {
 		t.Fatalf("the refusal repeats the service's words: %q", refusal)
 	}
 }
+
+// A loan due on a day the library then closes is moved, and the member's loans say why: the due
+// date it had, and the day that closed.
+func TestAMovedDueDateSaysWhy(t *testing.T) {
+	t.Parallel()
+	base, p := signedInService(t)
+	libby := p.Bearer(t, "libby")
+	mustCallAs(t, libby, http.MethodPut, base+"/accounts/bob", map[string]any{"name": "Bob Member"}, http.StatusCreated)
+	mustCallAs(t, libby, http.MethodPost, base+"/books", map[string]string{"id": "dune", "title": "Dune", "author": "Frank Herbert"}, http.StatusCreated)
+	mustCallAs(t, libby, http.MethodPost, base+"/books/dune/loans", map[string]string{"loanId": "loan-dune", "memberId": "bob"}, http.StatusCreated)
+	bobLoans := base + "/accounts/bob/loans"
+	lent := waitForLoans(t, bobLoans, libby, func(loans []loanView) bool { return len(loans) == 1 })[0]
+	day := lent.DueAt[:len("2006-01-02")]
+	mustCallAs(t, libby, http.MethodPut, base+"/calendar/closed/"+day, nil, http.StatusCreated)
+	moved := waitForLoans(t, bobLoans, libby, func(loans []loanView) bool { return len(loans) == 1 && loans[0].DueAt != lent.DueAt })[0]
+
+	tb := newTab(t)
+	tb.open(base + "/#/books")
+	signIn(tb, "libby")
+	tb.get("textbox", "Find a member").fill("bob")
+	tb.press(kb.Enter)
+	tb.get("heading", "Bob Member")
+	tb.row("Loans", "Dune", "Due back", dayText(tb, moved.DueAt))
+	tb.row("Loans", "Dune", "Due back", "Moved from "+dayText(tb, lent.DueAt)+": the library is closed on "+dayText(tb, day+"T12:00:00"))
+	requireAccessible(tb, "a member's page with a moved loan")
+}

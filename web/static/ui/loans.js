@@ -131,7 +131,7 @@ function fill(row, loan) {
   row.loan = loan;
   row.title.textContent = loan.title || loan.bookId;
   row.lentAt.textContent = formatDay(loan.lentAt);
-  row.dueAt.replaceChildren(formatDay(loan.dueAt), ...overdueTag(loan));
+  row.dueAt.replaceChildren(formatDay(loan.dueAt), ...overdueTag(loan), ...movedNote(loan));
   row.dueAt.title = formatTime(loan.dueAt);
   row.renewalsLeft.textContent = String(loan.renewalsLeft);
   row.button.setAttribute("aria-label", `Renew ${loan.title || loan.bookId}`);
@@ -144,6 +144,14 @@ export function overdueTag(loan) {
   const days = Number(loan.daysOverdue ?? 0);
   if (days <= 0 && !(Date.parse(loan.dueAt) < Date.now())) return [];
   return [" ", h("span", { class: "tag overdue" }, days > 0 ? `Overdue by ${daysText(days)}` : "Overdue")];
+}
+
+/** movedNote says why a loan's due date moved (the library closed the day it was due); nothing
+ * when it did not. */
+export function movedNote(loan) {
+  const moved = loan.dueMoved;
+  if (!moved) return [];
+  return [h("br"), h("span", { class: "hint moved" }, `Moved from ${formatDay(moved.from)}: the library is closed on ${formatDay(`${moved.date}T12:00:00`)}`)];
 }
 
 /** daysText is a count of days in words: "1 day", "3 days". */
