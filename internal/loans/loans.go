@@ -7,6 +7,7 @@ import (
 
 	"library/internal/accounts"
 	"library/internal/books"
+	"library/internal/circulation"
 	"library/internal/eventstore"
 	"library/internal/processor"
 )
@@ -48,6 +49,9 @@ type Loan struct {
 	DueAt    time.Time
 	// Renewals counts the times the loan was renewed.
 	Renewals int
+	// RenewalsAllowed is how many renewals the loan's terms allow (the circulation rules' when
+	// it was made or last renewed); nil for a loan on no terms, which RENEWALS_MAX bounds.
+	RenewalsAllowed *int
 	// DueMoved is why the due time is not the lending's or the last renewal's: the last move of
 	// it (books.DueDateMoved) since then; nil when there was none.
 	DueMoved *DueMove
@@ -95,6 +99,8 @@ type Lent struct{ Loan Loan }
 type Renewed struct {
 	BookID, LoanID string
 	DueAt          time.Time
+	// RenewalsAllowed is what the terms the renewal took allow, nil for a renewal on no terms.
+	RenewalsAllowed *int
 }
 
 // Moved is a loan whose due time moved for a reason (books.DueDateMoved), which is no renewal.
@@ -147,9 +153,10 @@ func bookChange(bookID string, event books.Event) Change {
 	case books.BookAdded:
 		return Titled{BookID: bookID, Title: e.Title}
 	case books.BookLent:
-		return Lent{Loan: Loan{BookID: bookID, LoanID: e.LoanID, MemberID: e.MemberID, LentAt: stored(e.LentAt), DueAt: stored(e.DueAt)}}
+		return Lent{Loan: Loan{BookID: bookID, LoanID: e.LoanID, MemberID: e.MemberID, LentAt: stored(e.LentAt), DueAt: stored(e.DueAt),
+			RenewalsAllowed: renewalsAllowed(e.Terms)}}
 	case books.LoanRenewed:
-		return Renewed{BookID: bookID, LoanID: e.LoanID, DueAt: stored(e.DueAt)}
+		return Renewed{BookID: bookID, LoanID: e.LoanID, DueAt: stored(e.DueAt), RenewalsAllowed: renewalsAllowed(e.Terms)}
 	case books.DueDateMoved:
 		return Moved{BookID: bookID, LoanID: e.LoanID, DueAt: stored(e.DueAt), Why: DueMove{From: stored(e.From), Reason: e.Reason, Date: e.Date}}
 	case books.BookReturned:
@@ -161,3 +168,11 @@ func bookChange(bookID string, event books.Event) Change {
 // stored is a time as the view keeps it: in UTC, to the microsecond, as PostgreSQL keeps it
 // (pgx drops the nanoseconds), so that both stores order, page and show loans alike.
 func stored(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+// renewalsAllowed is what terms allow, nil without terms.
+func renewalsAllowed(terms *circulation.LoanTerms) *int {
+	if terms == nil {
+		return nil
+	}
+	return new(terms.RenewalsAllowed)
+}

@@ -96,6 +96,9 @@ func (m *memoryBuild) apply(c Change) {
 		if l, ok := m.current[c.BookID]; ok && l.LoanID == c.LoanID {
 			m.end(c.BookID)
 			l.DueAt, l.Renewals, l.DueMoved = c.DueAt, l.Renewals+1, nil
+			if c.RenewalsAllowed != nil {
+				l.RenewalsAllowed = c.RenewalsAllowed
+			}
 			m.start(l)
 		}
 	case Moved:

@@ -15,8 +15,8 @@ type LoanView struct {
 	LoanID   string    `json:"loanId"`
 	LentAt   time.Time `json:"lentAt"`
 	DueAt    time.Time `json:"dueAt"`
-	// RenewalsLeft is how many times the loan may still be renewed (RENEWALS_MAX less those
-	// made, never below 0: RENEWALS_MAX may have been lowered since).
+	// RenewalsLeft is how many times the loan may still be renewed (what its terms allow, or
+	// RENEWALS_MAX for a loan on none, less those made; never below 0).
 	RenewalsLeft int `json:"renewalsLeft"`
 	// DaysOverdue counts the whole days past the due time, as a return now would be fined: 0
 	// until 24 hours after it.
@@ -46,7 +46,7 @@ func (p Policy) ViewsAt(loans []Loan, now time.Time) []LoanView {
 	for i, l := range loans {
 		out[i] = LoanView{
 			BookID: l.BookID, Title: l.Title, MemberID: l.MemberID, LoanID: l.LoanID, LentAt: l.LentAt, DueAt: l.DueAt,
-			RenewalsLeft: max(0, p.MaxRenewals-l.Renewals),
+			RenewalsLeft: max(0, p.allowed(l)-l.Renewals),
 			DaysOverdue:  books.DaysLate(l.DueAt, now),
 		}
 		if m := l.DueMoved; m != nil {
@@ -54,4 +54,12 @@ func (p Policy) ViewsAt(loans []Loan, now time.Time) []LoanView {
 		}
 	}
 	return out
+}
+
+// allowed is how many renewals l may have: its terms', or MaxRenewals for a loan on none.
+func (p Policy) allowed(l Loan) int {
+	if l.RenewalsAllowed != nil {
+		return *l.RenewalsAllowed
+	}
+	return p.MaxRenewals
 }

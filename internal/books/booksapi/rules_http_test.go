@@ -75,6 +75,10 @@ func TestHTTPLoansKeepTheTermsTheyWereMadeOn(t *testing.T) {
 		assert.Equal(t, 3, again.Terms.RenewalsAllowed, "a renewal takes the rules as they are now")
 		assert.Equal(t, int64(50), again.Terms.FinePerDay)
 
+		apitest.Eventually(t, 10*time.Second, func() bool {
+			return renewalsLeft(t, a, "m-old") == 1 && renewalsLeft(t, a, "m-renews") == 2
+		}, "the loans view counts the renewals each loan's terms allow: 1 of 1 left, 2 of 3")
+
 		// Back on Saturday the 12th, 12:00: the 10th, 11th and 12th are open days late.
 		a.Clock.Advance(11*24*time.Hour + 3*time.Hour)
 		back := apitest.RequireResult(t, a.Call(t, http.MethodPost, "/books/dune/returns", apitest.Obj{"loanId": "loan-1"}), http.StatusCreated, "book-dune")
@@ -154,4 +158,20 @@ func TestHTTPHoldsFollowTheRules(t *testing.T) {
 		p = apitest.RequireProblem(t, hold("/titles/"+title+"/holds", "m-kid"), http.StatusConflict, "HoldsNotAllowed")
 		assert.Contains(t, p.Detail, "titles")
 	})
+}
+
+// renewalsLeft is what GET /accounts/{memberId}/loans says of the member's one loan, -1 before
+// the loans view shows it.
+func renewalsLeft(t *testing.T, a *apitest.API, member string) int {
+	t.Helper()
+	var page struct {
+		Loans []struct {
+			RenewalsLeft int `json:"renewalsLeft"`
+		} `json:"loans"`
+	}
+	r := a.Get(t, "/accounts/"+member+"/loans")
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &page) != nil || len(page.Loans) != 1 {
+		return -1
+	}
+	return page.Loans[0].RenewalsLeft
 }

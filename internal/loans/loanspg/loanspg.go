@@ -87,6 +87,9 @@ const endLoan = `loan_id = NULL, member_id = NULL, lent_at = NULL, due_at = NULL
 // its lending or a renewal: the due time is theirs again.
 const unmovedSQL = `UPDATE loans_books SET moved_from = NULL, moved_reason = NULL, moved_date = NULL WHERE book_id = $1 AND loan_id = $2`
 
+// allowedSQL sets the renewals the loan's terms allow, in a build that keeps them (movedSQL).
+const allowedSQL = `UPDATE loans_books SET renewals_allowed = $3 WHERE book_id = $1 AND loan_id = $2`
+
 func (b build) queueChange(batch *pgx.Batch, c loans.Change) {
 	switch c := c.(type) {
 	case loans.Titled:
@@ -99,12 +102,16 @@ ON CONFLICT (book_id) DO UPDATE SET title = excluded.title, `+endLoan, c.BookID,
 			l.BookID, l.LoanID, l.MemberID, l.LentAt, l.DueAt)
 		if b.moved {
 			batch.Queue(unmovedSQL, l.BookID, l.LoanID)
+			batch.Queue(allowedSQL, l.BookID, l.LoanID, l.RenewalsAllowed)
 		}
 	case loans.Renewed:
 		batch.Queue(`UPDATE loans_books SET due_at = $3, renewals = renewals + 1 WHERE book_id = $1 AND loan_id = $2`,
 			c.BookID, c.LoanID, c.DueAt)
 		if b.moved {
 			batch.Queue(unmovedSQL, c.BookID, c.LoanID)
+			if c.RenewalsAllowed != nil {
+				batch.Queue(allowedSQL, c.BookID, c.LoanID, c.RenewalsAllowed)
+			}
 		}
 	case loans.Moved:
 		if !b.moved {
@@ -165,12 +172,12 @@ func (p *Postgres) List(ctx context.Context, f loans.Filter) (loans.Page, proces
 // indexes of migrations/00012_loans_view.sql serve the order: (due_at, book_id, loan_id) for
 // everyone's loans, (member_id, due_at, book_id, loan_id) for a member's.
 const pageQuery = `
-SELECT book_id, title, loan_id, member_id, lent_at, due_at, renewals, moved_from, moved_reason, moved_date FROM loans_books
+SELECT book_id, title, loan_id, member_id, lent_at, due_at, renewals, moved_from, moved_reason, moved_date, renewals_allowed FROM loans_books
 ` + pageWhere
 
 // pageQueryUnmoved is pageQuery on a build older than loans.MovedFrom, which keeps no moves.
 const pageQueryUnmoved = `
-SELECT book_id, title, loan_id, member_id, lent_at, due_at, renewals, NULL::timestamptz, NULL::text, NULL::text FROM loans_books
+SELECT book_id, title, loan_id, member_id, lent_at, due_at, renewals, NULL::timestamptz, NULL::text, NULL::text, NULL::integer FROM loans_books
 ` + pageWhere
 
 const pageWhere = `WHERE loan_id IS NOT NULL
@@ -201,7 +208,7 @@ func scanLoan(row pgx.CollectableRow) (loans.Loan, error) {
 	var movedFrom *time.Time
 	var movedReason, movedDate *string
 	if err := row.Scan(&l.BookID, &l.Title, &l.LoanID, &l.MemberID, &l.LentAt, &l.DueAt, &l.Renewals,
-		&movedFrom, &movedReason, &movedDate); err != nil {
+		&movedFrom, &movedReason, &movedDate, &l.RenewalsAllowed); err != nil {
 		return l, err
 	}
 	l.LentAt, l.DueAt = l.LentAt.UTC(), l.DueAt.UTC()

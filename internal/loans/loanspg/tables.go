@@ -29,5 +29,7 @@ ALTER TABLE loans_books
     ADD COLUMN moved_from   timestamptz,
     ADD COLUMN moved_reason text,
     ADD COLUMN moved_date   text,
-    ADD CHECK ((moved_from IS NULL) = (moved_reason IS NULL) AND (moved_from IS NULL) = (moved_date IS NULL));
+    ADD CHECK ((moved_from IS NULL) = (moved_reason IS NULL) AND (moved_from IS NULL) = (moved_date IS NULL)),
+    -- the renewals the loan's terms allow; NULL for a loan on no terms
+    ADD COLUMN renewals_allowed integer;
 `
