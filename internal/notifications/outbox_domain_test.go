@@ -120,7 +120,12 @@ func TestOutboxParksOneStalledRecipientWhileOthersGo(t *testing.T) {
 			env.seen.mu.Lock()
 			defer env.seen.mu.Unlock()
 			require.Zero(t, env.seen.relayDown, "the relay was never reported down")
-			require.Equal(t, []FailureClass{Temporary, Temporary, Temporary}, env.seen.failed)
+			// The stalled email's three attempts; on a loaded machine another email may also miss
+			// the 300 ms timeout once, and be sent on its retry (none went twice: above).
+			require.GreaterOrEqual(t, len(env.seen.failed), 3, "the stalled email's attempts failed")
+			for _, class := range env.seen.failed {
+				require.Equal(t, Temporary, class, "each for now, none for good")
+			}
 			require.Equal(t, processor.Relay{State: "up"}, o.Relay())
 		})
 	}
