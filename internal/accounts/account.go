@@ -167,6 +167,8 @@ type Account struct {
 	// ended are the ids of the checkouts that ended, in the order they did. Apply never
 	// changes it in place, so clones may share it.
 	ended []string
+	// replacements are the charges for lost copies standing (lost.go), by loanKey.
+	replacements map[string]replacement
 }
 
 // NewAccount returns the state of an account with no events.
@@ -179,6 +181,7 @@ func NewAccount() Account {
 // the account it decides on, and most accounts have no loan, fine or checkout to copy.
 func Clone(a Account) Account {
 	a.finedLoans, a.loans, a.checkouts = cloneFull(a.finedLoans), cloneFull(a.loans), cloneFull(a.checkouts)
+	a.replacements = cloneFull(a.replacements)
 	return a
 }
 
@@ -216,7 +219,7 @@ func Apply(a Account, e Event) Account {
 		}
 	case PaymentReceived:
 		a.Balance -= e.Amount
-		a = paidCheckout(a, e)
+		a = paidReplacements(paidCheckout(a, e), e)
 	case LoanOpened:
 		a.loans = writable(a.loans)
 		a.loans[loanKey(e.BookID, e.LoanID)] = e.MaterialType
@@ -228,9 +231,13 @@ func Apply(a Account, e Event) Account {
 		a.group = e.Group
 	default:
 		var pin bool
-		if a.pin, pin = applyPIN(a.pin, e); !pin {
-			a, _ = applyCheckout(a, e)
+		if a.pin, pin = applyPIN(a.pin, e); pin {
+			return a
 		}
+		if lost, ok := applyLost(a, e); ok {
+			return lost
+		}
+		a, _ = applyCheckout(a, e)
 	}
 	return a
 }

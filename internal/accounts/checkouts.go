@@ -52,11 +52,13 @@ type CheckoutEnded struct {
 }
 
 // RefundDue records that a checkout's payment brought Amount more than was owed, to be given
-// back through the provider: the payment PaymentID.
+// back through the provider: the payment PaymentID. LoanID is set when it is what was paid for
+// a lost copy of that loan, whose charge was taken back when the copy came back (lost.go).
 type RefundDue struct {
 	CheckoutID string `json:"checkoutId"`
 	Amount     int64  `json:"amount"`
 	PaymentID  string `json:"paymentId"`
+	LoanID     string `json:"loanId,omitempty"`
 }
 
 // RefundIssued records that the provider gave Amount back (its refund RefundID): the member is

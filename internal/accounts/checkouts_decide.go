@@ -105,12 +105,15 @@ func (c SettleCheckout) Decide(a Account) ([]Event, error) {
 }
 
 // SettleRefund asks to record what the provider says became of the refund of a checkout's
-// excess: succeeded, failed or canceled (a refund still pending records nothing).
+// excess: succeeded, failed or canceled (a refund still pending records nothing). After is what
+// had been given back of the checkout when the refund was asked for, which its key carries
+// (payments.RefundKeyAfter): 0 for a checkout's first refund.
 type SettleRefund struct {
 	CheckoutID string `json:"checkoutId"`
 	RefundID   string `json:"refundId"`
 	Amount     int64  `json:"amount"`
 	Status     string `json:"status"`
+	After      int64  `json:"after,omitempty"`
 }
 
 // Validate checks the fields.
@@ -125,10 +128,12 @@ func (c SettleRefund) Validate() error {
 }
 
 // Decide records a refund that succeeded once, as RefundIssued, and one that failed or was
-// cancelled once, as RefundFailed; nothing for a checkout with nothing due.
+// cancelled once, as RefundFailed; nothing for a checkout with nothing due, nor for a refund
+// asked for before the last one recorded (After), which a late notification may tell of while
+// more is due again: what it gave back was recorded then.
 func (c SettleRefund) Decide(a Account) ([]Event, error) {
 	co, ok := a.checkouts[c.CheckoutID]
-	if !ok || co.RefundDue <= 0 {
+	if !ok || co.RefundDue <= 0 || c.After != co.Refunded {
 		return nil, nil
 	}
 	switch c.Status {

@@ -41,6 +41,8 @@ func Type() aggregate.Type[Account] {
 			aggregate.EventCodec[PINSet](),
 			aggregate.EventCodec[PINRefused](),
 			aggregate.EventCodec[PINAccepted](),
+			aggregate.EventCodec[ReplacementCharged](),
+			aggregate.EventCodec[ReplacementCredited](),
 		},
 	}
 }

@@ -14,7 +14,7 @@ import (
 // or what it means changes, so that older snapshots are ignored rather than misread; and with
 // an upcaster of an account event that makes Apply keep something new, so that the states
 // folded before it are folded again through it (upcasters never touch snapshots).
-const snapshotVersion = 7
+const snapshotVersion = 8
 
 // snapshotState is an Account as a snapshot keeps it.
 type snapshotState struct {
@@ -41,6 +41,8 @@ type snapshotState struct {
 	PIN            string    `json:"pin,omitempty"`
 	PINRefused     int       `json:"pinRefused,omitempty"`
 	PINLockedUntil time.Time `json:"pinLockedUntil,omitzero"`
+	// Replacements are the charges for lost copies standing, by loan (bookId/loanId).
+	Replacements map[string]replacement `json:"replacements,omitempty"`
 }
 
 func snapshotCodec() *aggregate.SnapshotCodec[Account] {
@@ -52,7 +54,8 @@ func encodeSnapshot(a Account) ([]byte, error) {
 		Balance: a.Balance, FinedLoans: slices.Sorted(maps.Keys(a.finedLoans)), Loans: slices.Sorted(maps.Keys(a.loans)),
 		Checkouts: slices.SortedFunc(maps.Values(a.checkouts), func(x, y Checkout) int { return strings.Compare(x.ID, y.ID) }),
 		LoanTypes: loanTypes(a.loans), Group: a.group,
-		Ended:     a.ended, Card: a.Card, PIN: a.pin.hash, PINRefused: a.pin.refused, PINLockedUntil: a.pin.lockedUntil})
+		Ended: a.ended, Card: a.Card, PIN: a.pin.hash, PINRefused: a.pin.refused, PINLockedUntil: a.pin.lockedUntil,
+		Replacements: a.replacements})
 }
 
 func decodeSnapshot(b []byte) (Account, error) {
@@ -74,6 +77,9 @@ func decodeSnapshot(b []byte) (Account, error) {
 		a.checkouts[c.ID] = c
 	}
 	a.ended = s.Ended
+	if len(s.Replacements) > 0 {
+		a.replacements = s.Replacements
+	}
 	a.Card, a.pin = s.Card, pinState{hash: s.PIN, refused: s.PINRefused, lockedUntil: s.PINLockedUntil}
 	return a, nil
 }
@@ -106,6 +112,9 @@ func weigh(a Account) int {
 	}
 	for _, id := range a.ended {
 		n += 16 + len(id)
+	}
+	for key, r := range a.replacements {
+		n += 64 + len(key) + 40*len(r.Paid)
 	}
 	return n
 }

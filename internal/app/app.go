@@ -124,7 +124,8 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*App, error) {
 		WithHolds(titles.HoldPolicy{MaxQueue: cfg.HoldsMax}, accountService).
 		WithTitleRules(circulation.TitleHolds{Groups: accountService, Desk: desk.Desk})
 	bookService := books.NewService(a.log, repoOpts, cfg.Tuning.Now, books.Policy{LoanPeriod: cfg.LoanPeriod, MaxRenewals: cfg.RenewalsMax, Desk: desk.Desk,
-		Holds: books.HoldPolicy{MaxQueue: cfg.HoldsMax, Pickup: cfg.HoldPickup}}, accountService).WithTitles(shelves.Shelves{Titles: titleService})
+		Holds: books.HoldPolicy{MaxQueue: cfg.HoldsMax, Pickup: cfg.HoldPickup}}, accountService).WithTitles(shelves.Shelves{Titles: titleService}).
+		WithLosses(accountService)
 	pay, err := a.payments()
 	if err != nil {
 		a.closeStore()

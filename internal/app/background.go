@@ -12,6 +12,7 @@ import (
 	"library/internal/latefines"
 	"library/internal/loans"
 	"library/internal/loans/loanspg"
+	"library/internal/lostloans"
 	"library/internal/notifications"
 	"library/internal/notifications/emailfacts"
 	"library/internal/notifications/notificationspg"
@@ -34,7 +35,7 @@ type views struct {
 
 // background builds the processors that read the log: the catalog, loans and holds view
 // models, the loan email outbox (with its reminders and pickup emails), the late-fines,
-// hold-shelf, adoption and due-dates sagas and any more given (the checkouts saga), each to run
+// hold-shelf, adoption, due-dates and lost-loans sagas and any more given (the checkouts saga), each to run
 // under its own lease.
 //
 // It also returns what the processors keep about members, for erasure and export.
@@ -80,9 +81,11 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		Log: a.log, Now: a.cfg.Tuning.Now}
 
 	adopt := adoption.Saga{Books: bookService, Titles: titleService}
+	lostLoans := lostloans.Saga{Books: bookService}
 
 	processors := append([]processor.Processor{catalog.Processor(catalogView), loans.Processor(loansView), holds.Processor(holdsView),
-		outbox.Processor(), lateFines.Processor(), holdShelf.Processor(), adopt.Processor(), a.dueDates(bookService, loansView)}, more...)
+		outbox.Processor(), lateFines.Processor(), holdShelf.Processor(), adopt.Processor(), a.dueDates(bookService, loansView),
+		lostLoans.Processor()}, more...)
 	names := make([]string, len(processors))
 	for i, p := range processors {
 		names[i] = p.Name

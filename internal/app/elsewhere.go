@@ -52,7 +52,7 @@ func (e elsewhere) loans(ctx context.Context, memberID string) ([]accountsapi.Ex
 	lentAt := make(map[int64]bool, len(folded))
 	for i, l := range folded {
 		loans[i] = accountsapi.ExportedLoan{BookID: l.BookID, LoanID: l.LoanID, LentAt: l.LentAt, DueAt: l.DueAt,
-			ReturnedAt: l.ReturnedAt, DaysLate: l.DaysLate}
+			ReturnedAt: l.ReturnedAt, DaysLate: l.DaysLate, Ended: l.Ended, EndedAt: l.EndedAt}
 		lentAt[l.Position] = true
 	}
 	return loans, lentAt, nil
@@ -63,7 +63,7 @@ func (e elsewhere) OnLoan(ctx context.Context, memberID string) (int, error) {
 	loans, _, err := e.loans(ctx, memberID)
 	n := 0
 	for _, l := range loans {
-		if l.ReturnedAt == nil { // open
+		if l.ReturnedAt == nil && l.Ended == "" { // open
 			n++
 		}
 	}

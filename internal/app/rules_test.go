@@ -51,6 +51,9 @@ var expected = map[string][6]int{
 	"POST /books":                  {401, 403, 403, 2, 403, 401},
 	"POST /books/{bookId}/loans":   {401, 403, 403, 2, 403, 401},
 	"POST /books/{bookId}/returns": {401, 403, 403, 2, 403, 401},
+	// A copy missing is the desk's to say.
+	"POST /books/{bookId}/lost":             {401, 403, 403, 2, 403, 401},
+	"POST /books/{bookId}/claimed-returned": {401, 403, 403, 2, 403, 401},
 	// Any member may ask; the loan must be theirs (bob's is not alice's: 403).
 	"POST /books/{bookId}/loans/{loanId}/renewals": {401, 2, 403, 2, 403, 401},
 	"GET /loans": {401, 403, 403, 2, 403, 401},
@@ -146,6 +149,8 @@ var requests = map[string]func(t *testing.T, w *world, account string) request{
 			"Authorization", w.librarian), http.StatusCreated, "book-"+book)
 		return request{method: http.MethodPost, path: "/books/" + book + "/returns", body: apitest.Obj{"loanId": "loan-" + book}}
 	},
+	"POST /books/{bookId}/lost":             missing("lost"),
+	"POST /books/{bookId}/claimed-returned": missing("claimed-returned"),
 	"POST /books/{bookId}/loans/{loanId}/renewals": func(t *testing.T, w *world, account string) request {
 		book := w.book(t)
 		apitest.RequireResult(t, w.a.Call(t, http.MethodPost, "/books/"+book+"/loans", apitest.Obj{"loanId": "loan-" + book, "memberId": account},
@@ -361,5 +366,16 @@ func TestEveryRouteKeepsItsRule(t *testing.T) {
 				assert.Contains(t, r.Header.Get("WWW-Authenticate"), "Bearer", "%s as %s", route, c.name)
 			}
 		}
+	}
+}
+
+// missing is a request that says a copy lent to the account is missing, by path (lost or
+// claimed-returned).
+func missing(path string) func(t *testing.T, w *world, account string) request {
+	return func(t *testing.T, w *world, account string) request {
+		book := w.book(t)
+		apitest.RequireResult(t, w.a.Call(t, http.MethodPost, "/books/"+book+"/loans", apitest.Obj{"loanId": "loan-" + book, "memberId": account},
+			"Authorization", w.librarian), http.StatusCreated, "book-"+book)
+		return request{method: http.MethodPost, path: "/books/" + book + "/" + path, body: apitest.Obj{"loanId": "loan-" + book}}
 	}
 }

@@ -110,6 +110,9 @@ func Rules() []Rule {
 		librarians(http.MethodPut, "/books/{bookId}/material-type"),
 		kiosks(librarians(http.MethodPost, "/books/{bookId}/loans"), Own),
 		kiosks(librarians(http.MethodPost, "/books/{bookId}/returns"), Allow),
+		// A copy missing is the desk's to say: lost (charged), or claimed returned (flagged).
+		librarians(http.MethodPost, "/books/{bookId}/lost"),
+		librarians(http.MethodPost, "/books/{bookId}/claimed-returned"),
 		{Method: http.MethodPost, Pattern: "/books/{bookId}/loans/{loanId}/renewals", Member: Allow, Librarian: Allow, WhenOpen: Allow,
 			Narrowed: "a member renews their own loans", Kiosk: Own},
 		librarians(http.MethodGet, "/loans"),

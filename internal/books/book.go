@@ -120,6 +120,8 @@ type Book struct {
 	ReplacementPrice int64
 	// Loan is the current loan, nil while the book is on the shelf.
 	Loan *Loan
+	// Missing is set while the copy is on no shelf: lost, or claimed returned (lost.go).
+	Missing *Missing
 	// loans holds every loan id the book has been lent under.
 	loans map[string]bool
 	// Held is the book's place on the hold shelf, nil when it is held for nobody.
@@ -185,6 +187,9 @@ func Apply(b Book, e Event) Book {
 			b.Loan = &moved
 		}
 	default:
+		if lost, ok := applyLost(b, e); ok {
+			return lost
+		}
 		b, _ = applyHold(b, e)
 	}
 	return b
@@ -194,11 +199,13 @@ func Apply(b Book, e Event) Book {
 func (b Book) HadLoan(loanID string) bool { return b.loans[loanID] }
 
 // Status is "lent" while the book is on loan, "held" while it waits on the hold shelf for a
-// member, "available" otherwise.
+// member, "lost" or "claimedReturned" while it is on no shelf (lost.go), "available" otherwise.
 func (b Book) Status() string {
 	switch {
 	case b.Loan != nil:
 		return "lent"
+	case b.Missing != nil:
+		return b.Missing.Status
 	case b.Held != nil:
 		return "held"
 	}

@@ -136,6 +136,9 @@ func (c LendBook) DecideOn(b Book, now time.Time, on Lending) ([]Event, error) {
 	if b.Loan != nil {
 		return nil, errs.E(errs.BookAlreadyLent, "book %s is already lent under another loan", b.ID)
 	}
+	if err := missing(b, "lent"); err != nil {
+		return nil, err
+	}
 	if b.Held != nil && b.Held.MemberID != c.MemberID {
 		return nil, errs.E(errs.BookOnHold, "book %s is on the hold shelf for another member until %s", b.ID, b.Held.Until.Format(time.RFC3339))
 	}
@@ -197,12 +200,16 @@ func (c ReturnBook) Decide(b Book, now time.Time, pickup time.Duration) ([]Event
 }
 
 // DecideOn ends the loan at time now. Returning a loan that has already been returned, or the
-// current loan of a book on the shelf, records nothing. When members wait for the book, it
-// goes to the hold shelf for the first of them, for pickup. A loan made on terms is returned
+// current loan of a book on the shelf, records nothing. A copy lost or claimed returned,
+// returned under its last loan or as the current one, is back (LostCopyReturned). When members
+// wait for the book, it goes to the hold shelf for the first of them, for pickup. A loan made on terms is returned
 // with its late open days on cal and the fine they cost on its terms (BookReturned.Fine).
 func (c ReturnBook) DecideOn(b Book, now time.Time, pickup time.Duration, cal *calendar.Calendar) ([]Event, error) {
 	if !b.Added {
 		return nil, errs.E(errs.NotFound, "there is no such book")
+	}
+	if b.Missing != nil && (c.Current || b.Missing.LoanID == c.LoanID) {
+		return returnMissing(b, now, pickup), nil // lost, or claimed returned, and found
 	}
 	if c.Current {
 		if b.Loan == nil {

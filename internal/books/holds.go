@@ -117,11 +117,13 @@ type PlaceHold struct {
 func (c PlaceHold) Validate() error { return validate.MemberID("memberId", c.MemberID) }
 
 // Decide joins the queue: refused for a book on the shelf and held for nobody (lend it instead),
-// for a member who waits already, holds it, or has it on loan, and for a full queue.
+// for one on no shelf (lost or claimed returned), for a member who waits already, holds it, or has it on loan, and for a full queue.
 func (c PlaceHold) Decide(b Book, p HoldPolicy) ([]Event, error) {
 	switch {
 	case !b.Added:
 		return nil, errs.E(errs.NotFound, "there is no such book")
+	case b.Missing != nil:
+		return nil, missing(b, "held")
 	case b.Loan == nil && b.Held == nil:
 		return nil, errs.E(errs.BookAvailable, "book %s is on the shelf: lend it instead of holding it", b.ID)
 	case b.Place(c.MemberID) > 0:

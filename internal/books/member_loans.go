@@ -13,13 +13,18 @@ type MemberLoan struct {
 	LentAt, DueAt  time.Time
 	// Position is where the loan's BookLent is in the log: what an email about it names.
 	Position int64
-	// ReturnedAt and DaysLate are set once the book came back.
+	// ReturnedAt and DaysLate are set once the book came back (DaysLate not for a copy that
+	// came back after its loan ended lost or claimed returned).
 	ReturnedAt *time.Time
 	DaysLate   *int
+	// Ended says how a loan ended without a return, "lost" or "claimedReturned", and EndedAt
+	// when; "" for a loan still open or returned.
+	Ended   string
+	EndedAt *time.Time
 }
 
 // Open reports whether the book is still on loan.
-func (l MemberLoan) Open() bool { return l.ReturnedAt == nil }
+func (l MemberLoan) Open() bool { return l.ReturnedAt == nil && l.Ended == "" }
 
 // MemberLoans folds a member's loans, in the order they were made, with the due date of their
 // last renewal or move, from the book events that name the member (eventstore.Store's MemberEvents):
@@ -60,7 +65,40 @@ func MemberLoans(events []eventstore.Event) ([]MemberLoan, error) {
 				at, late := ev.ReturnedAt, ev.DaysLate
 				loans[i].ReturnedAt, loans[i].DaysLate = &at, &late
 			}
+		case LoanLost, ClaimedReturned, LostCopyReturned:
+			if i, ok := byLoan[loanKey{bookID, loanOf(ev)}]; ok {
+				loans[i] = ended(loans[i], ev)
+			}
 		}
 	}
 	return loans, nil
+}
+
+// loanOf is the loan a loss, a claim or a missing copy's return is of.
+func loanOf(e Event) string {
+	switch e := e.(type) {
+	case LoanLost:
+		return e.LoanID
+	case ClaimedReturned:
+		return e.LoanID
+	case LostCopyReturned:
+		return e.LoanID
+	}
+	return ""
+}
+
+// ended is l after a loss, a claim, or the return of its copy after one.
+func ended(l MemberLoan, e Event) MemberLoan {
+	switch e := e.(type) {
+	case LoanLost:
+		at := e.LostAt
+		l.Ended, l.EndedAt = StatusLost, &at
+	case ClaimedReturned:
+		at := e.ClaimedAt
+		l.Ended, l.EndedAt = StatusClaimedReturned, &at
+	case LostCopyReturned:
+		at := e.ReturnedAt
+		l.ReturnedAt = &at
+	}
+	return l
 }

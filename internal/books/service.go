@@ -36,6 +36,9 @@ func Type() aggregate.Type[Book] {
 			aggregate.EventCodec[CopyAdopted](),
 			aggregate.EventCodec[MaterialTypeSet](),
 			aggregate.EventCodec[DueDateMoved](),
+			aggregate.EventCodec[LoanLost](),
+			aggregate.EventCodec[ClaimedReturned](),
+			aggregate.EventCodec[LostCopyReturned](),
 		},
 	}
 }
@@ -50,6 +53,8 @@ type Service struct {
 	barcodes *reservations.Service
 	titles   Titles
 	shelf    Shelf
+	// losses keeps members' side of lost copies (lost_service.go); nil charges nothing.
+	losses Losses
 }
 
 // Policy is how the library lends: for how long (LOAN_PERIOD), how many times a loan may be
@@ -298,6 +303,8 @@ func (s *Service) onAccount(bookID string, limit *circulation.LoanLimit) func(co
 				return s.borrowers.Borrow(ctx, e.MemberID, bookID, e.LoanID, l)
 			case BookReturned:
 				return s.borrowers.GiveBack(ctx, e.MemberID, bookID, e.LoanID)
+			case LoanLost, ClaimedReturned, LostCopyReturned:
+				return s.missingOnAccount(ctx, bookID, e)
 			}
 		}
 		return aggregate.Also{}, nil

@@ -135,7 +135,7 @@ func (s *Service) fillNext(b Book, bookID string, decided []Event, on *onShelf) 
 	for _, e := range decided {
 		after = Apply(after, e)
 	}
-	if !after.Added || after.Loan != nil || after.Held != nil {
+	if !after.Added || after.Loan != nil || after.Held != nil || after.Missing != nil {
 		return decided
 	}
 	next := on.queue.Next(bookID)

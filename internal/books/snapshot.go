@@ -12,7 +12,7 @@ import (
 // what it means changes, so that older snapshots are ignored rather than misread; and with an
 // upcaster of a book event that makes Apply keep something new, so that the states folded
 // before it are folded again through it (upcasters never touch snapshots).
-const snapshotVersion = 6
+const snapshotVersion = 7
 
 // snapshotState is a Book as a snapshot keeps it.
 type snapshotState struct {
@@ -34,6 +34,8 @@ type snapshotState struct {
 	// Held is the hold shelf's, Queue the members waiting, first in line first.
 	Held  *Held    `json:"held,omitempty"`
 	Queue []string `json:"queue,omitempty"`
+	// Missing is the copy's while it is lost or claimed returned.
+	Missing *Missing `json:"missing,omitempty"`
 }
 
 func snapshotCodec() *aggregate.SnapshotCodec[Book] {
@@ -48,7 +50,7 @@ func encodeSnapshot(b Book) ([]byte, error) {
 	slices.Sort(loans)
 	return json.Marshal(snapshotState{Added: b.Added, ID: b.ID, TitleID: b.TitleID, Barcode: b.Barcode, Title: b.Title, Author: b.Author, OnTitle: b.OnTitle,
 		Loan: b.Loan, Loans: loans, Renewals: renewals(b), Terms: loanTerms(b), Held: b.Held, Queue: b.queue,
-		MaterialType: b.MaterialType, Price: b.ReplacementPrice})
+		MaterialType: b.MaterialType, Price: b.ReplacementPrice, Missing: b.Missing})
 }
 
 func decodeSnapshot(data []byte) (Book, error) {
@@ -63,7 +65,7 @@ func decodeSnapshot(data []byte) (Book, error) {
 		b.Loan.Renewals, b.Loan.Terms = s.Renewals, s.Terms
 	}
 	b.MaterialType, b.ReplacementPrice = s.MaterialType, s.Price
-	b.Held, b.queue = s.Held, s.Queue
+	b.Held, b.queue, b.Missing = s.Held, s.Queue, s.Missing
 	for _, id := range s.Loans {
 		b.loans[id] = true
 	}
@@ -92,6 +94,9 @@ func weigh(b Book) int {
 	}
 	if b.Held != nil {
 		n += 64 + len(b.Held.MemberID)
+	}
+	if b.Missing != nil {
+		n += 96 + len(b.Missing.LoanID) + len(b.Missing.MemberID)
 	}
 	return n
 }

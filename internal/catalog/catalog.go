@@ -22,8 +22,9 @@ const Name = "catalog"
 // beside the one that answers, which it replaces once it has caught up (package processor).
 //
 // Version 2 added catalog_titles, the titles GET /titles lists, and kept catalog_books as
-// version 1 has it.
-const Version = 2
+// version 1 has it. Version 3 (MissingFrom) keeps, in catalog_books' column missing, whether a
+// copy is lost or claimed returned.
+const Version = 3
 
 // ReadsFrom is the oldest version of the catalog whose tables this code's reads can read. Keep
 // it when a bump leaves catalog_books as the reads see it (what is written changed, not its
@@ -37,6 +38,12 @@ const ReadsFrom = 1
 // TitlesFrom is the first version of the catalog that keeps titles (catalog_titles): a build
 // of an older version has none to read.
 const TitlesFrom = 2
+
+// MissingFrom is the first version of the catalog that keeps copies on no shelf, lost or
+// claimed returned (books.LoanLost, books.ClaimedReturned): a build of an older version shows
+// such a copy as it was before its loss, and its reads find none lost. ReadsFrom stays below
+// it, since its reads of an older build read no such column.
+const MissingFrom = 3
 
 // Versions are the catalog's: code, or Version when code is 0 (tests build other versions).
 func Versions(code int) processor.Versions {
@@ -52,7 +59,8 @@ type Book struct {
 	Title  string `json:"title"`
 	Author string `json:"author"`
 	// Status is "lent" while the book is on loan, "held" while it waits on the hold shelf for
-	// a member, and "available" otherwise.
+	// a member, "lost" or "claimedReturned" while it is on no shelf, and "available"
+	// otherwise.
 	Status  string      `json:"status"`
 	Loan    *books.Loan `json:"loan"`
 	Version int64       `json:"version"`
@@ -115,10 +123,10 @@ func Changes(events []eventstore.Event) ([]Change, error) {
 // catalogStatus checks a status filter.
 func catalogStatus(status string) error {
 	switch status {
-	case "", "available", "lent", "held":
+	case "", "available", "lent", "held", books.StatusLost, books.StatusClaimedReturned:
 		return nil
 	}
-	return errs.E(errs.InvalidRequest, "status must be available, lent or held")
+	return errs.E(errs.InvalidRequest, "status must be available, lent, held, lost or claimedReturned")
 }
 
 // HolderTag stands for the member a book is held for, in the catalog: a digest of their member

@@ -15,7 +15,8 @@
 // id order visit every book once; a search folds case the same in memory and in PostgreSQL;
 // a borrower is shown to staff only (catalogview.For); and a book on the hold shelf shows as held, to
 // everyone alike: the catalog keeps no member id for a hold, only a digest that tells the
-// holder's cancel from another's (HolderTag).
+// holder's cancel from another's (HolderTag). From version 3 (MissingFrom), a copy on no shelf
+// shows as lost or claimedReturned, with no loan, until it is returned.
 //
 // Of titles it promises: a title's row is folded from its stream by the Title aggregate's own
 // Apply, so its counts (copies, copies on the shelf for anyone, members waiting) are those

@@ -27,8 +27,8 @@ const (
 // Filter chooses one page of the catalog: the books after After, in id order, that have
 // the status and every word, at most Limit of them.
 type Filter struct {
-	// Status is "available", "lent", "held" (on the hold shelf, not on loan), or "" for every
-	// book.
+	// Status is "available", "lent", "held" (on the hold shelf, not on loan), "lost",
+	// "claimedReturned" (on no shelf), or "" for every book.
 	Status string
 	// Words must each occur, as a substring, in the book's title or in its author, folded by
 	// FoldCase (ParseSearch makes them). None: no search.

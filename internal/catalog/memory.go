@@ -39,6 +39,8 @@ type memoryEntry struct {
 	search string
 	// holder is the holderTag of the member the book is on the hold shelf for, "" for nobody.
 	holder string
+	// missing is "lost" or "claimedReturned" while the copy is on no shelf (from MissingFrom).
+	missing string
 }
 
 var _ Catalog = (*Memory)(nil)
@@ -119,7 +121,7 @@ func (m *memoryBuild) apply(c Change) {
 		i, _ := slices.BinarySearch(m.ids, c.BookID)
 		m.ids = slices.Insert(m.ids, i, c.BookID)
 	}
-	e = e.applied(c)
+	e = e.applied(c, m.version >= MissingFrom)
 	e.search = FoldCase(e.book.Title + searchSeparator + e.book.Author)
 	m.books[c.BookID] = e
 }
@@ -181,14 +183,15 @@ func (m *memoryBuild) Position(ctx context.Context) (processor.Position, error) 
 	return m.position, nil
 }
 
-// applied returns a catalog entry after one change.
-func (e memoryEntry) applied(c Change) memoryEntry {
+// applied returns a catalog entry after one change; with missing, the build keeps copies on no
+// shelf (MissingFrom).
+func (e memoryEntry) applied(c Change, missing bool) memoryEntry {
 	b := e.book
 	b.Version = c.Version
 	switch ev := c.Event.(type) {
 	case books.BookAdded:
 		b = Book{ID: c.BookID, Title: ev.Title, Author: ev.Author, Version: c.Version}
-		e.holder = ""
+		e.holder, e.missing = "", ""
 	case books.BookLent:
 		b.Loan = &books.Loan{LoanID: ev.LoanID, MemberID: ev.MemberID, LentAt: ev.LentAt, DueAt: ev.DueAt}
 	case books.LoanRenewed:
@@ -205,14 +208,33 @@ func (e memoryEntry) applied(c Change) memoryEntry {
 		}
 	case books.HoldExpired, books.HoldFulfilled:
 		e.holder = ""
+	case books.LoanLost, books.ClaimedReturned, books.LostCopyReturned:
+		if missing {
+			b.Loan, e.missing = nil, MissingOf(ev)
+		}
 	}
 	b.Status = StatusOf(b.Loan != nil, e.holder != "")
+	if e.missing != "" {
+		b.Status = e.missing
+	}
 	e.book = b
 	return e
 }
 
+// MissingOf is what an event of a copy on no shelf makes of it: "lost", "claimedReturned", or
+// "" for one back on a shelf.
+func MissingOf(e books.Event) string {
+	switch e.(type) {
+	case books.LoanLost:
+		return books.StatusLost
+	case books.ClaimedReturned:
+		return books.StatusClaimedReturned
+	}
+	return ""
+}
+
 // StatusOf is a book's status: lent while on loan, held while on the hold shelf, available
-// otherwise.
+// otherwise (a copy on no shelf has the status it is missing with).
 func StatusOf(lent, held bool) string {
 	switch {
 	case lent:

@@ -130,20 +130,28 @@ func (c Confirm) Refund(ctx context.Context, refundID string, o aggregate.Origin
 	if err != nil {
 		return err
 	}
-	if refund.CheckoutID == "" || refund.MemberID == "" || refund.Key != payments.RefundKey(refund.CheckoutID) {
+	if refund.CheckoutID == "" || refund.MemberID == "" {
 		return nil
 	}
-	return settleRefund(ctx, c.Accounts, refund.MemberID, refund, o)
+	after, ok := payments.RefundedBefore(refund.CheckoutID, refund.Key)
+	if !ok {
+		return nil
+	}
+	return settleRefund(ctx, c.Accounts, refund.MemberID, refund, after, o)
 }
 
-// settleRefund records a refund whose status is final, under a command id of the checkout's and
-// the status's own, so that the saga and a webhook telling the same record it once.
-func settleRefund(ctx context.Context, a Accounts, memberID string, refund payments.Refund, o aggregate.Origin) error {
+// settleRefund records a refund whose status is final, asked for after what the checkout had
+// given back before, under a command id of the checkout's, the status's and (for a refund after
+// the first) that amount's own, so that the saga and a webhook telling the same record it once.
+func settleRefund(ctx context.Context, a Accounts, memberID string, refund payments.Refund, after int64, o aggregate.Origin) error {
 	if !refund.Status.Final() {
 		return nil
 	}
 	o.CommandID = fmt.Sprintf("refund-settled:%s:%s", refund.CheckoutID, refund.Status)
+	if after > 0 {
+		o.CommandID += fmt.Sprintf(":after-%d", after)
+	}
 	_, err := a.SettleRefund(ctx, memberID, accounts.SettleRefund{CheckoutID: refund.CheckoutID, RefundID: refund.ID,
-		Amount: refund.Amount, Status: string(refund.Status)}, o)
+		Amount: refund.Amount, Status: string(refund.Status), After: after}, o)
 	return err
 }

@@ -25,7 +25,9 @@ type refundAsk struct {
 // giveBack gives back what a checkout has due, once ever: nothing when the account shows it
 // given back (or failed for good), the refund made before under the checkout's key when the
 // provider has one, a new one otherwise; then records it, or asks again later while it is
-// pending.
+// pending. The key is the checkout's next refund's (payments.RefundKeyAfter what it gave back
+// before), so that more due later (what was paid for a lost copy that came back) is a refund
+// of its own, and each is made once.
 func (s Saga) giveBack(ctx context.Context, ask refundAsk, correlation string) error {
 	account, _, err := s.Accounts.Get(ctx, ask.MemberID)
 	if err != nil {
@@ -35,7 +37,7 @@ func (s Saga) giveBack(ctx context.Context, ask refundAsk, correlation string) e
 	if !ok || co.RefundDue <= 0 || co.RefundFailed != "" {
 		return nil
 	}
-	key := payments.RefundKey(co.ID)
+	key := payments.RefundKeyAfter(co.ID, co.Refunded)
 	refund, found, err := s.Provider.FindRefund(ctx, co.PaymentID, key)
 	if err != nil {
 		return err
@@ -52,7 +54,7 @@ func (s Saga) giveBack(ctx context.Context, ask refundAsk, correlation string) e
 		return processor.Schedule(ctx, refundTimer(co.ID), s.now().Add(ask.Wait), ask)
 	}
 	refund.CheckoutID = co.ID // the account's, whatever the refund's metadata says
-	return settleRefund(ctx, s.Accounts, ask.MemberID, refund, aggregate.Origin{CorrelationID: correlation, Actor: actor})
+	return settleRefund(ctx, s.Accounts, ask.MemberID, refund, co.Refunded, aggregate.Origin{CorrelationID: correlation, Actor: actor})
 }
 
 // recheckRefund asks again about a refund that was pending.

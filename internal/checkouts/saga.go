@@ -14,7 +14,9 @@
 // question after it ends, not one every few minutes for as long as it stays open.
 //
 // A RefundDue is given back only while the account still shows it due: a refund recorded is
-// never asked for again, however often the saga is replayed. Before asking the provider for a
+// never asked for again, however often the saga is replayed. A checkout may have more due after
+// a refund (what was paid for a lost copy, given back when the copy comes back): each refund of
+// it has a key of its own, made from what was given back before it (payments.RefundKeyAfter). Before asking the provider for a
 // refund, the saga looks among the payment's refunds for one made under the checkout's refund
 // key (payments.FindRefund), so that a crash between the provider's answer and its record, or a
 // replay after the provider has forgotten the key, gives back nothing twice. Only a refund that
@@ -100,7 +102,12 @@ func (s Saga) Handle(ctx context.Context, e eventstore.Event) error {
 	case accounts.RefundDue:
 		return s.giveBack(ctx, refundAsk{MemberID: memberID, CheckoutID: ev.CheckoutID}, e.Metadata.CorrelationID)
 	case accounts.RefundIssued:
-		return processor.Cancel(ctx, refundTimer(ev.CheckoutID))
+		if err := processor.Cancel(ctx, refundTimer(ev.CheckoutID)); err != nil {
+			return err
+		}
+		// More may have come due while this refund was on its way (a lost copy's charge taken
+		// back): it is a refund of its own, under the next key.
+		return s.giveBack(ctx, refundAsk{MemberID: memberID, CheckoutID: ev.CheckoutID}, e.Metadata.CorrelationID)
 	case accounts.RefundFailed:
 		return processor.Park(fmt.Sprintf("the payment provider's refund %s for checkout %s of member %s was %s: "+
 			"nothing was given back and the member keeps the credit; give it back by hand", ev.RefundID, ev.CheckoutID, memberID, ev.Status))

@@ -88,6 +88,8 @@ func decodeField(r *Row, where, name string, value json.RawMessage) error {
 		want, err = "true or false", optional(value, &r.Lends)
 	case "lostAfter":
 		want, err = "a whole number of open days", optional(value, &r.LostAfter)
+	case "replacementPrice":
+		want, err = "a whole number of cents", optional(value, &r.ReplacementPrice)
 	default:
 		return errs.E(errs.InvalidRequest, "%s has an unknown field %s (field names are case-sensitive)", where, quoted(name)).
 			With("field", cut(name))

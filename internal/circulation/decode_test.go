@@ -16,7 +16,8 @@ import (
 
 // A row with every field, as a client writes it.
 const fullRow = `{"group": "staff", "materialType": "dvd", "loanPeriod": "7d", "renewals": 1, "maxLoans": 3,
-	"finePerDay": 100, "fineCap": {"amount": 500}, "holds": "copy", "holdPickup": "48h", "lends": true, "lostAfter": 30}`
+	"finePerDay": 100, "fineCap": {"amount": 500}, "holds": "copy", "holdPickup": "48h", "lends": true, "lostAfter": 30,
+	"replacementPrice": 2500}`
 
 // A table decodes field for field, and encodes back to what it decoded from.
 func TestDecodeTable(t *testing.T) {
@@ -29,6 +30,7 @@ func TestDecodeTable(t *testing.T) {
 		LoanPeriod: days(7), Renewals: new(1), MaxLoans: new(3), FinePerDay: new(int64(100)),
 		FineCap: &circulation.FineCap{Amount: 500}, Holds: new(circulation.HoldsCopy),
 		HoldPickup: &calendar.Period{Exact: 48 * time.Hour}, Lends: new(true), LostAfter: new(30),
+		ReplacementPrice: new(int64(2500)),
 	}
 	reference := circulation.Row{Key: circulation.Key{Group: "*", MaterialType: "reference"}, Lends: new(false),
 		FineCap: &circulation.FineCap{ReplacementPrice: true}}
@@ -39,7 +41,8 @@ func TestDecodeTable(t *testing.T) {
 	require.NoError(t, err)
 	// A duration is written back as Go writes one (package calendar): 48h0m0s for 48h.
 	require.JSONEq(t, `{"rows": [{"group": "staff", "materialType": "dvd", "loanPeriod": "7d", "renewals": 1, "maxLoans": 3,
-		"finePerDay": 100, "fineCap": {"amount": 500}, "holds": "copy", "holdPickup": "48h0m0s", "lends": true, "lostAfter": 30},
+		"finePerDay": 100, "fineCap": {"amount": 500}, "holds": "copy", "holdPickup": "48h0m0s", "lends": true, "lostAfter": 30,
+		"replacementPrice": 2500},
 		{"group": "*", "materialType": "reference", "lends": false, "fineCap": "replacementPrice"}]}`, string(encoded))
 	again, err := circulation.DecodeTable(encoded)
 	require.NoError(t, err)

@@ -24,8 +24,10 @@ const DefaultLostAfter = 60
 // Defaults returns the */* row the environment makes, which sets every field: the loan period
 // and the hold pickup as exact periods (the environment's are durations, lent and held for to
 // the second as before there were rules), its renewals, loans at once and fine per day, holds
-// on titles, everything lent, lost after DefaultLostAfter open days, and fines capped at the
-// copy's replacement price. A library that never set a table is lent to on this row alone;
+// on titles, everything lent, lost after DefaultLostAfter open days, fines capped at the copy's
+// replacement price, and no default price for a lost copy (one with no price of its own is
+// charged nothing until a row names its type's price). A library that never set a table is
+// lent to on this row alone;
 // Table.Resolve falls back to it for any field the table's rows leave unset.
 func Defaults(env Environment) Row {
 	return Row{
@@ -39,5 +41,7 @@ func Defaults(env Environment) Row {
 		HoldPickup: &calendar.Period{Exact: env.HoldPickup},
 		Lends:      new(true),
 		LostAfter:  new(DefaultLostAfter),
+		// No price a library did not choose: 0, nothing charged.
+		ReplacementPrice: new(int64(0)),
 	}
 }

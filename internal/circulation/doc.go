@@ -4,7 +4,8 @@
 // costs, what may be held and how long a hold waits, whether the type is lent at all, and
 // after how many open days an unreturned item is lost. It is plain Go, with no I/O: the table
 // is one stream in the log (circulation-rules), folded here, and the services that lend, renew,
-// hold and fine read it through Table.Resolve.
+// hold and fine read it through Table.Resolve. A row may also set the default price of a lost
+// copy of its material type (replacementPrice), which a copy with no price of its own costs.
 //
 // # Rows and precedence
 //
@@ -29,7 +30,8 @@
 // after DefaultLostAfter open days, and fines capped at the replacement price. It sets every
 // field, and it sits under the table rather than in it: a library that never set a table is
 // lent to on it alone; a table without a */* row takes all of its fields from it; a table whose
-// */* row leaves a field unset takes that field from it. Changing the environment changes what
+// */* row leaves a field unset takes that field from it. Its replacement price is 0: a lost
+// copy with no price of its own is charged nothing until a row sets its type's. Changing the environment changes what
 // those fields resolve to; the table, in the log, does not change with it.
 //
 // # What validation refuses

@@ -49,6 +49,9 @@ func drawRow(t *rapid.T, k circulation.Key) circulation.Row {
 	if maybe("lostAfter") {
 		r.LostAfter = new(rapid.IntRange(1, 90).Draw(t, "lostAfter n"))
 	}
+	if maybe("replacementPrice") {
+		r.ReplacementPrice = new(rapid.Int64Range(0, 10_000).Draw(t, "replacementPrice n"))
+	}
 	return r
 }
 
@@ -120,7 +123,7 @@ func TestResolveIsTheMostSpecificRow(t *testing.T) {
 		group := rapid.SampledFrom(append(propertyGroups, "visitor")).Draw(t, "group")
 		materialType := rapid.SampledFrom(append(propertyTypes, "map")).Draw(t, "materialType")
 		got := fieldsOf(outer, table.Resolve(group, materialType, defaults))
-		require.Len(t, got, 9)
+		require.Len(t, got, 10)
 		for field, d := range got {
 			value, row := naive(outer, table, defaults, group, materialType, field)
 			require.Equal(t, decided{value: value, row: row}, d, "%s for %s/%s", field, group, materialType)

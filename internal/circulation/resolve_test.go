@@ -58,6 +58,7 @@ func TestDefaults(t *testing.T) {
 		"loanPeriod": {`"336h0m0s"`, -1}, "renewals": {`2`, -1}, "maxLoans": {`10`, -1},
 		"finePerDay": {`25`, -1}, "fineCap": {`"replacementPrice"`, -1}, "holds": {`"title"`, -1},
 		"holdPickup": {`"72h0m0s"`, -1}, "lends": {`true`, -1}, "lostAfter": {`60`, -1},
+		"replacementPrice": {`0`, -1},
 	}, fieldsOf(t, terms))
 	require.Equal(t, calendar.Period{Exact: 336 * time.Hour}, terms.LoanPeriod)
 	require.Equal(t, circulation.Source{Key: circulation.Key{Group: "*", MaterialType: "*"}, Row: circulation.DefaultsRow}, terms.From.Lends)

@@ -44,6 +44,9 @@ type Row struct {
 	Lends *bool `json:"lends,omitempty"`
 	// LostAfter is how many open days after its due time an unreturned item counts as lost.
 	LostAfter *int `json:"lostAfter,omitempty"`
+	// ReplacementPrice is what a lost item costs the patron, in cents, when the copy has no
+	// price of its own: the material type's default price. 0 charges nothing.
+	ReplacementPrice *int64 `json:"replacementPrice,omitempty"`
 }
 
 // Equal reports whether r and o have one key and say the same of every field.
@@ -51,7 +54,8 @@ func (r Row) Equal(o Row) bool {
 	return r.Key == o.Key &&
 		same(r.LoanPeriod, o.LoanPeriod) && same(r.Renewals, o.Renewals) && same(r.MaxLoans, o.MaxLoans) &&
 		same(r.FinePerDay, o.FinePerDay) && same(r.FineCap, o.FineCap) && same(r.Holds, o.Holds) &&
-		same(r.HoldPickup, o.HoldPickup) && same(r.Lends, o.Lends) && same(r.LostAfter, o.LostAfter)
+		same(r.HoldPickup, o.HoldPickup) && same(r.Lends, o.Lends) && same(r.LostAfter, o.LostAfter) &&
+		same(r.ReplacementPrice, o.ReplacementPrice)
 }
 
 // same reports whether two optional values are both unset, or both set to one value.
@@ -68,6 +72,7 @@ func (r Row) clone() Row {
 	r.LoanPeriod, r.Renewals, r.MaxLoans = cloned(r.LoanPeriod), cloned(r.Renewals), cloned(r.MaxLoans)
 	r.FinePerDay, r.FineCap, r.Holds = cloned(r.FinePerDay), cloned(r.FineCap), cloned(r.Holds)
 	r.HoldPickup, r.Lends, r.LostAfter = cloned(r.HoldPickup), cloned(r.Lends), cloned(r.LostAfter)
+	r.ReplacementPrice = cloned(r.ReplacementPrice)
 	return r
 }
 

@@ -34,7 +34,9 @@ type Terms struct {
 	HoldPickup calendar.Period `json:"holdPickup"`
 	Lends      bool            `json:"lends"`
 	LostAfter  int             `json:"lostAfter"`
-	From       Sources         `json:"from"`
+	// ReplacementPrice is the material type's default price of a lost copy, in cents.
+	ReplacementPrice int64   `json:"replacementPrice"`
+	From             Sources `json:"from"`
 }
 
 // Sources say, field by field, which row decided a Terms' value.
@@ -48,6 +50,8 @@ type Sources struct {
 	HoldPickup Source `json:"holdPickup"`
 	Lends      Source `json:"lends"`
 	LostAfter  Source `json:"lostAfter"`
+	// ReplacementPrice is the row that set the default price of a lost copy.
+	ReplacementPrice Source `json:"replacementPrice"`
 }
 
 // DefaultsRow is a Source's Row when no row of the table set the field, and the value is the
@@ -87,6 +91,7 @@ func (t Table) Resolve(group, materialType string, defaults Row) Terms {
 	terms.HoldPickup, terms.From.HoldPickup = pick(c, func(r Row) *calendar.Period { return r.HoldPickup })
 	terms.Lends, terms.From.Lends = pick(c, func(r Row) *bool { return r.Lends })
 	terms.LostAfter, terms.From.LostAfter = pick(c, func(r Row) *int { return r.LostAfter })
+	terms.ReplacementPrice, terms.From.ReplacementPrice = pick(c, func(r Row) *int64 { return r.ReplacementPrice })
 	return terms
 }
 

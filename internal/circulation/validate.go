@@ -26,7 +26,8 @@ const (
 // MaxNameLength characters from a-z 0-9 - _ (the detail then names the row by its index only,
 // never echoing the name); two rows with one key; a period that is not more than zero, or
 // sets both days and an exact duration, or is longer than package calendar reads; a negative
-// count or amount, or one over its bound (MaxCount, validate.MaxAmount); a lostAfter under 1;
+// count or amount (a fine, a replacement price), or one over its bound (MaxCount,
+// validate.MaxAmount); a lostAfter under 1;
 // a holds that is not title, copy or none; and a fine cap that is both an amount and the
 // replacement price.
 func (t Table) Validate() error {
@@ -94,6 +95,7 @@ func (r Row) badField() (field, rule string) {
 		{"holds", `"title", "copy" or "none"`, r.Holds == nil || r.Holds.valid()},
 		{"holdPickup", periodRule, r.HoldPickup == nil || isPeriod(*r.HoldPickup)},
 		{"lostAfter", countRule(1), r.LostAfter == nil || 1 <= *r.LostAfter && *r.LostAfter <= MaxCount},
+		{"replacementPrice", amountRule(), r.ReplacementPrice == nil || isAmount(*r.ReplacementPrice)},
 	} {
 		if !c.ok {
 			return c.field, c.rule

@@ -47,6 +47,8 @@ func TestValidateRefuses(t *testing.T) {
 		{"an unknown holds", with(func(r *circulation.Row) { r.Holds = new(circulation.Holds("item")) }), "holds", `"title", "copy" or "none"`},
 		{"an empty holds", with(func(r *circulation.Row) { r.Holds = new(circulation.Holds("")) }), "holds", ""},
 		{"lostAfter zero", with(func(r *circulation.Row) { r.LostAfter = new(0) }), "lostAfter", "from 1 to"},
+		{"a negative replacement price", with(func(r *circulation.Row) { r.ReplacementPrice = new(int64(-1)) }), "replacementPrice", "cents"},
+		{"a replacement price over the bound", with(func(r *circulation.Row) { r.ReplacementPrice = new(int64(100_000_001)) }), "replacementPrice", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -98,7 +100,7 @@ func TestValidateAccepts(t *testing.T) {
 	edge.LoanPeriod, edge.HoldPickup = &calendar.Period{Exact: time.Second}, &calendar.Period{Days: 3660}
 	edge.Renewals, edge.MaxLoans, edge.LostAfter = new(0), new(circulation.MaxCount), new(1)
 	edge.FinePerDay, edge.FineCap = new(int64(0)), &circulation.FineCap{Amount: 100_000_000}
-	edge.Holds, edge.Lends = new(circulation.HoldsNone), new(false)
+	edge.Holds, edge.Lends, edge.ReplacementPrice = new(circulation.HoldsNone), new(false), new(int64(100_000_000))
 	for _, table := range []circulation.Table{
 		{},
 		{Rows: []circulation.Row{}},

@@ -66,6 +66,10 @@ const (
 	// member's group (reference books); HoldsNotAllowed: they allow no hold on it.
 	NotLendable     Code = "NotLendable"
 	HoldsNotAllowed Code = "HoldsNotAllowed"
+	// BookMissing: the copy is recorded lost, or claimed returned, and is on no shelf: it is
+	// neither lent nor held until it is returned (POST /books/{bookId}/returns with its last
+	// loan), which puts it back on the shelf.
+	BookMissing Code = "BookMissing"
 
 	// TooManyCheckouts: the member has as many online payments started and not finished as
 	// they may (CHECKOUTS_OPEN_MAX); the problem names them (openCheckouts).

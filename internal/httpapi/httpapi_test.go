@@ -81,6 +81,7 @@ func TestEveryCodeHasItsStatus(t *testing.T) {
 		errs.TooManyRequests: 429, errs.Gone: 410, errs.AccountNotSettled: 409, errs.TitleAlreadyExists: 409,
 		errs.BarcodeTaken: 409, errs.TerminalExists: 409, errs.CardTaken: 409, errs.PINInvalid: 403, errs.PINLocked: 423,
 		errs.PreconditionRequired: 428, errs.PreconditionFailed: 412, errs.NotLendable: 409, errs.HoldsNotAllowed: 409,
+		errs.BookMissing: 409,
 	}
 	for code, status := range want {
 		rec := httptest.NewRecorder()

@@ -104,6 +104,8 @@ func conflictTitle(code errs.Code) (string, bool) {
 		return "Not lendable", true
 	case errs.HoldsNotAllowed:
 		return "Holds not allowed", true
+	case errs.BookMissing:
+		return "Book missing", true
 	case errs.AccountNotSettled:
 		return "Account not settled", true
 	case errs.BookAlreadyExists:

@@ -26,7 +26,7 @@ var layers = [][]string{
 		"internal/circulation/circulationhttp", "internal/calendar/calendarhttp"},
 	{"internal/httpapi/commandhttp", "internal/catalog/catalogview"},
 	{"internal/catalog", "internal/loans", "internal/holds", "internal/latefines", "internal/holdshelf", "internal/notifications", "internal/checkouts",
-		"internal/adoption", "internal/shelves", "internal/duedates"},
+		"internal/adoption", "internal/shelves", "internal/duedates", "internal/lostloans"},
 	{"internal/smtpclient", "internal/eventstore/pgstore", "internal/processor/pgdriver", "internal/devidp",
 		"internal/payments/stripepay", "internal/devpay"},
 	{"internal/telemetry", "internal/pgerr", "internal/openapi", "migrations", "web",

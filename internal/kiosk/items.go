@@ -14,13 +14,16 @@ func count4(n int) string { return fmt.Sprintf("%04d", min(n, 9999)) }
 
 // The circulation statuses of item information (18) the service tells.
 const (
-	statusAvailable = "03"
-	statusCharged   = "04"
-	statusOnHold    = "08" // waiting on the hold shelf
+	statusAvailable       = "03"
+	statusCharged         = "04"
+	statusOnHold          = "08" // waiting on the hold shelf
+	statusClaimedReturned = "11"
+	statusLost            = "12"
 )
 
-// itemInformation tells what the copy is doing (17): on the shelf, on loan and until when, or on
-// the hold shelf and until when; and how many members wait for it.
+// itemInformation tells what the copy is doing (17): on the shelf, on loan and until when, on
+// the hold shelf and until when, or missing (lost, or claimed returned); and how many members
+// wait for it.
 func itemInformation(ctx context.Context, s *session, m sip2.Message) (sip2.Message, string) {
 	answer := sip2.Message{Code: "18", Fixed: []string{"01", "00", "01", s.now()}}
 	if no := s.mayFor(http.MethodGet, "/books?barcode=", patron{}, ""); no != nil {
@@ -44,6 +47,10 @@ func itemInformation(ctx context.Context, s *session, m sip2.Message) (sip2.Mess
 	case b.Held != nil:
 		answer.Fixed[0] = statusOnHold
 		answer = answer.Add("CM", sip2.FormatDateUTC(b.Held.Until))
+	case b.Missing != nil && b.Missing.Status == books.StatusLost:
+		answer.Fixed[0] = statusLost
+	case b.Missing != nil:
+		answer.Fixed[0] = statusClaimedReturned
 	}
 	return answer.Add("AB", m.Value("AB")).Add("AJ", b.Title).Add("AQ", s.srv.opts.Institution), outcomeOK
 }

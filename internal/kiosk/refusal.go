@@ -58,6 +58,7 @@ var screens = map[errs.Code]string{
 	errs.IdempotencyKeyReused: "This transaction was already sent with other details: please see a librarian.",
 	errs.NotLendable:          "This item is for use in the library: it is not lent.",
 	errs.HoldsNotAllowed:      "This item cannot be held.",
+	errs.BookMissing:          "This item is recorded as missing: please bring it to the desk.",
 }
 
 // screenFor is the screen message of a refusal.

@@ -82,7 +82,8 @@ type View interface {
 func Processor(v View) processor.Processor {
 	return processor.Processor{Name: Name, Kind: processor.KindViewModel, View: v, Types: []string{
 		books.BookAdded{}.EventType(), books.BookLent{}.EventType(), books.LoanRenewed{}.EventType(),
-		books.BookReturned{}.EventType(), books.DueDateMoved{}.EventType(), accounts.MemberErased{}.EventType()}}
+		books.BookReturned{}.EventType(), books.DueDateMoved{}.EventType(),
+		books.LoanLost{}.EventType(), books.ClaimedReturned{}.EventType(), accounts.MemberErased{}.EventType()}}
 }
 
 // A Change is what one event does to the view: Titled, Lent, Renewed, Moved, Returned or
@@ -110,7 +111,7 @@ type Moved struct {
 	Why            DueMove
 }
 
-// Returned is a book whose loan ended.
+// Returned is a book whose loan ended: returned, lost or claimed returned.
 type Returned struct{ BookID string }
 
 // Erased is a member forgotten: no loan of theirs stays in the view.
@@ -159,7 +160,7 @@ func bookChange(bookID string, event books.Event) Change {
 		return Renewed{BookID: bookID, LoanID: e.LoanID, DueAt: stored(e.DueAt), RenewalsAllowed: renewalsAllowed(e.Terms)}
 	case books.DueDateMoved:
 		return Moved{BookID: bookID, LoanID: e.LoanID, DueAt: stored(e.DueAt), Why: DueMove{From: stored(e.From), Reason: e.Reason, Date: e.Date}}
-	case books.BookReturned:
+	case books.BookReturned, books.LoanLost, books.ClaimedReturned: // the loan ended
 		return Returned{BookID: bookID}
 	}
 	return nil

@@ -50,7 +50,8 @@
 //     had come when it was recorded are not sent again, and the next comes at its time from
 //     the new due time, none once OVERDUE_NOTICES had come (a loan may be overdue already when
 //     a past day is closed).
-//   - BookReturned cancels both.
+//   - BookReturned cancels both, and so do LoanLost and ClaimedReturned: a loan that ended
+//     lost or claimed returned gets no more overdue notices.
 //
 // Fire sends a reminder as the loan email is sent: the book's title, the member's address on
 // their account, the relay, the record of accepted emails keyed by Message-ID, failures sorted

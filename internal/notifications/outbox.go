@@ -96,12 +96,13 @@ var (
 func (o *Outbox) Processor() processor.Processor {
 	return processor.Processor{Name: OutboxName, Kind: processor.KindOutbox, Handler: o, InFlight: o.InFlight, Types: []string{
 		books.BookLent{}.EventType(), books.LoanRenewed{}.EventType(), books.DueDateMoved{}.EventType(), books.BookReturned{}.EventType(),
-		books.BookHeld{}.EventType()}}
+		books.BookHeld{}.EventType(), books.LoanLost{}.EventType(), books.ClaimedReturned{}.EventType()}}
 }
 
 // Handle implements processor.Handler. A BookLent schedules the loan's reminders and sends its
 // loan email (loan_email.go); a LoanRenewed or a DueDateMoved moves the reminders, a
-// BookReturned cancels them (reminders.go); a BookHeld sends the pickup email
+// BookReturned cancels them (reminders.go), and so does the end of a loan lost or claimed
+// returned: no more overdue notices for it; a BookHeld sends the pickup email
 // (pickup_email.go). Other events are none of the outbox's business.
 func (o *Outbox) Handle(ctx context.Context, e eventstore.Event) error {
 	bookID, ok := books.BookID(e)
@@ -124,6 +125,10 @@ func (o *Outbox) Handle(ctx context.Context, e eventstore.Event) error {
 		return o.moveReminders(ctx, bookID, ev, e.RecordedAt)
 	case books.BookReturned:
 		return o.cancelReminders(ctx, bookID, ev.LoanID)
+	case books.LoanLost:
+		return o.cancelReminders(ctx, bookID, ev.LoanID)
+	case books.ClaimedReturned:
+		return o.cancelReminders(ctx, bookID, ev.LoanID)
 	case books.BookHeld:
 		return o.sendPickupEmail(ctx, e, bookID, ev)
 	}
@@ -134,7 +139,7 @@ func (o *Outbox) Handle(ctx context.Context, e eventstore.Event) error {
 func reads(typ string) bool {
 	switch typ {
 	case books.BookLent{}.EventType(), books.LoanRenewed{}.EventType(), books.DueDateMoved{}.EventType(), books.BookReturned{}.EventType(),
-		books.BookHeld{}.EventType():
+		books.BookHeld{}.EventType(), books.LoanLost{}.EventType(), books.ClaimedReturned{}.EventType():
 		return true
 	}
 	return false

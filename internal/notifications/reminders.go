@@ -134,7 +134,8 @@ func (o *Outbox) moveReminders(ctx context.Context, bookID string, m books.DueDa
 	return o.scheduleOverdue(ctx, bookID, m.LoanID, m.DueAt, came+1)
 }
 
-// cancelReminders cancels a returned loan's reminders.
+// cancelReminders cancels the reminders of a loan that ended: returned, lost or claimed
+// returned.
 func (o *Outbox) cancelReminders(ctx context.Context, bookID, loanID string) error {
 	if err := processor.Cancel(ctx, reminderKey(dueSoon, bookID, loanID)); err != nil {
 		return err

@@ -69,7 +69,8 @@ func CheckoutID(memberID, idempotencyKey string) string {
 // SessionKey is the provider's idempotency key for a checkout's session.
 func SessionKey(checkoutID string) string { return "library-checkout-" + checkoutID }
 
-// RefundKey is the provider's idempotency key for the refund of a checkout's excess.
+// RefundKey is the provider's idempotency key for the refund of a checkout's excess: its first
+// refund (RefundKeyAfter with nothing given back before).
 func RefundKey(checkoutID string) string { return "library-refund-" + checkoutID }
 
 // Tolerance is how far from now a webhook's signature may have been made, before or after:

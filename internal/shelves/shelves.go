@@ -52,7 +52,7 @@ func (s Shelves) ReadQueue(ctx context.Context, titleID string) (books.Queue, in
 }
 
 // Moved is the title's part of a copy's append: each of the copy's events that moves it, as
-// the title records it. BookAdded is not among them: the copy's title part of its adding
+// the title records it (lost or claimed returned: missing; found: shelved). BookAdded is not among them: the copy's title part of its adding
 // (Shelve) records it.
 func (s Shelves) Moved(_ context.Context, titleID string, version int64, bookID string, decided []books.Event) (aggregate.Also, error) {
 	var events []titles.Event
@@ -70,6 +70,12 @@ func (s Shelves) Moved(_ context.Context, titleID string, version int64, bookID 
 			events = append(events, titles.TrapExpired{MemberID: e.MemberID, BookID: bookID, Until: e.Until})
 		case books.HoldCancelled:
 			events = append(events, titles.TitleHoldCancelled{MemberID: e.MemberID, BookID: bookID})
+		case books.LoanLost:
+			events = append(events, titles.CopyMissing{BookID: bookID, Status: books.StatusLost})
+		case books.ClaimedReturned:
+			events = append(events, titles.CopyMissing{BookID: bookID, Status: books.StatusClaimedReturned})
+		case books.LostCopyReturned:
+			events = append(events, titles.CopyShelved{BookID: bookID})
 		}
 	}
 	return titles.Part(titleID, version, events), nil

@@ -181,6 +181,8 @@ func applyHold(t Title, e Event) (Title, bool) {
 		}
 	case CopyShelved:
 		t = setCopy(t, e.BookID, OnShelf, "", time.Time{})
+	case CopyMissing:
+		t = setCopy(t, e.BookID, Missing, "", time.Time{})
 	default:
 		return t, false
 	}

@@ -34,6 +34,7 @@ func Type() aggregate.Type[Title] {
 			aggregate.EventCodec[TrapFulfilled](),
 			aggregate.EventCodec[CopyLent](),
 			aggregate.EventCodec[CopyShelved](),
+			aggregate.EventCodec[CopyMissing](),
 		},
 	}
 }

@@ -34,6 +34,9 @@ type ExportedLoan struct {
 	DueAt      time.Time  `json:"dueAt"`
 	ReturnedAt *time.Time `json:"returnedAt"`
 	DaysLate   *int       `json:"daysLate"`
+	// Ended says how a loan ended without a return ("lost", "claimedReturned"), EndedAt when.
+	Ended   string     `json:"ended,omitempty"`
+	EndedAt *time.Time `json:"endedAt,omitempty"`
 }
 
 // ExportedEmail is an email the library sent a member.

@@ -1,5 +1,6 @@
 // Package booksapi is the HTTP face of package books: POST /books, POST
-// /titles/{titleId}/copies, GET /books/{bookId} and a book's loans and returns, each a command
+// /titles/{titleId}/copies, GET /books/{bookId} and a book's loans and returns, and a loan lost
+// or claimed returned (lost.go), each a command
 // run through books.Service, answered in the API's result shape (docs/api.md). GET /books, the
 // catalog's list, and its finding a copy by barcode, are package cataloghttp.
 //

@@ -31,6 +31,8 @@ func (h Routes) Routes(r chi.Router) {
 	r.Put("/books/{bookId}/material-type", commandhttp.Command("bookId", commandhttp.KeyOptional, h.putMaterial))
 	r.Post("/books/{bookId}/loans", commandhttp.Command("bookId", commandhttp.KeyOptional, h.lend))
 	r.Post("/books/{bookId}/returns", commandhttp.Command("bookId", commandhttp.KeyOptional, h.giveBack))
+	r.Post("/books/{bookId}/lost", commandhttp.Command("bookId", commandhttp.KeyOptional, h.declareLost))
+	r.Post("/books/{bookId}/claimed-returned", commandhttp.Command("bookId", commandhttp.KeyOptional, h.claimReturned))
 	r.Post("/books/{bookId}/loans/{loanId}/renewals", httpapi.Handle(h.renew))
 	r.Post("/books/{bookId}/holds", commandhttp.Command("bookId", commandhttp.KeyRequired, h.placeHold))
 	r.Delete("/books/{bookId}/holds/{memberId}", httpapi.Handle(h.cancelHold))

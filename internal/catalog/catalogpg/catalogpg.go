@@ -46,26 +46,31 @@ func NewAt(pool *pgxpool.Pool, checkpoints *pgdriver.Checkpoints, versions proce
 func (c *Postgres) Versions() processor.Versions { return c.reads.Versions }
 
 // Build implements processor.View: a build's tables, made in the build's schema the first
-// time: catalog_books (booksSQL), and from catalog.TitlesFrom catalog_titles (titlesSQL).
+// time: catalog_books (booksSQL), from catalog.TitlesFrom catalog_titles (titlesSQL), and from
+// catalog.MissingFrom catalog_books' column missing (missingSQL).
 func (c *Postgres) Build(ctx context.Context, b processor.Build) (processor.ViewModel, error) {
 	err := c.checkpoints.MakeTables(ctx, b, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, booksSQL); err != nil || b.Version < catalog.TitlesFrom {
 			return err
 		}
-		_, err := tx.Exec(ctx, titlesSQL)
+		if _, err := tx.Exec(ctx, titlesSQL); err != nil || b.Version < catalog.MissingFrom {
+			return err
+		}
+		_, err := tx.Exec(ctx, missingSQL)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return build{writes: pgdriver.ViewTx{Pool: c.pool, Checkpoints: c.checkpoints, Build: b, What: "the catalog"},
-		titles: b.Version >= catalog.TitlesFrom}, nil
+		titles: b.Version >= catalog.TitlesFrom, missing: b.Version >= catalog.MissingFrom}, nil
 }
 
 // build is one build's tables.
 type build struct {
-	writes pgdriver.ViewTx
-	titles bool // it keeps catalog_titles
+	writes  pgdriver.ViewTx
+	titles  bool // it keeps catalog_titles
+	missing bool // its catalog_books keeps copies on no shelf (column missing)
 }
 
 // Apply implements processor.ViewModel: one transaction writes the batch's changes and moves
@@ -83,7 +88,7 @@ func (b build) Apply(ctx context.Context, from, to processor.Position, events []
 	}
 	return b.writes.ApplyRead(ctx, from, to, func(tx pgx.Tx, batch *pgx.Batch) error {
 		for _, ch := range changes {
-			queueCatalogChange(batch, ch)
+			queueCatalogChange(batch, ch, b.missing)
 		}
 		return queueTitleChanges(ctx, tx, batch, titleChanges)
 	})
@@ -94,8 +99,17 @@ func (b build) Apply(ctx context.Context, from, to processor.Position, events []
 const dueAtSQL = `
 UPDATE catalog_books SET version = $2, due_at = CASE WHEN loan_id = $3 THEN $4 ELSE due_at END WHERE book_id = $1`
 
-func queueCatalogChange(b *pgx.Batch, c catalog.Change) {
+func queueCatalogChange(b *pgx.Batch, c catalog.Change, missing bool) {
 	switch e := c.Event.(type) {
+	case books.LoanLost, books.ClaimedReturned, books.LostCopyReturned:
+		if !missing {
+			b.Queue(`UPDATE catalog_books SET version = $2 WHERE book_id = $1`, c.BookID, c.Version)
+			return
+		}
+		// The loan ended; the copy is on no shelf (lost, claimed returned), or back on one.
+		b.Queue(`
+UPDATE catalog_books SET version = $2, loan_id = NULL, member_id = NULL, lent_at = NULL, due_at = NULL, missing = $3
+WHERE book_id = $1`, c.BookID, c.Version, nullIfEmpty(catalog.MissingOf(e)))
 	case books.BookAdded:
 		b.Queue(`
 INSERT INTO catalog_books (book_id, title, author, version) VALUES ($1, $2, $3, $4)
@@ -135,8 +149,12 @@ func (c *Postgres) List(ctx context.Context, f catalog.Filter) (catalog.Page, pr
 		return catalog.Page{}, processor.Position{}, err
 	}
 	var page catalog.Page
-	pos, err := c.reads.Read(ctx, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, pageQuery, pageArgs(f)...)
+	pos, err := c.reads.ReadVersion(ctx, func(tx pgx.Tx, version int) error {
+		query := pageQuery
+		if version < catalog.MissingFrom {
+			query = pageQueryBefore
+		}
+		rows, err := tx.Query(ctx, query, pageArgs(f)...)
 		if err != nil {
 			return err
 		}
@@ -159,18 +177,32 @@ func (c *Postgres) List(ctx context.Context, f catalog.Filter) (catalog.Page, pr
 	return page, pos, nil
 }
 
-// pageQuery reads one page, and one book more to tell whether there is a next page. $1 is the
-// id to start after (empty for the first page: every id sorts after it), $2 the status (empty
-// for any: a book on loan is lent, one on the hold shelf and not on loan held), $3 to $12 the LIKE patterns of up to catalog.MaxSearchWords words (NULL where there are
+// pageQuery reads one page of a build from catalog.MissingFrom, and one book more to tell
+// whether there is a next page. $1 is the id to start after (empty for the first page: every id
+// sorts after it), $2 the status (empty for any: a book on loan is lent, one on the hold shelf
+// and not on loan held, one on no shelf lost or claimedReturned, as its column missing says),
+// $3 to $12 the LIKE patterns of up to catalog.MaxSearchWords words (NULL where there are
 // fewer), $13 the number of rows. search_text is the folded title and author
 // (migrations/00007_catalog_search.sql). Planned with its values, the conditions of an unused
 // filter fold away: the first page is the primary key's first rows, a search a trigram index
 // scan (or, for a word in most books, the primary key's order, filtered).
-const pageQuery = `
-SELECT book_id, title, author, version, loan_id, member_id, lent_at, due_at, held_until IS NOT NULL FROM catalog_books
+var pageQuery = pageSQL("missing")
+
+// pageQueryBefore is pageQuery for a build older than catalog.MissingFrom, which has no column
+// missing: it finds no copy on no shelf.
+var pageQueryBefore = pageSQL("NULL::text")
+
+// pageSQL is the page's query, with missing for the column that says a copy is on no shelf.
+func pageSQL(missing string) string {
+	return strings.ReplaceAll(pageTemplate, "MISSING", missing)
+}
+
+const pageTemplate = `
+SELECT book_id, title, author, version, loan_id, member_id, lent_at, due_at, held_until IS NOT NULL, MISSING FROM catalog_books
 WHERE book_id > $1
   AND ($2 = '' OR ($2 = 'lent' AND loan_id IS NOT NULL) OR ($2 = 'held' AND loan_id IS NULL AND held_until IS NOT NULL)
-    OR ($2 = 'available' AND loan_id IS NULL AND held_until IS NULL))
+    OR ($2 = 'available' AND loan_id IS NULL AND held_until IS NULL AND MISSING IS NULL)
+    OR ($2 IN ('lost', 'claimedReturned') AND MISSING = $2))
   AND ($3::text IS NULL OR search_text LIKE $3)
   AND ($4::text IS NULL OR search_text LIKE $4)
   AND ($5::text IS NULL OR search_text LIKE $5)
@@ -214,17 +246,29 @@ func scanCatalogBook(row pgx.CollectableRow) (catalog.Book, error) {
 	var loanID, memberID *string
 	var lentAt, dueAt *time.Time
 	var held bool
-	if err := row.Scan(&b.ID, &b.Title, &b.Author, &b.Version, &loanID, &memberID, &lentAt, &dueAt, &held); err != nil {
+	var missing *string
+	if err := row.Scan(&b.ID, &b.Title, &b.Author, &b.Version, &loanID, &memberID, &lentAt, &dueAt, &held, &missing); err != nil {
 		return b, err
 	}
 	if loanID != nil && memberID != nil && lentAt != nil && dueAt != nil {
 		b.Loan = &books.Loan{LoanID: *loanID, MemberID: *memberID, LentAt: lentAt.UTC(), DueAt: dueAt.UTC()}
 	}
 	b.Status = catalog.StatusOf(b.Loan != nil, held)
+	if missing != nil {
+		b.Status = *missing
+	}
 	return b, nil
 }
 
 // Position implements Catalog.
 func (c *Postgres) Position(ctx context.Context) (processor.Position, error) {
 	return c.reads.Position(ctx)
+}
+
+// nullIfEmpty is s, or NULL for "".
+func nullIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

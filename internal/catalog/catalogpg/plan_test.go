@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"library/internal/catalog"
@@ -30,20 +31,39 @@ FROM generate_series(1, $1::int) AS i`
 
 // The plans PostgreSQL makes for pageQuery on a catalog of 20,000 books: a page without search
 // reads the primary key in order and stops (no sort of the table), with or without a cursor; a
-// page of lent books reads the partial index of loans in order, and one of held books that of
-// the hold shelf; a search of two words uses the
-// trigram index.
+// page of lent books reads the partial index of loans in order, one of held books that of
+// the hold shelf, and one of lost books that of the copies on no shelf; a search of two words
+// uses the trigram index. A build older than catalog.MissingFrom is read as before.
 func TestCatalogPlans(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := pgtest.NewPool(t)
-	_, err := pool.Exec(ctx, planBooks, 20_000)
+	_, err := pool.Exec(ctx, missingSQL) // the first build's table, as a build of this version has it
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, planBooks, 20_000)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `UPDATE catalog_books SET missing = 'lost', loan_id = NULL, member_id = NULL, lent_at = NULL, due_at = NULL
+WHERE book_id LIKE '%37'`)
 	require.NoError(t, err)
 	_, err = pool.Exec(ctx, `VACUUM ANALYZE catalog_books`)
 	require.NoError(t, err)
 
+	for _, query := range []string{pageQuery, pageQueryBefore} {
+		plans(t, pool, query)
+	}
+	rows, err := pool.Query(ctx, `EXPLAIN `+pageQuery, pageArgs(catalog.Filter{Status: "lost"})...)
+	require.NoError(t, err)
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	require.Contains(t, strings.Join(lines, "\n"), "Index Scan using catalog_books_missing")
+}
+
+// plans checks the plans of query, a page's, for every filter but the copies on no shelf.
+func plans(t *testing.T, pool *pgxpool.Pool, query string) {
+	t.Helper()
+	ctx := context.Background()
 	explain := func(f catalog.Filter) string {
-		rows, err := pool.Query(ctx, `EXPLAIN `+pageQuery, pageArgs(f)...)
+		rows, err := pool.Query(ctx, `EXPLAIN `+query, pageArgs(f)...)
 		require.NoError(t, err)
 		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
 		require.NoError(t, err)

@@ -2,7 +2,8 @@ package catalogpg
 
 // The tables of a build of the catalog, made in the build's schema (the first of the search
 // path): catalog_books as migrations 00003, 00007 and 00014 left it, which is the first
-// build's, and from catalog.TitlesFrom catalog_titles. A version bump that changes the tables
+// build's, from catalog.TitlesFrom catalog_titles, and from catalog.MissingFrom catalog_books'
+// column missing. A version bump that changes the tables
 // changes these, and only these: the migrations stay as they are, for the first build.
 
 // booksSQL makes catalog_books.
@@ -41,6 +42,14 @@ $$;
 
 CREATE INDEX catalog_books_search ON catalog_books USING gin (search_text gin_trgm_ops)
     WITH (gin_pending_list_limit = 256);
+`
+
+// missingSQL adds what a build from catalog.MissingFrom keeps of a copy on no shelf: "lost" or
+// "claimedReturned" while it is, NULL otherwise; and an index for the pages of those copies,
+// which are few.
+const missingSQL = `
+ALTER TABLE catalog_books ADD COLUMN missing text;
+CREATE INDEX catalog_books_missing ON catalog_books (book_id) WHERE missing IS NOT NULL;
 `
 
 // titlesSQL makes catalog_titles: one row per title, its record as GET /titles shows it, the

@@ -33,7 +33,9 @@ type resolution struct {
 		HoldPickup string          `json:"holdPickup"`
 		Lends      bool            `json:"lends"`
 		LostAfter  int             `json:"lostAfter"`
-		From       map[string]source
+		// ReplacementPrice is what a lost copy with no price of its own costs.
+		ReplacementPrice int64 `json:"replacementPrice"`
+		From             map[string]source
 	} `json:"terms"`
 }
 
@@ -56,10 +58,10 @@ func TestHTTPResolve(t *testing.T) {
 	t.Parallel()
 	apitest.ForEachStore(t, environment, func(t *testing.T, a *apitest.API) {
 		rows := []apitest.Obj{
-			{"group": "staff", "materialType": "dvd", "holds": "copy"},                              // 0: group+type
-			{"group": "*", "materialType": "dvd", "loanPeriod": "7d", "renewals": 0, "maxLoans": 3}, // 1: type
-			{"group": "staff", "materialType": "*", "loanPeriod": "42d", "maxLoans": 50},            // 2: group
-			{"group": "*", "materialType": "*", "finePerDay": 10, "renewals": 1},                    // 3: */*
+			{"group": "staff", "materialType": "dvd", "holds": "copy"},                                                        // 0: group+type
+			{"group": "*", "materialType": "dvd", "loanPeriod": "7d", "renewals": 0, "maxLoans": 3, "replacementPrice": 2500}, // 1: type
+			{"group": "staff", "materialType": "*", "loanPeriod": "42d", "maxLoans": 50},                                      // 2: group
+			{"group": "*", "materialType": "*", "finePerDay": 10, "renewals": 1},                                              // 3: */*
 		}
 		apitest.RequireResult(t, putRules(t, a, `"0"`, rows), http.StatusCreated, "circulation-rules")
 		exact := source{"staff", "dvd", 0}
@@ -82,6 +84,8 @@ func TestHTTPResolve(t *testing.T) {
 			assert.Equal(t, anyRow, res.Terms.From["finePerDay"])
 			assert.Equal(t, 60, res.Terms.LostAfter)
 			assert.Equal(t, env, res.Terms.From["lostAfter"])
+			assert.EqualValues(t, 2500, res.Terms.ReplacementPrice, "a lost dvd's price is the type's")
+			assert.Equal(t, byType, res.Terms.From["replacementPrice"])
 			assert.JSONEq(t, `"replacementPrice"`, string(res.Terms.FineCap))
 			assert.Equal(t, env, res.Terms.From["fineCap"])
 			assert.Equal(t, "48h0m0s", res.Terms.HoldPickup)

@@ -20,7 +20,7 @@ var environment = app.Config{LoanPeriod: 7 * 24 * time.Hour, RenewalsMax: 3, Max
 
 // defaultsRow is the */* row environment makes.
 const defaultsRow = `{"group":"*","materialType":"*","loanPeriod":"168h0m0s","renewals":3,"maxLoans":5,"finePerDay":40,
-	"fineCap":"replacementPrice","holds":"title","holdPickup":"48h0m0s","lends":true,"lostAfter":60}`
+	"fineCap":"replacementPrice","holds":"title","holdPickup":"48h0m0s","lends":true,"lostAfter":60,"replacementPrice":0}`
 
 // putRules sends PUT /circulation-rules with rows, on the version ifMatch (no If-Match when
 // "").
@@ -61,9 +61,9 @@ func TestHTTPRulesNeverSet(t *testing.T) {
 		env := `{"group":"*","materialType":"*","row":-1}`
 		require.JSONEq(t, `{"group":"adult","materialType":"book","version":0,"terms":{
 			"loanPeriod":"168h0m0s","renewals":3,"maxLoans":5,"finePerDay":40,"fineCap":"replacementPrice",
-			"holds":"title","holdPickup":"48h0m0s","lends":true,"lostAfter":60,
+			"holds":"title","holdPickup":"48h0m0s","lends":true,"lostAfter":60,"replacementPrice":0,
 			"from":{"loanPeriod":`+env+`,"renewals":`+env+`,"maxLoans":`+env+`,"finePerDay":`+env+`,"fineCap":`+env+`,
-				"holds":`+env+`,"holdPickup":`+env+`,"lends":`+env+`,"lostAfter":`+env+`}}}`, string(r.Body))
+				"holds":`+env+`,"holdPickup":`+env+`,"lends":`+env+`,"lostAfter":`+env+`,"replacementPrice":`+env+`}}}`, string(r.Body))
 
 		apitest.RequireProblem(t, a.Get(t, "/circulation-rules?version=1"), http.StatusBadRequest, "InvalidRequest")
 	})

@@ -49,6 +49,7 @@ func copiesFor(copies []books.Book, access auth.Access) ([]copyView, copyCounts)
 			v.DueAt, member = &b.Loan.DueAt, b.Loan.MemberID
 		case b.Held != nil:
 			v.HeldUntil, member = &b.Held.Until, b.Held.MemberID
+		case b.Missing != nil: // lost or claimed returned: on no shelf
 		default:
 			counts.Available++
 		}
