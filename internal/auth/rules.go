@@ -93,7 +93,7 @@ func Rules() []Rule {
 	// The titles' list shows everyone the same, but reads the token as the catalogue's reads
 	// do, so that a read waiting for minPosition counts as the one signed in.
 	titleList := "the same for everyone; a token sent is checked, and a wait for minPosition counts as its caller's"
-	return []Rule{
+	rules := []Rule{
 		Anyone(http.MethodGet, "/healthz"),
 		Anyone(http.MethodGet, "/readyz"),
 		Anyone(http.MethodGet, "/openapi.json"),
@@ -148,6 +148,20 @@ func Rules() []Rule {
 		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/export", ""),
 		{Method: http.MethodPost, Pattern: "/accounts/{memberId}/checkouts", Member: Own, WhenOpen: Allow, Narrowed: "at most what they owe"},
 		ownOrLibrarian(http.MethodGet, "/accounts/{memberId}/checkouts/{checkoutId}", ""),
+		// The provider signs its webhooks: the handler checks the signature, not a token.
+		Anyone(http.MethodPost, "/webhooks/stripe"),
+
+		operators(http.MethodGet, "/status", Allow),
+		operators(http.MethodGet, "/admin/processors/{name}/parked", Deny),
+		operators(http.MethodPost, "/admin/processors/{name}/replay", Deny),
+		operators(http.MethodPost, "/admin/processors/{name}/retry-parked", Deny),
+	}
+	return append(rules, libraryDays()...)
+}
+
+// libraryDays are the rules of the circulation rules' and the calendar's routes.
+func libraryDays() []Rule {
+	return []Rule{
 		// The circulation rules are staff's: librarians set them and read them, operators read
 		// them (to answer "why was this loan 7 days?") and change nothing.
 		{Method: http.MethodGet, Pattern: "/circulation-rules", Librarian: Allow, Operator: Allow, WhenOpen: Allow},
@@ -158,14 +172,6 @@ func Rules() []Rule {
 		librarians(http.MethodPut, "/calendar/closed/{date}"),
 		librarians(http.MethodDelete, "/calendar/closed/{date}"),
 		librarians(http.MethodPut, "/calendar/weekly"),
-
-		// The provider signs its webhooks: the handler checks the signature, not a token.
-		Anyone(http.MethodPost, "/webhooks/stripe"),
-
-		operators(http.MethodGet, "/status", Allow),
-		operators(http.MethodGet, "/admin/processors/{name}/parked", Deny),
-		operators(http.MethodPost, "/admin/processors/{name}/replay", Deny),
-		operators(http.MethodPost, "/admin/processors/{name}/retry-parked", Deny),
 	}
 }
 
