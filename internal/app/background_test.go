@@ -163,12 +163,13 @@ func TestStatusAndAdmin(t *testing.T) {
 			switch p.Name {
 			case "notifications":
 				keys = append(keys, "relay", "timers") // this replica holds its lease; its reminders are timers
-			case "hold-shelf":
-				keys = append(keys, "timers") // holds expire on timers
+			case "hold-shelf", "lost-loans":
+				keys = append(keys, "timers") // holds expire, and loans are lost, on timers
 			}
 			requireKeys(t, mustJSON(t, p), keys...)
 		}
-		assert.Equal(t, []string{"catalog:viewModel", "loans:viewModel", "holds:viewModel", "notifications:outbox", "late-fines:saga", "hold-shelf:saga", "adoption:saga", "due-dates:saga"}, names)
+		assert.Equal(t, []string{"catalog:viewModel", "loans:viewModel", "holds:viewModel", "notifications:outbox", "late-fines:saga", "hold-shelf:saga", "adoption:saga", "due-dates:saga",
+			"lost-loans:saga"}, names)
 		caught := caughtUp(t, a, "catalog")
 		assert.Equal(t, caught.Head, caught.Checkpoint)
 
