@@ -106,7 +106,7 @@ func TestTheDemosCommandsWorkAsPrinted(t *testing.T) {
 	require.Regexp(t, `(?m)^303 `+regexp.QuoteMeta(demoPublicURL+"/#/checkouts/alice/co_"), string(out),
 		"Pay pressed on the provider's page, which sends alice back to the web app")
 	require.Contains(t, string(out), `"holdsLease":true`, "the status")
-	require.Contains(t, string(out), "ok: exactly one holder per processor (catalog@2 loans@2 holds@2 notifications late-fines hold-shelf adoption due-dates checkouts)",
+	require.Contains(t, string(out), "ok: exactly one holder per processor (catalog@2 loans@2 holds@2 notifications late-fines hold-shelf adoption due-dates lost-loans checkouts)",
 		"the smoke test, of every processor the replicas run")
 	require.Contains(t, string(out), "smoke test passed")
 	doc, err := os.ReadFile("../../docs/operations.md")
