@@ -7,7 +7,8 @@
 // A member's balance is fines charged minus payments received, in cents; negative is credit.
 // There must be something to pay: a payment on a balance of zero or less is refused. A fine
 // for a loan is charged once per loan id, however often it is asked for, and a payment is made
-// once per Idempotency-Key.
+// once per Idempotency-Key. A lost copy's replacement is charged once per loan, and taken back
+// once, what was paid for it online given back through the checkouts that paid it (lost.go).
 package accounts
 
 import (

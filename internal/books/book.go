@@ -15,6 +15,12 @@
 // barcode belongs to one copy (errs.BarcodeTaken), kept by the log (package reservations), not a
 // view; and a book added before books were copies reads as a copy of the title its title and
 // author make (fold.go), which the adoption saga then gives a record.
+//
+// A lost copy's promises (lost.go): a loan ends lost, or claimed returned, once, in one append
+// with its end and its charge on the member's account; the rules declare it lost only once it is
+// overdue for its terms' LostAfter open days, never earlier whatever clock asks; and a copy on
+// no shelf is neither lent nor held until it is returned, which takes its charge back in the
+// same append.
 package books
 
 import (

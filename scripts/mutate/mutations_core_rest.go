@@ -6,8 +6,8 @@ var coreMutationsRest = []mutation{
 	{
 		name:    "a loan is not written to the member's account: an erasure at the same moment succeeds too",
 		file:    "internal/books/service.go",
-		find:    "\taccount := s.onAccount(bookID)\n",
-		replace: "\tvar account func(context.Context, []Event) (aggregate.Also, error)\n",
+		find:    "\taccount := s.onAccount(bookID, &lim)\n",
+		replace: "\tvar account func(context.Context, []Event) (aggregate.Also, error)\n\t_ = &lim\n",
 		pkg:     "./internal/app/",
 	},
 	{

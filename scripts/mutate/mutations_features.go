@@ -257,7 +257,7 @@ var featureMutations = []mutation{
 	{
 		name:    "a loan is checked against the account but not written to it: limits may slip",
 		file:    "internal/accounts/loans.go",
-		find:    "return []Event{LoanOpened{BookID: c.BookID, LoanID: c.LoanID}}, nil",
+		find:    "return []Event{c.opened()}, nil",
 		replace: "return nil, nil",
 		pkg:     "./internal/app/",
 	},

@@ -13,8 +13,8 @@ var paymentMutations = []mutation{
 	{
 		name:    "checkouts: a refund's key is the member's, not the checkout's",
 		file:    "internal/checkouts/refunds.go",
-		find:    "key := payments.RefundKey(co.ID)",
-		replace: "key := payments.RefundKey(ask.MemberID)",
+		find:    "key := payments.RefundKeyAfter(co.ID, co.Refunded)",
+		replace: "key := payments.RefundKeyAfter(ask.MemberID, co.Refunded)",
 		pkg:     "./internal/checkouts/",
 	},
 	{

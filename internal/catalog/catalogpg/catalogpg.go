@@ -150,11 +150,7 @@ func (c *Postgres) List(ctx context.Context, f catalog.Filter) (catalog.Page, pr
 	}
 	var page catalog.Page
 	pos, err := c.reads.ReadVersion(ctx, func(tx pgx.Tx, version int) error {
-		query := pageQuery
-		if version < catalog.MissingFrom {
-			query = pageQueryBefore
-		}
-		rows, err := tx.Query(ctx, query, pageArgs(f)...)
+		rows, err := readPage(ctx, tx, version, f)
 		if err != nil {
 			return err
 		}
@@ -177,6 +173,15 @@ func (c *Postgres) List(ctx context.Context, f catalog.Filter) (catalog.Page, pr
 	return page, pos, nil
 }
 
+// readPage sends the page's query of a build of version: it keeps copies on no shelf from
+// catalog.MissingFrom.
+func readPage(ctx context.Context, tx pgx.Tx, version int, f catalog.Filter) (pgx.Rows, error) {
+	if version < catalog.MissingFrom {
+		return tx.Query(ctx, pageQueryBefore, pageArgs(f)...)
+	}
+	return tx.Query(ctx, pageQuery, pageArgs(f)...)
+}
+
 // pageQuery reads one page of a build from catalog.MissingFrom, and one book more to tell
 // whether there is a next page. $1 is the id to start after (empty for the first page: every id
 // sorts after it), $2 the status (empty for any: a book on loan is lent, one on the hold shelf
@@ -186,24 +191,28 @@ func (c *Postgres) List(ctx context.Context, f catalog.Filter) (catalog.Page, pr
 // (migrations/00007_catalog_search.sql). Planned with its values, the conditions of an unused
 // filter fold away: the first page is the primary key's first rows, a search a trigram index
 // scan (or, for a word in most books, the primary key's order, filtered).
-var pageQuery = pageSQL("missing")
+const pageQuery = `
+SELECT book_id, title, author, version, loan_id, member_id, lent_at, due_at, held_until IS NOT NULL, missing FROM catalog_books
+WHERE book_id > $1
+  AND (` + pageStatuses + `
+    OR ($2 = 'available' AND loan_id IS NULL AND held_until IS NULL AND missing IS NULL)
+    OR ($2 IN ('lost', 'claimedReturned') AND missing = $2))
+` + pageWords
 
 // pageQueryBefore is pageQuery for a build older than catalog.MissingFrom, which has no column
 // missing: it finds no copy on no shelf.
-var pageQueryBefore = pageSQL("NULL::text")
-
-// pageSQL is the page's query, with missing for the column that says a copy is on no shelf.
-func pageSQL(missing string) string {
-	return strings.ReplaceAll(pageTemplate, "MISSING", missing)
-}
-
-const pageTemplate = `
-SELECT book_id, title, author, version, loan_id, member_id, lent_at, due_at, held_until IS NOT NULL, MISSING FROM catalog_books
+const pageQueryBefore = `
+SELECT book_id, title, author, version, loan_id, member_id, lent_at, due_at, held_until IS NOT NULL, NULL::text FROM catalog_books
 WHERE book_id > $1
-  AND ($2 = '' OR ($2 = 'lent' AND loan_id IS NOT NULL) OR ($2 = 'held' AND loan_id IS NULL AND held_until IS NOT NULL)
-    OR ($2 = 'available' AND loan_id IS NULL AND held_until IS NULL AND MISSING IS NULL)
-    OR ($2 IN ('lost', 'claimedReturned') AND MISSING = $2))
-  AND ($3::text IS NULL OR search_text LIKE $3)
+  AND (` + pageStatuses + `
+    OR ($2 = 'available' AND loan_id IS NULL AND held_until IS NULL))
+` + pageWords
+
+// pageStatuses are the statuses every build tells alike: any, lent, held.
+const pageStatuses = `$2 = '' OR ($2 = 'lent' AND loan_id IS NOT NULL) OR ($2 = 'held' AND loan_id IS NULL AND held_until IS NOT NULL)`
+
+// pageWords is the rest of a page's query: its words, its order and its limit.
+const pageWords = `  AND ($3::text IS NULL OR search_text LIKE $3)
   AND ($4::text IS NULL OR search_text LIKE $4)
   AND ($5::text IS NULL OR search_text LIKE $5)
   AND ($6::text IS NULL OR search_text LIKE $6)
