@@ -35,7 +35,7 @@ func TestBlackholedLeaseHolder(t *testing.T) {
 	s.dumpOnFailure()
 	hole, throughHole := pgtest.NewBlackhole(t, s.database)
 	a := s.start("a", "DATABASE_URL="+throughHole)
-	eventually(t, 10*time.Second, func() bool { return s.holdsAll(a) }, "a holds every lease")
+	eventually(t, 30*time.Second, func() bool { return s.holdsAll(a) }, "a holds every lease")
 	b := s.start("b")
 	s.must(b, http.StatusCreated, http.MethodPut, "/accounts/reader", `{"name":"Reader","email":"reader@example.org"}`)
 	lend := func(n int) {

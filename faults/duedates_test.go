@@ -23,7 +23,7 @@ const (
 	dueLoans     = 100
 	dueMembers   = 20
 	dueZone      = "Asia/Kolkata" // a zone whose days are not UTC's
-	dueIn        = 40 * time.Second
+	dueIn        = 60 * time.Second
 	remindAfter  = 10 * time.Second
 	dueOverdue   = 5 * time.Second
 	dueKillAfter = 5 // moves in the log when the saga's holder is killed
@@ -54,7 +54,7 @@ func TestSIGKILLOfTheDueDatesHolderWhileADayCloses(t *testing.T) {
 	s.dumpOnFailure()
 	settings := []string{"LIBRARY_TIMEZONE=" + dueZone, "REMIND_BEFORE=" + remindBefore.String(), "OVERDUE_AFTER=" + dueOverdue.String()}
 	a, b := s.start("a", settings...), s.start("b", settings...)
-	eventually(t, 10*time.Second, func() bool { return s.holdsAll(a) && s.runsDueDates(a) }, "a holds every lease")
+	eventually(t, 30*time.Second, func() bool { return s.holdsAll(a) && s.runsDueDates(a) }, "a holds every lease")
 	replicas := []*replica{a, b}
 	watch := watchCheckpoints(s.pool)
 	loans, lentIn := s.lendAllUntil(t, replicas, oldDue)
@@ -63,13 +63,13 @@ func TestSIGKILLOfTheDueDatesHolderWhileADayCloses(t *testing.T) {
 	}
 
 	closing := s.must(b, http.StatusCreated, http.MethodPut, "/calendar/closed/"+closed.String(), "")
-	atKill := s.movesWhen(t, func(n int) bool { return n >= dueKillAfter }, 10*time.Second)
+	atKill := s.movesWhen(t, func(n int) bool { return n >= dueKillAfter }, 20*time.Second)
 	killed := time.Now()
 	a.kill()
 	if atKill >= dueLoans {
 		t.Fatalf("all %d loans had moved before the kill: it came too late to test anything", atKill)
 	}
-	eventually(t, 10*time.Second, func() bool { return s.runsDueDates(b) }, "b takes the due-dates saga over after a was killed")
+	eventually(t, 20*time.Second, func() bool { return s.runsDueDates(b) }, "b takes the due-dates saga over after a was killed")
 	takeover := time.Since(killed)
 	a.restart(t)
 	s.movesWhen(t, func(n int) bool { return n >= dueLoans }, time.Until(oldDue))

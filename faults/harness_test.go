@@ -3,6 +3,7 @@
 package faults
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -245,5 +246,35 @@ func (s *system) dumpOnFailure() {
 		for _, r := range s.replicas {
 			s.t.Logf("--- %s (restarted %d times), last process:\n%s", r.name, r.restarts, r.logs())
 		}
+		s.t.Logf("--- the database:\n%s", s.state())
 	})
+}
+
+// state is what the database holds that says where background work stands: the checkpoints,
+// the timers, what is parked, and the log's last events.
+func (s *system) state() string {
+	var b strings.Builder
+	for _, q := range []string{
+		`SELECT name, generation, position, updated_at FROM processor_checkpoints ORDER BY name`,
+		`SELECT processor, key, due_at, fire_at, attempts, last_error FROM processor_timers ORDER BY fire_at LIMIT 50`,
+		`SELECT name, position, type, reason, attempts FROM processor_parked ORDER BY position LIMIT 50`,
+		`SELECT position, stream_id, type, left(data::text, 200), recorded_at FROM events ORDER BY position DESC LIMIT 40`,
+	} {
+		fmt.Fprintf(&b, "%s\n", q)
+		rows, err := s.pool.Query(context.Background(), q)
+		if err != nil {
+			fmt.Fprintf(&b, "  %v\n", err)
+			continue
+		}
+		for rows.Next() {
+			values, err := rows.Values()
+			if err != nil {
+				fmt.Fprintf(&b, "  %v\n", err)
+				break
+			}
+			fmt.Fprintf(&b, "  %v\n", values)
+		}
+		rows.Close()
+	}
+	return b.String()
 }

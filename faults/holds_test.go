@@ -12,10 +12,12 @@ import (
 )
 
 const (
-	shelfWaiters = 50              // members in the book's queue
-	shelfPickup  = 5 * time.Second // HOLD_PICKUP: how long the book waits for each
-	shelfBook    = "long-queue"
-	shelfTitle   = "The Long Queue"
+	shelfWaiters = 24 // members in the book's queue
+	// HOLD_PICKUP: how long the book waits for each, long enough for the pickup email to come
+	// and the member to borrow on a loaded machine, where an email may take seconds.
+	shelfPickup = 10 * time.Second
+	shelfBook   = "long-queue"
+	shelfTitle  = "The Long Queue"
 )
 
 // shelfKill is one SIGKILL of the hold shelf's holder: after the return by the served-th
@@ -28,7 +30,7 @@ type shelfKill struct {
 
 var shelfKills = []shelfKill{{served: 4}, {served: 10, timerSaved: true}}
 
-// Fifty members wait for one book, which goes round the queue with a 5 s hold shelf: every
+// Twenty-four members wait for one book, which goes round the queue with a 10 s hold shelf: every
 // other member (w00, w02, …) borrows it when the pickup email comes and returns it at once;
 // the others never come, and their holds expire on the saga's timer. The replica that runs the
 // hold shelf and the outbox is killed twice and restarted, while clients go through whichever
@@ -43,7 +45,7 @@ func TestHoldShelfGoesRoundTheQueueThroughSIGKILLs(t *testing.T) {
 	s.dumpOnFailure()
 	settings := []string{"HOLD_PICKUP=" + shelfPickup.String(), fmt.Sprintf("HOLDS_MAX=%d", shelfWaiters)}
 	a, _ := s.start("a", settings...), s.start("b", settings...)
-	eventually(t, 10*time.Second, func() bool { return s.holdsAll(a) && s.holdsShelf(a) }, "a holds every lease")
+	eventually(t, 30*time.Second, func() bool { return s.holdsAll(a) && s.holdsShelf(a) }, "a holds every lease")
 	s.queueUp(a)
 	watch := watchCheckpoints(s.pool)
 	s.retryUntil2xx(http.MethodPost, "/books/"+shelfBook+"/returns", `{"loanId":"first-loan"}`)

@@ -53,7 +53,7 @@ func TestSIGKILLsOfRandomReplicasDuringLoansAndPayments(t *testing.T) {
 	s := newSystem(t)
 	s.dumpOnFailure()
 	a, b := s.start("a"), s.start("b")
-	eventually(t, 10*time.Second, func() bool { return s.holdsAll(a) }, "a holds every lease")
+	eventually(t, 30*time.Second, func() bool { return s.holdsAll(a) }, "a holds every lease")
 
 	for m := range members {
 		member := fmt.Sprintf("m%d", m)

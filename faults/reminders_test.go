@@ -59,7 +59,7 @@ func TestSIGKILLOfTheOutboxHolderWhileRemindersFire(t *testing.T) {
 	settings := []string{"LOAN_PERIOD=" + loanPeriod.String(), "REMIND_BEFORE=" + remindBefore.String(),
 		"OVERDUE_AFTER=" + overdueAfter.String(), "OVERDUE_EVERY=" + overdueEvery.String(), fmt.Sprintf("OVERDUE_NOTICES=%d", overdueNotices)}
 	a, b := s.start("a", settings...), s.start("b", settings...)
-	eventually(t, 10*time.Second, func() bool { return s.holdsAll(a) }, "a holds every lease")
+	eventually(t, 30*time.Second, func() bool { return s.holdsAll(a) }, "a holds every lease")
 	replicas := []*replica{a, b}
 	watch := watchCheckpoints(s.pool)
 

@@ -24,7 +24,7 @@ func TestPostgresRestartDuringLoad(t *testing.T) {
 	s := newSystem(t)
 	s.dumpOnFailure()
 	a, b := s.start("a"), s.start("b")
-	eventually(t, 10*time.Second, func() bool { return s.holdsAll(a) }, "a holds every lease")
+	eventually(t, 30*time.Second, func() bool { return s.holdsAll(a) }, "a holds every lease")
 	s.must(a, http.StatusCreated, http.MethodPut, "/accounts/payer", `{"name":"Payer","email":"payer@example.org"}`)
 	s.must(a, http.StatusCreated, http.MethodPost, "/accounts/payer/fines", `{"amount":1000000,"reason":"setup"}`)
 	watch := watchCheckpoints(s.pool)

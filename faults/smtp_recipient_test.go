@@ -40,7 +40,7 @@ func TestRelayStallsOneRecipientWhileOthersGetTheirEmails(t *testing.T) {
 	s.smtp.DelayRecipient(stalledRecipient, time.Hour)
 	s.smtp.RefuseRecipientKeepOpen(refusedRecipient, 454, "4.7.0 try again later")
 	a, b := s.start("a"), s.start("b")
-	eventually(t, 10*time.Second, func() bool { return s.holdsAll(a) }, "a holds every lease")
+	eventually(t, 30*time.Second, func() bool { return s.holdsAll(a) }, "a holds every lease")
 	replicas := []*replica{a, b}
 
 	watch := s.watchRelay(a, b)

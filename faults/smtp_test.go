@@ -27,7 +27,7 @@ func TestSMTPDownFor30Seconds(t *testing.T) {
 	s.smtpURL = throughProxy
 	s.dumpOnFailure()
 	a, b := s.start("a"), s.start("b")
-	eventually(t, 10*time.Second, func() bool { return s.holdsAll(a) }, "a holds every lease")
+	eventually(t, 30*time.Second, func() bool { return s.holdsAll(a) }, "a holds every lease")
 	s.must(a, http.StatusCreated, http.MethodPut, "/accounts/reader", `{"name":"Reader","email":"reader@example.org"}`)
 
 	down := time.Now()
@@ -67,7 +67,7 @@ func TestSlowSMTPServer(t *testing.T) {
 	s.dumpOnFailure()
 	s.smtp.SetDelay(slowDelay)
 	a, b := s.start("a"), s.start("b")
-	eventually(t, 10*time.Second, func() bool { return s.holdsAll(a) }, "a holds every lease")
+	eventually(t, 30*time.Second, func() bool { return s.holdsAll(a) }, "a holds every lease")
 	s.must(a, http.StatusCreated, http.MethodPut, "/accounts/reader", `{"name":"Reader","email":"reader@example.org"}`)
 	s.must(a, http.StatusCreated, http.MethodPost, "/accounts/reader/fines", `{"amount":100000,"reason":"setup"}`)
 

@@ -130,6 +130,11 @@ func TestOperationsShowsTheHolderAndTheTakeover(t *testing.T) {
 		time.Sleep(pollInterval) // polling /status, bounded by the deadline
 	}
 	standby := proctest.Start(t, append(env, "REPLICA_ID=standby", "HTTP_ADDR="+standbyAddr, "CORS_ORIGINS=http://"+holder.Addr())...)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("standby's log:\n%s", standby.Output())
+		}
+	})
 	holderURL, standbyURL := holder.URL(""), standby.URL("")
 	// A loan to a member with no email address: its email is parked once its wait is over, for
 	// Retry parked to send.

@@ -46,6 +46,7 @@ func TestItemsListsHoldsAndOfflineCheckouts(t *testing.T) {
 	require.Equal(t, "1", offline.FixedField(sip2.OK), "lent offline, recorded as the kiosk says: %s", offline.Value("AF"))
 	assert.Equal(t, []string{"LoanLimitReached"}, overrode(t, lib.db, "ulysses-1"), "the log says what it overrode")
 
+	apitest.CaughtUp(t, lib.http, "loans") // the items lists are the loans view's
 	info := sipclient.PatronInformation(inst, "21000001", "1234", "001", now)
 	info.Fixed[2] = "  Y       " // the charged items
 	patron := k.Send(info)

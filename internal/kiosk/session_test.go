@@ -67,9 +67,13 @@ func serveSessions(t testing.TB, o kiosk.Options) listener {
 	return listener{addr: l.Addr().String(), password: password}
 }
 
+// answerWait bounds each exchange: long, since a login hashes a password under the race
+// detector on a machine busy with other tests.
+const answerWait = 30 * time.Second
+
 func dial(t *testing.T, addr string) *sipclient.Client {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), answerWait)
 	defer cancel()
 	c, err := sipclient.Dial(ctx, addr, sip2.Framing{})
 	require.NoError(t, err)
@@ -79,14 +83,14 @@ func dial(t *testing.T, addr string) *sipclient.Client {
 
 func send(t *testing.T, c *sipclient.Client, m sip2.Message) (sip2.Message, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), answerWait)
 	defer cancel()
 	return c.Send(ctx, m)
 }
 
 func raw(t *testing.T, c *sipclient.Client, line string) (string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), answerWait)
 	defer cancel()
 	answer, err := c.SendRaw(ctx, []byte(line))
 	return string(answer), err
@@ -160,7 +164,7 @@ func TestAnIdleConnectionIsClosed(t *testing.T) {
 	t.Parallel()
 	l := serveSessions(t, kiosk.Options{IdleTimeout: 200 * time.Millisecond})
 	c := dial(t, l.addr)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), answerWait)
 	defer cancel()
 	_, err := c.SendRaw(ctx, nil) // an empty line: nothing to answer; the server's read times out
 	require.Error(t, err)

@@ -63,7 +63,7 @@ func BuildName(t *testing.T, a *API, name string) string {
 func CaughtUp(t *testing.T, a *API, name string) processor.Status {
 	t.Helper()
 	var s processor.Status
-	Eventually(t, 10*time.Second, func() bool {
+	Eventually(t, 30*time.Second, func() bool {
 		s = ProcessorStatus(t, a, name)
 		return s.Lag == 0
 	}, "%s to catch up (last status %+v)", name, s)
