@@ -30,7 +30,7 @@ func Contract(t *testing.T, newStore func(t *testing.T) eventstore.Store) {
 		{"CancelledContext", contractCancelledContext},
 		{"MetadataKeepsTheSchemaVersion", contractMetadataKeepsTheSchemaVersion},
 	}
-	for _, c := range append(append(checks, appendAllChecks...), typeChecks...) {
+	for _, c := range append(append(append(checks, appendAllChecks...), typeChecks...), bulkChecks...) {
 		t.Run(c.name, func(t *testing.T) { c.run(t, newStore) })
 	}
 }

@@ -1,0 +1,18 @@
+package eventstore
+
+import "context"
+
+// Bulk is a Store that also writes many streams' appends at the database's pace, for an import
+// of many records at once: AppendBulk writes every part at its expected version, or none, as
+// AppendAll does, and returns no events, so that a store may write them the fastest way it has
+// (pgstore: COPY). What it writes reads back as AppendAll's would. On a conflict, the
+// *ConflictError may name no stream.
+type Bulk interface {
+	AppendBulk(ctx context.Context, parts []StreamAppend) error
+}
+
+// AppendBulk implements Bulk with AppendAll.
+func (m *Memory) AppendBulk(ctx context.Context, parts []StreamAppend) error {
+	_, err := m.AppendAll(ctx, parts)
+	return err
+}
