@@ -43,8 +43,8 @@ func TestALogOfTheReleaseBeforeWorksUnderThisOne(t *testing.T) {
 	holdsOnTheCopy(now)
 	caughtUp(now)
 	for _, view := range []string{"holds", "catalog"} {
-		if status := now.status(); rebuilt(status)[view] != 2 {
-			t.Errorf("the %s view of version 2 was not built beside the release before's: %s", view, status)
+		if status := now.status(); rebuilt(status)[view] < 2 { // the release before's are version 1
+			t.Errorf("the %s view of this build's version was not built beside the release before's: %s", view, status)
 		}
 	}
 	catalogOfTitles(now)
