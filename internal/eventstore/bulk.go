@@ -9,10 +9,29 @@ import "context"
 // *ConflictError may name no stream.
 type Bulk interface {
 	AppendBulk(ctx context.Context, parts []StreamAppend) error
+	// StreamVersions returns the version of each of the streams that exists; one that does
+	// not is left out.
+	StreamVersions(ctx context.Context, streamIDs []string) (map[string]int64, error)
 }
 
 // AppendBulk implements Bulk with AppendAll.
 func (m *Memory) AppendBulk(ctx context.Context, parts []StreamAppend) error {
 	_, err := m.AppendAll(ctx, parts)
 	return err
+}
+
+// StreamVersions implements Bulk.
+func (m *Memory) StreamVersions(ctx context.Context, streamIDs []string) (map[string]int64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[string]int64{}
+	for _, id := range streamIDs {
+		if n := len(m.streams[id]); n > 0 {
+			out[id] = int64(n)
+		}
+	}
+	return out, nil
 }

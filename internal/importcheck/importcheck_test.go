@@ -26,7 +26,7 @@ var layers = [][]string{
 		"internal/circulation/circulationhttp", "internal/calendar/calendarhttp"},
 	{"internal/httpapi/commandhttp", "internal/catalog/catalogview"},
 	{"internal/catalog", "internal/loans", "internal/holds", "internal/latefines", "internal/holdshelf", "internal/notifications", "internal/checkouts",
-		"internal/adoption", "internal/shelves", "internal/duedates", "internal/lostloans"},
+		"internal/adoption", "internal/shelves", "internal/duedates", "internal/lostloans", "internal/catalogimport"},
 	{"internal/smtpclient", "internal/eventstore/pgstore", "internal/processor/pgdriver", "internal/devidp",
 		"internal/payments/stripepay", "internal/devpay"},
 	{"internal/telemetry", "internal/pgerr", "internal/openapi", "migrations", "web",
@@ -59,7 +59,7 @@ var plain = []string{"internal/books", "internal/accounts", "internal/titles", "
 	"internal/aggregate/core", "internal/aggregate/cache", "internal/aggregate/snapshots", "internal/aggregate/sealing",
 	"internal/aggregate/eventlog", "internal/aggregate/stack", "internal/aggregate/queue",
 	"internal/processor", "internal/processor/engine", "internal/processor/engine/timers", "internal/processor/engine/gate",
-	"internal/payments", "internal/config", "internal/notifications", "internal/catalog", "internal/loans", "internal/holds"}
+	"internal/payments", "internal/config", "internal/notifications", "internal/catalog", "internal/loans", "internal/holds", "internal/catalogimport"}
 
 // adapters are the import paths (and their subpackages) the domain must not reach, however
 // indirectly: a database driver, an HTTP router or server, migrations, a payment provider's

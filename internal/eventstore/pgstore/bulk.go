@@ -100,3 +100,22 @@ func (r *newStreamRows) Values() ([]any, error) {
 }
 
 func (r *newStreamRows) Err() error { return nil }
+
+// StreamVersions implements eventstore.Bulk, in one statement.
+func (p *Postgres) StreamVersions(ctx context.Context, streamIDs []string) (map[string]int64, error) {
+	rows, err := p.pool.Query(ctx, `SELECT stream_id, max(version) FROM events WHERE stream_id = ANY($1) GROUP BY stream_id`, streamIDs)
+	if err != nil {
+		return nil, translate(ctx, err)
+	}
+	out := map[string]int64{}
+	var id string
+	var version int64
+	_, err = pgx.ForEachRow(rows, []any{&id, &version}, func() error {
+		out[id] = version
+		return nil
+	})
+	if err != nil {
+		return nil, translate(ctx, err)
+	}
+	return out, nil
+}

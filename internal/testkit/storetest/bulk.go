@@ -61,6 +61,10 @@ func contractAppendBulkReadsBackAsAppendAll(t *testing.T, newStore func(t *testi
 	read := ReadAllEventually(t, bulk, eventstore.Checkpoint{}, 5)
 	require.ElementsMatch(t, []string{"AccountOpened", "TitleAdded", "CopyAdded", "BookAdded", "LoanOpened"}, TypesOf(read))
 	require.Equal(t, read[1].TransactionID, read[4].TransactionID, "one transaction")
+
+	versions, err := b.StreamVersions(ctx, []string{"title-dune", "account-ann", "book-b1", "book-none"})
+	require.NoError(t, err)
+	require.Equal(t, map[string]int64{"title-dune": 2, "account-ann": 2, "book-b1": 1}, versions, "a stream that is not there is left out")
 }
 
 func contractAppendBulkWritesNothingOnConflict(t *testing.T, newStore func(t *testing.T) eventstore.Store) {

@@ -1,0 +1,134 @@
+package catalogimport
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"library/internal/aggregate"
+	"library/internal/books"
+	"library/internal/eventstore"
+	"library/internal/reservations"
+	"library/internal/titles"
+)
+
+// Log is where a batch of new titles is written at once (eventstore.Bulk), and which says
+// which of a batch's streams are there already.
+type Log interface {
+	eventstore.Bulk
+}
+
+// Titles adds, reads and changes titles (titles.Service is one).
+type Titles interface {
+	Get(ctx context.Context, titleID string) (titles.Title, int64, error)
+	Add(ctx context.Context, c titles.AddTitle, o aggregate.Origin) (aggregate.Result, error)
+	Change(ctx context.Context, titleID string, c titles.ChangeTitle, o aggregate.Origin) (aggregate.Result, error)
+	WithISBN(ctx context.Context, isbn13 string) (string, error)
+}
+
+// Books adds and reads copies (books.Service is one).
+type Books interface {
+	Get(ctx context.Context, bookID string) (books.Book, int64, error)
+	AddCopy(ctx context.Context, c books.AddCopy, o aggregate.Origin) (aggregate.Result, error)
+}
+
+// Importer records records, a batch at a time.
+type Importer struct {
+	Log    Log
+	Titles Titles
+	Books  Books
+	// Actor is who the log says imported: an operator.
+	Actor eventstore.Actor
+	// CorrelationID ties the events of one import together in the log ("" for none).
+	CorrelationID string
+	// DryRun decides every record and records nothing.
+	DryRun bool
+	// Now is the clock a year of publication is checked against. Default time.Now.
+	Now func() time.Time
+}
+
+// Import records a batch of records and says what came of each, in their order. A batch's new
+// titles are written in one transaction; an error is the log's, and the batch may be imported
+// again, whole: what was written records nothing the second time.
+func (im *Importer) Import(ctx context.Context, records []Record) ([]Outcome, error) {
+	outcomes := make([]Outcome, len(records))
+	var fits []*fitted
+	var places []int
+	for i, r := range records {
+		f, reason, message := fit(r, im.now())
+		outcomes[i] = Outcome{Place: r.Place, ControlNumber: r.ControlNumber, TitleID: f.title.ID, Warnings: f.warnings}
+		if reason != "" {
+			outcomes[i].Outcome, outcomes[i].Reason, outcomes[i].Message = Refused, reason, message
+			continue
+		}
+		fits, places = append(fits, &f), append(places, i)
+	}
+	fresh, err := im.fresh(ctx, fits)
+	if err != nil {
+		return nil, err
+	}
+	if err := im.writeFresh(ctx, fits, fresh); err != nil {
+		return nil, err
+	}
+	for j, f := range fits {
+		o := &outcomes[places[j]]
+		if fresh[j] {
+			o.Outcome, o.Copies = Recorded, len(f.copies)
+			continue
+		}
+		if err := im.one(ctx, f, o); err != nil {
+			return nil, err
+		}
+		o.Warnings = f.warnings
+	}
+	return outcomes, nil
+}
+
+// writeFresh writes the fresh titles in one transaction. Should another writer have made one
+// of their streams meanwhile, none is fresh any more: each is then recorded on its own.
+func (im *Importer) writeFresh(ctx context.Context, fits []*fitted, fresh []bool) error {
+	var parts []eventstore.StreamAppend
+	for j, f := range fits {
+		if fresh[j] {
+			more, err := im.partsOf(f)
+			if err != nil {
+				return err
+			}
+			parts = append(parts, more...)
+		}
+	}
+	if len(parts) == 0 || im.DryRun {
+		return nil
+	}
+	err := im.Log.AppendBulk(ctx, parts)
+	var conflict *eventstore.ConflictError
+	if errors.As(err, &conflict) {
+		clear(fresh)
+		return nil
+	}
+	return err
+}
+
+// origin is the origin of a command of the import, under a command id made from what it is.
+func (im *Importer) origin(commandID string) aggregate.Origin {
+	return aggregate.Origin{CommandID: commandID, CorrelationID: im.CorrelationID, Actor: im.Actor}
+}
+
+func (im *Importer) now() time.Time {
+	if im.Now == nil {
+		return time.Now()
+	}
+	return im.Now()
+}
+
+// streamsOf are the streams a fitted record writes when its title is new.
+func streamsOf(f *fitted) []string {
+	streams := []string{titles.Type().StreamID(f.title.ID)}
+	if f.title.ISBN != nil {
+		streams = append(streams, reservations.StreamID(reservations.ISBN, *f.title.ISBN))
+	}
+	for _, c := range f.copies {
+		streams = append(streams, books.Type().StreamID(c.ID), reservations.StreamID(reservations.Barcode, c.Barcode))
+	}
+	return streams
+}
