@@ -49,6 +49,8 @@ type BookAdded struct {
 	// MaterialType and ReplacementPrice (cents) are the copy's, when it was added with them.
 	MaterialType     string `json:"materialType,omitempty"`
 	ReplacementPrice int64  `json:"replacementPrice,omitempty"`
+	// CallNumber is where the copy stands on the shelves, when it was added with one.
+	CallNumber string `json:"callNumber,omitempty"`
 	// BeforeTitles is set by the upcaster of version 1 alone: no title records this copy, nor
 	// what happens to it, until the adoption saga adopts it (CopyAdopted).
 	BeforeTitles bool `json:"beforeTitles,omitempty"`
@@ -124,6 +126,8 @@ type Book struct {
 	// replacing it costs, in cents (0: nobody said).
 	MaterialType     string
 	ReplacementPrice int64
+	// CallNumber is where the copy stands on the shelves ("" for none said).
+	CallNumber string
 	// Loan is the current loan, nil while the book is on the shelf.
 	Loan *Loan
 	// Missing is set while the copy is on no shelf: lost, or claimed returned (lost.go).
@@ -164,7 +168,7 @@ func Apply(b Book, e Event) Book {
 	switch e := e.(type) {
 	case BookAdded:
 		b.Added, b.ID, b.TitleID, b.Barcode, b.Title, b.Author = true, e.ID, e.TitleID, e.Barcode, e.Title, e.Author
-		b.OnTitle, b.MaterialType, b.ReplacementPrice = !e.BeforeTitles, e.MaterialType, e.ReplacementPrice
+		b.OnTitle, b.MaterialType, b.ReplacementPrice, b.CallNumber = !e.BeforeTitles, e.MaterialType, e.ReplacementPrice, e.CallNumber
 	case MaterialTypeSet:
 		b.MaterialType = e.MaterialType
 		if e.ReplacementPrice != nil {

@@ -69,7 +69,12 @@ type AddCopy struct {
 	// circulation.DefaultMaterialType, and one without a price caps no fine at it.
 	MaterialType     string `json:"materialType,omitempty"`
 	ReplacementPrice int64  `json:"replacementPrice,omitempty"`
+	// CallNumber is optional: where the copy stands on the shelves.
+	CallNumber string `json:"callNumber,omitempty"`
 }
+
+// MaxCallNumberLength is the longest call number a copy keeps, in characters.
+const MaxCallNumberLength = 100
 
 // Checked checks the fields and returns the command with its barcode as the book keeps it.
 func (c AddCopy) Checked() (AddCopy, error) {
@@ -81,6 +86,11 @@ func (c AddCopy) Checked() (AddCopy, error) {
 		return AddCopy{}, err
 	}
 	c.Barcode = barcode
+	if c.CallNumber != "" {
+		if err := validate.Text("callNumber", c.CallNumber, MaxCallNumberLength); err != nil {
+			return AddCopy{}, err
+		}
+	}
 	c.MaterialType, err = checkMaterial(c.MaterialType, c.ReplacementPrice)
 	return c, err
 }
@@ -91,7 +101,7 @@ func (c AddCopy) Decide(b Book, title, author string) ([]Event, error) {
 		return nil, errs.E(errs.BookAlreadyExists, "book %s already exists", c.ID)
 	}
 	return []Event{BookAdded{ID: c.ID, TitleID: c.TitleID, Barcode: c.Barcode, Title: title, Author: author,
-		MaterialType: c.MaterialType, ReplacementPrice: c.ReplacementPrice}}, nil
+		MaterialType: c.MaterialType, ReplacementPrice: c.ReplacementPrice, CallNumber: c.CallNumber}}, nil
 }
 
 // IDFor is the id of the copy that a caller adds without choosing one, under an

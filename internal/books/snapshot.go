@@ -31,6 +31,7 @@ type snapshotState struct {
 	// MaterialType and Price are the copy's.
 	MaterialType string `json:"materialType,omitempty"`
 	Price        int64  `json:"price,omitempty"`
+	CallNumber   string `json:"callNumber,omitempty"`
 	// Held is the hold shelf's, Queue the members waiting, first in line first.
 	Held  *Held    `json:"held,omitempty"`
 	Queue []string `json:"queue,omitempty"`
@@ -50,7 +51,7 @@ func encodeSnapshot(b Book) ([]byte, error) {
 	slices.Sort(loans)
 	return json.Marshal(snapshotState{Added: b.Added, ID: b.ID, TitleID: b.TitleID, Barcode: b.Barcode, Title: b.Title, Author: b.Author, OnTitle: b.OnTitle,
 		Loan: b.Loan, Loans: loans, Renewals: renewals(b), Terms: loanTerms(b), Held: b.Held, Queue: b.queue,
-		MaterialType: b.MaterialType, Price: b.ReplacementPrice, Missing: b.Missing})
+		MaterialType: b.MaterialType, Price: b.ReplacementPrice, CallNumber: b.CallNumber, Missing: b.Missing})
 }
 
 func decodeSnapshot(data []byte) (Book, error) {
@@ -64,7 +65,7 @@ func decodeSnapshot(data []byte) (Book, error) {
 	if b.Loan != nil {
 		b.Loan.Renewals, b.Loan.Terms = s.Renewals, s.Terms
 	}
-	b.MaterialType, b.ReplacementPrice = s.MaterialType, s.Price
+	b.MaterialType, b.ReplacementPrice, b.CallNumber = s.MaterialType, s.Price, s.CallNumber
 	b.Held, b.queue, b.Missing = s.Held, s.Queue, s.Missing
 	for _, id := range s.Loans {
 		b.loans[id] = true

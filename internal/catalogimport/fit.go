@@ -106,6 +106,9 @@ func (f *fitted) copiesOf(copies []Copy, titleID string) []books.AddCopy {
 		seen[barcode] = true
 		add := books.AddCopy{ID: CopyID(barcode), TitleID: titleID, Barcode: barcode,
 			MaterialType: strings.ToLower(strings.TrimSpace(c.MaterialType)), ReplacementPrice: max(c.Price, 0)}
+		if callNumber := clean(c.CallNumber); callNumber != "" {
+			add.CallNumber = f.cut("callNumber", callNumber, books.MaxCallNumberLength)
+		}
 		if _, err := add.Checked(); err != nil {
 			f.warn(Warning{Reason: WarningDropped, Field: "materialType", Barcode: barcode, Message: detail(err)})
 			add.MaterialType = ""

@@ -101,6 +101,8 @@ func TestAnImportRecordsTitlesWithTheirCopiesOnce(t *testing.T) {
 	assert.Equal(t, id, book.TitleID)
 	assert.Equal(t, "bk", book.Type())
 	assert.Equal(t, "31234000000017", book.Barcode)
+	assert.Equal(t, "SF HER", book.CallNumber)
+	assert.EqualValues(t, 1999, book.ReplacementPrice)
 
 	head := l.head(t)
 	again := l.run(t, dune(), emma())
