@@ -138,7 +138,7 @@ func (a *App) mailer() (notifications.Mailer, error) {
 		return notifications.NewLogMailer(a.logger), nil
 	}
 	smtp := smtpclient.FromServer(a.cfg.SMTP())
-	smtp.MaxPerDomain = a.cfg.SMTPMaxPerDomain
+	smtp.MaxPerDomain, smtp.Timeout = a.cfg.SMTPMaxPerDomain, a.cfg.SMTPTimeout
 	smtp.MaxRate = a.cfg.SMTPMaxRate
 	a.logger.Info("mail: SMTP", "smtp", smtp, "max_in_flight", a.cfg.SMTPMaxInFlight, "max_rate", a.cfg.SMTPMaxRate)
 	return smtpmail.New(smtpclient.New(smtp, a.logger)), nil

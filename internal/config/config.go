@@ -79,6 +79,8 @@ type Config struct {
 	// SMTPMaxPerDomain is how many of those emails may be in flight to one recipient domain at
 	// once, so that one slow domain can't take every connection (SMTP_MAX_PER_DOMAIN).
 	SMTPMaxPerDomain int
+	// SMTPTimeout bounds connecting to the relay and each email's conversation with it.
+	SMTPTimeout time.Duration
 	// SMTPMaxRate caps the loan emails sent per second; 0 is no cap (SMTP_MAX_RATE).
 	SMTPMaxRate float64
 	// RemindBefore is how long before a loan's due time its due-soon reminder goes

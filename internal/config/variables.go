@@ -73,6 +73,7 @@ var Variables = []Variable{
 	{"MAIL_FROM", "library@localhost", orDefault(emailAddress, func(c *Config) *string { return &c.MailFrom })},
 	{"SMTP_MAX_IN_FLIGHT", "16", orDefault(positiveInt, func(c *Config) *int { return &c.SMTPMaxInFlight })},
 	{"SMTP_MAX_PER_DOMAIN", strconv.Itoa(DefaultSMTPMaxPerDomain), orDefault(positiveInt, func(c *Config) *int { return &c.SMTPMaxPerDomain })},
+	{"SMTP_TIMEOUT", "10s", orDefault(positiveDuration, func(c *Config) *time.Duration { return &c.SMTPTimeout })},
 	{"SMTP_MAX_RATE", "0", to(rate, func(c *Config) *float64 { return &c.SMTPMaxRate })},
 	{"REMIND_BEFORE", "48h", orDefault(positiveDuration, func(c *Config) *time.Duration { return &c.RemindBefore })},
 	{"OVERDUE_AFTER", "24h", orDefault(positiveDuration, func(c *Config) *time.Duration { return &c.OverdueAfter })},
