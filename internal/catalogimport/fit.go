@@ -33,6 +33,9 @@ func fit(r Record, now time.Time) (fitted, string, string) {
 		return f, ReasonNoTitle, "the record has no title (245 $a)"
 	}
 	f.title = titles.AddTitle{ID: TitleID(identity(r)), Title: f.cut("title", title, titles.MaxTitleLength)}
+	if cn := clean(r.ControlNumber); cn != "" {
+		f.title.ControlNumber = f.cut("controlNumber", cn, titles.MaxControlNumberLength)
+	}
 	f.title.Authors = f.list("authors", r.Authors, titles.MaxAuthors, titles.MaxAuthorLength)
 	if len(f.title.Authors) == 0 {
 		f.title.Authors = []string{unknownAuthor}

@@ -91,6 +91,7 @@ func TestAnImportRecordsTitlesWithTheirCopiesOnce(t *testing.T) {
 	assert.Equal(t, "9780441013593", title.ISBN, "ISBN-13")
 	assert.Equal(t, "en", title.Language)
 	assert.Equal(t, []string{"Science fiction", "Deserts"}, title.Subjects)
+	assert.Equal(t, "OCoLC:ocm00012345", title.ControlNumber)
 	require.Len(t, title.Copies, 2)
 	holder, err := l.titles.WithISBN(ctx, "9780441013593")
 	require.NoError(t, err)

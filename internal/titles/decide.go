@@ -27,7 +27,13 @@ type AddTitle struct {
 	Publisher *string  `json:"publisher,omitempty"`
 	Language  *string  `json:"language,omitempty"`
 	Subjects  []string `json:"subjects,omitempty"`
+	// ControlNumber is the title's identity in the catalogue it was imported from (MARC's
+	// 003 and 001, "003:001"); "" for a title added here.
+	ControlNumber string `json:"controlNumber,omitempty"`
 }
+
+// MaxControlNumberLength is the longest control number a title keeps, in characters.
+const MaxControlNumberLength = 100
 
 // Checked checks the fields, a year against now, and returns the command as the title keeps it.
 func (c AddTitle) Checked(now time.Time) (AddTitle, error) {
@@ -41,6 +47,11 @@ func (c AddTitle) Checked(now time.Time) (AddTitle, error) {
 	if len(c.Subjects) == 0 {
 		c.Subjects = nil
 	}
+	if c.ControlNumber != "" {
+		if err := validate.Text("controlNumber", c.ControlNumber, MaxControlNumberLength); err != nil {
+			return AddTitle{}, err
+		}
+	}
 	return c, nil
 }
 
@@ -51,7 +62,7 @@ func (c AddTitle) Decide(t Title) ([]Event, error) {
 		return nil, errs.E(errs.TitleAlreadyExists, "title %s already exists", c.ID)
 	}
 	return []Event{TitleAdded{ID: c.ID, Title: c.Title, Authors: c.Authors, ISBN: deref(c.ISBN), Year: deref(c.Year),
-		Publisher: deref(c.Publisher), Language: deref(c.Language), Subjects: c.Subjects}}, nil
+		Publisher: deref(c.Publisher), Language: deref(c.Language), Subjects: c.Subjects, ControlNumber: c.ControlNumber}}, nil
 }
 
 func deref[T any](p *T) T {

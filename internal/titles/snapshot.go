@@ -21,8 +21,11 @@ type snapshotState struct {
 	Publisher string   `json:"publisher,omitempty"`
 	Language  string   `json:"language,omitempty"`
 	Subjects  []string `json:"subjects,omitempty"`
-	Copies    []Copy   `json:"copies,omitempty"`
-	Holds     []Hold   `json:"holds,omitempty"`
+	// ControlNumber: a snapshot written before titles were imported has none, as its titles
+	// had none.
+	ControlNumber string `json:"controlNumber,omitempty"`
+	Copies        []Copy `json:"copies,omitempty"`
+	Holds         []Hold `json:"holds,omitempty"`
 }
 
 func snapshotCodec() *aggregate.SnapshotCodec[Title] {
@@ -41,7 +44,7 @@ func decodeSnapshot(data []byte) (Title, error) {
 
 // weigh estimates the bytes a Title takes in memory, for the aggregate cache.
 func weigh(t Title) int {
-	n := 200 + len(t.ID) + len(t.Title) + len(t.ISBN) + len(t.Publisher) + len(t.Language)
+	n := 200 + len(t.ID) + len(t.Title) + len(t.ISBN) + len(t.Publisher) + len(t.Language) + len(t.ControlNumber)
 	for _, a := range t.Authors {
 		n += 16 + len(a)
 	}

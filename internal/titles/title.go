@@ -48,6 +48,8 @@ type TitleAdded struct {
 	Publisher string   `json:"publisher,omitempty"`
 	Language  string   `json:"language,omitempty"`
 	Subjects  []string `json:"subjects,omitempty"`
+	// ControlNumber is the title's identity in the catalogue it was imported from, if it was.
+	ControlNumber string `json:"controlNumber,omitempty"`
 }
 
 // TitleChanged records what a change changed: the fields given are the title's new values,
@@ -109,6 +111,8 @@ type Title struct {
 	Publisher string
 	Language  string
 	Subjects  []string
+	// ControlNumber is the title's identity in the catalogue it was imported from ("" for none).
+	ControlNumber string
 	// Copies are the title's copies, in the order they were added.
 	Copies []Copy
 	// Holds are the members waiting, first in line first (holds.go).
@@ -136,7 +140,7 @@ func Apply(t Title, e Event) Title {
 	switch e := e.(type) {
 	case TitleAdded:
 		t = Title{Added: true, ID: e.ID, Title: e.Title, Authors: slices.Clone(e.Authors), ISBN: e.ISBN, Year: e.Year,
-			Publisher: e.Publisher, Language: e.Language, Subjects: slices.Clone(e.Subjects)}
+			Publisher: e.Publisher, Language: e.Language, Subjects: slices.Clone(e.Subjects), ControlNumber: e.ControlNumber}
 	case TitleChanged:
 		t = applyChange(t, e)
 	case CopyAdded:
