@@ -233,6 +233,17 @@ func TestMARCXMLRecordTooLarge(t *testing.T) {
 	assert.Equal(t, "huge", results[1].err.ControlNumber)
 	assert.Less(t, src.n, 2*marc.MaxXMLRecord, "read no more than about one record's budget")
 
+	// The budget is each record's, and each stretch's between two: records and stretches just
+	// under it, one after another, are read.
+	long := func(id string) string {
+		return `<record><leader>00000nam a2200000 i 4500</leader><controlfield tag="001">` + id + `</controlfield>` +
+			`<datafield tag="500" ind1=" " ind2=" "><subfield code="a">` + strings.Repeat("y", marc.MaxXMLRecord*7/10) + `</subfield></datafield></record>`
+	}
+	gap := "<!--" + strings.Repeat(" ", marc.MaxXMLRecord*7/10) + "-->"
+	input = "<collection>" + gap + long("l1") + gap + long("l2") + long("l3") + "</collection>"
+	_, results = readAll(t, marc.NewXMLReader(strings.NewReader(input)), len(input))
+	require.Equal(t, []string{"l1", "l2", "l3"}, outline(results))
+
 	// Between records too: a document that is not MARC is not read whole.
 	junk := "<doc><p>" + huge + "</p></doc>"
 	src = &countingReader{r: strings.NewReader(junk)}
