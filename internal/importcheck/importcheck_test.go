@@ -46,15 +46,17 @@ var layers = [][]string{
 	{"internal/eventstore"},
 	{"internal/httpapi"},
 	{"internal/auth", "internal/httpapi/strictjson"},
+	// A MARC record read as a title with copies, its ISBNs read by package isbn.
+	{"internal/marc/marcmap"},
 	{"internal/validate", "internal/tracing", "internal/pii", "internal/payments", "internal/isbn", "internal/secrethash"},
-	{"internal/errs", "internal/config", "internal/sip2"},
+	{"internal/errs", "internal/config", "internal/sip2", "internal/marc"},
 }
 
 // plain are the packages that must stay plain Go: the domain (the service's rules, the
 // aggregates that run them and the log they are kept in), the engine of the background work,
 // whose drivers and handlers are adapters of their own, and the port to a payment provider,
 // whose adapters (payments/stripepay) are too.
-var plain = []string{"internal/books", "internal/accounts", "internal/titles", "internal/terminals", "internal/circulation", "internal/reservations", "internal/isbn", "internal/secrethash", "internal/sip2", "internal/calendar",
+var plain = []string{"internal/books", "internal/accounts", "internal/titles", "internal/terminals", "internal/circulation", "internal/reservations", "internal/isbn", "internal/secrethash", "internal/sip2", "internal/marc", "internal/marc/marcmap", "internal/calendar",
 	"internal/aggregate", "internal/eventstore",
 	"internal/aggregate/core", "internal/aggregate/cache", "internal/aggregate/snapshots", "internal/aggregate/sealing",
 	"internal/aggregate/eventlog", "internal/aggregate/stack", "internal/aggregate/queue",
