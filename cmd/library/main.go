@@ -9,9 +9,13 @@
 //	library sip terminals list      list the kiosk terminals and when each was added
 //	library sip terminals remove NAME
 //	                                remove a kiosk terminal: it can no longer log in
+//	library import marc [--report FILE] [--dry-run] [--actor NAME] [--holdings FILE] [--batch N] FILE...
+//	                                import a catalogue from MARC 21 files (ISO 2709 or MARCXML, gzipped or not)
+//	library export marc             write the catalogue, with its copies, as MARCXML to standard output
 //	library help                    print the usage (also -h, --help)
 //
-// The sip terminals commands, like keys and members, need DATABASE_URL, migrated already.
+// The sip terminals commands, like keys, members, import and export, need DATABASE_URL,
+// migrated already.
 // Configuration comes from the environment; see docs/configuration.md. A mistake in the command line ends
 // the process with status 2, any other failure with 1.
 package main
@@ -61,6 +65,10 @@ const usage = `usage:
   library sip terminals list      list the kiosk terminals and when each was added
   library sip terminals remove NAME
                                   remove a kiosk terminal: it can no longer log in
+  library import marc [--report FILE] [--dry-run] [--actor NAME] [--holdings FILE] [--batch N] FILE...
+                                  import a catalogue from MARC 21 files (ISO 2709 or MARCXML,
+                                  gzipped or not); the same files again record nothing
+  library export marc             write the catalogue, with its copies, as MARCXML to standard output
   library help                    print this (also -h, --help)
 
 Configuration comes from the environment: DATABASE_URL, HTTP_ADDR, SMTP_URL and the rest of
@@ -76,6 +84,7 @@ func (e usageError) Error() string { return string(e) }
 type command struct {
 	name, migrate string
 	args          []string
+	imports       app.ImportOptions
 }
 
 // parseArgs reads the command line, before anything else is read or opened.
@@ -100,6 +109,13 @@ func parseArgs(args []string) (command, error) {
 		return command{name: name}, nil
 	case "sip":
 		return parseSIP(rest)
+	case "import":
+		return parseImport(rest)
+	case "export":
+		if len(rest) != 1 || rest[0] != "marc" {
+			return command{}, usageError("export needs marc")
+		}
+		return command{name: "export"}, nil
 	case "migrate":
 		if len(rest) != 1 {
 			return command{}, usageError("migrate needs one of up, down or status")
@@ -156,6 +172,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return app.AuditMembers(ctx, cfg, stdout)
 	case "sip":
 		return app.SIPTerminals(ctx, cfg, logger, cmd.args, stdout)
+	case "import":
+		cmd.imports.Progress = stderr
+		return app.ImportMARC(ctx, cfg, logger, cmd.imports, stdout)
+	case "export":
+		return app.ExportMARC(ctx, cfg, logger, stdout)
 	}
 	tp, shutdownTracing, err := telemetry.FromEnv(ctx, getenv, cfg.ReplicaID)
 	if err != nil {

@@ -27,7 +27,7 @@ type fitted struct {
 // fit makes a record the title the catalogue keeps, or says why it can't (a refused Outcome's
 // reason and message).
 func fit(r Record, now time.Time) (fitted, string, string) {
-	var f fitted
+	f := fitted{warnings: append([]Warning(nil), r.Warnings...)}
 	title := clean(r.Title)
 	if title == "" {
 		return f, ReasonNoTitle, "the record has no title (245 $a)"

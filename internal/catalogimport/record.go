@@ -23,6 +23,8 @@ type Record struct {
 	Language      string // an ISO 639 code, as written; "" for none
 	Subjects      []string
 	Copies        []Copy
+	// Warnings are what reading the record left out, for its Outcome.
+	Warnings []Warning
 }
 
 // Copy is a copy of the record's title.

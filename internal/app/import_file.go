@@ -1,0 +1,123 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"library/internal/catalogimport"
+	"library/internal/marc"
+	"library/internal/marc/marcmap"
+)
+
+// file imports the records of one file, a batch at a time.
+func (run *importRun) file(ctx context.Context, path string, progress io.Writer) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = f.Close() }()
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	read := &countingReader{r: f}
+	records, err := marc.NewReader(read)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	run.path = path
+	shown := newImportProgress(progress, path, info.Size(), read, run.summary.Read)
+	defer shown.done(&run.summary)
+	for place := 1; ; place++ {
+		rec, err := records.Next()
+		var refused *marc.RecordError
+		switch {
+		case errors.Is(err, io.EOF):
+			return run.flush(ctx)
+		case errors.As(err, &refused):
+			run.refuse(catalogimport.Outcome{Place: refused.Ordinal, ControlNumber: refused.ControlNumber,
+				Outcome: catalogimport.Refused, Reason: string(refused.Reason), Message: refused.Message})
+		case err != nil:
+			return fmt.Errorf("%s, after record %d: %w", path, place-1, err)
+		default:
+			run.add(rec, place)
+		}
+		if len(run.pending) >= run.batch {
+			if err := run.flush(ctx); err != nil {
+				return err
+			}
+			shown.show(&run.summary)
+		}
+	}
+}
+
+// add maps a record to a title with copies and keeps it for the batch, or reports it refused.
+func (run *importRun) add(rec marc.Record, place int) {
+	bib, err := marcmap.Map(rec, run.holdings)
+	var refusal *marcmap.Refusal
+	if errors.As(err, &refusal) {
+		run.refuse(catalogimport.Outcome{Place: place, ControlNumber: rec.ControlNumber(), Outcome: catalogimport.Refused,
+			Reason: string(refusal.Code), Message: refusal.Message})
+		return
+	}
+	run.pending = append(run.pending, recordOf(bib, place))
+}
+
+// recordOf is a mapped record as the import takes it.
+func recordOf(b marcmap.Bib, place int) catalogimport.Record {
+	r := catalogimport.Record{Place: place, ControlNumber: b.Identity(), Title: b.Title, Authors: b.Authors, ISBN: b.ISBN(),
+		Year: b.Year, Publisher: b.Publisher, Language: b.Language, Subjects: b.Subjects}
+	for _, c := range b.Copies {
+		r.Copies = append(r.Copies, catalogimport.Copy{Barcode: c.Barcode, MaterialType: c.MaterialType, CallNumber: c.CallNumber, Price: c.PriceCents})
+	}
+	for _, w := range b.Warnings {
+		r.Warnings = append(r.Warnings, catalogimport.Warning{Reason: string(w.Code), Field: w.Tag, Message: w.Message})
+	}
+	return r
+}
+
+// flush imports the batch in hand, and reports what came of it.
+func (run *importRun) flush(ctx context.Context) error {
+	if len(run.pending) == 0 {
+		return nil
+	}
+	outcomes, err := run.importer.Import(ctx, run.pending)
+	if err != nil {
+		return err
+	}
+	run.pending = run.pending[:0]
+	for _, o := range outcomes {
+		run.summary.Count(o)
+		if o.Outcome == catalogimport.Refused || len(o.Warnings) > 0 {
+			run.write(o)
+		}
+	}
+	return nil
+}
+
+// refuse counts and reports a record refused before it reached the import.
+func (run *importRun) refuse(o catalogimport.Outcome) {
+	run.summary.Count(o)
+	run.write(o)
+}
+
+func (run *importRun) write(o catalogimport.Outcome) {
+	if run.report != nil {
+		_ = run.report.Encode(reportLine{File: run.path, Outcome: o})
+	}
+}
+
+// countingReader counts the bytes read through it: how far into its file the import is.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
