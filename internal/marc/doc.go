@@ -18,8 +18,9 @@
 // the same way), MARCXML when the first character after a byte order mark and white space is
 // "<", ISO 2709 otherwise. Reader.Next returns one record at a time, a *RecordError for a
 // record refused (its ordinal, its byte offset, its line in MARCXML, its 001 when that could be
-// read, a Reason and a message), or io.EOF at the end. An error of the input's own (a read
-// that failed, a corrupt gzip stream) is returned as it is, and again on every call after.
+// read, a Reason and a message, and whether nothing after it can be read: Last), or io.EOF at
+// the end. An error of the input's own (a read that failed, a corrupt gzip stream) is returned
+// as it is, and again on every call after.
 //
 // ISO 2709 is read record by record by the record length in the leader, through a buffer that
 // holds the longest record the format can write (MaxRecordLength, 99999 bytes): a record is

@@ -48,8 +48,10 @@ const (
 const Marc8Conversion = "yaz-marcdump -f MARC-8 -t UTF-8 -o marc -l 9=97 in.mrc > out.mrc"
 
 // RecordError is a record refused: where it is in the input, what it is when that could be
-// read, and why. Reader.Next returns it and reads the next record on the next call, except
-// after ReasonTruncated, ReasonBadXML and ReasonTooLarge, after which it returns io.EOF.
+// read, and why. Reader.Next returns it and reads the next record on the next call, unless it
+// is the Last: the input cut short (ReasonTruncated), or MARCXML the decoder cannot read past
+// (ReasonBadXML, ReasonTooLarge, and ReasonInvalidUTF8 in MARCXML), after which it returns
+// io.EOF.
 type RecordError struct {
 	// Ordinal is the record's number in the input, from 1, counting refused records too.
 	Ordinal int
@@ -63,6 +65,8 @@ type RecordError struct {
 	Reason        Reason
 	// Message says what is wrong in words, for a person.
 	Message string
+	// Last is true when nothing after the record can be read: the next call returns io.EOF.
+	Last bool
 }
 
 func (e *RecordError) Error() string {
@@ -76,6 +80,9 @@ func (e *RecordError) Error() string {
 		fmt.Fprintf(&b, ", 001 %q", e.ControlNumber)
 	}
 	fmt.Fprintf(&b, ") refused, %s: %s", e.Reason, e.Message)
+	if e.Last {
+		b.WriteString("; nothing after it is read")
+	}
 	return b.String()
 }
 

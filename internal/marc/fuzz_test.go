@@ -54,11 +54,25 @@ func FuzzReadISO2709(f *testing.F) {
 			ordinal++
 			if err != nil {
 				checkRecordError(t, err, ordinal, len(input))
+				if marc.ReasonOf(err) == marc.ReasonTruncated != isLast(err) {
+					t.Fatalf("only a truncated record is the last one read: %v", err)
+				}
+				if isLast(err) {
+					if _, err := r.Next(); !errors.Is(err, io.EOF) {
+						t.Fatalf("after the Last refusal, %v", err)
+					}
+					return
+				}
 				continue
 			}
 			checkRecordReadsBack(t, rec)
 		}
 	})
+}
+
+func isLast(err error) bool {
+	var re *marc.RecordError
+	return errors.As(err, &re) && re.Last
 }
 
 func checkRecordError(t *testing.T, err error, ordinal, inputLength int) {
@@ -130,6 +144,12 @@ func FuzzReadMARCXML(f *testing.F) {
 			if err != nil {
 				if !errors.As(err, &re) || !slices.Contains(xmlReasons, re.Reason) {
 					t.Fatalf("an error that is not a RecordError with one of the reader's reasons: %v", err)
+				}
+				if re.Last {
+					if _, err := r.Next(); !errors.Is(err, io.EOF) {
+						t.Fatalf("after the Last refusal, %v", err)
+					}
+					return
 				}
 				continue
 			}

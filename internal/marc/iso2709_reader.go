@@ -41,7 +41,7 @@ func (r *isoReader) next() (Record, error) {
 	}
 	if bad != nil {
 		return Record{}, &RecordError{Ordinal: r.ordinal, Offset: start, ControlNumber: bad.controlNumber,
-			Reason: bad.reason, Message: bad.message}
+			Reason: bad.reason, Message: bad.message, Last: r.ended}
 	}
 	return rec, nil
 }

@@ -125,6 +125,7 @@ func TestISO2709RefusesABadRecordAndReadsTheNext(t *testing.T) {
 			assert.Equal(t, 2, re.Ordinal)
 			assert.Equal(t, int64(len(first)), re.Offset)
 			assert.Equal(t, c.id, re.ControlNumber)
+			assert.False(t, re.Last)
 			assert.NotEmpty(t, re.Message)
 			assert.Contains(t, re.Error(), string(c.reason))
 		})
@@ -182,6 +183,8 @@ func TestISO2709TruncatedLastRecord(t *testing.T) {
 			require.Equal(t, []string{"g1", "!truncated"}, outline(results))
 			assert.Equal(t, c.id, results[1].err.ControlNumber)
 			assert.Equal(t, int64(len(first)), results[1].err.Offset)
+			assert.True(t, results[1].err.Last)
+			assert.Contains(t, results[1].err.Error(), "nothing after it is read")
 		})
 	}
 }

@@ -114,8 +114,7 @@ func (r *Reader) Format() Format { return r.format }
 func (r *Reader) Gzipped() bool { return r.gzipped }
 
 // Next returns the next record. For a record refused it returns a *RecordError, and the call
-// after reads the next record (or, after ReasonTruncated, ReasonBadXML and ReasonTooLarge,
-// returns io.EOF). At the end of the input it returns io.EOF; any other error is the input's
+// after reads the next record (or returns io.EOF, when the error is the Last). At the end of the input it returns io.EOF; any other error is the input's
 // own (a read failed, a gzip stream is corrupt), and every call after returns it again.
 func (r *Reader) Next() (Record, error) {
 	if r.err != nil {

@@ -85,6 +85,11 @@ func readAll(t testing.TB, r *marc.Reader, inputLength int) ([]marc.Record, []re
 			return recs, results
 		case errors.As(err, &re):
 			results = append(results, result{reason: re.Reason, err: re})
+			if re.Last {
+				_, err := r.Next()
+				require.ErrorIs(t, err, io.EOF, "the call after the Last refusal")
+				return recs, results
+			}
 		case err != nil:
 			t.Fatalf("an error that is neither a RecordError nor io.EOF: %v", err)
 		default:

@@ -128,6 +128,7 @@ func (r *xmlReader) fail(err error, at RecordError, where string) error {
 		at.Reason, at.Message = ReasonBadXML, fmt.Sprintf("line %d: %v; the XML cannot be read past it", line, err)
 	}
 	r.ended = true
+	at.Last = true
 	return &at
 }
 

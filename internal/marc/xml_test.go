@@ -176,6 +176,7 @@ func TestMARCXMLRefusesABadRecordAndReadsTheNext(t *testing.T) {
 			assert.Equal(t, strings.Count(before, "\n")+1, re.Line)
 			assert.Equal(t, int64(len(before)), re.Offset)
 			assert.Equal(t, "bad", re.ControlNumber)
+			assert.False(t, re.Last)
 		})
 	}
 }
@@ -204,6 +205,7 @@ func TestMARCXMLThatCannotBeReadPast(t *testing.T) {
 			}
 			require.Equal(t, want, outline(results))
 			assert.Equal(t, c.id, results[len(results)-1].err.ControlNumber)
+			assert.True(t, results[len(results)-1].err.Last)
 		})
 	}
 }
