@@ -105,8 +105,11 @@ type importRun struct {
 	report   *json.Encoder // nil for none
 	batch    int
 	pending  []catalogimport.Record
-	path     string // the file in hand
+	inFlight []*batchInFlight // oldest first
+	path     string           // the file in hand
 	summary  catalogimport.Summary
+	// reportErr is the first failure to write the report.
+	reportErr error
 }
 
 // reportLine is a line of the report: what came of a record, and the file it is in.

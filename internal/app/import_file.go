@@ -36,18 +36,24 @@ func (run *importRun) file(ctx context.Context, path string, progress io.Writer)
 		var refused *marc.RecordError
 		switch {
 		case errors.Is(err, io.EOF):
-			return run.flush(ctx)
+			if err := run.flush(ctx); err != nil {
+				return err
+			}
+			return run.finish()
 		case errors.As(err, &refused):
 			run.refuse(catalogimport.Outcome{Place: refused.Ordinal, ControlNumber: refused.ControlNumber,
 				Outcome: catalogimport.Refused, Reason: string(refused.Reason), Message: refused.Message})
 		case err != nil:
-			return fmt.Errorf("%s, after record %d: %w", path, place-1, err)
+			return errors.Join(fmt.Errorf("%s, after record %d: %w", path, place-1, err), run.finish())
 		default:
 			run.add(rec, place)
 		}
 		if len(run.pending) >= run.batch {
 			if err := run.flush(ctx); err != nil {
-				return err
+				return errors.Join(err, run.finish())
+			}
+			if run.reportErr != nil {
+				return errors.Join(fmt.Errorf("--report: %w", run.reportErr), run.finish())
 			}
 			shown.show(&run.summary)
 		}
@@ -79,20 +85,63 @@ func recordOf(b marcmap.Bib, place int) catalogimport.Record {
 	return r
 }
 
-// flush imports the batch in hand, and reports what came of it.
+// flush starts the import of the batch in hand, beside the batches already going, and waits
+// while importWorkers are: the next batch is read and mapped while the database writes these.
 func (run *importRun) flush(ctx context.Context) error {
-	if len(run.pending) == 0 {
-		return nil
+	if len(run.pending) > 0 {
+		b := &batchInFlight{done: make(chan struct{}), path: run.path}
+		records := run.pending
+		run.pending = nil
+		go func() {
+			defer close(b.done)
+			b.outcomes, b.err = run.importer.Import(ctx, records)
+		}()
+		run.inFlight = append(run.inFlight, b)
 	}
-	outcomes, err := run.importer.Import(ctx, run.pending)
-	if err != nil {
-		return err
+	for len(run.inFlight) >= importWorkers {
+		if err := run.collect(); err != nil {
+			return err
+		}
 	}
-	run.pending = run.pending[:0]
-	for _, o := range outcomes {
+	return nil
+}
+
+// finish waits for every batch in flight, and reports what came of each.
+func (run *importRun) finish() error {
+	var first error
+	for len(run.inFlight) > 0 {
+		if err := run.collect(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// importWorkers is how many batches are imported at once: one written while the next is
+// decided, and the database's two writers busy on a machine of two cores.
+const importWorkers = 2
+
+// batchInFlight is a batch being imported.
+type batchInFlight struct {
+	done     chan struct{}
+	path     string
+	outcomes []catalogimport.Outcome
+	err      error
+}
+
+// collect waits for the oldest batch in flight and reports what came of it, so that the
+// report keeps the order of the file. On an error, the batches after it are still waited for.
+func (run *importRun) collect() error {
+	b := run.inFlight[0]
+	<-b.done
+	run.inFlight = run.inFlight[1:]
+	if b.err != nil {
+		return b.err
+	}
+	for _, o := range b.outcomes {
 		run.summary.Count(o)
 		if o.Outcome == catalogimport.Refused || len(o.Warnings) > 0 {
-			run.write(o)
+			run.writeIn(b.path, o)
 		}
 	}
 	return nil
@@ -104,9 +153,12 @@ func (run *importRun) refuse(o catalogimport.Outcome) {
 	run.write(o)
 }
 
-func (run *importRun) write(o catalogimport.Outcome) {
-	if run.report != nil {
-		_ = run.report.Encode(reportLine{File: run.path, Outcome: o})
+func (run *importRun) write(o catalogimport.Outcome) { run.writeIn(run.path, o) }
+
+// writeIn writes a line of the report; the first failure is kept, and ends the import.
+func (run *importRun) writeIn(path string, o catalogimport.Outcome) {
+	if run.report != nil && run.reportErr == nil {
+		run.reportErr = run.report.Encode(reportLine{File: path, Outcome: o})
 	}
 }
 
