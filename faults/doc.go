@@ -13,13 +13,15 @@
 //   - a flood from one client, far past RATE_LIMIT, while another pays (flood_test.go);
 //   - a SIGKILL of the outbox's holder while 100 loans' due-soon reminders fire, then overdue
 //     notices at their pace, none after a return or a renewal (reminders_test.go);
-//   - fifty members going round one book's hold shelf, through two SIGKILLs of the replica
+//   - twenty-four members going round one book's hold shelf, through two SIGKILLs of the replica
 //     that runs the saga and the outbox (holds_test.go);
 //   - a day closed that 100 loans are due on, through a SIGKILL of the due-dates saga's holder
 //     while it moves them: each moved once, each due-soon reminder once for the new due time
 //     (duedates_test.go);
 //   - eight SIGKILLs of the replica a self-check kiosk is on, each in the middle of a checkout
-//     that the kiosk then resends to the other replica over SIP2 (kiosk_test.go).
+//     that the kiosk then resends to the other replica over SIP2 (kiosk_test.go);
+//   - an import of 200,000 MARC records SIGKILLed three times and started again, which ends
+//     with a clean run's log (import_test.go).
 //
 // After each fault the suite checks the invariants (invariants_test.go): every payment recorded
 // once, every loan emailed at least once and duplicates counted, checkpoints never moved back,
