@@ -12,33 +12,35 @@ import (
 
 // fresh reports, for each fitted record, whether every stream it writes as a new title is new
 // to the log, and claimed by no record before it in the batch: those are written together,
-// through the log's bulk path.
-func (im *Importer) fresh(ctx context.Context, fits []*fitted) ([]bool, error) {
+// through the log's bulk path. And whether one of its streams is claimed by a record before
+// it (shared): such a record is recorded after the others.
+func (im *Importer) fresh(ctx context.Context, fits []*fitted) (fresh, shared []bool, err error) {
 	streams := make([][]string, len(fits))
 	var all []string
 	for j, f := range fits {
 		streams[j] = streamsOf(f)
 		all = append(all, streams[j]...)
 	}
-	fresh := make([]bool, len(fits))
+	fresh, shared = make([]bool, len(fits)), make([]bool, len(fits))
 	if len(all) == 0 {
-		return fresh, nil
+		return fresh, shared, nil
 	}
 	versions, err := im.Log.StreamVersions(ctx, all)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	claimed := make(map[string]bool, len(all))
 	for j := range fits {
-		fresh[j] = true
 		for _, s := range streams[j] {
-			fresh[j] = fresh[j] && versions[s] == 0 && !claimed[s]
+			shared[j] = shared[j] || claimed[s]
 		}
+		fresh[j] = !shared[j]
 		for _, s := range streams[j] {
+			fresh[j] = fresh[j] && versions[s] == 0
 			claimed[s] = true
 		}
 	}
-	return fresh, nil
+	return fresh, shared, nil
 }
 
 // partsOf are the appends that record a fitted record as a new title, as the commands that

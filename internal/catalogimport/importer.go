@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"library/internal/aggregate"
 	"library/internal/books"
 	"library/internal/eventstore"
@@ -63,25 +65,53 @@ func (im *Importer) Import(ctx context.Context, records []Record) ([]Outcome, er
 		}
 		fits, places = append(fits, &f), append(places, i)
 	}
-	fresh, err := im.fresh(ctx, fits)
+	fresh, shared, err := im.fresh(ctx, fits)
 	if err != nil {
 		return nil, err
 	}
 	if err := im.writeFresh(ctx, fits, fresh); err != nil {
 		return nil, err
 	}
+	var alone, after []int // the records that meet the log, apart and after the others
 	for j, f := range fits {
-		o := &outcomes[places[j]]
-		if fresh[j] {
-			o.Outcome, o.Copies = Recorded, len(f.copies)
-			continue
+		switch {
+		case fresh[j]:
+			outcomes[places[j]].Outcome, outcomes[places[j]].Copies = Recorded, len(f.copies)
+		case shared[j]:
+			after = append(after, j)
+		default:
+			alone = append(alone, j)
 		}
-		if err := im.one(ctx, f, o); err != nil {
+	}
+	record := func(j int) error {
+		o := &outcomes[places[j]]
+		err := im.one(ctx, fits[j], o)
+		o.Warnings = fits[j].warnings
+		return err
+	}
+	if err := im.apart(ctx, alone, record); err != nil {
+		return nil, err
+	}
+	for _, j := range after {
+		if err := record(j); err != nil {
 			return nil, err
 		}
-		o.Warnings = f.warnings
 	}
 	return outcomes, nil
+}
+
+// oneAtATime is how many records that meet the log are recorded at once, each through the
+// commands: their reads and appends are round trips, which overlap.
+const oneAtATime = 8
+
+// apart records records that share no stream, oneAtATime at once, and returns the first error.
+func (im *Importer) apart(ctx context.Context, records []int, record func(int) error) error {
+	var g errgroup.Group
+	g.SetLimit(oneAtATime)
+	for _, j := range records {
+		g.Go(func() error { return record(j) })
+	}
+	return g.Wait()
 }
 
 // writeFresh writes the fresh titles in one transaction. Should another writer have made one

@@ -39,7 +39,7 @@ func (im *Importer) one(ctx context.Context, f *fitted, o *Outcome) error {
 			o.Outcome = Changed
 		}
 	}
-	added, err := im.addCopies(ctx, f)
+	added, err := im.addCopies(ctx, f, t)
 	if err != nil {
 		return err
 	}
@@ -57,7 +57,9 @@ func (im *Importer) one(ctx context.Context, f *fitted, o *Outcome) error {
 func (im *Importer) find(ctx context.Context, f *fitted) (titles.Title, bool, error) {
 	t, _, err := im.Titles.Get(ctx, f.title.ID)
 	if err == nil {
-		im.dropTakenISBN(ctx, f)
+		if f.title.ISBN != nil && *f.title.ISBN != t.ISBN {
+			im.dropTakenISBN(ctx, f)
+		}
 		return t, true, nil
 	}
 	if !errs.Is(err, errs.NotFound) || f.title.ISBN == nil {
@@ -155,11 +157,15 @@ func changeTo(a titles.AddTitle, t titles.Title) titles.ChangeTitle {
 	return c
 }
 
-// addCopies adds the copies the title does not have yet, and counts them. A copy whose barcode
-// is another copy's, or whose id another title's copy has, is a warning.
-func (im *Importer) addCopies(ctx context.Context, f *fitted) (int, error) {
+// addCopies adds the copies the title t (as it was found; zero for a new one) does not list yet,
+// and counts them. A copy whose barcode is another copy's, or whose id another title's copy
+// has, is a warning.
+func (im *Importer) addCopies(ctx context.Context, f *fitted, t titles.Title) (int, error) {
 	added := 0
 	for _, c := range f.copies {
+		if t.HasCopy(c.ID) {
+			continue
+		}
 		if im.DryRun {
 			if _, _, err := im.Books.Get(ctx, c.ID); errs.Is(err, errs.NotFound) {
 				added++
