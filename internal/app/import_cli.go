@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -72,8 +73,8 @@ func ImportMARC(ctx context.Context, cfg Config, logger *slog.Logger, opts Impor
 	started := time.Now()
 	for _, path := range opts.Files {
 		if err := run.file(ctx, path, opts.Progress); err != nil {
-			fmt.Fprintf(out, "stopped: %s (%s); an import started again records what this one did not, and nothing twice\n", run.summary, elapsed(started))
-			return err
+			_, printErr := fmt.Fprintf(out, "stopped: %s (%s); an import started again records what this one did not, and nothing twice\n", run.summary, elapsed(started))
+			return errors.Join(err, printErr)
 		}
 	}
 	verb := "imported"

@@ -63,7 +63,7 @@ func (p *importProgress) done(s *catalogimport.Summary) {
 	}
 	p.print(s)
 	if p.terminal {
-		fmt.Fprintln(p.w)
+		_, _ = fmt.Fprintln(p.w) // progress is shown at best: a terminal gone is no reason to stop
 	}
 }
 
@@ -80,9 +80,9 @@ func (p *importProgress) print(s *catalogimport.Summary) {
 	}
 	if p.terminal {
 		filled := int(fraction * barWidth)
-		fmt.Fprintf(p.w, "\r%s [%s%s] %3.0f%% %d records, %.0f/s, %s left ", p.path, strings.Repeat("=", filled),
+		_, _ = fmt.Fprintf(p.w, "\r%s [%s%s] %3.0f%% %d records, %.0f/s, %s left ", p.path, strings.Repeat("=", filled),
 			strings.Repeat(" ", barWidth-filled), 100*fraction, s.Read, rate, left)
 		return
 	}
-	fmt.Fprintf(p.w, "import %s: %.0f%%, %s, %.0f records/s, %s left\n", p.path, 100*fraction, s, rate, left)
+	_, _ = fmt.Fprintf(p.w, "import %s: %.0f%%, %s, %.0f records/s, %s left\n", p.path, 100*fraction, s, rate, left)
 }

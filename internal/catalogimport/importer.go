@@ -89,7 +89,7 @@ func (im *Importer) Import(ctx context.Context, records []Record) ([]Outcome, er
 		o.Warnings = fits[j].warnings
 		return err
 	}
-	if err := im.apart(ctx, alone, record); err != nil {
+	if err := apart(alone, record); err != nil {
 		return nil, err
 	}
 	for _, j := range after {
@@ -105,7 +105,7 @@ func (im *Importer) Import(ctx context.Context, records []Record) ([]Outcome, er
 const oneAtATime = 8
 
 // apart records records that share no stream, oneAtATime at once, and returns the first error.
-func (im *Importer) apart(ctx context.Context, records []int, record func(int) error) error {
+func apart(records []int, record func(int) error) error {
 	var g errgroup.Group
 	g.SetLimit(oneAtATime)
 	for _, j := range records {

@@ -95,7 +95,7 @@ func (r *newStreamRows) Values() ([]any, error) {
 	part := r.parts[r.part]
 	e := part.Events[r.event]
 	r.encoded = e.Metadata.AppendJSON(r.encoded[:0])
-	r.values = [5]any{part.StreamID, int64(r.event + 1), e.Type, json.RawMessage(e.Data), json.RawMessage(r.encoded)} // encoded before the next row is asked for
+	r.values = [5]any{part.StreamID, int64(r.event + 1), e.Type, e.Data, json.RawMessage(r.encoded)} // encoded before the next row is asked for
 	return r.values[:], nil
 }
 

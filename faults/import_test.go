@@ -1,0 +1,175 @@
+//go:build faults
+
+package faults
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"library/internal/testkit/marcgen"
+	"library/internal/testkit/pgtest"
+	"library/internal/testkit/proctest"
+)
+
+const (
+	importRecords = 200_000
+	importKills   = 3
+)
+
+// An import of 200,000 records SIGKILLed at three random points, and started again each time,
+// ends with the same log as one import that never stopped: the same streams, at the same
+// versions, with the same events, data and metadata; nothing twice, nothing missing. Then the
+// same file once more records nothing.
+func TestImportKilledThreeTimesEndsAsOneCleanRun(t *testing.T) {
+	t.Parallel()
+	file := generated(t, importRecords)
+	clean, killed := pgtest.NewDatabase(t), pgtest.NewDatabase(t)
+	cleanPool, killedPool := pgtest.Connect(t, clean), pgtest.Connect(t, killed)
+
+	began := time.Now()
+	importToEnd(t, clean, file)
+	cleanTook := time.Since(began)
+	events := countEvents(t, cleanPool)
+
+	var at []int
+	for k := range importKills {
+		p := proctest.Launch(t, []string{"DATABASE_URL=" + killed}, "import", "marc", file)
+		// Somewhere in the part of the log the run before left to write.
+		before := countEvents(t, killedPool)
+		target := before + int(rand.Float64()*float64(events-before)*0.6) + 1
+		n := waitForEvents(t, killedPool, p, target)
+		p.Kill()
+		at = append(at, n)
+		t.Logf("kill %d at %d of %d events", k+1, n, events)
+	}
+	importToEnd(t, killed, file)
+
+	want, got := logOf(t, cleanPool), logOf(t, killedPool)
+	if got.events != want.events || got.sum != want.sum {
+		t.Fatalf("the log after the kills is not the clean run's: %d events (sum %s), want %d (sum %s)", got.events, got.sum, want.events, want.sum)
+	}
+	out := importToEnd(t, killed, file)
+	if n := countEvents(t, killedPool); n != events {
+		t.Errorf("the same file once more wrote %d events", n-events)
+	}
+	t.Logf("FAULTS import: records=%d events=%d clean-run=%s kills-at=%v same-log=true again=%q",
+		importRecords, events, cleanTook.Round(time.Millisecond), at, out)
+}
+
+// generated writes a catalogue of n records to a file of its own.
+func generated(t *testing.T, n int) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "catalogue.mrc")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	if err := marcgen.Write(w, 1, n); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// importToEnd runs `library import marc file` on database until it exits, which it must do
+// with status 0, and returns its summary.
+func importToEnd(t *testing.T, database, file string) string {
+	t.Helper()
+	p := proctest.Launch(t, []string{"DATABASE_URL=" + database}, "import", "marc", file)
+	if err := p.Wait(t, 10*time.Minute); err != nil {
+		t.Fatalf("the import failed: %v\n%s", err, p.Output())
+	}
+	return lastLine(p.Output())
+}
+
+// waitForEvents polls the log until it holds at least n events, and returns how many it holds;
+// the import must not end first.
+func waitForEvents(t *testing.T, pool *pgxpool.Pool, p *proctest.Process, n int) int {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		got := countEvents(t, pool)
+		if got >= n {
+			return got
+		}
+		select {
+		case <-p.Exited():
+			t.Fatalf("the import ended at %d events, before %d:\n%s", got, n, p.Output())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d events after 5 minutes, waiting for %d", got, n)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the log, closely enough to kill mid-way
+	}
+}
+
+func countEvents(t *testing.T, pool *pgxpool.Pool) int {
+	t.Helper()
+	var n int
+	if err := pool.QueryRow(context.Background(), `SELECT count(*) FROM events`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// logSum is a log's content: its events' count and a hash of each one's stream, version, type,
+// data and metadata, in stream and version order (positions and times are the run's own).
+type logSum struct {
+	events int
+	sum    string
+}
+
+func logOf(t *testing.T, pool *pgxpool.Pool) logSum {
+	t.Helper()
+	rows, err := pool.Query(context.Background(),
+		`SELECT stream_id, version, type, data::text, metadata::text FROM events ORDER BY stream_id, version`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	h := sha256.New()
+	var out logSum
+	for rows.Next() {
+		var stream, typ, data, metadata string
+		var version int64
+		if err := rows.Scan(&stream, &version, &typ, &data, &metadata); err != nil {
+			t.Fatal(err)
+		}
+		_, _ = fmt.Fprintf(h, "%s\x00%d\x00%s\x00%s\x00%s\n", stream, version, typ, data, metadata) // a hash.Hash never fails
+		out.events++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	out.sum = hex.EncodeToString(h.Sum(nil))[:16]
+	return out
+}
+
+// lastLine is the import's summary: its output's line that begins "imported".
+func lastLine(output string) string {
+	lines := strings.Split(output, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.HasPrefix(lines[i], "imported") {
+			return lines[i]
+		}
+	}
+	return ""
+}
