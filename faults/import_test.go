@@ -31,7 +31,7 @@ const (
 // versions, with the same events, data and metadata; nothing twice, nothing missing. (That the
 // same file once more records nothing, cmd/library's TestImportAndExportMARC shows.)
 func TestImportKilledThreeTimesEndsAsOneCleanRun(t *testing.T) {
-	t.Parallel()
+	// Not in parallel: it keeps both cores busy, where the parallel tests wait for the clock.
 	file := generated(t, importRecords)
 	clean, killed := pgtest.NewDatabase(t), pgtest.NewDatabase(t)
 	cleanPool, killedPool := pgtest.Connect(t, clean), pgtest.Connect(t, killed)
