@@ -128,7 +128,11 @@ func TestSecretsNeverShow(t *testing.T) {
 	outbox := func() (relay, lastError string) {
 		t.Helper()
 		var s statusView
-		requireJSON(t, call(http.MethodGet, "/status", nil), &s)
+		r := call(http.MethodGet, "/status", nil)
+		if r.Status == http.StatusServiceUnavailable {
+			return "", "" // a database too busy to say, this once: asked again
+		}
+		requireJSON(t, r, &s)
 		for _, p := range s.Processors {
 			if p.Name == "notifications" {
 				if p.LastError != nil {
