@@ -101,9 +101,17 @@ func (r *newStreamRows) Values() ([]any, error) {
 
 func (r *newStreamRows) Err() error { return nil }
 
+// streamVersionsSQL looks each stream up on its own, through UNIQUE (stream_id, version): as a
+// filter (stream_id = ANY), a table whose statistics were taken while it was small is read
+// whole, for every batch of an import into it.
+const streamVersionsSQL = `
+SELECT s.id, v.version FROM unnest($1::text[]) AS s(id),
+	LATERAL (SELECT max(e.version) AS version FROM events e WHERE e.stream_id = s.id) v
+WHERE v.version IS NOT NULL`
+
 // StreamVersions implements eventstore.Bulk, in one statement.
 func (p *Postgres) StreamVersions(ctx context.Context, streamIDs []string) (map[string]int64, error) {
-	rows, err := p.pool.Query(ctx, `SELECT stream_id, max(version) FROM events WHERE stream_id = ANY($1) GROUP BY stream_id`, streamIDs)
+	rows, err := p.pool.Query(ctx, streamVersionsSQL, streamIDs)
 	if err != nil {
 		return nil, translate(ctx, err)
 	}
