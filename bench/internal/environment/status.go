@@ -14,7 +14,9 @@ func Processors() []string { return []string{"catalog", "notifications", "late-f
 
 // ProcessorStatus is one processor's line in /status.
 type ProcessorStatus struct {
-	Name       string `json:"name"`
+	Name string `json:"name"`
+	// Kind is viewModel, saga or outbox.
+	Kind       string `json:"kind"`
 	HoldsLease bool   `json:"holdsLease"`
 	Lag        int64  `json:"lag"`
 	// View is set on a build of a view model, and Reads on the build the replica reads.
