@@ -23,15 +23,15 @@ import (
 // The catalogue import measurement: `library import marc FILE` of a generated catalogue
 // (package marcgen: records 1 to N, 1.5 copies a record), run as a process of its own, at its
 // default settings, against a database of its own that nothing else writes to, which a service
-// process migrated and built its views on, empty, before it stopped. Each record is a title stream (TitleAdded and a CopyAdded per copy), its
-// ISBN's reservation stream, and for each copy a book stream (BookAdded) and its barcode's
-// reservation stream: 2 + 3 × copies events. Then a service process (`serve`) starts on the
-// database and its views and sagas read what the import wrote, until /status shows each caught
-// up, or ImportCatchUpLimit has passed. Then, beside it, PostgreSQL's own pace: one COPY of as many rows into a bare table of the
-// events table's columns (stream_id, version, type, data, metadata) with no index, no
-// constraint and no default, the rows being the import's first ImportTemplateRows events over
-// and over (each time under stream ids of their own), so that they are the size and shape of
-// the import's.
+// process migrated and built its views on, empty, before it stopped. Each record is a title
+// stream (TitleAdded and a CopyAdded per copy), its ISBN's reservation stream, and for each
+// copy a book stream (BookAdded) and its barcode's reservation stream: 2 + 3 × copies events.
+// Then a service process (`serve`) starts on the database and its views and sagas read what the
+// import wrote, until /status shows each caught up, or ImportCatchUpLimit has passed. Then,
+// beside it, PostgreSQL's own pace: one COPY of as many rows into a bare table of the events
+// table's columns (stream_id, version, type, data, metadata) with no index, no constraint and
+// no default, the rows being the import's first ImportTemplateRows events over and over (each
+// time under stream ids of their own), so that they are the size and shape of the import's.
 const (
 	// ImportTemplateRows is how many of the import's first events the bare COPY's rows repeat:
 	// about a batch's worth (1,000 records of 1.5 copies are 6,500 events).
@@ -40,6 +40,10 @@ const (
 	// what has not caught up by then is reported with the events it had still to read.
 	ImportCatchUpLimit = 10 * time.Minute
 	ImportPoll         = 250 * time.Millisecond
+	// importPollShare is how many times as long as /status took to answer the next poll waits.
+	importPollShare = 4
+	// importStatusTimeout is the most one poll of /status waits for its answer.
+	importStatusTimeout = 2 * time.Minute
 	// bareTable is the bare COPY's table.
 	bareTable = "bench_bare_events"
 )
@@ -79,6 +83,8 @@ type ImportResult struct {
 	AllCaughtUp bool
 	CaughtUp    []ImportCaughtUp
 	ServeRSS    int64 // the service's VmHWM once caught up, bytes
+	// SlowestStatus is the longest /status took to answer while the views and sagas read.
+	SlowestStatus time.Duration
 
 	CopyRows int64
 	CopyWall time.Duration // the bare COPY, one statement, its commit included
@@ -255,9 +261,9 @@ func prepare(ctx context.Context, bin, databaseURL string) error {
 			environment.Logf("stopping the import's service: %v", err)
 		}
 	}()
-	if _, all, err := watchCatchUp(ctx, svc, start, time.Minute); err != nil {
+	if w, err := watchCatchUp(ctx, svc, start, time.Minute); err != nil {
 		return err
-	} else if !all {
+	} else if !w.all {
 		return fmt.Errorf("the service did not build its views on the empty log within a minute: %s", svc.Output())
 	}
 	return nil
@@ -277,9 +283,11 @@ func catchUp(ctx context.Context, bin, databaseURL string, res *ImportResult) er
 			environment.Logf("stopping the import's service: %v", err)
 		}
 	}()
-	if res.CaughtUp, res.AllCaughtUp, err = watchCatchUp(ctx, svc, start, ImportCatchUpLimit); err != nil {
+	w, err := watchCatchUp(ctx, svc, start, ImportCatchUpLimit)
+	if err != nil {
 		return err
 	}
+	res.CaughtUp, res.AllCaughtUp, res.SlowestStatus = w.caught, w.all, w.slowestAsk
 	res.CatchUp = time.Since(start) // the limit, and the last poll, when some did not catch up
 	if res.AllCaughtUp {
 		res.CatchUp = res.Slowest().After
@@ -292,10 +300,22 @@ func catchUp(ctx context.Context, bin, databaseURL string, res *ImportResult) er
 	return nil
 }
 
+// watched is what watchCatchUp saw: each awaited processor's figures, caught up or not,
+// whether all were, and the longest /status took to answer.
+type watched struct {
+	caught     []ImportCaughtUp
+	all        bool
+	slowestAsk time.Duration
+}
+
 // watchCatchUp polls /status from start until every awaited processor is caught up (a view's
 // build the service reads holding its lease at lag 0, a saga at lag 0), or until limit has
-// passed: it returns each one's figures, caught up or not, and whether all were.
-func watchCatchUp(ctx context.Context, svc *environment.Service, start time.Time, limit time.Duration) ([]ImportCaughtUp, bool, error) {
+// passed. /status counts each processor's lag in the log, a while when millions of events are
+// left: each poll waits up to importStatusTimeout for its answer, and the next waits
+// importPollShare times as long as that answer took (ImportPoll at least), so that the counting
+// takes a small share of the database while the processors read.
+func watchCatchUp(ctx context.Context, svc *environment.Service, start time.Time, limit time.Duration) (watched, error) {
+	var w watched
 	var order []string
 	seen := map[string]*ImportCaughtUp{}
 	collect := func() []ImportCaughtUp {
@@ -306,7 +326,10 @@ func watchCatchUp(ctx context.Context, svc *environment.Service, start time.Time
 		return out
 	}
 	for {
-		status, err := environment.FetchStatus(ctx, svc.BaseURL)
+		asked := time.Now()
+		status, err := environment.FetchStatusWithin(ctx, svc.BaseURL, importStatusTimeout)
+		took := time.Since(asked)
+		w.slowestAsk = max(w.slowestAsk, took)
 		if err == nil {
 			pending := 0
 			for _, p := range awaited(status) {
@@ -325,19 +348,21 @@ func watchCatchUp(ctx context.Context, svc *environment.Service, start time.Time
 				}
 			}
 			if pending == 0 {
-				return collect(), true, nil
+				w.caught, w.all = collect(), true
+				return w, nil
 			}
 		}
 		if time.Since(start) > limit {
 			if len(order) == 0 {
-				return nil, false, fmt.Errorf("/status did not answer within %s (%w): %s", limit, err, svc.Output())
+				return w, fmt.Errorf("/status did not answer within %s (%w): %s", limit, err, svc.Output())
 			}
-			return collect(), false, nil
+			w.caught = collect()
+			return w, nil
 		}
 		select { // polling /status, bounded by the limit
 		case <-ctx.Done():
-			return nil, false, ctx.Err()
-		case <-time.After(ImportPoll):
+			return w, ctx.Err()
+		case <-time.After(max(ImportPoll, importPollShare*took)):
 		}
 	}
 }
