@@ -61,7 +61,7 @@ lint: ## golangci-lint v2 with .golangci.yml, on the service and the benchmark (
 mutate: ## small bugs made on purpose in the code that keeps the promises, one at a time: each must fail its package's tests (about half an hour; see docs/testing.md)
 	go run ./scripts/mutate
 
-bench: ## the benchmark, written to docs/benchmarks.md (about ten minutes; see docs/testing.md)
+bench: ## the benchmark, written to docs/benchmarks.md (about half an hour, a million-record import included; see docs/testing.md)
 	cd bench && go run .
 
 demo: ## make build, then PostgreSQL, Mailpit (its first install takes minutes), an OpenID provider, a payment provider (devpay) and two replicas that take payments through it, on loopback; Ctrl-C stops and removes them

@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/emersion/go-smtp v0.25.1
 	github.com/jackc/pgx/v5 v5.12.0
+	library v0.0.0-00010101000000-000000000000
 )
 
 require (
@@ -15,3 +16,7 @@ require (
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
 )
+
+// The service's own packages (the generated MARC catalogue of internal/testkit/marcgen), from
+// the tree the benchmark measures.
+replace library => ../

@@ -14,8 +14,9 @@
 //   - apart: the measurements that need a service process and a database of their own: a slow
 //     relay and a backlog, takeovers after SIGKILL and SIGTERM, the catalog at 100,000 books,
 //     cold loads of long streams, durable timers firing, a title with a long queue of holds
-//     whose copies come back at once, the titles search at 100,000 titles, and checkouts at
-//     self-check kiosks over SIP2 beside the same over HTTP.
+//     whose copies come back at once, the titles search at 100,000 titles, checkouts at
+//     self-check kiosks over SIP2 beside the same over HTTP, and the import of a generated
+//     catalogue of a million records beside PostgreSQL's own COPY.
 //   - report: the table, the targets with their verdicts, and the Markdown file.
 //   - figures: how numbers are summarised and written.
 //
@@ -104,6 +105,8 @@ func run(ctx context.Context) error {
 		return b.titlesOnly(ctx)
 	case environment.OnlySIP:
 		return b.kiosksOnly(ctx)
+	case environment.OnlyImport:
+		return b.importOnly(ctx)
 	}
 	if b.sink, err = environment.StartSMTPSink(); err != nil {
 		return err
@@ -241,7 +244,8 @@ func (b *bench) measureMainService(ctx context.Context, rep *report.Report) erro
 
 // measureApart runs the measurements that need a database, and service processes, of their
 // own: the slow relay and the backlog, the takeovers, the catalog at 100,000 books, the cold
-// loads of long streams, the timers, the title holds, the titles search and the kiosks.
+// loads of long streams, the timers, the title holds, the titles search, the kiosks and the
+// catalogue import.
 func (b *bench) measureApart(ctx context.Context, rep *report.Report) error {
 	environment.Logf("relay: %d loans at %s per message, then a backlog of %d after a 421 outage, on a database of their own",
 		apart.SlowRelayLoans, apart.SlowRelayDelay, apart.BacklogLoans)
@@ -301,6 +305,10 @@ func (b *bench) measureApart(ctx context.Context, rep *report.Report) error {
 		return err
 	}
 	env.Date, env.LoadBefore = time.Now().UTC(), environment.LoadAverage()
-	rep.Kiosks, err = b.measureKiosks(ctx, env)
+	if rep.Kiosks, err = b.measureKiosks(ctx, env); err != nil {
+		return err
+	}
+	env.Date, env.LoadBefore = time.Now().UTC(), environment.LoadAverage()
+	rep.Import, err = b.measureImport(ctx, env)
 	return err
 }

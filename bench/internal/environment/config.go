@@ -48,8 +48,13 @@ type Config struct {
 	// into Output in place of the last full run's (report.SpliceTimers); "holds" does the same
 	// with the title holds measurement (report.SpliceHolds), and "titles-search" with the titles
 	// search (report.SpliceTitles), and "sip" with the kiosks' checkouts over SIP2 and HTTP
-	// (report.SpliceKiosks). Empty: everything.
+	// (report.SpliceKiosks), and "import" with the catalogue import (report.SpliceImport). Empty:
+	// everything.
 	Only string
+	// ImportRecords is how many generated MARC records the catalogue import measures
+	// (BENCH_IMPORT_RECORDS, default DefaultImportRecords: 1,000,000 records are 1,500,000 copies
+	// and 6,500,000 events).
+	ImportRecords int
 	// Output is the Markdown file written (BENCH_OUTPUT, default docs/benchmarks.md, relative
 	// to the module root; "-" writes none).
 	Output string
@@ -71,6 +76,7 @@ func LoadConfig() (Config, error) {
 		GrowthPayments: 50,
 		ColdEvents:     []int{2, 1000, 20_000, 100_000},
 		ColdRounds:     7,
+		ImportRecords:  DefaultImportRecords,
 	}
 	errs := readDurations(&cfg)
 	if s := os.Getenv("BENCH_CONCURRENCY"); s != "" {
@@ -91,7 +97,7 @@ func LoadConfig() (Config, error) {
 		name string
 		to   *int
 	}{{"BENCH_ACCOUNTS", &cfg.Accounts}, {"BENCH_LENDERS", &cfg.Lenders}, {"BENCH_IDLE_LOANS", &cfg.IdleLoans}, {"BENCH_GROWTH_PAYMENTS", &cfg.GrowthPayments},
-		{"BENCH_COLD_ROUNDS", &cfg.ColdRounds}} {
+		{"BENCH_COLD_ROUNDS", &cfg.ColdRounds}, {"BENCH_IMPORT_RECORDS", &cfg.ImportRecords}} {
 		if s := os.Getenv(v.name); s != "" {
 			n, err := strconv.Atoi(s)
 			if err != nil || n < 1 {
@@ -101,10 +107,10 @@ func LoadConfig() (Config, error) {
 		}
 	}
 	switch cfg.Only = os.Getenv("BENCH_ONLY"); cfg.Only {
-	case "", OnlyTimers, OnlyHolds, OnlyTitles, OnlySIP, OnlyCommands:
+	case "", OnlyTimers, OnlyHolds, OnlyTitles, OnlySIP, OnlyImport, OnlyCommands:
 	default:
-		errs = append(errs, fmt.Errorf("BENCH_ONLY must be %q, %q, %q, %q, %q or unset (everything), not %q", OnlyTimers, OnlyHolds, OnlyTitles,
-			OnlySIP, OnlyCommands, cfg.Only))
+		errs = append(errs, fmt.Errorf("BENCH_ONLY must be %q, %q, %q, %q, %q, %q or unset (everything), not %q", OnlyTimers, OnlyHolds, OnlyTitles,
+			OnlySIP, OnlyImport, OnlyCommands, cfg.Only))
 	}
 	if s, ok := os.LookupEnv("BENCH_OUTPUT"); ok {
 		cfg.Output = s
@@ -159,11 +165,18 @@ const OnlyTitles = "titles-search"
 // OnlySIP is the value of BENCH_ONLY that runs the kiosks' checkouts, over SIP2 and HTTP, alone.
 const OnlySIP = "sip"
 
+// DefaultImportRecords is how many records the catalogue import measures unless
+// BENCH_IMPORT_RECORDS says otherwise: the million.
+const DefaultImportRecords = 1_000_000
+
+// OnlyImport is the value of BENCH_ONLY that runs the catalogue import alone.
+const OnlyImport = "import"
+
 // Alone reports whether BENCH_ONLY names a measurement that needs the service alone, on a
 // database of its own: no devidp, no SMTP sink, no main service.
 func (c Config) Alone() bool {
 	switch c.Only {
-	case OnlyTimers, OnlyHolds, OnlyTitles, OnlySIP:
+	case OnlyTimers, OnlyHolds, OnlyTitles, OnlySIP, OnlyImport:
 		return true
 	}
 	return false

@@ -75,13 +75,19 @@ func StartService(ctx context.Context, bin, databaseURL string, env ...string) (
 // RunCommand runs one of the binary's commands (sip terminals add NAME, ...) with the
 // environment of the services the run starts, against databaseURL, and returns what it printed.
 func RunCommand(ctx context.Context, bin, databaseURL string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = serviceEnv(databaseURL)
-	out, err := cmd.CombinedOutput()
+	out, err := Command(ctx, bin, databaseURL, args...).CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("library %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
 	}
 	return string(out), nil
+}
+
+// Command is one of the binary's commands (import marc FILE, ...) with the environment of the
+// services the run starts, against databaseURL, for its caller to run and watch.
+func Command(ctx context.Context, bin, databaseURL string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = serviceEnv(databaseURL)
+	return cmd
 }
 
 // serviceEnv is the environment of the service's processes, on databaseURL.

@@ -14,7 +14,9 @@ func Processors() []string { return []string{"catalog", "notifications", "late-f
 
 // ProcessorStatus is one processor's line in /status.
 type ProcessorStatus struct {
-	Name       string `json:"name"`
+	Name string `json:"name"`
+	// Kind is viewModel, saga or outbox.
+	Kind       string `json:"kind"`
 	HoldsLease bool   `json:"holdsLease"`
 	Lag        int64  `json:"lag"`
 	// View is set on a build of a view model, and Reads on the build the replica reads.
@@ -28,7 +30,13 @@ type ProcessorStatus struct {
 // catalog's first build (named catalog) is of a version older than the service's, whose own
 // build (catalog@2) takes over once it has read the log.
 func FetchStatus(ctx context.Context, baseURL string) (map[string]ProcessorStatus, error) {
-	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	return FetchStatusWithin(ctx, baseURL, time.Second)
+}
+
+// FetchStatusWithin is FetchStatus, waiting up to timeout for the answer: /status counts each
+// processor's lag in the log, which takes a while when processors are millions of events behind.
+func FetchStatusWithin(ctx context.Context, baseURL string, timeout time.Duration) (map[string]ProcessorStatus, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+"/status", nil)
 	if err != nil {

@@ -36,6 +36,7 @@ type Report struct {
 	Holds    apart.HoldsResult
 	Titles   apart.TitlesResult
 	Kiosks   apart.KiosksResult
+	Import   apart.ImportResult
 }
 
 // rows are the results as table rows: label, concurrency, ops/s, p50, p99, errors, ratio to
@@ -163,7 +164,7 @@ func (r Report) intro() string {
 	n := r.Config.Accounts
 	paragraphs := []string{
 		"# Benchmarks",
-		fmt.Sprintf("Written by `make bench` (`cd bench && go run .`; %s per cell after a %s warm-up, %d accounts); run it again to replace this file. Settings: `BENCH_DURATION`, `BENCH_WARMUP`, `BENCH_CONCURRENCY`, `BENCH_ACCOUNTS`, `BENCH_LENDERS`, `BENCH_IDLE_LOANS`, `BENCH_GROWTH_PAYMENTS`, `BENCH_COLD_EVENTS` (the stream lengths of the cold loads, default `2,1000,20000,100000`), `BENCH_COLD_ROUNDS`, `BENCH_OUTPUT` (`-` for none), `BENCH_ONLY` (`timers`, `holds`, `titles-search` or `sip`: that measurement alone, written into this file in place of its section and its targets' rows; `commands`: the throughput cells alone, printed with the targets on a command's cost, nothing written), `BENCH_BEFORE` (a git revision: the service is built at it too, and its commands, contact changes and contention measured in the same run) and `BENCH_DATABASE_URL` (a server where the run may create and drop databases; unset, it starts a throwaway cluster with `scripts/postgres.sh`). The throughput table comes first, then the targets, each met or not, and the sealing of personal data, aggregate cache, profile, outbox, slow relay and backlog, takeover, stream length, memory, cold load, catalog, timers, title holds, titles search and kiosk checkouts measurements they come from.",
+		fmt.Sprintf("Written by `make bench` (`cd bench && go run .`; %s per cell after a %s warm-up, %d accounts); run it again to replace this file. Settings: `BENCH_DURATION`, `BENCH_WARMUP`, `BENCH_CONCURRENCY`, `BENCH_ACCOUNTS`, `BENCH_LENDERS`, `BENCH_IDLE_LOANS`, `BENCH_GROWTH_PAYMENTS`, `BENCH_COLD_EVENTS` (the stream lengths of the cold loads, default `2,1000,20000,100000`), `BENCH_COLD_ROUNDS`, `BENCH_IMPORT_RECORDS` (the records of the catalogue import, default 1,000,000), `BENCH_OUTPUT` (`-` for none), `BENCH_ONLY` (`timers`, `holds`, `titles-search`, `sip` or `import`: that measurement alone, written into this file in place of its section and its targets' rows; `commands`: the throughput cells alone, printed with the targets on a command's cost, nothing written), `BENCH_BEFORE` (a git revision: the service is built at it too, and its commands, contact changes and contention measured in the same run) and `BENCH_DATABASE_URL` (a server where the run may create and drop databases; unset, it starts a throwaway cluster with `scripts/postgres.sh`). The throughput table comes first, then the targets, each met or not, and the sealing of personal data, aggregate cache, profile, outbox, slow relay and backlog, takeover, stream length, memory, cold load, catalog, timers, title holds, titles search, kiosk checkouts and catalogue import measurements they come from.",
 			r.Config.Duration, r.Config.Warmup, n),
 	}
 	items := []string{

@@ -97,6 +97,7 @@ func (r Report) targets() Section {
 	r.HoldsTargets(t)
 	r.TitlesTargets(t)
 	r.KiosksTargets(t)
+	r.ImportTargets(t)
 	return Section{
 		Title:  "Targets",
 		align:  "|---|---|--:|---|",
@@ -262,7 +263,7 @@ func (r Report) sections() []Section {
 
 	return []Section{r.targets(), r.sealingSection(), r.cacheSection(), r.profileSection(), outbox, r.relaySection(), takeover, growth,
 		r.memorySection(), r.coldSection(), r.catalogSection(), r.TimersSection(), r.HoldsSection(), r.TitlesSection(),
-		r.KiosksSection()}
+		r.KiosksSection(), r.ImportSection()}
 }
 
 // text is the sections as aligned text, for the terminal.
