@@ -114,9 +114,9 @@ func Launch(t testing.TB, cfg app.Config, logger *slog.Logger) Service {
 	s := Service{Base: "http://" + a.Addr(), Metrics: "http://" + a.MetricsAddr(), SIP: a.SIPAddr(), Stop: stop}
 	if cfg.AuthIssuer != "" {
 		// Tokens are checked once the provider's discovery is read, a moment after start (which,
-		// on a loaded machine running many services at once, has taken over 10 s).
+		// on a loaded machine running many services at once, has taken over 30 s).
 		api := s.API("")
-		Eventually(t, 30*time.Second, func() bool {
+		Eventually(t, time.Minute, func() bool {
 			r, err := api.TrySend(http.MethodGet, "/readyz", nil)
 			return err == nil && r.Status == http.StatusOK
 		}, "the service to read its OpenID provider's discovery")
