@@ -10,7 +10,6 @@ import (
 	"golang.org/x/text/language"
 
 	"library/internal/catalogimport"
-	"library/internal/eventstore/pgstore"
 	"library/internal/marc"
 )
 
@@ -18,16 +17,11 @@ import (
 // out as MARCXML with Koha's holdings (952), a title at a time, so that a library can leave as
 // easily as it came: imported into an empty library, the export is the same catalogue.
 func ExportMARC(ctx context.Context, cfg Config, logger *slog.Logger, out io.Writer) error {
-	pool, err := openDatabase(ctx, cfg, "export marc")
+	store, closeStore, err := openLog(ctx, cfg, logger, "export marc")
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
-	if err := migrated(ctx, pool); err != nil {
-		return err
-	}
-	store := pgstore.New(pool, logger)
-	defer store.Close()
+	defer closeStore()
 	im := importer(store, cfg, ImportOptions{})
 	w := marc.NewXMLWriter(out)
 	err = catalogimport.Export(ctx, store, im.Titles, im.Books, func(r catalogimport.Record) error { return w.Write(marcOf(r)) })

@@ -56,16 +56,11 @@ func ImportMARC(ctx context.Context, cfg Config, logger *slog.Logger, opts Impor
 		return err
 	}
 	defer closeReport()
-	pool, err := openDatabase(ctx, cfg, "import marc")
+	store, closeStore, err := openLog(ctx, cfg, logger, "import marc")
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
-	if err := migrated(ctx, pool); err != nil {
-		return err
-	}
-	store := pgstore.New(pool, logger)
-	defer store.Close()
+	defer closeStore()
 	run := &importRun{importer: importer(store, cfg, opts), holdings: holdings, report: report, batch: opts.Batch}
 	if run.batch <= 0 {
 		run.batch = DefaultImportBatch
@@ -83,6 +78,24 @@ func ImportMARC(ctx context.Context, cfg Config, logger *slog.Logger, opts Impor
 	}
 	_, err = fmt.Fprintf(out, "%s: %s in %s\n", verb, run.summary, elapsed(started))
 	return err
+}
+
+// openLog opens the log on DATABASE_URL, migrated already, for a command of the command line
+// (what), and returns what closes it.
+func openLog(ctx context.Context, cfg Config, logger *slog.Logger, what string) (*pgstore.Postgres, func(), error) {
+	pool, err := openDatabase(ctx, cfg, what)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := migrated(ctx, pool); err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
+	store := pgstore.New(pool, logger)
+	return store, func() {
+		store.Close()
+		pool.Close()
+	}, nil
 }
 
 // importer is the catalogue import on store, with the services it writes through.
