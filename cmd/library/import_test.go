@@ -16,6 +16,7 @@ import (
 
 	"library/internal/marc"
 	"library/internal/testkit/pgtest"
+	"library/internal/testkit/yaztest"
 )
 
 // book is a MARC 21 record of a title with Koha items (952), for the import's tests.
@@ -135,16 +136,10 @@ func TestImportAndExportMARC(t *testing.T) {
 }
 
 // yazReads has yaz-marcdump, a MARC reader the project did not write, read a MARCXML file
-// without an error. Without it, the test fails in CI, and is skipped elsewhere.
+// without an error (yaztest: without it, the test fails in CI).
 func yazReads(t *testing.T, path string) {
 	t.Helper()
-	yaz, err := exec.LookPath("yaz-marcdump")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("yaz-marcdump is not installed (apt-get install yaz): CI reads the export with it")
-		}
-		t.Skip("yaz-marcdump is not installed (apt-get install yaz); CI runs this test")
-	}
+	yaz := yaztest.Path(t)
 	out, err := exec.CommandContext(t.Context(), yaz, "-i", "marcxml", "-o", "line", path).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	assert.NotContains(t, strings.ToLower(string(out)), "error", "%s", out)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/marc"
+	"library/internal/testkit/yaztest"
 )
 
 // The package is checked against a MARC implementation it did not write: yaz-marcdump, of
@@ -25,18 +26,7 @@ import (
 //
 // Without yaz-marcdump these tests fail when CI is set, and are skipped only when it is not.
 
-func yazMarcdump(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("yaz-marcdump")
-	if err == nil {
-		return path
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatalf("yaz-marcdump is not installed (apt-get install yaz): CI runs the MARC tests against it and skips none")
-	}
-	t.Skip("yaz-marcdump is not installed (apt-get install yaz); CI runs these tests")
-	return ""
-}
+func yazMarcdump(t *testing.T) string { return yaztest.Path(t) }
 
 // runYaz runs yaz-marcdump and returns what it wrote, requiring that it succeeded and wrote
 // nothing on its standard error.
