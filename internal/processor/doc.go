@@ -15,7 +15,10 @@
 //
 // A replica asks for each processor's lease and, while it holds it, reads the log from the
 // processor's checkpoint in batches (Options.BatchSize), hands each batch to the processor, and
-// moves the checkpoint past it. It reads again as soon as an append wakes it (through
+// moves the checkpoint past it. A view model that is behind (its last read found as many events
+// as it asked for) reads larger batches (Options.CatchUpBatchSize) until it has caught up, and
+// applies each in one transaction: after an import, or from the log's beginning, it catches up
+// in fewer, larger writes; its model may write a batch's changes set by set (Rounds). It reads again as soon as an append wakes it (through
 // eventstore.Store.Subscribe) and, in case a wake-up was lost, every Options.PollInterval. When
 // it caught up after reading more than one event, it reads again no sooner than
 // Options.ReadInterval (20ms) later, so that appends which keep coming are handled in batches,

@@ -10,6 +10,12 @@ type Options struct {
 	// BatchSize is how many events a processor reads at a time; a handler processor reads
 	// ahead of its checkpoint by at most twice this (or twice InFlight). Default 100.
 	BatchSize int
+	// CatchUpBatchSize is how many events a view model reads at a time while it is behind:
+	// after a read that found as many events as it asked for, until a read finds fewer. One
+	// transaction applies them, as it does a batch of BatchSize; a view whose build starts from
+	// the log's beginning, or that an import left behind, catches up in fewer, larger
+	// transactions. Default 2,000; never less than BatchSize.
+	CatchUpBatchSize int
 	// PollInterval is how often an idle processor reads the log without being woken, in case a
 	// notification was lost. Default 1s.
 	PollInterval time.Duration
@@ -84,6 +90,10 @@ func (o Options) WithDefaults() Options {
 	if o.BatchSize <= 0 {
 		o.BatchSize = 100
 	}
+	if o.CatchUpBatchSize <= 0 {
+		o.CatchUpBatchSize = 2000
+	}
+	o.CatchUpBatchSize = max(o.CatchUpBatchSize, o.BatchSize)
 	if o.PollInterval <= 0 {
 		o.PollInterval = time.Second
 	}

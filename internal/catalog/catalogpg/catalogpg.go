@@ -87,11 +87,37 @@ func (b build) Apply(ctx context.Context, from, to processor.Position, events []
 		}
 	}
 	return b.writes.ApplyRead(ctx, from, to, func(tx pgx.Tx, batch *pgx.Batch) error {
-		for _, ch := range changes {
-			queueCatalogChange(batch, ch, b.missing)
+		for _, round := range processor.Rounds(changes, func(c catalog.Change) (string, bool) { return c.BookID, true }) {
+			queueCatalogRound(batch, round, b.missing)
 		}
 		return queueTitleChanges(ctx, tx, batch, titleChanges)
 	})
+}
+
+// addBooksSQL adds the books of a round's BookAdded events ($1 to $4: ids, titles, authors,
+// versions), or adds them again under a new title, as one statement: a round holds a book once.
+const addBooksSQL = `
+INSERT INTO catalog_books (book_id, title, author, version)
+SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[])
+ON CONFLICT (book_id) DO UPDATE SET title = excluded.title, author = excluded.author, version = excluded.version,
+  loan_id = NULL, member_id = NULL, lent_at = NULL, due_at = NULL, held_by = NULL, held_until = NULL`
+
+// queueCatalogRound adds a round's changes to b (processor.Rounds): its books added in one
+// statement, each other change in one of its own.
+func queueCatalogRound(b *pgx.Batch, round []catalog.Change, missing bool) {
+	var ids, names, authors []string
+	var versions []int64
+	for _, c := range round {
+		added, ok := c.Event.(books.BookAdded)
+		if !ok {
+			queueCatalogChange(b, c, missing)
+			continue
+		}
+		ids, names, authors, versions = append(ids, c.BookID), append(names, added.Title), append(authors, added.Author), append(versions, c.Version)
+	}
+	if len(ids) > 0 {
+		b.Queue(addBooksSQL, ids, names, authors, versions)
+	}
 }
 
 // dueAtSQL moves the due time of loan $3, a renewal's or a move's (books.DueDateMoved), when it
@@ -111,10 +137,7 @@ func queueCatalogChange(b *pgx.Batch, c catalog.Change, missing bool) {
 UPDATE catalog_books SET version = $2, loan_id = NULL, member_id = NULL, lent_at = NULL, due_at = NULL, missing = $3
 WHERE book_id = $1`, c.BookID, c.Version, nullIfEmpty(catalog.MissingOf(e)))
 	case books.BookAdded:
-		b.Queue(`
-INSERT INTO catalog_books (book_id, title, author, version) VALUES ($1, $2, $3, $4)
-ON CONFLICT (book_id) DO UPDATE SET title = excluded.title, author = excluded.author, version = excluded.version,
-  loan_id = NULL, member_id = NULL, lent_at = NULL, due_at = NULL, held_by = NULL, held_until = NULL`, c.BookID, e.Title, e.Author, c.Version)
+		b.Queue(addBooksSQL, []string{c.BookID}, []string{e.Title}, []string{e.Author}, []int64{c.Version})
 	case books.BookLent:
 		b.Queue(`UPDATE catalog_books SET version = $2, loan_id = $3, member_id = $4, lent_at = $5, due_at = $6 WHERE book_id = $1`,
 			c.BookID, c.Version, e.LoanID, e.MemberID, e.LentAt, e.DueAt)

@@ -21,11 +21,19 @@ const loadTitlesSQL = `
 SELECT title_id, title, authors, isbn, year, publisher, language, subjects, copies, holds
 FROM catalog_titles WHERE title_id = ANY($1)`
 
-// upsertTitleSQL writes a title.
-const upsertTitleSQL = `
+// upsertTitlesSQL writes the titles of a batch, one row each, in one statement: $1 to $15 are
+// the columns' values, a list each, the lists of authors and subjects as JSON arrays, the
+// copies and holds as JSON.
+const upsertTitlesSQL = `
 INSERT INTO catalog_titles (title_id, title, authors, isbn, year, publisher, language, subjects, sort_title, search_text,
   copies_total, copies_available, holds_waiting, copies, holds)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+SELECT r.title_id, r.title, ARRAY(SELECT jsonb_array_elements_text(r.authors::jsonb)), r.isbn, r.year, r.publisher, r.language,
+  ARRAY(SELECT jsonb_array_elements_text(r.subjects::jsonb)), r.sort_title, r.search_text,
+  r.copies_total, r.copies_available, r.holds_waiting, r.copies::jsonb, r.holds::jsonb
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::text[], $8::text[], $9::text[],
+  $10::text[], $11::integer[], $12::integer[], $13::integer[], $14::text[], $15::text[])
+  AS r(title_id, title, authors, isbn, year, publisher, language, subjects, sort_title, search_text,
+    copies_total, copies_available, holds_waiting, copies, holds)
 ON CONFLICT (title_id) DO UPDATE SET title = excluded.title, authors = excluded.authors, isbn = excluded.isbn,
   year = excluded.year, publisher = excluded.publisher, language = excluded.language, subjects = excluded.subjects,
   sort_title = excluded.sort_title, search_text = excluded.search_text, copies_total = excluded.copies_total,
@@ -52,12 +60,17 @@ func queueTitleChanges(ctx context.Context, tx pgx.Tx, batch *pgx.Batch, changes
 	for _, c := range changes {
 		folded[c.TitleID] = titles.Apply(folded[c.TitleID], c.Event)
 	}
+	var rows titleRows
 	for _, id := range ids {
 		if t := folded[id]; t.Added { // no title until its TitleAdded, as the aggregate has it
-			if err := queueTitle(batch, id, t); err != nil {
+			if err := rows.add(id, t); err != nil {
 				return err
 			}
 		}
+	}
+	if len(rows.ids) > 0 {
+		batch.Queue(upsertTitlesSQL, rows.ids, rows.titles, rows.authors, rows.isbns, rows.years, rows.publishers, rows.languages,
+			rows.subjects, rows.sortTitles, rows.searchTexts, rows.totals, rows.available, rows.waiting, rows.copies, rows.holds)
 	}
 	return nil
 }
@@ -92,20 +105,32 @@ func loadTitles(ctx context.Context, tx pgx.Tx, ids []string, folded map[string]
 	return rows.Err()
 }
 
-// queueTitle adds the write of title id to batch.
-func queueTitle(batch *pgx.Batch, id string, t titles.Title) error {
-	copies, err := json.Marshal(orEmpty(t.Copies))
-	if err != nil {
-		return err
-	}
-	holds, err := json.Marshal(orEmpty(t.Holds))
-	if err != nil {
-		return err
+// titleRows are the columns of upsertTitlesSQL's rows, a list each.
+type titleRows struct {
+	ids, titles, authors, subjects, sortTitles, searchTexts, copies, holds []string
+	isbns, publishers, languages                                           []*string
+	years                                                                  []*int
+	totals, available, waiting                                             []int
+}
+
+// add adds the row of title id.
+func (r *titleRows) add(id string, t titles.Title) error {
+	var lists [4][]byte
+	for i, list := range []any{orEmpty(t.Authors), orEmpty(t.Subjects), orEmpty(t.Copies), orEmpty(t.Holds)} {
+		var err error
+		if lists[i], err = json.Marshal(list); err != nil {
+			return err
+		}
 	}
 	counts := catalog.CountsOf(t)
-	batch.Queue(upsertTitleSQL, id, t.Title, orEmpty(t.Authors), given(t.ISBN), given(t.Year), given(t.Publisher), given(t.Language),
-		orEmpty(t.Subjects), catalog.SortTitle(t.Title), catalog.TitleSearchText(t.Title, t.Authors, t.Subjects),
-		counts.Total, counts.Available, counts.HoldsWaiting, copies, holds)
+	r.ids, r.titles = append(r.ids, id), append(r.titles, t.Title)
+	r.authors, r.subjects = append(r.authors, string(lists[0])), append(r.subjects, string(lists[1]))
+	r.isbns, r.years = append(r.isbns, given(t.ISBN)), append(r.years, given(t.Year))
+	r.publishers, r.languages = append(r.publishers, given(t.Publisher)), append(r.languages, given(t.Language))
+	r.sortTitles = append(r.sortTitles, catalog.SortTitle(t.Title))
+	r.searchTexts = append(r.searchTexts, catalog.TitleSearchText(t.Title, t.Authors, t.Subjects))
+	r.totals, r.available, r.waiting = append(r.totals, counts.Total), append(r.available, counts.Available), append(r.waiting, counts.HoldsWaiting)
+	r.copies, r.holds = append(r.copies, string(lists[2])), append(r.holds, string(lists[3]))
 	return nil
 }
 

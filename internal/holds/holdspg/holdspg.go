@@ -67,18 +67,59 @@ func (b build) Apply(ctx context.Context, from, to processor.Position, events []
 		return err
 	}
 	return b.writes.Apply(ctx, from, to, func(batch *pgx.Batch) {
-		for _, c := range changes {
-			queueChange(batch, c)
+		for _, round := range processor.Rounds(changes, queueOf) {
+			queueRound(batch, round)
 		}
 	})
+}
+
+// queueOf is the queue (a book's, or a title's) a change touches; an erasure touches every
+// queue of its member.
+func queueOf(c holds.Change) (string, bool) {
+	switch c := c.(type) {
+	case holds.Titled:
+		return c.BookID, true
+	case holds.Renamed:
+		return c.BookID, true
+	case holds.Placed:
+		return c.Hold.BookID, true
+	case holds.Held:
+		return c.BookID, true
+	case holds.Ended:
+		return c.BookID, true
+	}
+	return "", false
+}
+
+// titledSQL adds the queues of a round ($1 ids, $2 titles), or names them anew, in one
+// statement, and empties them: a round holds a queue once (processor.Rounds).
+const titledSQL = `
+WITH titled AS (
+  INSERT INTO holds_books (book_id, title) SELECT * FROM unnest($1::text[], $2::text[])
+  ON CONFLICT (book_id) DO UPDATE SET title = excluded.title
+)
+DELETE FROM holds WHERE book_id = ANY($1)`
+
+// queueRound adds a round's changes to b: its queues titled in one statement, each other
+// change in statements of its own.
+func queueRound(b *pgx.Batch, round []holds.Change) {
+	var ids, names []string
+	for _, c := range round {
+		if t, ok := c.(holds.Titled); ok {
+			ids, names = append(ids, t.BookID), append(names, t.Title)
+			continue
+		}
+		queueChange(b, c)
+	}
+	if len(ids) > 0 {
+		b.Queue(titledSQL, ids, names)
+	}
 }
 
 func queueChange(b *pgx.Batch, c holds.Change) {
 	switch c := c.(type) {
 	case holds.Titled:
-		b.Queue(`INSERT INTO holds_books (book_id, title) VALUES ($1, $2) ON CONFLICT (book_id) DO UPDATE SET title = excluded.title`,
-			c.BookID, c.Title)
-		b.Queue(`DELETE FROM holds WHERE book_id = $1`, c.BookID)
+		b.Queue(titledSQL, []string{c.BookID}, []string{c.Title})
 	case holds.Renamed:
 		b.Queue(`UPDATE holds_books SET title = $2 WHERE book_id = $1`, c.BookID, c.Title)
 	case holds.Placed:

@@ -72,10 +72,49 @@ func (b build) Apply(ctx context.Context, from, to processor.Position, events []
 		return err
 	}
 	return b.writes.Apply(ctx, from, to, func(batch *pgx.Batch) {
-		for _, c := range changes {
-			b.queueChange(batch, c)
+		for _, round := range processor.Rounds(changes, bookOf) {
+			b.queueRound(batch, round)
 		}
 	})
+}
+
+// bookOf is the book a change touches; an erasure touches every book of its member.
+func bookOf(c loans.Change) (string, bool) {
+	switch c := c.(type) {
+	case loans.Titled:
+		return c.BookID, true
+	case loans.Lent:
+		return c.Loan.BookID, true
+	case loans.Renewed:
+		return c.BookID, true
+	case loans.Moved:
+		return c.BookID, true
+	case loans.Returned:
+		return c.BookID, true
+	}
+	return "", false
+}
+
+// titledSQL adds the books of a round ($1 ids, $2 titles), or names them anew without a loan,
+// in one statement: a round holds a book once (processor.Rounds).
+const titledSQL = `
+INSERT INTO loans_books (book_id, title) SELECT * FROM unnest($1::text[], $2::text[])
+ON CONFLICT (book_id) DO UPDATE SET title = excluded.title, ` + endLoan
+
+// queueRound adds a round's changes to batch: its books titled in one statement, each other
+// change in statements of its own.
+func (b build) queueRound(batch *pgx.Batch, round []loans.Change) {
+	var ids, names []string
+	for _, c := range round {
+		if t, ok := c.(loans.Titled); ok {
+			ids, names = append(ids, t.BookID), append(names, t.Title)
+			continue
+		}
+		b.queueChange(batch, c)
+	}
+	if len(ids) > 0 {
+		batch.Queue(titledSQL, ids, names)
+	}
 }
 
 // endLoan is what a row holds without a current loan. A build that keeps moves leaves the
@@ -93,9 +132,7 @@ const allowedSQL = `UPDATE loans_books SET renewals_allowed = $3 WHERE book_id =
 func (b build) queueChange(batch *pgx.Batch, c loans.Change) {
 	switch c := c.(type) {
 	case loans.Titled:
-		batch.Queue(`
-INSERT INTO loans_books (book_id, title) VALUES ($1, $2)
-ON CONFLICT (book_id) DO UPDATE SET title = excluded.title, `+endLoan, c.BookID, c.Title)
+		batch.Queue(titledSQL, []string{c.BookID}, []string{c.Title})
 	case loans.Lent:
 		l := c.Loan
 		batch.Queue(`UPDATE loans_books SET loan_id = $2, member_id = $3, lent_at = $4, due_at = $5, renewals = 0 WHERE book_id = $1`,

@@ -39,9 +39,10 @@ func TestMain(m *testing.M) {
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // testOptions are short so that retries, parking, polling and retaking a lost lease happen
-// within milliseconds. A small batch makes every test cross several batches.
+// within milliseconds. Small batches, and a view's catching up in batches of twice as many,
+// make every test cross several batches.
 func testOptions() processor.Options {
-	return processor.Options{BatchSize: 4, PollInterval: 50 * time.Millisecond,
+	return processor.Options{BatchSize: 4, CatchUpBatchSize: 8, PollInterval: 50 * time.Millisecond,
 		Retry: processor.Backoff{Attempts: 3, First: 10 * time.Millisecond, Max: 20 * time.Millisecond}, RetakeDelay: 20 * time.Millisecond,
 		DropAfter: 200 * time.Millisecond}
 }
@@ -65,6 +66,7 @@ type memoryView struct {
 	rows    map[string][]int64 // by build: the positions applied, in order
 	applied map[int64]int      // how often each position was applied, over all builds
 	fenced  int                // Apply calls refused because another holder moved the checkpoint
+	batches []int              // how many events each Apply call that was not refused applied
 }
 
 func newMemoryView(cps *processor.MemoryCheckpoints) *memoryView {
@@ -100,6 +102,7 @@ func (b memoryViewBuild) Apply(ctx context.Context, from, to processor.Position,
 			v.rows[b.name] = append(v.rows[b.name], e.Position)
 			v.applied[e.Position]++
 		}
+		v.batches = append(v.batches, len(events))
 	})
 	if errors.Is(err, processor.ErrFenced) {
 		v.mu.Lock()

@@ -28,7 +28,7 @@ func (h *holding) viewModel() error {
 				h.storeFailed(err, failures)
 				continue
 			}
-			v, loaded = viewReader{model: vm, pos: p, through: p.Checkpoint}, true
+			v, loaded = viewReader{model: vm, pos: p, through: p.Checkpoint, size: h.opts.BatchSize}, true
 		}
 		moved, read, err := h.applyNext(&v)
 		switch {
@@ -50,9 +50,11 @@ func (h *holding) viewModel() error {
 		if moved {
 			h.behindStreak = 0 // the horizon moved
 		}
-		if read == h.opts.BatchSize {
-			continue // more may be waiting: go on at once
+		if read == v.size {
+			v.size = h.opts.CatchUpBatchSize
+			continue // more may be waiting: go on at once, in larger batches
 		}
+		v.size = h.opts.BatchSize
 		h.waitForAppends(v.through, read)
 	}
 }
@@ -80,11 +82,14 @@ func (h *holding) openBuild() (processor.ViewModel, error) {
 }
 
 // viewReader is where a view's build is in the log: pos, its checkpoint as saved, and through,
-// how far its reads have looked (past events of types it does not read, not yet saved).
+// how far its reads have looked (past events of types it does not read, not yet saved); and
+// how many events its next read asks for: Options.BatchSize, or, after a read that found as
+// many as it asked for, Options.CatchUpBatchSize.
 type viewReader struct {
 	model   processor.ViewModel
 	pos     processor.Position
 	through eventstore.Checkpoint
+	size    int
 }
 
 // applyNext reads and applies one batch of the log. It reports whether the reads moved on and
@@ -92,7 +97,7 @@ type viewReader struct {
 func (h *holding) applyNext(v *viewReader) (moved bool, read int, err error) {
 	ctx, cancel := h.bounded()
 	defer cancel()
-	page, err := h.store.ReadTypes(ctx, v.through, h.opts.BatchSize, h.proc.Types)
+	page, err := h.store.ReadTypes(ctx, v.through, v.size, h.proc.Types)
 	if err != nil {
 		return false, 0, err
 	}

@@ -1,0 +1,48 @@
+package engine
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"library/internal/processor"
+	"library/internal/testkit/drivertest"
+)
+
+// A view model behind the log reads BatchSize events, and, once a read found as many as it asked
+// for, CatchUpBatchSize at a time until it has caught up; then BatchSize again.
+func TestAViewCatchesUpInLargerBatches(t *testing.T) {
+	t.Parallel()
+	env := newMemoryEnv()
+	events := drivertest.AppendEvents(t, env.store, "book", 30)
+	view := newMemoryView(env.cps)
+	cfg := env.config()
+	cfg.Options.BatchSize, cfg.Options.CatchUpBatchSize = 4, 10
+	startGroup(t, cfg, viewModel("shelf", view))
+	applied := func() int {
+		rows, _, _ := view.snapshot()
+		return len(rows)
+	}
+	drivertest.Eventually(t, 5*time.Second, func() bool { return applied() == len(events) }, "the view catches up")
+	more := drivertest.AppendEvents(t, env.store, "member", 6)
+	drivertest.Eventually(t, 5*time.Second, func() bool { return applied() == len(events)+len(more) }, "the view reads what came next")
+
+	view.mu.Lock()
+	batches := slices.Clone(view.batches)
+	view.mu.Unlock()
+	require.Equal(t, []int{4, 10, 10, 6}, batches[:4], "behind: 4, then 10 at a time, until a read finds fewer")
+	for _, n := range batches[4:] {
+		require.LessOrEqual(t, n, 4, "caught up, it reads BatchSize at a time again: %v", batches)
+	}
+	rows, _, _ := view.snapshot()
+	require.Equal(t, positionsOf(append(events, more...)), rows)
+}
+
+// CatchUpBatchSize is 2,000 unless set, and never less than BatchSize.
+func TestCatchUpBatchSizeDefaults(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, 2000, processor.Options{}.WithDefaults().CatchUpBatchSize)
+	require.Equal(t, 5000, processor.Options{BatchSize: 5000, CatchUpBatchSize: 10}.WithDefaults().CatchUpBatchSize)
+}
