@@ -22,7 +22,7 @@ type KEKs []KEK
 // (a Kubernetes Secret mounted as a file) holding either. Errors never repeat a key.
 func ParseKEKs(value string) (KEKs, error) {
 	value = strings.TrimSpace(value)
-	if strings.HasPrefix(value, "/") {
+	if strings.HasPrefix(value, "/") && !isKey(value) { // a key in base64 may begin with a slash too
 		b, err := os.ReadFile(value)
 		if err != nil {
 			return nil, fmt.Errorf("PII_KEY names a file that can't be read: %w", errors.Unwrap(err))
@@ -74,4 +74,10 @@ func (k KEKs) byID(id string) (KEK, bool) {
 		}
 	}
 	return KEK{}, false
+}
+
+// isKey reports whether value is one key, 32 bytes in base64, rather than a file's path.
+func isKey(value string) bool {
+	k, err := base64.StdEncoding.DecodeString(value)
+	return err == nil && len(k) == 32
 }

@@ -152,6 +152,14 @@ func TestParseKEKs(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"2", "1"}, []string{keks[0].ID, keks[1].ID})
 
+	// One key in 64 made by head -c 32 /dev/urandom | base64 begins with a slash: a key, not a
+	// file's path.
+	slashed := base64.StdEncoding.EncodeToString(append([]byte{0xfc}, []byte(strings.Repeat("k", 31))...))
+	require.True(t, strings.HasPrefix(slashed, "/"), slashed)
+	keks, err = pii.ParseKEKs(slashed)
+	require.NoError(t, err)
+	require.Len(t, keks, 1)
+
 	file := filepath.Join(t.TempDir(), "pii-key")
 	require.NoError(t, os.WriteFile(file, []byte(key+"\n"), 0o600))
 	keks, err = pii.ParseKEKs(file)
