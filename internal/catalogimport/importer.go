@@ -10,7 +10,6 @@ import (
 	"library/internal/aggregate"
 	"library/internal/books"
 	"library/internal/eventstore"
-	"library/internal/reservations"
 	"library/internal/titles"
 )
 
@@ -32,6 +31,7 @@ type Titles interface {
 type Books interface {
 	Get(ctx context.Context, bookID string) (books.Book, int64, error)
 	AddCopy(ctx context.Context, c books.AddCopy, o aggregate.Origin) (aggregate.Result, error)
+	FindByBarcode(ctx context.Context, barcode string) (books.Book, int64, error)
 }
 
 // Importer records records, a batch at a time.
@@ -65,11 +65,8 @@ func (im *Importer) Import(ctx context.Context, records []Record) ([]Outcome, er
 		}
 		fits, places = append(fits, &f), append(places, i)
 	}
-	fresh, shared, err := im.fresh(ctx, fits)
+	fresh, shared, err := im.writeNew(ctx, fits)
 	if err != nil {
-		return nil, err
-	}
-	if err := im.writeFresh(ctx, fits, fresh); err != nil {
 		return nil, err
 	}
 	var alone, after []int // the records that meet the log, apart and after the others
@@ -114,29 +111,55 @@ func apart(records []int, record func(int) error) error {
 	return g.Wait()
 }
 
-// writeFresh writes the fresh titles in one transaction. Should another writer have made one
-// of their streams meanwhile, none is fresh any more: each is then recorded on its own.
-func (im *Importer) writeFresh(ctx context.Context, fits []*fitted, fresh []bool) error {
+// writeNew writes the batch's new titles in one transaction, and says which records it wrote
+// (fresh), and which share a stream with a record before them (shared). It looks first at the
+// titles' streams only (fresh); should one of the copies' streams be there after all, it looks
+// at every stream and writes again; should another writer have made one of the streams
+// meanwhile, none is fresh any more: each is then recorded on its own. A dry run, which
+// writes nothing to find out, looks at every stream at once.
+func (im *Importer) writeNew(ctx context.Context, fits []*fitted) (fresh, shared []bool, err error) {
+	k := kindsNow()
+	looks := []bool{false, true}
+	if im.DryRun {
+		looks = looks[1:]
+	}
+	for _, everything := range looks {
+		fresh, shared, err = im.fresh(ctx, k, fits, everything)
+		if err != nil {
+			return nil, nil, err
+		}
+		written, err := im.writeFresh(ctx, k, fits, fresh)
+		if err != nil || written {
+			return fresh, shared, err
+		}
+	}
+	clear(fresh)
+	return fresh, shared, nil
+}
+
+// writeFresh writes the fresh titles in one transaction, and reports false when another
+// stream was there already (written by another writer, or one the first look did not ask
+// about): then nothing was written.
+func (im *Importer) writeFresh(ctx context.Context, k kinds, fits []*fitted, fresh []bool) (bool, error) {
 	var parts []eventstore.StreamAppend
 	for j, f := range fits {
 		if fresh[j] {
-			more, err := im.partsOf(f)
+			more, err := im.partsOf(k, f)
 			if err != nil {
-				return err
+				return false, err
 			}
 			parts = append(parts, more...)
 		}
 	}
 	if len(parts) == 0 || im.DryRun {
-		return nil
+		return true, nil
 	}
 	err := im.Log.AppendBulk(ctx, parts)
 	var conflict *eventstore.ConflictError
 	if errors.As(err, &conflict) {
-		clear(fresh)
-		return nil
+		return false, nil
 	}
-	return err
+	return err == nil, err
 }
 
 // origin is the origin of a command of the import, under a command id made from what it is.
@@ -149,16 +172,4 @@ func (im *Importer) now() time.Time {
 		return time.Now()
 	}
 	return im.Now()
-}
-
-// streamsOf are the streams a fitted record writes when its title is new.
-func streamsOf(f *fitted) []string {
-	streams := []string{titles.Type().StreamID(f.title.ID)}
-	if f.title.ISBN != nil {
-		streams = append(streams, reservations.StreamID(reservations.ISBN, *f.title.ISBN))
-	}
-	for _, c := range f.copies {
-		streams = append(streams, books.Type().StreamID(c.ID), reservations.StreamID(reservations.Barcode, c.Barcode))
-	}
-	return streams
 }

@@ -242,3 +242,35 @@ func TestOneTitleTwiceInABatch(t *testing.T) {
 	outcomes := l.run(t, dune(), second)
 	assert.Equal(t, []string{catalogimport.Recorded, catalogimport.Changed}, outcomesOf(outcomes))
 }
+
+// A dry run says of a record that meets the log (here, a copy of another title) what a run
+// would: it asks the log about every stream before it says a record is new.
+func TestADryRunSaysWhatARunWould(t *testing.T) {
+	t.Parallel()
+	l := newLibrary(t)
+	l.run(t, emma())
+	taken := dune()
+	taken.Copies = append(taken.Copies, emma().Copies...)
+	im := l.importer()
+	im.DryRun = true
+	head := l.head(t)
+	dry, err := im.Import(context.Background(), []catalogimport.Record{taken})
+	require.NoError(t, err)
+	assert.Equal(t, head, l.head(t), "the dry run recorded nothing")
+	assert.Equal(t, l.run(t, taken), dry)
+}
+
+// A dry run warns of a barcode that a copy added by hand holds, as a run would.
+func TestADryRunWarnsOfATakenBarcode(t *testing.T) {
+	t.Parallel()
+	l := newLibrary(t)
+	ctx := context.Background()
+	l.run(t, emma())
+	_, err := l.books.AddCopy(ctx, books.AddCopy{ID: "by-hand", TitleID: "m:emma-1", Barcode: dune().Copies[1].Barcode}, aggregate.Origin{Actor: operator})
+	require.NoError(t, err)
+	im := l.importer()
+	im.DryRun = true
+	dry, err := im.Import(ctx, []catalogimport.Record{dune()})
+	require.NoError(t, err)
+	assert.Equal(t, l.run(t, dune()), dry)
+}

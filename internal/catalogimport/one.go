@@ -167,7 +167,11 @@ func (im *Importer) addCopies(ctx context.Context, f *fitted, t titles.Title) (i
 			continue
 		}
 		if im.DryRun {
-			if _, _, err := im.Books.Get(ctx, c.ID); errs.Is(err, errs.NotFound) {
+			fresh, err := im.dryCopy(ctx, f, c)
+			if err != nil {
+				return added, err
+			}
+			if fresh {
 				added++
 			}
 			continue
@@ -188,6 +192,29 @@ func (im *Importer) addCopies(ctx context.Context, f *fitted, t titles.Title) (i
 		}
 	}
 	return added, nil
+}
+
+// dryCopy says what adding a copy would do, without adding it: whether it would be added, or
+// the warning the command's refusal would bring (its barcode another copy's, or the copy
+// another title's).
+func (im *Importer) dryCopy(ctx context.Context, f *fitted, c books.AddCopy) (bool, error) {
+	_, _, err := im.Books.Get(ctx, c.ID)
+	switch {
+	case err == nil:
+		return false, im.sameTitle(ctx, f, c)
+	case !errs.Is(err, errs.NotFound):
+		return false, err
+	}
+	holder, _, err := im.Books.FindByBarcode(ctx, c.Barcode)
+	switch {
+	case errs.Is(err, errs.NotFound):
+		return true, nil
+	case err != nil:
+		return false, err
+	}
+	f.warn(Warning{Reason: ReasonBarcodeTaken, Barcode: c.Barcode,
+		Message: "barcode " + c.Barcode + " is already recorded for " + books.Type().StreamID(holder.ID)})
+	return false, nil
 }
 
 // sameTitle warns when the copy that is there is another title's.

@@ -102,6 +102,9 @@ func Text(field, s string, maxLength int) error {
 // notPlainText is true for control, format and separator characters, and for U+FFFD, which is
 // what a JSON decoder makes of a lone surrogate or invalid UTF-8: the sender's text is lost.
 func notPlainText(r rune) bool {
+	if r < utf8.RuneSelf { // ASCII, most text: only its controls (no format or separator is ASCII)
+		return r < ' ' || r == 0x7f
+	}
 	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) || r == utf8.RuneError
 }
 

@@ -20,7 +20,8 @@ FROM generate_series($1::int, $2::int) AS i`
 
 // A read of types from the middle of a long log scans events_type_order once for each type,
 // those with no event after the checkpoint included, and never the log's global order filtered
-// by type, which would read every event after the checkpoint for each type that has few.
+// by type, which would read every event after the checkpoint for each type that has few; and
+// reads whole, by position, only the events it returns.
 func TestReadTypesScansEachTypesOwnRange(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -41,7 +42,38 @@ func TestReadTypesScansEachTypesOwnRange(t *testing.T) {
 	require.NoError(t, err)
 	plan := strings.Join(lines, "\n")
 	t.Logf("%s", plan)
-	require.Contains(t, plan, "Index Scan using events_type_order")
+	require.Regexp(t, `Index (Only )?Scan using events_type_order`, plan)
 	require.NotContains(t, plan, "events_global_order")
 	require.NotContains(t, plan, "Rows Removed by Filter")
+	require.Regexp(t, `Index Scan using events_pkey on events \(actual time=[0-9.]+ rows=1 loops=100\)`, plan,
+		"the 100 events returned are read whole, and only they")
+}
+
+// A count of the events of types after a checkpoint counts each type's range of
+// events_type_order, never every event after the checkpoint.
+func TestCountAfterCountsEachTypesOwnRange(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.NewPool(t)
+	for lo := 1; lo <= 60_000; lo += 1000 {
+		_, err := pool.Exec(ctx, planLog, lo, lo+999)
+		require.NoError(t, err)
+	}
+	_, err := pool.Exec(ctx, `ANALYZE events`)
+	require.NoError(t, err)
+	var txID uint64
+	require.NoError(t, pool.QueryRow(ctx, `SELECT transaction_id::text::bigint FROM events WHERE position = 30000`).Scan(&txID))
+
+	rows, err := pool.Query(ctx, `EXPLAIN (ANALYZE, COSTS OFF) `+countTypesAfterSQL, txID, 30000, []string{"TitleAdded", "BookLent"})
+	require.NoError(t, err)
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	plan := strings.Join(lines, "\n")
+	t.Logf("%s", plan)
+	require.Contains(t, plan, "on events_type_order")
+	require.NotContains(t, plan, "events_global_order")
+	require.NotContains(t, plan, "Rows Removed by Filter")
+	var n int64
+	require.NoError(t, pool.QueryRow(ctx, countTypesAfterSQL, txID, 30000, []string{"TitleAdded", "BookLent"}).Scan(&n))
+	require.Equal(t, int64(10_000), n, "a third of the 30,000 events after the checkpoint are titles")
 }

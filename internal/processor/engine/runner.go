@@ -38,6 +38,9 @@ type runner struct {
 	// past the events it does not read at every read, not every ten seconds, so that it reaches
 	// the answering build's, and takes over, as soon as it has read what that one has.
 	catchingUp atomic.Bool
+	// readFull is set while the view's last read found as many events as it asked for: more may
+	// be waiting, and its build has certainly not caught up, so nobody need count what is left.
+	readFull atomic.Bool
 
 	mu        sync.Mutex
 	holding   bool

@@ -50,6 +50,7 @@ func (h *holding) viewModel() error {
 		if moved {
 			h.behindStreak = 0 // the horizon moved
 		}
+		h.readFull.Store(read == v.size)
 		if read == v.size {
 			v.size = h.opts.CatchUpBatchSize
 			continue // more may be waiting: go on at once, in larger batches

@@ -25,8 +25,8 @@ func (k *keeper) takeOver(ctx context.Context, builds []processor.Build) error {
 			}
 		}
 	}
-	if r := k.runnerOf(mine.Number); r == nil || !r.holdsLease() {
-		return nil
+	if r := k.runnerOf(mine.Number); r == nil || !r.holdsLease() || r.readFull.Load() {
+		return nil // not this replica's to say, or far behind: counting what is left would cost the log a scan
 	}
 	pos, err := k.g.cfg.Checkpoints.Load(ctx, mine.Name())
 	if err != nil {
