@@ -14,40 +14,57 @@ import (
 // database (what autovacuum would do soon after an import, done now so that it does not run
 // beside the COPY) and a CHECKPOINT, one COPY of res.Events rows into a bare table, the rows
 // being the import's first ImportTemplateRows events (those after position from) again and
-// again. Then the tables' sizes, and the bare table dropped.
+// again. Then, after another CHECKPOINT, the same COPY into a table shaped like the log (CREATE
+// TABLE ... (LIKE events INCLUDING ALL): its defaults, its position's identity, its checks and
+// its four indexes), empty: PostgreSQL's pace for the log's own rows, which no writer of the
+// log can pass. Then the tables' sizes, and both tables dropped.
 func bareCopy(ctx context.Context, conn *pgx.Conn, from int64, res *ImportResult) error {
-	rows := &bareRows{n: res.Events}
-	if err := readTemplate(ctx, conn, from, rows); err != nil {
+	template := &bareRows{}
+	if err := readTemplate(ctx, conn, from, template); err != nil {
 		return err
 	}
 	for _, statement := range []string{
 		`VACUUM ANALYZE`,
 		`CREATE TABLE ` + bareTable + ` (stream_id text, version bigint, type text, data jsonb, metadata jsonb)`,
+		`CREATE TABLE ` + shapedTable + ` (LIKE events INCLUDING ALL)`,
 	} {
 		if _, err := conn.Exec(ctx, statement); err != nil {
 			return fmt.Errorf("%s: %w", statement, err)
 		}
 	}
+	var err error
 	res.Checkpointed = checkpoint(ctx, conn) && res.Checkpointed
-	start := time.Now()
-	n, err := conn.CopyFrom(ctx, pgx.Identifier{bareTable}, []string{"stream_id", "version", "type", "data", "metadata"}, rows)
-	res.CopyWall = time.Since(start)
-	if err != nil {
-		return fmt.Errorf("the bare COPY: %w", err)
+	if res.CopyRows, res.CopyWall, err = copyInto(ctx, conn, bareTable, template, res.Events); err != nil {
+		return err
 	}
-	if n != res.Events {
-		return fmt.Errorf("the bare COPY wrote %d rows, not %d", n, res.Events)
+	res.Checkpointed = checkpoint(ctx, conn) && res.Checkpointed
+	if res.ShapedRows, res.ShapedWall, err = copyInto(ctx, conn, shapedTable, template, res.Events); err != nil {
+		return err
 	}
-	res.CopyRows = n
 	err = conn.QueryRow(ctx, `SELECT pg_table_size('events'), pg_indexes_size('events'), pg_table_size('`+bareTable+`')`).
 		Scan(&res.EventsTable, &res.EventsIndexes, &res.BareTable)
 	if err != nil {
 		return fmt.Errorf("the tables' sizes: %w", err)
 	}
-	if _, err := conn.Exec(ctx, `DROP TABLE `+bareTable); err != nil {
-		return fmt.Errorf("dropping the bare table: %w", err)
+	if _, err := conn.Exec(ctx, `DROP TABLE `+bareTable+`, `+shapedTable); err != nil {
+		return fmt.Errorf("dropping the COPY's tables: %w", err)
 	}
 	return nil
+}
+
+// copyInto is one COPY of n rows of template into table, timed with its commit.
+func copyInto(ctx context.Context, conn *pgx.Conn, table string, template *bareRows, n int64) (int64, time.Duration, error) {
+	rows := &bareRows{template: template.template, n: n}
+	start := time.Now()
+	copied, err := conn.CopyFrom(ctx, pgx.Identifier{table}, []string{"stream_id", "version", "type", "data", "metadata"}, rows)
+	took := time.Since(start)
+	if err != nil {
+		return 0, 0, fmt.Errorf("the COPY into %s: %w", table, err)
+	}
+	if copied != n {
+		return 0, 0, fmt.Errorf("the COPY into %s wrote %d rows, not %d", table, copied, n)
+	}
+	return copied, took, nil
 }
 
 // readTemplate reads the import's first ImportTemplateRows events, those after position from,

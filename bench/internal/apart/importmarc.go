@@ -31,7 +31,9 @@ import (
 // beside it, PostgreSQL's own pace: one COPY of as many rows into a bare table of the events
 // table's columns (stream_id, version, type, data, metadata) with no index, no constraint and
 // no default, the rows being the import's first ImportTemplateRows events over and over (each
-// time under stream ids of their own), so that they are the size and shape of the import's.
+// time under stream ids of their own), so that they are the size and shape of the import's;
+// and the same COPY into an empty table shaped like the log (its defaults and indexes), which
+// says how much of the bare pace the log's own rows allow any writer.
 const (
 	// ImportTemplateRows is how many of the import's first events the bare COPY's rows repeat:
 	// about a batch's worth (1,000 records of 1.5 copies are 6,500 events).
@@ -44,82 +46,14 @@ const (
 	importPollShare = 4
 	// importStatusTimeout is the most one poll of /status waits for its answer.
 	importStatusTimeout = 2 * time.Minute
-	// bareTable is the bare COPY's table.
-	bareTable = "bench_bare_events"
+	// bareTable is the bare COPY's table, shapedTable the table shaped like the log.
+	bareTable   = "bench_bare_events"
+	shapedTable = "bench_shaped_events"
 )
 
 // ImportViews are the view models whose catching up with the import is timed, beside every
 // saga.
 var ImportViews = []string{"catalog", "loans", "holds"}
-
-// ImportCaughtUp is when one view or saga first showed no lag in /status, or how far behind it
-// was when the wait ended.
-type ImportCaughtUp struct {
-	Name, Kind string
-	Caught     bool
-	After      time.Duration // from serve starting, when Caught
-	Lag        int64         // the events it had still to read, when not Caught
-}
-
-// ImportResult is what the catalogue import measurement found.
-type ImportResult struct {
-	Records, Copies int
-	FileBytes       int64
-	Generated       time.Duration // writing the file, not timed
-	// Events is how many events the import wrote, counted in the events table before and after;
-	// Expected is 2 + 3 × copies a record.
-	Events, Expected int64
-	Wall             time.Duration // of the import process, from its start to its exit
-	CPU              time.Duration // user and system time of the import process
-	PeakRSS          int64         // the import process's maxrss, bytes
-	Summary          string        // the import's own last line
-	// Checkpointed is whether PostgreSQL took a CHECKPOINT before the import and before the bare
-	// COPY (a role that may not is refused, and the run goes on without).
-	Checkpointed bool
-
-	// CatchUp is from serve starting to every view and saga caught up (AllCaughtUp), or to the
-	// end of the wait (ImportCatchUpLimit) when some did not.
-	CatchUp     time.Duration
-	AllCaughtUp bool
-	CaughtUp    []ImportCaughtUp
-	ServeRSS    int64 // the service's VmHWM once caught up, bytes
-	// SlowestStatus is the longest /status took to answer while the views and sagas read.
-	SlowestStatus time.Duration
-
-	CopyRows int64
-	CopyWall time.Duration // the bare COPY, one statement, its commit included
-	// EventsTable and EventsIndexes are the events table's size (with its TOAST) and its
-	// indexes', and BareTable the bare table's, in bytes, after each was written.
-	EventsTable, EventsIndexes, BareTable int64
-
-	// Env is the machine as the measurement began, with the load average after it.
-	Env environment.Machine
-}
-
-// Measured reports whether the result holds figures.
-func (r ImportResult) Measured() bool { return r.Events > 0 && r.CopyRows > 0 }
-
-// EventsPerSecond is the import's pace into the log.
-func (r ImportResult) EventsPerSecond() float64 { return float64(r.Events) / r.Wall.Seconds() }
-
-// CopyPerSecond is the bare COPY's pace.
-func (r ImportResult) CopyPerSecond() float64 { return float64(r.CopyRows) / r.CopyWall.Seconds() }
-
-// Ratio is the import's pace over the bare COPY's.
-func (r ImportResult) Ratio() float64 { return r.EventsPerSecond() / r.CopyPerSecond() }
-
-// Slowest is the view or saga that caught up last, or, when some did not, the one furthest
-// behind.
-func (r ImportResult) Slowest() ImportCaughtUp {
-	var last ImportCaughtUp
-	for _, c := range r.CaughtUp {
-		switch {
-		case r.AllCaughtUp && c.After >= last.After, !r.AllCaughtUp && !c.Caught && c.Lag >= last.Lag:
-			last = c
-		}
-	}
-	return last
-}
 
 // Import measures the import of records generated records on the empty database at
 // databaseURL, the file written into dir; see the constants above.
@@ -164,6 +98,8 @@ func Import(ctx context.Context, bin, databaseURL, dir string, records int, env 
 	}
 	environment.Logf("import: the bare COPY of %s rows in %s: %.0f rows/s; the import at %.2f × its pace",
 		figures.Thousands(int(res.CopyRows)), figures.FormatSeconds(res.CopyWall), res.CopyPerSecond(), res.Ratio())
+	environment.Logf("import: the COPY into a table shaped like the log in %s: %.0f rows/s, %.2f × the bare COPY's pace",
+		figures.FormatSeconds(res.ShapedWall), res.ShapedPerSecond(), res.ShapedRatio())
 	res.Env.LoadAfter = environment.LoadAverage()
 	return res, nil
 }

@@ -116,6 +116,10 @@ func (r Report) ImportSection() Section {
 		{"bare COPY: rows, time", fmt.Sprintf("%s, %s", figures.Thousands(int(x.CopyRows)), figures.FormatSeconds(x.CopyWall))},
 		{"bare COPY: rows/s", figures.Thousands(int(x.CopyPerSecond()))},
 		{"import over bare COPY", fmt.Sprintf("%.2f ×", x.Ratio())},
+		{"COPY into a table shaped like the log (`LIKE events INCLUDING ALL`): time, rows/s", fmt.Sprintf("%s, %s",
+			figures.FormatSeconds(x.ShapedWall), figures.Thousands(int(x.ShapedPerSecond())))},
+		{"that COPY over the bare COPY: the most a writer of the log could reach", fmt.Sprintf("%.2f ×", x.ShapedRatio())},
+		{"import over that COPY", fmt.Sprintf("%.2f ×", x.EventsPerSecond()/x.ShapedPerSecond())},
 		{"events table: table (with TOAST), indexes", fmt.Sprintf("%s, %s", figures.FormatMB(x.EventsTable), figures.FormatMB(x.EventsIndexes))},
 		{"bare table", figures.FormatMB(x.BareTable)},
 	}
