@@ -32,12 +32,15 @@ ORDER BY transaction_id DESC, position DESC LIMIT 1`
 // after it (on a rebuild, the whole log, once for each such type, for every batch).
 //
 // The scans read keys only (an index-only scan, where the visibility map allows), and only the
-// $4 events merged are read whole: when several types are dense (a catalogue import's books,
-// titles and copies), each scan finds $4 events, and reading them all whole, their metadata
-// taken apart, to keep a third of them, cost a view catching up three times the read.
+// $4 events merged are read whole, each by its position: when several types are dense (a
+// catalogue import's books, titles and copies), each scan finds $4 events, and reading them
+// all whole, their metadata taken apart, to keep a third of them, cost a view catching up three
+// times the read. Each is read in a LATERAL subquery with a LIMIT, which the planner can't
+// flatten into a join: a join it may plan as a hash join over the whole log, once its estimate
+// of the keys (a tenth of a type's events, in a generic plan) is large enough.
 const readTypesSQL = `
-SELECT ` + eventColumns + ` FROM (
-	SELECT k.position FROM unnest($3::text[]) AS t(type)
+SELECT e.* FROM (
+	SELECT k.transaction_id, k.position FROM unnest($3::text[]) AS t(type)
 	CROSS JOIN LATERAL (SELECT transaction_id, position FROM events
 		WHERE (type, transaction_id, position) > (t.type, $1::xid8, $2) AND type <= t.type
 		  AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
@@ -45,8 +48,8 @@ SELECT ` + eventColumns + ` FROM (
 		LIMIT $4) AS k
 	ORDER BY k.transaction_id, k.position
 	LIMIT $4) AS keys
-JOIN events USING (position)
-ORDER BY transaction_id, position`
+CROSS JOIN LATERAL (` + selectEvent + ` WHERE events.position = keys.position LIMIT 1) AS e
+ORDER BY keys.transaction_id, keys.position`
 
 // ReadTypes implements eventstore.Store.
 func (p *Postgres) ReadTypes(ctx context.Context, after eventstore.Checkpoint, limit int, types []string) (eventstore.Page, error) {
