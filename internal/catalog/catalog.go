@@ -143,5 +143,5 @@ func HolderTag(bookID, memberID string) string {
 type Locator interface {
 	Locate(ctx context.Context, position int64) (eventstore.Checkpoint, error)
 	LastPosition(ctx context.Context) (int64, error)
-	CountAfter(ctx context.Context, after eventstore.Checkpoint, types ...string) (int64, error)
+	CountAfterUpTo(ctx context.Context, after eventstore.Checkpoint, atMost int64, types ...string) (int64, error)
 }

@@ -176,7 +176,7 @@ func (q Query) caughtUp(ctx context.Context, pos processor.Position, target even
 	if !pos.Checkpoint.Before(target) {
 		return true, nil
 	}
-	left, err := q.Log.CountAfter(ctx, pos.Checkpoint, types...)
+	left, err := q.Log.CountAfterUpTo(ctx, pos.Checkpoint, 1, types...) // whether any is left, not how many
 	return err == nil && left == 0, err
 }
 

@@ -48,6 +48,9 @@ type Store interface {
 	// CountAfter counts the events of types (of any type, when types is empty) that come after
 	// the checkpoint: how far behind a reader of those types at that checkpoint is.
 	CountAfter(ctx context.Context, after Checkpoint, types ...string) (int64, error)
+	// CountAfterUpTo is CountAfter that stops counting at atMost (when atMost > 0): what a
+	// reader far behind has left costs its count no more than atMost events.
+	CountAfterUpTo(ctx context.Context, after Checkpoint, atMost int64, types ...string) (int64, error)
 	// Installation returns the id the log was given when it was set up: made once, kept with
 	// the log, and different for every other log.
 	Installation(ctx context.Context) (string, error)

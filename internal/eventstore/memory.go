@@ -222,18 +222,23 @@ func (m *Memory) LastPosition(ctx context.Context) (int64, error) {
 
 // CountAfter implements Store.
 func (m *Memory) CountAfter(ctx context.Context, after Checkpoint, types ...string) (int64, error) {
+	return m.CountAfterUpTo(ctx, after, 0, types...)
+}
+
+// CountAfterUpTo implements Store.
+func (m *Memory) CountAfterUpTo(ctx context.Context, after Checkpoint, atMost int64, types ...string) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	start := sort.Search(len(m.all), func(i int) bool { return after.Before(m.all[i].Checkpoint()) })
-	if len(types) == 0 {
-		return int64(len(m.all) - start), nil
-	}
 	var n int64
 	for _, e := range m.all[start:] {
-		if Reads(types, e.Type) {
+		if atMost > 0 && n == atMost {
+			break
+		}
+		if len(types) == 0 || Reads(types, e.Type) {
 			n++
 		}
 	}

@@ -32,9 +32,11 @@ type Status struct {
 	Generation int64 `json:"generation"`
 	// Head is the position of the last event in the log.
 	Head int64 `json:"head"`
-	// Lag is how many events the processor has still to handle.
-	Lag    int64 `json:"lag"`
-	Parked int   `json:"parked"`
+	// Lag is how many events the processor has still to handle, counted up to LagCounted.
+	Lag int64 `json:"lag"`
+	// LagAtLeast says that Lag stopped at LagCounted: there may be more.
+	LagAtLeast bool `json:"lagAtLeast,omitempty"`
+	Parked     int  `json:"parked"`
 	// Deferred counts the events that failed for now and wait for their next attempt.
 	Deferred int `json:"deferred"`
 	// InFlight is how many events this replica is handling right now.
@@ -108,3 +110,9 @@ func PublicText(err error) string {
 	}
 	return "failed (the logs say why)"
 }
+
+// LagCounted is the most events a processor's lag is counted to, in /status and the metrics: a
+// count is a scan of what is left, and a processor millions of events behind (a view after a
+// catalogue import, a rebuild) made each answer of /status take seconds. Past it, the lag
+// says "at least" (Status.LagAtLeast), and the checkpoint and head still say how far.
+const LagCounted = 100_000

@@ -65,7 +65,7 @@ func TestCountAfterCountsEachTypesOwnRange(t *testing.T) {
 	var txID uint64
 	require.NoError(t, pool.QueryRow(ctx, `SELECT transaction_id::text::bigint FROM events WHERE position = 30000`).Scan(&txID))
 
-	rows, err := pool.Query(ctx, `EXPLAIN (ANALYZE, COSTS OFF) `+countTypesAfterSQL, txID, 30000, []string{"TitleAdded", "BookLent"})
+	rows, err := pool.Query(ctx, `EXPLAIN (ANALYZE, COSTS OFF) `+countTypesAfterSQL, txID, 30000, []string{"TitleAdded", "BookLent"}, nil)
 	require.NoError(t, err)
 	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	require.NoError(t, err)
@@ -75,6 +75,6 @@ func TestCountAfterCountsEachTypesOwnRange(t *testing.T) {
 	require.NotContains(t, plan, "events_global_order")
 	require.NotContains(t, plan, "Rows Removed by Filter")
 	var n int64
-	require.NoError(t, pool.QueryRow(ctx, countTypesAfterSQL, txID, 30000, []string{"TitleAdded", "BookLent"}).Scan(&n))
+	require.NoError(t, pool.QueryRow(ctx, countTypesAfterSQL, txID, 30000, []string{"TitleAdded", "BookLent"}, nil).Scan(&n))
 	require.Equal(t, int64(10_000), n, "a third of the 30,000 events after the checkpoint are titles")
 }

@@ -198,26 +198,39 @@ func (p *Postgres) LastPosition(ctx context.Context) (int64, error) {
 	return last, nil
 }
 
-// countAfterSQL counts the events after the checkpoint ($1, $2), in events_global_order.
-const countAfterSQL = `SELECT count(*) FROM events WHERE (transaction_id, position) > ($1::xid8, $2)`
+// countAfterSQL counts the events after the checkpoint ($1, $2), in events_global_order, up
+// to $3 of them (NULL: all).
+const countAfterSQL = `
+SELECT count(*) FROM (SELECT FROM events WHERE (transaction_id, position) > ($1::xid8, $2) LIMIT $3) AS e`
 
-// countTypesAfterSQL counts the events of types $3 after the checkpoint ($1, $2): one range of
-// events_type_order per type, as readTypesSQL reads it, counted from the index (where the
-// visibility map allows) rather than by visiting every event after the checkpoint to look at
-// its type.
+// countTypesAfterSQL counts the events of types $3 after the checkpoint ($1, $2), up to $4 of
+// them (NULL: all): one range of events_type_order per type, as readTypesSQL reads it, counted
+// from the index (where the visibility map allows) rather than by visiting every event after
+// the checkpoint to look at its type.
 const countTypesAfterSQL = `
-SELECT coalesce(sum(c.n), 0) FROM unnest($3::text[]) AS t(type)
-CROSS JOIN LATERAL (SELECT count(*) AS n FROM events
-	WHERE (type, transaction_id, position) > (t.type, $1::xid8, $2) AND type <= t.type) AS c`
+SELECT count(*) FROM (
+	SELECT FROM unnest($3::text[]) AS t(type)
+	CROSS JOIN LATERAL (SELECT FROM events
+		WHERE (type, transaction_id, position) > (t.type, $1::xid8, $2) AND type <= t.type LIMIT $4) AS e
+	LIMIT $4) AS c`
 
 // CountAfter implements eventstore.Store.
 func (p *Postgres) CountAfter(ctx context.Context, after eventstore.Checkpoint, types ...string) (int64, error) {
+	return p.CountAfterUpTo(ctx, after, 0, types...)
+}
+
+// CountAfterUpTo implements eventstore.Store.
+func (p *Postgres) CountAfterUpTo(ctx context.Context, after eventstore.Checkpoint, atMost int64, types ...string) (int64, error) {
+	var limit *int64 // NULL: no limit
+	if atMost > 0 {
+		limit = &atMost
+	}
 	var n int64
 	var err error
 	if len(types) == 0 {
-		err = p.pool.QueryRow(ctx, countAfterSQL, after.TransactionID, after.Position).Scan(&n)
+		err = p.pool.QueryRow(ctx, countAfterSQL, after.TransactionID, after.Position, limit).Scan(&n)
 	} else {
-		err = p.pool.QueryRow(ctx, countTypesAfterSQL, after.TransactionID, after.Position, types).Scan(&n)
+		err = p.pool.QueryRow(ctx, countTypesAfterSQL, after.TransactionID, after.Position, types, limit).Scan(&n)
 	}
 	if err != nil {
 		return 0, translate(ctx, err)

@@ -231,3 +231,23 @@ func TestGroupStatusShowsParkingError(t *testing.T) {
 	drivertest.AppendEvents(t, env.store, "late", 1)
 	drivertest.Eventually(t, 5*time.Second, func() bool { return lastError() == nil }, "the next success clears it")
 }
+
+// A processor far behind has its lag counted up to LagCounted, and said to be at least that.
+func TestGroupStatusCountsLagUpToALimit(t *testing.T) {
+	t.Parallel()
+	env := newMemoryEnv()
+	batch := make([]eventstore.NewEvent, processor.LagCounted+5)
+	for i := range batch {
+		batch[i] = eventstore.NewEvent{Type: "Happened", Data: []byte(`{}`)}
+	}
+	_, err := env.store.Append(context.Background(), "many-1", 0, batch)
+	require.NoError(t, err)
+	g, err := NewGroup(env.config(), outbox("emails", drivertest.NewRecorder(nil)))
+	require.NoError(t, err)
+	statuses, err := g.Status(context.Background())
+	require.NoError(t, err)
+	require.Len(t, statuses, 1)
+	require.Equal(t, int64(processor.LagCounted), statuses[0].Lag)
+	require.True(t, statuses[0].LagAtLeast)
+	require.Equal(t, int64(len(batch)), statuses[0].Head, "the head says how far the log goes")
+}

@@ -65,7 +65,7 @@ func (g *Group) statusOf(ctx context.Context, p processor.Processor, head events
 	if err != nil {
 		return processor.Status{}, err
 	}
-	lag, err := g.cfg.Store.CountAfter(ctx, pos.Checkpoint, p.Types...)
+	lag, err := g.cfg.Store.CountAfterUpTo(ctx, pos.Checkpoint, processor.LagCounted, p.Types...)
 	if err != nil {
 		return processor.Status{}, err
 	}
@@ -79,7 +79,7 @@ func (g *Group) statusOf(ctx context.Context, p processor.Processor, head events
 	}
 	s := processor.Status{
 		Name: p.Name, Kind: p.Kind, Checkpoint: pos.Checkpoint.Position, Generation: pos.Generation,
-		Head: head.Position, Lag: lag, Parked: parked, Deferred: deferred,
+		Head: head.Position, Lag: lag, LagAtLeast: lag == processor.LagCounted, Parked: parked, Deferred: deferred,
 	}
 	if r != nil {
 		s.HoldsLease, s.InFlight = r.holdsLease(), r.inFlight.Load()

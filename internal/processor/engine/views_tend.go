@@ -32,7 +32,7 @@ func (k *keeper) takeOver(ctx context.Context, builds []processor.Build) error {
 	if err != nil {
 		return err
 	}
-	left, err := k.g.cfg.Store.CountAfter(ctx, pos.Checkpoint, k.proc.Types...)
+	left, err := k.g.cfg.Store.CountAfterUpTo(ctx, pos.Checkpoint, 1, k.proc.Types...)
 	if err != nil || left > 0 {
 		return err
 	}

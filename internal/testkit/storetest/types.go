@@ -84,6 +84,14 @@ func contractCountAfterTypes(t *testing.T, newStore func(t *testing.T) eventstor
 	n, err = s.CountAfter(ctx, all[0].Checkpoint())
 	require.NoError(t, err)
 	require.EqualValues(t, 4, n, "no types: every type")
+	for _, c := range []struct {
+		atMost, want int64
+		types        []string
+	}{{2, 2, []string{"B"}}, {3, 3, nil}, {5, 3, []string{"B"}}, {0, 3, []string{"B"}}, {1, 1, []string{"A", "B"}}, {1, 0, []string{"C"}}} {
+		n, err = s.CountAfterUpTo(ctx, all[0].Checkpoint(), c.atMost, c.types...)
+		require.NoError(t, err)
+		require.EqualValues(t, c.want, n, "up to %d of %v", c.atMost, c.types)
+	}
 }
 
 func contractSubscribeToTypes(t *testing.T, newStore func(t *testing.T) eventstore.Store) {
