@@ -42,8 +42,10 @@ const (
 	// what has not caught up by then is reported with the events it had still to read.
 	ImportCatchUpLimit = 10 * time.Minute
 	ImportPoll         = 250 * time.Millisecond
-	// importPollShare is how many times as long as /status took to answer the next poll waits.
+	// importPollShare is how many times as long as /status took to answer the next poll waits,
+	// importPollMost at most.
 	importPollShare = 4
+	importPollMost  = 2 * time.Second
 	// importStatusTimeout is the most one poll of /status waits for its answer.
 	importStatusTimeout = 2 * time.Minute
 	// bareTable is the bare COPY's table, shapedTable the table shaped like the log.
@@ -246,10 +248,10 @@ type watched struct {
 
 // watchCatchUp polls /status from start until every awaited processor is caught up (a view's
 // build the service reads holding its lease at lag 0, a saga at lag 0), or until limit has
-// passed. /status counts each processor's lag in the log, a while when millions of events are
-// left: each poll waits up to importStatusTimeout for its answer, and the next waits
-// importPollShare times as long as that answer took (ImportPoll at least), so that the counting
-// takes a small share of the database while the processors read.
+// passed. Each poll waits up to importStatusTimeout for its answer, and the next waits
+// importPollShare times as long as that answer took (ImportPoll at least, importPollMost at
+// most), so that polling takes a small share of the database while the processors read; after
+// a poll that failed (the service starting, or a request that timed out), ImportPoll.
 func watchCatchUp(ctx context.Context, svc *environment.Service, start time.Time, limit time.Duration) (watched, error) {
 	var w watched
 	var order []string
@@ -298,7 +300,7 @@ func watchCatchUp(ctx context.Context, svc *environment.Service, start time.Time
 		select { // polling /status, bounded by the limit
 		case <-ctx.Done():
 			return w, ctx.Err()
-		case <-time.After(max(ImportPoll, importPollShare*took)):
+		case <-time.After(pollWait(took, err)):
 		}
 	}
 }
@@ -320,4 +322,13 @@ func awaited(status map[string]environment.ProcessorStatus) []environment.Proces
 	}
 	slices.SortFunc(sagas, func(a, b environment.ProcessorStatus) int { return strings.Compare(a.Name, b.Name) })
 	return append(out, sagas...)
+}
+
+// pollWait is how long watchCatchUp waits after a poll of /status that took took and failed
+// with err (nil: answered).
+func pollWait(took time.Duration, err error) time.Duration {
+	if err != nil {
+		return ImportPoll
+	}
+	return min(max(ImportPoll, importPollShare*took), importPollMost)
 }
