@@ -96,7 +96,7 @@ func TestTooManyCheckoutsOffersTheOpenOnes(t *testing.T) {
 	}
 }
 
-// A member leaves the provider's page unpaid (Cancel), and its time runs out (3 s here; the
+// A member leaves the provider's page unpaid (Cancel), and its time runs out (8 s here; the
 // service asks the provider 1 s after): the checkout's page comes to say, without being asked
 // again, that the page expired and nothing was paid, and offers a new payment of what is still
 // owed. Starting it is a new intent, with a new Idempotency-Key, and makes a new page at the
@@ -104,7 +104,7 @@ func TestTooManyCheckoutsOffersTheOpenOnes(t *testing.T) {
 func TestExpiredCheckoutOffersANewPayment(t *testing.T) {
 	t.Parallel()
 	l := startPayingLibrary(t, 300, func(cfg *app.Config) {
-		cfg.Payments.ExpiresAfter, cfg.Payments.ReconcileAfter = 3*time.Second, time.Second
+		cfg.Payments.ExpiresAfter, cfg.Payments.ReconcileAfter = 8*time.Second, time.Second // the new page open long enough to pay on a loaded machine; the first expires well within waitTimeout
 	})
 	tb := l.myAccount(t)
 	tb.waitText("region", "Account", "Balance: 3.00 owed")

@@ -45,9 +45,6 @@ func parsePoolConfig(databaseURL string) (*pgxpool.Config, error) {
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = 5 * time.Second
 	}
-	if !strings.Contains(databaseURL, "pool_max_conns") {
-		cfg.MaxConns = max(cfg.MaxConns, DefaultPoolMaxConns)
-	}
 	for param, value := range map[string]string{
 		idleInTransaction: strconv.FormatInt(DefaultIdleInTransaction.Milliseconds(), 10),
 		"jit":             "off",
@@ -58,13 +55,6 @@ func parsePoolConfig(databaseURL string) (*pgxpool.Config, error) {
 	}
 	return cfg, nil
 }
-
-// DefaultPoolMaxConns is the most connections the service's pool opens, unless DATABASE_URL
-// sets pool_max_conns: pgx's own default is four on a machine of two cores or fewer, and the
-// background processors alone keep four busy while they catch up (the catalog, holds and loans
-// views and the adoption saga, after an import), which left every request waiting for a
-// connection: /status took its full 10 s then. The leases have connections of their own.
-const DefaultPoolMaxConns = 16
 
 // idleInTransaction is the PostgreSQL setting that ends a session left idle inside a
 // transaction.

@@ -17,15 +17,10 @@ func TestPoolConfigEndsSessionsLeftInATransaction(t *testing.T) {
 	require.Equal(t, DefaultIdleInTransaction.Milliseconds(), int64(10000))
 	require.NotZero(t, cfg.ConnConfig.ConnectTimeout)
 	require.Equal(t, "off", cfg.ConnConfig.RuntimeParams["jit"], "short statements, compiled for nothing")
-	require.GreaterOrEqual(t, cfg.MaxConns, int32(DefaultPoolMaxConns), "requests are not left waiting behind the processors")
 
 	cfg, err = parsePoolConfig("postgres://library@db.example.org/library?idle_in_transaction_session_timeout=60000")
 	require.NoError(t, err)
 	require.Equal(t, "60000", cfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"], "the URL's own setting wins")
-
-	cfg, err = parsePoolConfig("postgres://library@db.example.org/library?pool_max_conns=3")
-	require.NoError(t, err)
-	require.Equal(t, int32(3), cfg.MaxConns, "the URL's own setting wins")
 
 	cfg, err = parsePoolConfig("postgres://library@db.example.org/library?jit=on")
 	require.NoError(t, err)
