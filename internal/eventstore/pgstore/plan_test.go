@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"library/internal/testkit/pgtest"
@@ -18,12 +19,10 @@ INSERT INTO events (stream_id, version, type, data)
 SELECT 'title-' || i, 1, CASE WHEN i % 3 = 0 THEN 'TitleAdded' ELSE 'CopyAdded' END, '{}'
 FROM generate_series($1::int, $2::int) AS i`
 
-// A read of types from the middle of a long log scans events_type_order once for each type,
-// those with no event after the checkpoint included, and never the log's global order filtered
-// by type, which would read every event after the checkpoint for each type that has few; and
-// reads whole, by position, only the events it returns.
-func TestReadTypesScansEachTypesOwnRange(t *testing.T) {
-	t.Parallel()
+// planLogOf is a database whose log holds 60,000 events of planLog, analysed, and the
+// transaction of the event at position 30,000.
+func planLogOf(t *testing.T) (*pgxpool.Pool, uint64) {
+	t.Helper()
 	ctx := context.Background()
 	pool := pgtest.NewPool(t)
 	for lo := 1; lo <= 60_000; lo += 1000 {
@@ -34,6 +33,17 @@ func TestReadTypesScansEachTypesOwnRange(t *testing.T) {
 	require.NoError(t, err)
 	var txID uint64
 	require.NoError(t, pool.QueryRow(ctx, `SELECT transaction_id::text::bigint FROM events WHERE position = 30000`).Scan(&txID))
+	return pool, txID
+}
+
+// A read of types from the middle of a long log scans events_type_order once for each type,
+// those with no event after the checkpoint included, and never the log's global order filtered
+// by type, which would read every event after the checkpoint for each type that has few; and
+// reads whole, by position, only the events it returns.
+func TestReadTypesScansEachTypesOwnRange(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, txID := planLogOf(t)
 
 	rows, err := pool.Query(ctx, `EXPLAIN (ANALYZE, COSTS OFF) `+readTypesSQL, txID, 30000,
 		[]string{"TitleAdded", "CopyAdded", "BookLent", "HoldExpired", "TrapExpired"}, 100)
@@ -55,15 +65,7 @@ func TestReadTypesScansEachTypesOwnRange(t *testing.T) {
 func TestCountAfterCountsEachTypesOwnRange(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := pgtest.NewPool(t)
-	for lo := 1; lo <= 60_000; lo += 1000 {
-		_, err := pool.Exec(ctx, planLog, lo, lo+999)
-		require.NoError(t, err)
-	}
-	_, err := pool.Exec(ctx, `ANALYZE events`)
-	require.NoError(t, err)
-	var txID uint64
-	require.NoError(t, pool.QueryRow(ctx, `SELECT transaction_id::text::bigint FROM events WHERE position = 30000`).Scan(&txID))
+	pool, txID := planLogOf(t)
 
 	rows, err := pool.Query(ctx, `EXPLAIN (ANALYZE, COSTS OFF) `+countTypesAfterSQL, txID, 30000, []string{"TitleAdded", "BookLent"}, nil)
 	require.NoError(t, err)
