@@ -25,5 +25,8 @@
 // import into a library that has none of them: nearly every record of a first import) are
 // written through eventstore.Bulk, many to a transaction. A record that meets anything already
 // in the log goes through the titles' and books' own commands, one at a time, under command
-// ids made from the record, so that each decision is the one a librarian's request would get.
+// ids made from the record, so that each decision is the one a librarian's request would get;
+// but for those whose title is there as the record has it, copies and all (an import started
+// again meets these by the thousand), which a batch finds so in one read of the titles'
+// streams, and which the commands would leave as they are.
 package catalogimport

@@ -80,6 +80,12 @@ func (im *Importer) Import(ctx context.Context, records []Record) ([]Outcome, er
 			alone = append(alone, j)
 		}
 	}
+	alone, err = im.known(ctx, kindsNow(), fits, alone, func(j int) {
+		outcomes[places[j]].Outcome = Unchanged
+	})
+	if err != nil {
+		return nil, err
+	}
 	record := func(j int) error {
 		o := &outcomes[places[j]]
 		err := im.one(ctx, fits[j], o)

@@ -137,6 +137,38 @@ func TestAChangedRecordRecordsWhatChanged(t *testing.T) {
 	assert.Equal(t, head, l.head(t))
 }
 
+// A record whose fields changed, and not its copies, records what changed.
+func TestARecordWithAChangedFieldOnlyChangesIt(t *testing.T) {
+	t.Parallel()
+	l := newLibrary(t)
+	l.run(t, dune())
+	changed := dune()
+	changed.Year = 1966
+	assert.Equal(t, catalogimport.Changed, l.run(t, changed)[0].Outcome)
+	title, _, err := l.titles.Get(context.Background(), catalogimport.TitleID(dune().ControlNumber))
+	require.NoError(t, err)
+	assert.Equal(t, 1966, title.Year)
+}
+
+// A record whose title is there as it has it, but for a copy, is not taken for unchanged: the
+// copy is added. The same records again, all there, record nothing.
+func TestARecordWithANewCopyOnlyAddsIt(t *testing.T) {
+	t.Parallel()
+	l := newLibrary(t)
+	l.run(t, dune(), emma())
+	more := emma()
+	more.Copies = append(more.Copies, catalogimport.Copy{Barcode: "31234000000058"})
+	outcomes := l.run(t, dune(), more)
+	assert.Equal(t, []string{catalogimport.Unchanged, catalogimport.Changed}, outcomesOf(outcomes))
+	assert.Equal(t, []int{0, 1}, []int{outcomes[0].Copies, outcomes[1].Copies})
+	_, _, err := l.books.Get(context.Background(), catalogimport.CopyID("31234000000058"))
+	require.NoError(t, err)
+
+	head := l.head(t)
+	assert.Equal(t, []string{catalogimport.Unchanged, catalogimport.Unchanged}, outcomesOf(l.run(t, dune(), more)))
+	assert.Equal(t, head, l.head(t))
+}
+
 // A record without a title is refused, and the others of its batch are recorded; a field the
 // catalogue can't keep is left out with a warning.
 func TestRefusalsAndWarnings(t *testing.T) {

@@ -119,12 +119,7 @@ func (im *Importer) add(ctx context.Context, f *fitted) (bool, error) {
 // anything. The change's command id is made from what it asks, so an import started again
 // finds it done.
 func (im *Importer) change(ctx context.Context, f *fitted, t titles.Title) (bool, error) {
-	c := changeTo(f.title, t)
-	checked, err := c.Checked(im.now())
-	if err != nil {
-		return false, err
-	}
-	decided, err := checked.Decide(t)
+	c, decided, err := im.decideChange(f, t)
 	if err != nil || len(decided) == 0 || im.DryRun {
 		return len(decided) > 0, err
 	}
@@ -135,6 +130,18 @@ func (im *Importer) change(ctx context.Context, f *fitted, t titles.Title) (bool
 	sum := sha256.Sum256(payload)
 	res, err := im.Titles.Change(ctx, f.title.ID, c, im.origin("import:"+f.title.ID+":"+hex.EncodeToString(sum[:8])))
 	return len(res.Events) > 0 || res.Replayed, err
+}
+
+// decideChange is the change that makes t the record's title, and what the title decides of
+// it: no events when t is that already.
+func (im *Importer) decideChange(f *fitted, t titles.Title) (titles.ChangeTitle, []titles.Event, error) {
+	c := changeTo(f.title, t)
+	checked, err := c.Checked(im.now())
+	if err != nil {
+		return c, nil, err
+	}
+	decided, err := checked.Decide(t)
+	return c, decided, err
 }
 
 // changeTo is the change that makes t the title a: every field a has, set, and every optional

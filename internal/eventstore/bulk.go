@@ -12,6 +12,9 @@ type Bulk interface {
 	// StreamVersions returns the version of each of the streams that exists; one that does
 	// not is left out.
 	StreamVersions(ctx context.Context, streamIDs []string) (map[string]int64, error)
+	// ReadStreams returns the events of each of the streams that exists, in version order, as
+	// ReadStream would, in one read; one that does not is left out.
+	ReadStreams(ctx context.Context, streamIDs []string) (map[string][]Event, error)
 }
 
 // AppendBulk implements Bulk with AppendAll.
@@ -31,6 +34,21 @@ func (m *Memory) StreamVersions(ctx context.Context, streamIDs []string) (map[st
 	for _, id := range streamIDs {
 		if n := len(m.streams[id]); n > 0 {
 			out[id] = int64(n)
+		}
+	}
+	return out, nil
+}
+
+// ReadStreams implements Bulk.
+func (m *Memory) ReadStreams(ctx context.Context, streamIDs []string) (map[string][]Event, error) {
+	out := map[string][]Event{}
+	for _, id := range streamIDs {
+		events, err := m.ReadStream(ctx, id, 0)
+		if err != nil {
+			return nil, err
+		}
+		if len(events) > 0 {
+			out[id] = events
 		}
 	}
 	return out, nil

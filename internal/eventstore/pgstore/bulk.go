@@ -127,3 +127,27 @@ func (p *Postgres) StreamVersions(ctx context.Context, streamIDs []string) (map[
 	}
 	return out, nil
 }
+
+// readStreamsSQL reads each stream on its own, through UNIQUE (stream_id, version), for the
+// reason streamVersionsSQL does.
+const readStreamsSQL = `
+SELECT e.* FROM unnest($1::text[]) AS s(id),
+	LATERAL (` + selectEvent + ` WHERE events.stream_id = s.id) e
+ORDER BY e.stream_id, e.version`
+
+// ReadStreams implements eventstore.Bulk, in one statement.
+func (p *Postgres) ReadStreams(ctx context.Context, streamIDs []string) (map[string][]eventstore.Event, error) {
+	rows, err := p.pool.Query(ctx, readStreamsSQL, streamIDs)
+	if err != nil {
+		return nil, translate(ctx, err)
+	}
+	events, err := collectEvents(ctx, rows)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]eventstore.Event{}
+	for _, e := range events {
+		out[e.StreamID] = append(out[e.StreamID], e)
+	}
+	return out, nil
+}

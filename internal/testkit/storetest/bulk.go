@@ -65,6 +65,15 @@ func contractAppendBulkReadsBackAsAppendAll(t *testing.T, newStore func(t *testi
 	versions, err := b.StreamVersions(ctx, []string{"title-dune", "account-ann", "book-b1", "book-none"})
 	require.NoError(t, err)
 	require.Equal(t, map[string]int64{"title-dune": 2, "account-ann": 2, "book-b1": 1}, versions, "a stream that is not there is left out")
+
+	streams, err := b.ReadStreams(ctx, []string{"title-dune", "book-none", "account-ann"})
+	require.NoError(t, err)
+	require.Len(t, streams, 2, "a stream that is not there is left out")
+	for id, got := range streams {
+		want, err := bulk.ReadStream(ctx, id, 0)
+		require.NoError(t, err)
+		require.Equal(t, want, got, id)
+	}
 }
 
 func contractAppendBulkWritesNothingOnConflict(t *testing.T, newStore func(t *testing.T) eventstore.Store) {
