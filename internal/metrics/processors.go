@@ -34,7 +34,7 @@ func (m *Metrics) WatchProcessors(status StatusFunc, timeout time.Duration) {
 		checkpoint: prometheus.NewDesc("library_processor_checkpoint",
 			"Position of the last event the processor handled (0: none yet).", []string{"processor"}, nil),
 		lag: prometheus.NewDesc("library_processor_lag",
-			"Events in the log that the processor has still to handle, counted up to 100,000.", []string{"processor"}, nil),
+			"Events in the log that the processor has still to handle, counted up to 10,000.", []string{"processor"}, nil),
 		parked: prometheus.NewDesc("library_processor_parked",
 			"Events the processor parked and that wait for retry-parked.", []string{"processor"}, nil),
 		deferred: prometheus.NewDesc("library_processor_deferred",
