@@ -113,9 +113,8 @@ func PublicText(err error) string {
 
 // LagCounted is the most events a processor's lag is counted to, in /status and the metrics: a
 // count is a scan of what is left, and a processor millions of events behind (a view after a
-// catalogue import, a rebuild) made each answer of /status take seconds. Right after an
-// import, before the table is vacuumed, a count visits each event's row (the index alone can't
-// say it is visible), and counting 100,000 for each of a dozen processors took /status past
-// its timeout. Past it, the lag says "at least" (Status.LagAtLeast), and the
-// checkpoint and head still say how far.
+// catalogue import, a rebuild) made each answer of /status take seconds. Until the log is
+// vacuumed after an import, a count visits each event's row too (the index alone can't say it
+// is visible), for each of a dozen processors. Past it, the lag says "at least"
+// (Status.LagAtLeast), and the checkpoint and head still say how far.
 const LagCounted = 10_000

@@ -61,22 +61,64 @@ func TestReadTypesScansEachTypesOwnRange(t *testing.T) {
 }
 
 // A count of the events of types after a checkpoint counts each type's range of
-// events_type_order, never every event after the checkpoint.
+// events_type_order, never every event after the checkpoint; with a limit too, and for a type
+// with no event after the checkpoint, which a scan of the table filtered by type would read
+// whole to find none of (at each view's check whether it has caught up, and at every /status).
 func TestCountAfterCountsEachTypesOwnRange(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool, txID := planLogOf(t)
 
-	rows, err := pool.Query(ctx, `EXPLAIN (ANALYZE, COSTS OFF) `+countTypesAfterSQL, txID, 30000, []string{"TitleAdded", "BookLent"}, nil)
-	require.NoError(t, err)
-	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	require.NoError(t, err)
-	plan := strings.Join(lines, "\n")
-	t.Logf("%s", plan)
-	require.Contains(t, plan, "on events_type_order")
-	require.NotContains(t, plan, "events_global_order")
-	require.NotContains(t, plan, "Rows Removed by Filter")
-	var n int64
-	require.NoError(t, pool.QueryRow(ctx, countTypesAfterSQL, txID, 30000, []string{"TitleAdded", "BookLent"}, nil).Scan(&n))
-	require.Equal(t, int64(10_000), n, "a third of the 30,000 events after the checkpoint are titles")
+	for _, c := range []struct {
+		types []string
+		limit *int64
+		want  int64
+	}{
+		{[]string{"TitleAdded", "BookLent"}, nil, 10_000}, // a third of the 30,000 events after the checkpoint are titles
+		{[]string{"TitleAdded", "BookLent"}, ptr(int64(100)), 100},
+		{[]string{"BookLent", "HoldExpired"}, ptr(int64(1)), 0},
+	} {
+		rows, err := pool.Query(ctx, `EXPLAIN (ANALYZE, COSTS OFF) `+countTypesAfterSQL, txID, 30000, c.types, c.limit)
+		require.NoError(t, err)
+		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		require.NoError(t, err)
+		plan := strings.Join(lines, "\n")
+		t.Logf("%v, limit %v:\n%s", c.types, c.limit, plan)
+		require.Regexp(t, `(using|on) events_type_order`, plan)
+		require.NotContains(t, plan, "Seq Scan")
+		require.NotContains(t, plan, "events_global_order")
+		require.NotContains(t, plan, "Rows Removed by Filter")
+		var n int64
+		require.NoError(t, pool.QueryRow(ctx, countTypesAfterSQL, txID, 30000, c.types, c.limit).Scan(&n))
+		require.Equal(t, c.want, n)
+	}
 }
+
+// A count of every event after a checkpoint near the log's end reads the events after it in
+// events_global_order, not the table.
+func TestCountAfterAllReadsTheGlobalOrder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := planLogOf(t)
+	var txID uint64
+	require.NoError(t, pool.QueryRow(ctx, `SELECT transaction_id::text::bigint FROM events WHERE position = 59990`).Scan(&txID))
+
+	for _, limit := range []*int64{nil, ptr(int64(5)), ptr(int64(100))} {
+		rows, err := pool.Query(ctx, `EXPLAIN (ANALYZE, COSTS OFF) `+countAfterSQL, txID, 59990, limit)
+		require.NoError(t, err)
+		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		require.NoError(t, err)
+		plan := strings.Join(lines, "\n")
+		t.Logf("limit %v:\n%s", limit, plan)
+		require.NotContains(t, plan, "Seq Scan")
+		var n int64
+		require.NoError(t, pool.QueryRow(ctx, countAfterSQL, txID, 59990, limit).Scan(&n))
+		want := int64(10)
+		if limit != nil {
+			want = min(want, *limit)
+		}
+		require.Equal(t, want, n)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -199,19 +199,27 @@ func (p *Postgres) LastPosition(ctx context.Context) (int64, error) {
 }
 
 // countAfterSQL counts the events after the checkpoint ($1, $2), in events_global_order, up
-// to $3 of them (NULL: all).
+// to $3 of them (NULL: all). The ORDER BY is the index's: with a limit and no order, the
+// planner may scan the table instead, filtering each row, which reads it whole when few events
+// are left to count.
 const countAfterSQL = `
-SELECT count(*) FROM (SELECT FROM events WHERE (transaction_id, position) > ($1::xid8, $2) LIMIT $3) AS e`
+SELECT count(*) FROM (SELECT FROM events WHERE (transaction_id, position) > ($1::xid8, $2)
+	ORDER BY transaction_id, position LIMIT $3) AS e`
 
 // countTypesAfterSQL counts the events of types $3 after the checkpoint ($1, $2), up to $4 of
 // them (NULL: all): one range of events_type_order per type, as readTypesSQL reads it, counted
 // from the index (where the visibility map allows) rather than by visiting every event after
-// the checkpoint to look at its type.
+// the checkpoint to look at its type. The ORDER BY is the index's, as in readTypesSQL: with a
+// limit and no order, the planner prices a scan of the table filtered by type by the types'
+// average share, and takes it; for a type with no event after the checkpoint (most of a view's
+// types, after an import) that scan reads the whole log to count none, at every view's check
+// whether it has caught up and at every /status.
 const countTypesAfterSQL = `
 SELECT count(*) FROM (
 	SELECT FROM unnest($3::text[]) AS t(type)
 	CROSS JOIN LATERAL (SELECT FROM events
-		WHERE (type, transaction_id, position) > (t.type, $1::xid8, $2) AND type <= t.type LIMIT $4) AS e
+		WHERE (type, transaction_id, position) > (t.type, $1::xid8, $2) AND type <= t.type
+		ORDER BY type, transaction_id, position LIMIT $4) AS e
 	LIMIT $4) AS c`
 
 // CountAfter implements eventstore.Store.
