@@ -2,6 +2,7 @@ package catalogimport
 
 import (
 	"context"
+	"time"
 
 	"library/internal/eventstore"
 	"library/internal/titles"
@@ -10,11 +11,30 @@ import (
 // exportPage is how many titles' TitleAdded an export reads from the log at a time.
 const exportPage = 500
 
+// ExportLog is the log an export reads: its titles' TitleAdded, in order, up to its head.
+type ExportLog interface {
+	eventstore.TypeReader
+	Head(ctx context.Context) (eventstore.Checkpoint, error)
+}
+
+// exportWait is how long an export waits before it reads again, while the read horizon holds
+// back events it must export.
+const exportWait = 50 * time.Millisecond
+
 // Export calls each with every title of the catalogue, with its copies, as a Record an import
 // takes back: the same record imported into an empty library is the same title (its
 // ControlNumber, or its id for a title added here) with the same copies. Titles come in the
 // order they were added, one at a time, so that memory stays flat however large the catalogue.
-func Export(ctx context.Context, log eventstore.TypeReader, ts Titles, bs Books, each func(Record) error) error {
+//
+// It exports every title recorded before it began: it reads up to the log's head as it starts.
+// A title written after a transaction still running elsewhere began is below the read horizon
+// only once that transaction ends (see package eventstore); the export waits for it, until ctx
+// ends, rather than leave it out.
+func Export(ctx context.Context, log ExportLog, ts Titles, bs Books, each func(Record) error) error {
+	head, err := log.Head(ctx)
+	if err != nil {
+		return err
+	}
 	after, place := eventstore.Checkpoint{}, 0
 	for {
 		page, err := log.ReadTypes(ctx, after, exportPage, []string{titles.TitleAdded{}.EventType()})
@@ -36,7 +56,14 @@ func Export(ctx context.Context, log eventstore.TypeReader, ts Titles, bs Books,
 			}
 		}
 		if len(page.Events) == 0 && page.Through == after {
-			return nil
+			if !after.Before(head) {
+				return nil
+			}
+			select { // the horizon is held back: waiting for it, bounded by ctx
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(exportWait):
+			}
 		}
 		after = page.Through
 	}

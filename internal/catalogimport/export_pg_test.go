@@ -1,0 +1,60 @@
+package catalogimport_test
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"library/internal/aggregate"
+	"library/internal/books"
+	"library/internal/catalogimport"
+	"library/internal/eventstore/pgstore"
+	"library/internal/reservations"
+	"library/internal/shelves"
+	"library/internal/testkit/pgtest"
+	"library/internal/titles"
+)
+
+// An export while a transaction that began before the import is still running elsewhere (the
+// read horizon held back) waits for it to end, rather than export a catalogue without the
+// titles behind the horizon; once it has ended, the export has them all.
+func TestAnExportWaitsForTheReadHorizon(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.NewPool(t)
+	store := pgstore.New(pool, slog.New(slog.DiscardHandler))
+	t.Cleanup(store.Close)
+	opts := aggregate.Options{}
+	ts := titles.NewService(store, opts, time.Now, reservations.NewService(store, opts))
+	bs := books.NewService(store, opts, time.Now, books.Policy{LoanPeriod: 14 * 24 * time.Hour}, nil).
+		WithTitles(shelves.Shelves{Titles: ts})
+
+	holder, err := pool.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = holder.Rollback(ctx) }()
+	_, err = holder.Exec(ctx, `SELECT pg_current_xact_id()`) // it has an id now: the horizon stays below it
+	require.NoError(t, err)
+	im := &catalogimport.Importer{Log: store, Titles: ts, Books: bs, Actor: operator}
+	_, err = im.Import(ctx, []catalogimport.Record{dune(), emma()})
+	require.NoError(t, err)
+
+	var got []string
+	export := func(ctx context.Context) error {
+		got = nil
+		return catalogimport.Export(ctx, store, ts, bs, func(r catalogimport.Record) error {
+			got = append(got, r.Title)
+			return nil
+		})
+	}
+	held, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	require.ErrorIs(t, export(held), context.DeadlineExceeded, "it waits while the horizon is held back")
+	require.Empty(t, got)
+
+	require.NoError(t, holder.Commit(ctx))
+	require.NoError(t, export(ctx))
+	require.Equal(t, []string{"Dune", "Emma"}, got)
+}
