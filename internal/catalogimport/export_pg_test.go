@@ -8,14 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"library/internal/aggregate"
-	"library/internal/books"
 	"library/internal/catalogimport"
 	"library/internal/eventstore/pgstore"
-	"library/internal/reservations"
-	"library/internal/shelves"
 	"library/internal/testkit/pgtest"
-	"library/internal/titles"
 )
 
 // An export while a transaction that began before the import is still running elsewhere (the
@@ -27,10 +22,7 @@ func TestAnExportWaitsForTheReadHorizon(t *testing.T) {
 	pool := pgtest.NewPool(t)
 	store := pgstore.New(pool, slog.New(slog.DiscardHandler))
 	t.Cleanup(store.Close)
-	opts := aggregate.Options{}
-	ts := titles.NewService(store, opts, time.Now, reservations.NewService(store, opts))
-	bs := books.NewService(store, opts, time.Now, books.Policy{LoanPeriod: 14 * 24 * time.Hour}, nil).
-		WithTitles(shelves.Shelves{Titles: ts})
+	ts, bs := servicesOn(store)
 
 	holder, err := pool.Begin(ctx)
 	require.NoError(t, err)

@@ -27,11 +27,17 @@ type library struct {
 func newLibrary(t *testing.T) library {
 	t.Helper()
 	log := eventstore.NewMemory(nil)
+	titleService, bookService := servicesOn(log)
+	return library{log: log, titles: titleService, books: bookService}
+}
+
+// servicesOn are the titles' and the books' services on log.
+func servicesOn(log aggregate.Log) (*titles.Service, *books.Service) {
 	opts := aggregate.Options{}
 	titleService := titles.NewService(log, opts, time.Now, reservations.NewService(log, opts))
 	bookService := books.NewService(log, opts, time.Now, books.Policy{LoanPeriod: 14 * 24 * time.Hour}, nil).
 		WithTitles(shelves.Shelves{Titles: titleService})
-	return library{log: log, titles: titleService, books: bookService}
+	return titleService, bookService
 }
 
 var operator = eventstore.Actor{Subject: "operator", Role: "librarian"}
