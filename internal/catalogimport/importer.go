@@ -65,7 +65,8 @@ func (im *Importer) Import(ctx context.Context, records []Record) ([]Outcome, er
 		}
 		fits, places = append(fits, &f), append(places, i)
 	}
-	fresh, shared, err := im.writeNew(ctx, fits)
+	k := kindsNow()
+	fresh, shared, err := im.writeNew(ctx, k, fits)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +81,7 @@ func (im *Importer) Import(ctx context.Context, records []Record) ([]Outcome, er
 			alone = append(alone, j)
 		}
 	}
-	alone, err = im.known(ctx, kindsNow(), fits, alone, func(j int) {
+	alone, err = im.known(ctx, k, fits, alone, func(j int) {
 		outcomes[places[j]].Outcome = Unchanged
 	})
 	if err != nil {
@@ -123,8 +124,7 @@ func apart(records []int, record func(int) error) error {
 // at every stream and writes again; should another writer have made one of the streams
 // meanwhile, none is fresh any more: each is then recorded on its own. A dry run, which
 // writes nothing to find out, looks at every stream at once.
-func (im *Importer) writeNew(ctx context.Context, fits []*fitted) (fresh, shared []bool, err error) {
-	k := kindsNow()
+func (im *Importer) writeNew(ctx context.Context, k kinds, fits []*fitted) (fresh, shared []bool, err error) {
 	looks := []bool{false, true}
 	if im.DryRun {
 		looks = looks[1:]
