@@ -64,7 +64,11 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		timing.RetryInterval = a.cfg.LeaseRetryInterval
 		checkpoints = shared
 		leases = pgdriver.NewLeases(a.pool.Config().ConnConfig, timing, a.logger)
-		catalogView = catalogpg.NewAt(a.pool, shared, catalogVersions)
+		catalogPG := catalogpg.NewAt(a.pool, shared, catalogVersions)
+		if a.cfg.Tuning.CatalogBulkFrom > 0 {
+			catalogPG = catalogPG.WithBulkFrom(a.cfg.Tuning.CatalogBulkFrom)
+		}
+		catalogView = catalogPG
 		loansView = loanspg.New(a.pool, shared)
 		holdsView = holdspg.New(a.pool, shared)
 		pgAccepted := notificationspg.NewAcceptedEmails(a.pool)

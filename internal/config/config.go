@@ -193,6 +193,10 @@ type Tuning struct {
 	// CatalogVersion stands in for the version of the catalog's code (catalog.Version), so
 	// that a test can run a release whose catalog is of another version; zero is the code's.
 	CatalogVersion int
+	// CatalogBulkFrom is the fewest events of its types that a build of the catalog, far behind
+	// the log, catches up in bulk from (its tables' rows, when more); zero is catalogpg's
+	// DefaultBulkFrom. Tests lower it.
+	CatalogBulkFrom int64
 	// PINHash is the argon2id cost of the hashes of PINs set from now on; zero is package
 	// secrethash's Default. Tests lower it: under the race detector a hash at the default cost
 	// takes ten times as long, and tests set many PINs at once. A PIN is checked at the cost its

@@ -8,13 +8,17 @@ import (
 // Options tune how processors run. The zero value takes the defaults.
 type Options struct {
 	// BatchSize is how many events a processor reads at a time; a handler processor reads
-	// ahead of its checkpoint by at most twice this (or twice InFlight). Default 100.
+	// ahead of its checkpoint by at most twice this (or twice InFlight), but for
+	// CatchUpBatchSize. Default 100.
 	BatchSize int
-	// CatchUpBatchSize is how many events a view model reads at a time while it is behind:
+	// CatchUpBatchSize is how many events a processor reads at a time while it is behind:
 	// after a read that found as many events as it asked for, until a read finds fewer. One
-	// transaction applies them, as it does a batch of BatchSize; a view whose build starts from
-	// the log's beginning, or that an import left behind, catches up in fewer, larger
-	// transactions. Default 2,000; never less than BatchSize.
+	// transaction applies them to a view model, as it does a batch of BatchSize; a view whose
+	// build starts from the log's beginning, or that an import left behind, catches up in
+	// fewer, larger transactions. An outbox or a saga reads ahead of its checkpoint by up to
+	// twice this while behind, so that one that passes most of what it reads (the adoption
+	// saga after an import) reads it in fewer, larger reads; it starts no more events at once
+	// for it. Default 2,000; never less than BatchSize.
 	CatchUpBatchSize int
 	// PollInterval is how often an idle processor reads the log without being woken, in case a
 	// notification was lost. Default 1s.

@@ -36,7 +36,11 @@ type Status struct {
 	Lag int64 `json:"lag"`
 	// LagAtLeast says that Lag stopped at LagCounted: there may be more.
 	LagAtLeast bool `json:"lagAtLeast,omitempty"`
-	Parked     int  `json:"parked"`
+	// Bulk says that this replica writes the build's catch-up in bulk (processor.BulkWriter):
+	// what keeps its reads quick is made whole once it has caught up, and until then Bulk
+	// stays set, at lag 0 too.
+	Bulk   bool `json:"bulk,omitempty"`
+	Parked int  `json:"parked"`
 	// Deferred counts the events that failed for now and wait for their next attempt.
 	Deferred int `json:"deferred"`
 	// InFlight is how many events this replica is handling right now.

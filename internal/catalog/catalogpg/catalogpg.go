@@ -27,6 +27,7 @@ type Postgres struct {
 	pool        *pgxpool.Pool
 	checkpoints *pgdriver.Checkpoints
 	reads       pgdriver.ViewReads
+	bulkFrom    int64 // the fewest events a build catches up in bulk (bulk.go)
 }
 
 var _ catalog.Catalog = (*Postgres)(nil)
@@ -38,8 +39,16 @@ func New(pool *pgxpool.Pool, checkpoints *pgdriver.Checkpoints) *Postgres {
 
 // NewAt is New for other versions of the catalog's code (tests).
 func NewAt(pool *pgxpool.Pool, checkpoints *pgdriver.Checkpoints, versions processor.Versions) *Postgres {
-	return &Postgres{pool: pool, checkpoints: checkpoints,
+	return &Postgres{pool: pool, checkpoints: checkpoints, bulkFrom: DefaultBulkFrom,
 		reads: pgdriver.ViewReads{Pool: pool, View: catalog.Name, Versions: versions, What: "the catalog"}}
+}
+
+// WithBulkFrom is the catalog with its builds catching up in bulk from n events (rather than
+// DefaultBulkFrom) when their tables hold fewer rows: for tests, which catch up less.
+func (c *Postgres) WithBulkFrom(n int64) *Postgres {
+	with := *c
+	with.bulkFrom = n
+	return &with
 }
 
 // Versions implements processor.View.
@@ -63,14 +72,15 @@ func (c *Postgres) Build(ctx context.Context, b processor.Build) (processor.View
 		return nil, err
 	}
 	return build{writes: pgdriver.ViewTx{Pool: c.pool, Checkpoints: c.checkpoints, Build: b, What: "the catalog"},
-		titles: b.Version >= catalog.TitlesFrom, missing: b.Version >= catalog.MissingFrom}, nil
+		titles: b.Version >= catalog.TitlesFrom, missing: b.Version >= catalog.MissingFrom, bulkFrom: c.bulkFrom}, nil
 }
 
 // build is one build's tables.
 type build struct {
-	writes  pgdriver.ViewTx
-	titles  bool // it keeps catalog_titles
-	missing bool // its catalog_books keeps copies on no shelf (column missing)
+	writes   pgdriver.ViewTx
+	titles   bool  // it keeps catalog_titles
+	missing  bool  // its catalog_books keeps copies on no shelf (column missing)
+	bulkFrom int64 // the fewest events it catches up in bulk
 }
 
 // Apply implements processor.ViewModel: one transaction writes the batch's changes and moves

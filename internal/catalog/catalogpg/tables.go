@@ -40,9 +40,19 @@ BEGIN
 END
 $$;
 
-CREATE INDEX catalog_books_search ON catalog_books USING gin (search_text gin_trgm_ops)
-    WITH (gin_pending_list_limit = 256);
+CREATE INDEX ` + booksSearchIndex + `;
 `
+
+// booksSearchIndex and titlesSearchIndex are the trigram indexes that find books and titles by
+// the words of their search_text, as CREATE INDEX has them after its keywords; the books' as
+// migrations/00007_catalog_search.sql made it for the first build. New entries wait in a
+// pending list of 256 kB, which every search reads whole (see that migration).
+const (
+	booksSearchIndex = `catalog_books_search ON catalog_books USING gin (search_text gin_trgm_ops)
+    WITH (gin_pending_list_limit = 256)`
+	titlesSearchIndex = `catalog_titles_search ON catalog_titles USING gin (search_text gin_trgm_ops)
+    WITH (gin_pending_list_limit = 256)`
+)
 
 // missingSQL adds what a build from catalog.MissingFrom keeps of a copy on no shelf: "lost" or
 // "claimedReturned" while it is, NULL otherwise; and an index for the pages of those copies,
@@ -81,6 +91,5 @@ CREATE TABLE catalog_titles (
 CREATE INDEX catalog_titles_order ON catalog_titles (sort_title, title_id);
 CREATE INDEX catalog_titles_available ON catalog_titles (sort_title, title_id) WHERE copies_available > 0;
 CREATE INDEX catalog_titles_isbn ON catalog_titles (isbn) WHERE isbn IS NOT NULL;
-CREATE INDEX catalog_titles_search ON catalog_titles USING gin (search_text gin_trgm_ops)
-    WITH (gin_pending_list_limit = 256);
+CREATE INDEX ` + titlesSearchIndex + `;
 `

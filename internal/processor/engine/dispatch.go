@@ -37,6 +37,7 @@ type dispatcher struct {
 	lastSave   time.Time
 
 	readWanted    bool      // an append, a poll or a full batch says there may be more to read
+	behind        bool      // the last read found as many events as it asked for
 	readNotBefore time.Time // reads wait this long after catching up, to batch appends that keep coming
 	readSinceWait int
 	soon          time.Time // read again then: committed events wait above the read horizon
@@ -93,8 +94,16 @@ func newDispatcher(h *holding) *dispatcher {
 	return d
 }
 
+// readSize is how many events a read asks for: BatchSize, or CatchUpBatchSize while behind.
+func (d *dispatcher) readSize() int {
+	if d.behind {
+		return d.opts.CatchUpBatchSize
+	}
+	return d.opts.BatchSize
+}
+
 // windowSize bounds the events read ahead of the low-water mark.
-func (d *dispatcher) windowSize() int { return 2 * max(d.opts.BatchSize, d.inFlight) }
+func (d *dispatcher) windowSize() int { return 2 * max(d.readSize(), d.inFlight) }
 
 // run dispatches until the holding ends: nil for a shutdown, errLeaseLost when the lease went.
 func (d *dispatcher) run() error {
@@ -207,7 +216,7 @@ func (d *dispatcher) read() (bool, error) {
 	if !d.readWanted || d.started < len(d.window) || room <= 0 || time.Now().Before(d.readNotBefore) {
 		return false, nil
 	}
-	limit := min(d.opts.BatchSize, room)
+	limit := min(d.readSize(), room)
 	ctx, cancel := d.bounded()
 	page, err := d.store.ReadTypes(ctx, d.readFrom, limit, d.proc.Types)
 	cancel()
@@ -225,8 +234,10 @@ func (d *dispatcher) read() (bool, error) {
 	}
 	d.readSinceWait += len(events)
 	if len(events) == limit {
-		return true, nil // more may be waiting
+		d.behind = true
+		return true, nil // more may be waiting: read on, in larger batches
 	}
+	d.behind = false
 	// Caught up. Appends that keep coming are read together: one read per interval, not one
 	// per append; an event that comes on its own is read at once.
 	d.readWanted = false

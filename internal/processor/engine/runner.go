@@ -41,6 +41,9 @@ type runner struct {
 	// readFull is set while the view's last read found as many events as it asked for: more may
 	// be waiting, and its build has certainly not caught up, so nobody need count what is left.
 	readFull atomic.Bool
+	// bulk is set while the view's build it runs writes in bulk (processor.BulkWriter), until
+	// what it put off is whole again.
+	bulk atomic.Bool
 
 	mu        sync.Mutex
 	holding   bool

@@ -1,12 +1,15 @@
 package engine
 
 import (
+	"context"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"library/internal/eventstore"
 	"library/internal/processor"
 	"library/internal/testkit/drivertest"
 )
@@ -45,4 +48,49 @@ func TestCatchUpBatchSizeDefaults(t *testing.T) {
 	t.Parallel()
 	require.Equal(t, 2000, processor.Options{}.WithDefaults().CatchUpBatchSize)
 	require.Equal(t, 5000, processor.Options{BatchSize: 5000, CatchUpBatchSize: 10}.WithDefaults().CatchUpBatchSize)
+}
+
+// readLimits is a log that records how many events each read of it asked for.
+type readLimits struct {
+	eventstore.Store
+	mu     sync.Mutex
+	limits []int
+}
+
+func (r *readLimits) ReadTypes(ctx context.Context, after eventstore.Checkpoint, limit int, types []string) (eventstore.Page, error) {
+	r.mu.Lock()
+	r.limits = append(r.limits, limit)
+	r.mu.Unlock()
+	return r.Store.ReadTypes(ctx, after, limit, types)
+}
+
+func (r *readLimits) asked() []int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.limits)
+}
+
+// A saga behind the log reads BatchSize events, and, once a read found as many as it asked
+// for, up to CatchUpBatchSize at a time until it has caught up; then BatchSize again. It
+// handles each event once, in order, all the same.
+func TestASagaCatchesUpInLargerReads(t *testing.T) {
+	t.Parallel()
+	env := newMemoryEnv()
+	events := drivertest.AppendEvents(t, env.store, "book", 30)
+	h := drivertest.NewRecorder(nil)
+	log := &readLimits{Store: env.store}
+	cfg := memoryConfig(log, env.cps, env.leases)
+	cfg.Options.BatchSize, cfg.Options.CatchUpBatchSize = 4, 10
+	startGroup(t, cfg, saga("fines", h))
+	drivertest.Eventually(t, 5*time.Second, func() bool { return h.Count() == len(events) }, "the saga catches up")
+	behind := log.asked()
+	require.Equal(t, 4, behind[0], "its first read: %v", behind)
+	require.Contains(t, behind, 10, "behind, it reads CatchUpBatchSize: %v", behind)
+
+	events = append(events, drivertest.AppendEvents(t, env.store, "member", 3)...)
+	drivertest.Eventually(t, 5*time.Second, func() bool { return h.Count() == len(events) }, "the saga reads what came next")
+	for _, n := range log.asked()[len(behind):] {
+		require.LessOrEqual(t, n, 4, "caught up, it reads BatchSize at a time again: %v", log.asked())
+	}
+	require.Equal(t, positionsOf(events), h.Positions())
 }

@@ -15,6 +15,7 @@ func (h *holding) viewModel() error {
 	if vm == nil {
 		return err
 	}
+	defer h.bulk.Store(false) // another holder, if any, writes it now
 	v := viewReader{model: vm}
 	loaded, failures := false, 0
 	for {
@@ -31,6 +32,9 @@ func (h *holding) viewModel() error {
 			v, loaded = viewReader{model: vm, pos: p, through: p.Checkpoint, size: h.opts.BatchSize}, true
 		}
 		moved, read, err := h.applyNext(&v)
+		if err == nil {
+			err = h.tendBulk(&v, read == v.size)
+		}
 		switch {
 		case errors.Is(err, processor.ErrBuildGone):
 			return err // a newer build replaced it: its keeper stops this runner
@@ -91,6 +95,7 @@ type viewReader struct {
 	pos     processor.Position
 	through eventstore.Checkpoint
 	size    int
+	bulk    viewBulk
 }
 
 // applyNext reads and applies one batch of the log. It reports whether the reads moved on and

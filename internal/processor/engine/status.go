@@ -82,7 +82,7 @@ func (g *Group) statusOf(ctx context.Context, p processor.Processor, head events
 		Head: head.Position, Lag: lag, LagAtLeast: lag == processor.LagCounted, Parked: parked, Deferred: deferred,
 	}
 	if r != nil {
-		s.HoldsLease, s.InFlight = r.holdsLease(), r.inFlight.Load()
+		s.HoldsLease, s.InFlight, s.Bulk = r.holdsLease(), r.inFlight.Load(), r.bulk.Load()
 		if msg := r.lastErr(); msg != "" {
 			s.LastError = &msg
 		}

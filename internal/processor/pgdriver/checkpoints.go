@@ -72,6 +72,25 @@ func (c *Checkpoints) SaveTx(ctx context.Context, tx pgx.Tx, name string, from, 
 	return saveCheckpoint(ctx, tx, name, from, to)
 }
 
+// lockSQL locks a checkpoint's row until the transaction ends, so that no move of it commits
+// meanwhile; for share, so that writes of one holder that move no checkpoint run side by side.
+const lockSQL = `
+SELECT generation, transaction_id, position FROM processor_checkpoints WHERE name = $1 FOR SHARE`
+
+// LockTx locks the checkpoint of name in tx if it is still at at, which a processor that never
+// saved is at when at is the start of the log; processor.ErrFenced when it moved.
+func (c *Checkpoints) LockTx(ctx context.Context, tx pgx.Tx, name string, at processor.Position) error {
+	var now processor.Position
+	err := tx.QueryRow(ctx, lockSQL, name).Scan(&now.Generation, &now.Checkpoint.TransactionID, &now.Checkpoint.Position)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return translate(ctx, err)
+	}
+	if now != at {
+		return processor.ErrFenced
+	}
+	return nil
+}
+
 type execer interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }

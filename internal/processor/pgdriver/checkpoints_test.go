@@ -171,3 +171,49 @@ func TestPostgresCheckpointsFencedRace(t *testing.T) {
 		require.Equal(t, targets[winner], drivertest.LoadPosition(t, c, name), "round %d: the winner's move is stored", round)
 	}
 }
+
+// LockTx holds a checkpoint where its caller read it, for a write that moves none: a
+// checkpoint somewhere else is fenced, the start of the log matches a processor that never
+// saved, and a move of the checkpoint waits until the lock's transaction ends.
+func TestLockTxFencesAWriteThatMovesNoCheckpoint(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.NewPool(t)
+	cps := NewCheckpoints(pool)
+	lockIn := func(at processor.Position) (pgx.Tx, error) {
+		tx, err := pool.Begin(ctx)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = tx.Rollback(ctx) })
+		err = cps.LockTx(ctx, tx, "view", at)
+		if err != nil {
+			require.NoError(t, tx.Rollback(ctx)) // what the caller does
+		}
+		return tx, err
+	}
+	start := processor.Position{}
+	_, err := lockIn(start)
+	require.NoError(t, err, "never saved: at the start of the log")
+
+	at := drivertest.Pos(0, 10, 3)
+	require.NoError(t, cps.Save(ctx, "view", start, at))
+	_, err = lockIn(start)
+	require.ErrorIs(t, err, processor.ErrFenced)
+	_, err = lockIn(drivertest.Pos(0, 10, 2))
+	require.ErrorIs(t, err, processor.ErrFenced)
+
+	tx, err := lockIn(at)
+	require.NoError(t, err)
+	moved := make(chan error, 1)
+	go func() { moved <- cps.Save(ctx, "view", at, drivertest.Pos(0, 10, 4)) }()
+	drivertest.Eventually(t, 10*time.Second, func() bool {
+		var waiting bool
+		require.NoError(t, pool.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%UPDATE processor_checkpoints%')`).Scan(&waiting))
+		return waiting
+	}, "the move waits for the lock")
+	require.Empty(t, moved, "the checkpoint moved while locked")
+	require.NoError(t, tx.Commit(ctx))
+	require.NoError(t, <-moved)
+	_, err = lockIn(at)
+	require.ErrorIs(t, err, processor.ErrFenced)
+}

@@ -57,6 +57,19 @@ func (v ViewTx) ApplyRead(ctx context.Context, from, to processor.Position, queu
 	})
 }
 
+// AtCheckpoint runs fn in a transaction on the build's tables, with the build's checkpoint
+// locked where the caller read it, at, and commits it unless fn fails: processor.ErrFenced,
+// and nothing done, when the checkpoint moved (another holder runs the build). A write that
+// moves no checkpoint (a change of the tables' indexes) is fenced by it as Apply's are.
+func (v ViewTx) AtCheckpoint(ctx context.Context, at processor.Position, fn func(pgx.Tx) error) error {
+	return v.InTx(ctx, func(tx pgx.Tx) error {
+		if err := v.Checkpoints.LockTx(ctx, tx, v.Build.Name(), at); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
+}
+
 // InTx runs fn in a transaction on the build's tables and commits it unless fn fails;
 // processor.ErrBuildGone when the build was dropped.
 func (v ViewTx) InTx(ctx context.Context, fn func(pgx.Tx) error) error {
