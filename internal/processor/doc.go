@@ -15,16 +15,20 @@
 //
 // A replica asks for each processor's lease and, while it holds it, reads the log from the
 // processor's checkpoint in batches (Options.BatchSize), hands each batch to the processor, and
-// moves the checkpoint past it. A view model that is behind (its last read found as many events
-// as it asked for) reads larger batches (Options.CatchUpBatchSize) until it has caught up, and
-// applies each in one transaction: after an import, or from the log's beginning, it catches up
-// in fewer, larger writes; its model may write a batch's changes set by set (Rounds). It reads again as soon as an append wakes it (through
-// eventstore.Store.Subscribe) and, in case a wake-up was lost, every Options.PollInterval. When
-// it caught up after reading more than one event, it reads again no sooner than
-// Options.ReadInterval (20ms) later, so that appends which keep coming are handled in batches,
-// with one read and one checkpoint write each; an event on its own is read at once.
-// Replicas that don't hold a lease are standbys: they do nothing for that processor except try
-// to take the lease.
+// moves the checkpoint past it. A view model that is behind (its last read found as many events as
+// it asked for) reads larger batches (Options.CatchUpBatchSize) until it has caught up, and applies
+// each in one transaction: after an import, or from the log's beginning, it catches up in fewer,
+// larger writes; its model may write a batch's changes set by set (Rounds). Behind, it reads its
+// next batch while it applies one, so that the database reads and writes for it at once. A view far
+// behind (a BulkWriter, at least BulkFrom events of its types after its checkpoint) is told to
+// write in bulk, and told to end it once caught up: the catalog drops its search indexes meanwhile
+// and makes them again, whole; /status says bulk until then. An outbox or a saga behind reads
+// CatchUpBatchSize at a time too. It reads again as soon as an append wakes it (through
+// eventstore.Store.Subscribe) and, in case a wake-up was lost, every Options.PollInterval. When it
+// caught up after reading more than one event, it reads again no sooner than Options.ReadInterval
+// (20ms) later, so that appends which keep coming are handled in batches, with one read and one
+// checkpoint write each; an event on its own is read at once. Replicas that don't hold a lease are
+// standbys: they do nothing for that processor except try to take the lease.
 //
 // A processor that names its event types (Processor.Types) reads those only
 // (eventstore.Store.ReadTypes, one index scan per type in PostgreSQL), is woken only by their

@@ -247,7 +247,7 @@ type watched struct {
 }
 
 // watchCatchUp polls /status from start until every awaited processor is caught up (a view's
-// build the service reads holding its lease at lag 0, a saga at lag 0), or until limit has
+// build the service reads holding its lease at lag 0, not in bulk, a saga at lag 0), or until limit has
 // passed. Each poll waits up to importStatusTimeout for its answer, and the next waits
 // importPollShare times as long as that answer took (ImportPoll at least, importPollMost at
 // most), so that polling takes a small share of the database while the processors read; after
@@ -279,7 +279,7 @@ func watchCatchUp(ctx context.Context, svc *environment.Service, start time.Time
 				if c.Caught {
 					continue
 				}
-				if c.Lag = p.Lag; p.HoldsLease && p.Lag == 0 {
+				if c.Lag = p.Lag; p.HoldsLease && p.Lag == 0 && !p.Bulk {
 					c.Caught, c.After = true, time.Since(start)
 				} else {
 					pending++

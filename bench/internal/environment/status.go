@@ -19,6 +19,9 @@ type ProcessorStatus struct {
 	Kind       string `json:"kind"`
 	HoldsLease bool   `json:"holdsLease"`
 	Lag        int64  `json:"lag"`
+	// Bulk is set on a view's build whose catch-up is written in bulk, until what it put off
+	// (the catalog's search indexes) is whole again, at lag 0 too.
+	Bulk bool `json:"bulk"`
 	// View is set on a build of a view model, and Reads on the build the replica reads.
 	View  string `json:"view"`
 	State string `json:"state"`

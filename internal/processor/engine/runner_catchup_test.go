@@ -94,3 +94,66 @@ func TestASagaCatchesUpInLargerReads(t *testing.T) {
 	}
 	require.Equal(t, positionsOf(events), h.Positions())
 }
+
+// readAheadView is a memoryView whose builds, applying a full batch, wait for the read of the
+// next one to start, and count the batches for which it did not.
+type readAheadView struct {
+	*memoryView
+	log     *readLimits
+	full    []int // the sizes of a full batch: BatchSize, CatchUpBatchSize
+	applies int
+	missed  int
+}
+
+func (v *readAheadView) Build(ctx context.Context, b processor.Build) (processor.ViewModel, error) {
+	vm, err := v.memoryView.Build(ctx, b)
+	return readAheadBuild{ViewModel: vm, view: v}, err
+}
+
+type readAheadBuild struct {
+	processor.ViewModel
+	view *readAheadView
+}
+
+func (b readAheadBuild) Apply(ctx context.Context, from, to processor.Position, events []eventstore.Event) error {
+	v := b.view
+	v.mu.Lock()
+	v.applies++
+	want := v.applies + 1 // this batch's read and the next one's
+	v.mu.Unlock()
+	if slices.Contains(v.full, len(events)) {
+		deadline := time.Now().Add(2 * time.Second)
+		for len(v.log.asked()) < want && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond) // polling a condition, bounded by the deadline
+		}
+		if len(v.log.asked()) < want {
+			v.mu.Lock()
+			v.missed++
+			v.mu.Unlock()
+		}
+	}
+	return b.ViewModel.Apply(ctx, from, to, events)
+}
+
+// A view behind the log reads its next batch while it applies the one before, so that the
+// database reads and writes for it at once.
+func TestAViewReadsItsNextBatchWhileItApplies(t *testing.T) {
+	t.Parallel()
+	env := newMemoryEnv()
+	events := drivertest.AppendEvents(t, env.store, "book", 30)
+	log := &readLimits{Store: env.store}
+	view := &readAheadView{memoryView: newMemoryView(env.cps), log: log, full: []int{4, 10}}
+	cfg := memoryConfig(log, env.cps, env.leases)
+	cfg.Options.BatchSize, cfg.Options.CatchUpBatchSize = 4, 10
+	startGroup(t, cfg, viewModel("shelf", view))
+	drivertest.Eventually(t, 10*time.Second, func() bool {
+		rows, _, _ := view.snapshot()
+		return len(rows) == len(events)
+	}, "the view catches up")
+	view.mu.Lock()
+	defer view.mu.Unlock()
+	require.Equal(t, []int{4, 10, 10, 6}, view.batches)
+	require.Zero(t, view.missed, "full batches applied before the next read started")
+	rows := view.rows["shelf"]
+	require.Equal(t, positionsOf(events), rows, "each event once, in order")
+}

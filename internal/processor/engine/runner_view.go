@@ -17,6 +17,7 @@ func (h *holding) viewModel() error {
 	}
 	defer h.bulk.Store(false) // another holder, if any, writes it now
 	v := viewReader{model: vm}
+	defer func() { v.ahead.stop() }()
 	loaded, failures := false, 0
 	for {
 		if over, err := h.ended(); over {
@@ -29,6 +30,7 @@ func (h *holding) viewModel() error {
 				h.storeFailed(err, failures)
 				continue
 			}
+			v.ahead.stop()
 			v, loaded = viewReader{model: vm, pos: p, through: p.Checkpoint, size: h.opts.BatchSize}, true
 		}
 		moved, read, err := h.applyNext(&v)
@@ -96,19 +98,25 @@ type viewReader struct {
 	through eventstore.Checkpoint
 	size    int
 	bulk    viewBulk
+	ahead   *readAhead // the next batch's read, when one was started
 }
 
 // applyNext reads and applies one batch of the log. It reports whether the reads moved on and
 // how many events it applied.
 func (h *holding) applyNext(v *viewReader) (moved bool, read int, err error) {
-	ctx, cancel := h.bounded()
-	defer cancel()
-	page, err := h.store.ReadTypes(ctx, v.through, v.size, h.proc.Types)
+	page, err := h.readPage(v.ahead, v.through, v.size)
+	v.ahead = nil
 	if err != nil {
 		return false, 0, err
 	}
 	moved = v.through.Before(page.Through)
 	v.through = page.Through
+	if len(page.Events) == v.size {
+		// More may be waiting, read in larger batches (see viewModel): read on meanwhile.
+		v.ahead = h.startReadAhead(v.through, h.opts.CatchUpBatchSize)
+	}
+	ctx, cancel := h.bounded()
+	defer cancel()
 	if !v.pos.Checkpoint.Before(v.through) {
 		return moved, 0, nil
 	}
