@@ -31,15 +31,16 @@
 // standbys: they do nothing for that processor except try to take the lease.
 //
 // A processor that names its event types (Processor.Types) reads those only
-// (eventstore.Store.ReadTypes, one index scan per type in PostgreSQL), is woken only by their
-// appends, and counts only them in its lag: a payment costs the catalog nothing. The group's
-// types (Group.Types) are also what the store tells other processes of: an append of a type no
-// processor reads wakes no other replica at all (pgstore.Postgres.TellOnly). A processor's checkpoint
-// passes the events of other types without a write for each: a move past them alone is written
-// with the next move past an event it handles, or after ten seconds, whichever comes first, and
-// at a shutdown. (A view model's move past them alone is written at most every ten seconds.) That
-// is safe because passing them is idempotent: a holder that dies before the write leaves the next
-// one to pass them again, which costs one read and handles nothing.
+// (eventstore.Store.ReadTypes; in PostgreSQL a look at the next events in order, then an index scan
+// per type where those are few), is woken only by their appends, and counts only them in its lag: a
+// payment costs the catalog nothing. The group's types (Group.Types) are also what the store tells
+// other processes of: an append of a type no processor reads wakes no other replica at all
+// (pgstore.Postgres.TellOnly). A processor's checkpoint passes the events of other types without a
+// write for each: a move past them alone is written with the next move past an event it handles, or
+// after ten seconds, whichever comes first, and at a shutdown. (A view model's move past them alone
+// is written at most every ten seconds.) That is safe because passing them is idempotent: a holder
+// that dies before the write leaves the next one to pass them again, which costs one read and
+// handles nothing.
 //
 // # Leases
 //

@@ -51,7 +51,8 @@ SELECT e.* FROM (
 CROSS JOIN LATERAL (` + selectEvent + ` WHERE events.position = keys.position LIMIT 1) AS e
 ORDER BY keys.transaction_id, keys.position`
 
-// ReadTypes implements eventstore.Store.
+// ReadTypes implements eventstore.Store: a read with a limit looks at a window of the log
+// first (types_window.go), and reads on by type after it when the window ended too soon.
 func (p *Postgres) ReadTypes(ctx context.Context, after eventstore.Checkpoint, limit int, types []string) (eventstore.Page, error) {
 	if len(types) == 0 {
 		events, err := p.ReadAll(ctx, after, limit)
@@ -61,12 +62,28 @@ func (p *Postgres) ReadTypes(ctx context.Context, after eventstore.Checkpoint, l
 		}
 		return page, err
 	}
-	var atMost *int // NULL: no limit
-	if limit > 0 {
-		atMost = &limit
+	if limit <= 0 {
+		return p.readTypesOnce(ctx, after, nil, types, nil)
 	}
+	w := &window{events: []eventstore.Event{}}
+	page, err := p.readTypesOnce(ctx, after, &limit, types, w)
+	if err != nil || w.end == nil {
+		return page, err
+	}
+	rest := limit - len(page.Events)
+	more, err := p.readTypesOnce(ctx, *w.end, &rest, types, nil)
+	if err != nil {
+		return eventstore.Page{}, err
+	}
+	more.Events = append(page.Events, more.Events...)
+	return more, nil
+}
+
+// readTypesOnce reads, in one round trip, how far the log may be read (throughSQL), then at
+// most atMost (nil: all) events of types after after: those of the window w, when given
+// (windowSQL), or else through the scans by type (readTypesSQL).
+func (p *Postgres) readTypesOnce(ctx context.Context, after eventstore.Checkpoint, atMost *int, types []string, w *window) (eventstore.Page, error) {
 	batch := &pgx.Batch{}
-	page := eventstore.Page{Through: after}
 	var through eventstore.Checkpoint
 	var found bool
 	batch.Queue(throughSQL).QueryRow(func(row pgx.Row) error {
@@ -77,18 +94,28 @@ func (p *Postgres) ReadTypes(ctx context.Context, after eventstore.Checkpoint, l
 		}
 		return err
 	})
-	batch.Queue(readTypesSQL, after.TransactionID, after.Position, types, atMost).Query(func(rows pgx.Rows) error {
-		var err error
-		page.Events, err = collectEvents(ctx, rows)
-		return err
-	})
+	var events []eventstore.Event
+	if w != nil {
+		queueWindow(ctx, batch, after, *atMost, types, w)
+	} else {
+		batch.Queue(readTypesSQL, after.TransactionID, after.Position, types, atMost).Query(func(rows pgx.Rows) error {
+			var err error
+			events, err = collectEvents(ctx, rows)
+			return err
+		})
+	}
 	if err := p.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return eventstore.Page{}, translate(ctx, err)
 	}
-	if n := len(page.Events); n > 0 {
-		page.Through = page.Events[n-1].Checkpoint()
+	if w != nil {
+		events = w.events
 	}
-	if found && (limit <= 0 || len(page.Events) < limit) && page.Through.Before(through) {
+	page := eventstore.Page{Events: events, Through: after}
+	if n := len(events); n > 0 {
+		page.Through = events[n-1].Checkpoint()
+	}
+	ended := w != nil && w.end != nil // the read goes on after the window: no further here
+	if found && !ended && (atMost == nil || len(events) < *atMost) && page.Through.Before(through) {
 		page.Through = through
 	}
 	return page, nil
