@@ -42,51 +42,61 @@ func (b build) BulkFrom(ctx context.Context) (int64, error) {
 	return max(rows, b.bulkFrom), nil
 }
 
-// StartBulk implements processor.BulkWriter: it drops the build's trigram indexes.
+// StartBulk implements processor.BulkWriter: it drops the build's trigram indexes, named
+// in its tables' schema alone: a name on the whole search path would go on, once this build's
+// index was dropped, to the first build's of the same name.
 func (b build) StartBulk(ctx context.Context, at processor.Position) error {
 	return b.writes.AtCheckpoint(ctx, at, func(tx pgx.Tx) error {
-		for _, index := range b.searchIndexes() {
-			// Named in the table's schema: a name alone would go on down the search path, to
-			// the first build's index of the same name once this build's was dropped.
-			var name string
-			err := tx.QueryRow(ctx, `SELECT quote_ident(n.nspname) || '.' || $2 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-				WHERE c.oid = $1::regclass`, index.table, index.name).Scan(&name)
-			if err != nil {
-				return fmt.Errorf("the schema of %s: %w", index.table, err)
-			}
-			if _, err := tx.Exec(ctx, `DROP INDEX IF EXISTS `+name); err != nil {
-				return fmt.Errorf("dropping %s: %w", name, err)
-			}
+		var path string
+		if err := tx.QueryRow(ctx, tablesSchemaOnlySQL).Scan(&path); err != nil {
+			return fmt.Errorf("the schema of the catalog's tables: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `DROP INDEX IF EXISTS catalog_books_search`); err != nil {
+			return fmt.Errorf("dropping the books' search index: %w", err)
+		}
+		if !b.titles {
+			return nil
+		}
+		if _, err := tx.Exec(ctx, `DROP INDEX IF EXISTS catalog_titles_search`); err != nil {
+			return fmt.Errorf("dropping the titles' search index: %w", err)
 		}
 		return nil
 	})
 }
 
+// tablesSchemaOnlySQL makes the schema of the build's catalog_books the whole search path, for
+// the rest of the transaction.
+const tablesSchemaOnlySQL = `
+SELECT set_config('search_path', quote_ident(n.nspname), true)
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = 'catalog_books'::regclass`
+
+// The trigram indexes, made in the schema of their tables unless they are there.
+const (
+	makeBooksSearchSQL  = `CREATE INDEX IF NOT EXISTS ` + booksSearchIndex
+	makeTitlesSearchSQL = `CREATE INDEX IF NOT EXISTS ` + titlesSearchIndex
+)
+
 // EndBulk implements processor.BulkWriter: it makes each trigram index the build lacks, the
 // books' and the titles' side by side, each in a transaction of its own.
 func (b build) EndBulk(ctx context.Context, at processor.Position) error {
 	g, ctx := errgroup.WithContext(ctx)
-	for _, index := range b.searchIndexes() {
+	g.Go(func() error {
+		return b.writes.AtCheckpoint(ctx, at, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, makeBooksSearchSQL); err != nil {
+				return fmt.Errorf("making the books' search index: %w", err)
+			}
+			return nil
+		})
+	})
+	if b.titles {
 		g.Go(func() error {
 			return b.writes.AtCheckpoint(ctx, at, func(tx pgx.Tx) error {
-				if _, err := tx.Exec(ctx, `CREATE INDEX IF NOT EXISTS `+index.definition); err != nil {
-					return fmt.Errorf("making %s: %w", index.name, err)
+				if _, err := tx.Exec(ctx, makeTitlesSearchSQL); err != nil {
+					return fmt.Errorf("making the titles' search index: %w", err)
 				}
 				return nil
 			})
 		})
 	}
 	return g.Wait()
-}
-
-// searchIndex is one of a build's trigram indexes.
-type searchIndex struct{ table, name, definition string }
-
-// searchIndexes are the trigram indexes of the build's tables.
-func (b build) searchIndexes() []searchIndex {
-	indexes := []searchIndex{{"catalog_books", "catalog_books_search", booksSearchIndex}}
-	if b.titles {
-		indexes = append(indexes, searchIndex{"catalog_titles", "catalog_titles_search", titlesSearchIndex})
-	}
-	return indexes
 }
