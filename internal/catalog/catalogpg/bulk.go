@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sync/errgroup"
 
+	"library/internal/pgerr"
 	"library/internal/processor"
 )
 
@@ -34,7 +35,7 @@ WHERE c.oid IN (to_regclass('catalog_books'), to_regclass('catalog_titles'))`
 func (b build) BulkFrom(ctx context.Context) (int64, error) {
 	var rows int64
 	err := b.writes.InTx(ctx, func(tx pgx.Tx) error {
-		return tx.QueryRow(ctx, rowsSQL).Scan(&rows)
+		return pgerr.Translate(ctx, tx.QueryRow(ctx, rowsSQL).Scan(&rows), "the catalog")
 	})
 	if err != nil {
 		return 0, err

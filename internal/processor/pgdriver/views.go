@@ -66,7 +66,7 @@ func (v ViewTx) AtCheckpoint(ctx context.Context, at processor.Position, fn func
 		if err := v.Checkpoints.LockTx(ctx, tx, v.Build.Name(), at); err != nil {
 			return err
 		}
-		return fn(tx)
+		return pgerr.Translate(ctx, fn(tx), v.What)
 	})
 }
 
