@@ -10,13 +10,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/stripe/stripe-go/v84"
 	"github.com/stripe/stripe-go/v84/webhook"
+
+	"library/internal/testkit/syncbuf"
 )
 
 func TestConfigDefaultsEnvironmentAndFlags(t *testing.T) {
@@ -61,24 +62,6 @@ func TestUsageShowsMinExpiry(t *testing.T) {
 	require.Contains(t, usage.String(), `(default "30m")`)
 }
 
-// lockedBuffer is a log written by the server's goroutines and read by the test.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 func TestServePaysSendsAndNeverLogsItsSecrets(t *testing.T) {
 	t.Parallel()
 	const key, secret = "sk_test_cmd_secret", "whsec_cmd_secret"
@@ -97,7 +80,7 @@ func TestServePaysSendsAndNeverLogsItsSecrets(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	base := "http://" + ln.Addr().String()
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	ctx, cancel := context.WithCancel(t.Context())
 	served := make(chan error, 1)
 	cfg := config{url: base, secretKey: key, webhookSecret: secret, webhookURLs: []string{receiver.URL}, minExpiry: 5 * time.Minute}

@@ -13,13 +13,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
+
+	"library/internal/testkit/syncbuf"
 )
 
 // Ctrl-C stops the local demo as its banner says: everything it started stops, its folder is
@@ -73,7 +74,7 @@ type demoRun struct {
 	cmd    *exec.Cmd
 	tmp    string // its TMPDIR, where it makes its folder
 	mark   string // an environment entry that every process it starts inherits
-	output *lockedBuffer
+	output *syncbuf.Buffer
 	shown  chan struct{} // closed once all it showed on a terminal is read; nil without one
 	exited chan struct{}
 	err    error // how it ended, once exited is closed
@@ -87,7 +88,7 @@ func prepareDemo(t *testing.T, root string, command ...string) *demoRun {
 	tmp, err := os.MkdirTemp("", "library-demo-test-")
 	require.NoError(t, err)
 	require.NoError(t, os.Chmod(tmp, 0o755)) // PostgreSQL may run as another user (as root: postgres)
-	d := &demoRun{cmd: exec.Command(command[0], command[1:]...), tmp: tmp, output: &lockedBuffer{}, exited: make(chan struct{}),
+	d := &demoRun{cmd: exec.Command(command[0], command[1:]...), tmp: tmp, output: &syncbuf.Buffer{}, exited: make(chan struct{}),
 		mark: fmt.Sprintf("LIBRARY_DEMO_TEST_RUN=%d-%d", os.Getpid(), time.Now().UnixNano())}
 	ports := freePorts(t, 9)
 	d.cmd.Dir = root
@@ -320,22 +321,4 @@ func requireMailpit(t *testing.T) {
 		t.Fatalf("Mailpit, which the demo runs, is neither on PATH nor in %s. Install it with `make tools`, "+
 			"or with\n\n\tgo install github.com/axllent/mailpit@v1.33.1", dir)
 	}
-}
-
-// lockedBuffer is an output that one goroutine writes while another reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -12,6 +12,7 @@ import (
 
 	"library/internal/app"
 	"library/internal/config"
+	"library/internal/testkit/syncbuf"
 )
 
 // Settings that would leave the service less safe than it looks are refused at start, each
@@ -74,7 +75,7 @@ func TestSafeSignInSettingsStart(t *testing.T) {
 // With sign-in off the service says so at start, loudly, and that it serves this machine only.
 func TestOpenServiceSaysSo(t *testing.T) {
 	t.Parallel()
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	_, stop := runServiceLogging(t, app.Config{}, logger)
 	stop()

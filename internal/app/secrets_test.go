@@ -6,7 +6,6 @@ package app_test
 // credentials or is down, and not while the database is away.
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -17,7 +16,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,6 +26,7 @@ import (
 	"library/internal/testkit/apitest"
 	"library/internal/testkit/pgtest"
 	"library/internal/testkit/smtptest"
+	"library/internal/testkit/syncbuf"
 )
 
 // A secret is a value that must not leak. Its core is a run of letters and digits found
@@ -67,24 +66,6 @@ func requireNoSecret(t *testing.T, where, text string, secrets ...secret) {
 	}
 }
 
-// syncBuffer is a buffer the service's goroutines write logs to while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 func TestSecretsNeverShow(t *testing.T) {
 	t.Parallel()
 	dbPassword := newSecret("the DATABASE_URL password", "dbPassQ7x1Zk", "/p@ss:w?rd#&%ü 1")
@@ -110,7 +91,7 @@ func TestSecretsNeverShow(t *testing.T) {
 	cfg.AdminToken = adminToken.value
 	cfg.RequestTimeout = 3 * time.Second
 	// Every log line, at every level, in both formats, and to the test's log for a failure.
-	var textLogs, jsonLogs syncBuffer
+	var textLogs, jsonLogs syncbuf.Buffer
 	debug := &slog.HandlerOptions{Level: slog.LevelDebug}
 	logger := slog.New(slog.NewMultiHandler(
 		slog.NewTextHandler(&textLogs, debug), slog.NewJSONHandler(&jsonLogs, debug),
@@ -273,7 +254,7 @@ func TestConfigErrorsNeverShowSecrets(t *testing.T) {
 	}
 
 	// A URL that reads well but whose server can't be reached fails at start, with the same care.
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	_, err := app.New(context.Background(), app.Config{
 		DatabaseURL:    "postgres://library:" + escaped + "@127.0.0.1:1/library?connect_timeout=2",
 		HTTPAddr:       "127.0.0.1:0",

@@ -17,6 +17,7 @@ import (
 	"library/internal/app"
 	"library/internal/testkit/apitest"
 	"library/internal/testkit/paytest"
+	"library/internal/testkit/syncbuf"
 )
 
 // A provider that can't be reached at start keeps the service not ready, saying which one, and
@@ -97,7 +98,7 @@ func TestConfigJSONSaysWhatTheWebAppNeeds(t *testing.T) {
 func TestTokensNeverLogged(t *testing.T) {
 	t.Parallel()
 	idp := apitest.StartProvider(t)
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	cfg := apitest.WithSignIn(fastBackground(app.Config{}), idp)
 	s := apitest.Launch(t, cfg, slogTo(t, &logs))
 	a := s.API("memory")

@@ -18,6 +18,7 @@ import (
 	"library/internal/app"
 	"library/internal/testkit/pgtest"
 	"library/internal/testkit/smtptest"
+	"library/internal/testkit/syncbuf"
 	"library/internal/tracing"
 )
 
@@ -26,7 +27,7 @@ import (
 type tracedReplica struct {
 	*api
 	spans *tracetest.InMemoryExporter
-	logs  *syncBuffer
+	logs  *syncbuf.Buffer
 }
 
 func startTracedReplica(t *testing.T, cfg app.Config, name string) tracedReplica {
@@ -35,7 +36,7 @@ func startTracedReplica(t *testing.T, cfg app.Config, name string) tracedReplica
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
 	cfg.Tuning.TracerProvider, cfg.ReplicaID = tp, name
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	logger := slog.New(tracing.LogHandler(slog.NewJSONHandler(logs, nil)))
 	base, _ := runServiceLogging(t, cfg, logger)
 	return tracedReplica{api: &api{Base: base, Store: "postgres"}, spans: spans, logs: logs}

@@ -1,13 +1,11 @@
 package catalog_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +13,7 @@ import (
 
 	"library/internal/catalog"
 	"library/internal/testkit/apitest"
+	"library/internal/testkit/syncbuf"
 )
 
 // A catalog far behind the log (its builder's lease held while 30 books, each a title of its
@@ -28,7 +27,7 @@ func TestHTTPACatalogFarBehindCatchesUpInBulk(t *testing.T) {
 	env.cfg.Tuning.CatalogBulkFrom = 20
 	env.cfg.Tuning.Processors.BatchSize = 10
 	builder := holdLease(t, env.url, "catalog@2") // this code's first build of its own
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	cfg := env.cfg
 	cfg.ReplicaID = "bulk"
 	s := apitest.Launch(t, cfg, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})))
@@ -45,15 +44,15 @@ func TestHTTPACatalogFarBehindCatchesUpInBulk(t *testing.T) {
 		b, ok := buildOf(t, a, "catalog@2")
 		return ok && b.HoldsLease && b.Lag == 0 && !b.Bulk
 	}, "the catalog catches up, and its indexes are whole")
-	require.Equal(t, 1, logs.count("writing a catch-up in bulk"), "far behind: in bulk")
-	require.Equal(t, 1, logs.count("caught up in bulk"))
+	require.Equal(t, 1, said(logs, "writing a catch-up in bulk"), "far behind: in bulk")
+	require.Equal(t, 1, said(logs, "caught up in bulk"))
 	requireSearchIndexes(t, env, "view_catalog_2")
 	require.Len(t, search(t, a, "/books", last), 30)
 	require.Len(t, search(t, a, "/titles", last), 30)
 
 	last = addBooks(t, a, "near", 5)
 	require.Len(t, search(t, a, "/books", last), 35)
-	require.Equal(t, 1, logs.count("writing a catch-up in bulk"), "5 books behind is not far")
+	require.Equal(t, 1, said(logs, "writing a catch-up in bulk"), "5 books behind is not far")
 	requireSearchIndexes(t, env, "view_catalog_2")
 }
 
@@ -88,25 +87,7 @@ func requireSearchIndexes(t *testing.T, env rebuildEnv, schema string) {
 	}
 }
 
-// syncBuffer is a log that the test reads while the service writes it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// count is how many lines of the log say msg.
-func (b *syncBuffer) count(msg string) int {
-	return strings.Count(b.String(), `msg="`+msg)
+// said is how many lines of logs say msg.
+func said(logs *syncbuf.Buffer, msg string) int {
+	return strings.Count(logs.String(), `msg="`+msg)
 }

@@ -1,11 +1,9 @@
 package kiosk_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,25 +18,8 @@ import (
 	"library/internal/testkit/apitest"
 	"library/internal/testkit/pgtest"
 	"library/internal/testkit/sipclient"
+	"library/internal/testkit/syncbuf"
 )
-
-// lockedBuffer is a log both the service and the test write and read.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // A terminal's password, a member's PIN (right or wrong) and their card never appear in the
 // service's log, at any level, nor in its spans, whatever the kiosk sends; each message is a
@@ -55,7 +36,7 @@ func TestKiosksSecretsNeverShowInTheLog(t *testing.T) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
 	cfg.Tuning.TracerProvider = tp
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	debug := &slog.HandlerOptions{Level: slog.LevelDebug}
 	logger := slog.New(slog.NewMultiHandler(slog.NewTextHandler(&logs, debug), slog.NewJSONHandler(&logs, debug)))
 	service := apitest.Launch(t, cfg, logger)
