@@ -291,7 +291,7 @@ var featureMutations = []mutation{
 	},
 	{
 		name:    "a processor reads events of types it does not handle",
-		file:    "internal/processor/engine/dispatch.go",
+		file:    "internal/processor/engine/dispatch_read.go",
 		find:    "page, err := d.store.ReadTypes(ctx, d.readFrom, limit, d.proc.Types)",
 		replace: "page, err := d.store.ReadTypes(ctx, d.readFrom, limit, nil)",
 		pkg:     "./internal/processor/engine/",
@@ -344,5 +344,26 @@ var featureMutations = []mutation{
 		find:    "const maxGiveWayRest = 250 * time.Millisecond",
 		replace: "const maxGiveWayRest = time.Hour",
 		pkg:     "./internal/processor/engine/timers/",
+	},
+	{
+		name:    "a read of types looks at its window past the read horizon, so a late commit is skipped",
+		file:    "internal/eventstore/pgstore/types_window.go",
+		find:    "AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())",
+		replace: "AND transaction_id < pg_snapshot_xmax(pg_current_snapshot())",
+		pkg:     "./internal/eventstore/pgstore/",
+	},
+	{
+		name:    "a read of types whose window ended too soon does not read on after it",
+		file:    "internal/eventstore/pgstore/types_window.go",
+		find:    "w.end = &last",
+		replace: "_ = last",
+		pkg:     "./internal/eventstore/pgstore/",
+	},
+	{
+		name:    "a view caught up in bulk never ends it: the catalog's search indexes stay dropped",
+		file:    "internal/processor/engine/runner_bulk.go",
+		find:    "case v.bulk.on || !v.bulk.ended:",
+		replace: "case false:",
+		pkg:     "./internal/processor/engine/",
 	},
 }
