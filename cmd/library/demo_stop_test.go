@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -290,17 +291,43 @@ func openTerminal(t *testing.T) (controller, terminal *os.File) {
 	return controller, terminal
 }
 
-// freePorts returns n loopback ports that were free a moment ago, each different.
+// freePorts returns n loopback ports that were free a moment ago, each different, from below
+// the kernel's range of ephemeral ports: the demo binds them seconds later, after it built and
+// started PostgreSQL, and a port of that range, let go of, may meanwhile be the local end of
+// any connection another test opens (which failed the demo with "address already in use").
 func freePorts(t *testing.T, n int) []string {
 	t.Helper()
+	low := ephemeralLow(t)
 	var ports []string
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		defer func() { _ = l.Close() }()
-		ports = append(ports, strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
+	for tries := 0; len(ports) < n; tries++ {
+		require.Less(t, tries, 1000, "no free port below %d", low)
+		port := 10_000 + rand.IntN(low-10_000)
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil || slices.Contains(ports, strconv.Itoa(port)) {
+			continue // taken: another
+		}
+		_ = l.Close()
+		ports = append(ports, strconv.Itoa(port))
 	}
 	return ports
+}
+
+// ephemeralLow is the first port of the kernel's ephemeral range (32768 where it can't be read).
+func ephemeralLow(t *testing.T) int {
+	t.Helper()
+	raw, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	fields := strings.Fields(string(raw))
+	if len(fields) == 0 {
+		return 32768
+	}
+	low, err := strconv.Atoi(fields[0])
+	if err != nil || low <= 11_000 {
+		return 32768
+	}
+	return low
 }
 
 // requireMailpit fails the test when Mailpit is not installed, which the demo would first
