@@ -21,5 +21,5 @@ type mutation struct {
 // subject.
 func mutations() []mutation {
 	return slices.Concat(coreMutations, coreMutationsRest, featureMutations, paymentMutations, circulationMutations, importMutations, titleMutations,
-		dueDateMutations, lostMutations)
+		dueDateMutations, lostMutations, catchUpMutations)
 }
