@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -33,6 +34,23 @@ func TestPostgres(t *testing.T) {
 	storetest.Positions(t, func(t *testing.T) eventstore.Store { return newPostgres(t, pgtest.NewPool(t)) })
 }
 
+// lateCommit appends a Slow event in a transaction it leaves open (rolled back when the test
+// ends, unless committed), then a Fast event, through s, which takes a later position and
+// commits first; it returns the open transaction.
+func lateCommit(t *testing.T, pool *pgxpool.Pool, s *Postgres) pgx.Tx {
+	t.Helper()
+	ctx := context.Background()
+	slow, err := pool.Begin(ctx)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = slow.Rollback(ctx) }) // a no-op once committed
+	slowEvents, err := appendEvents(ctx, slow, "book-slow", 0, storetest.Events("Slow"))
+	require.NoError(t, err)
+	fastEvents, err := s.Append(ctx, "book-fast", 0, storetest.Events("Fast"))
+	require.NoError(t, err)
+	require.Greater(t, fastEvents[0].Position, slowEvents[0].Position)
+	return slow
+}
+
 // A reader must never pass an event whose transaction commits after a later position was
 // already committed: it waits for the older transaction instead of skipping it.
 func TestPostgresReadAllNeverSkipsALateCommit(t *testing.T) {
@@ -40,18 +58,7 @@ func TestPostgresReadAllNeverSkipsALateCommit(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.NewPool(t)
 	s := newPostgres(t, pool)
-
-	// The slow append takes its position first and stays uncommitted.
-	slow, err := pool.Begin(ctx)
-	require.NoError(t, err)
-	defer slow.Rollback(ctx) //nolint:errcheck // rolled back only if the test fails early
-	slowEvents, err := appendEvents(ctx, slow, "book-slow", 0, storetest.Events("Slow"))
-	require.NoError(t, err)
-
-	// The fast append takes a later position and commits first.
-	fastEvents, err := s.Append(ctx, "book-fast", 0, storetest.Events("Fast"))
-	require.NoError(t, err)
-	require.Greater(t, fastEvents[0].Position, slowEvents[0].Position)
+	slow := lateCommit(t, pool, s)
 
 	// Ordering by position alone, a reader would now see Fast and move past Slow's position.
 	var committed int

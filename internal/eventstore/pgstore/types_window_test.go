@@ -100,14 +100,7 @@ func TestReadTypesNeverSkipsALateCommit(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.NewPool(t)
 	s := newPostgres(t, pool)
-
-	slow, err := pool.Begin(ctx)
-	require.NoError(t, err)
-	defer slow.Rollback(ctx) //nolint:errcheck // rolled back only if the test fails early
-	_, err = appendEvents(ctx, slow, "book-slow", 0, storetest.Events("Slow"))
-	require.NoError(t, err)
-	_, err = s.Append(ctx, "book-fast", 0, storetest.Events("Fast"))
-	require.NoError(t, err)
+	slow := lateCommit(t, pool, s)
 
 	types := []string{"Slow", "Fast"}
 	page, err := s.ReadTypes(ctx, eventstore.Checkpoint{}, 10, types)
