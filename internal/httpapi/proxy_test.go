@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -10,7 +9,6 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/auth"
+	"library/internal/testkit/syncbuf"
 )
 
 // X-Forwarded-For is ignored from a peer that is not a trusted proxy, and believed from one
@@ -150,24 +149,14 @@ func TestClientKey(t *testing.T) {
 }
 
 // logLines keeps what a logger writes, as JSON lines.
-type logLines struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logLines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
+type logLines struct{ syncbuf.Buffer }
 
 // warnings are the lines at WARN that name TRUSTED_PROXIES, and the whole log.
 func (l *logLines) warnings(t *testing.T) ([]map[string]any, string) {
 	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	all := l.String()
 	var out []map[string]any
-	for line := range strings.SplitSeq(strings.TrimSpace(l.buf.String()), "\n") {
+	for line := range strings.SplitSeq(strings.TrimSpace(all), "\n") {
 		if line == "" {
 			continue
 		}
@@ -177,7 +166,7 @@ func (l *logLines) warnings(t *testing.T) ([]map[string]any, string) {
 			out = append(out, entry)
 		}
 	}
-	return out, l.buf.String()
+	return out, all
 }
 
 // A request that carries X-Forwarded-For or Forwarded from a peer that TRUSTED_PROXIES does
