@@ -62,6 +62,11 @@ func (s Saga) Processor() processor.Processor {
 // actor is who the log says recorded what the saga did.
 var actor = eventstore.Actor{Subject: Name, Role: "system"}
 
+// Selects implements processor.Selector: the saga has nothing to do with a book added since
+// titles, which its title recorded in the same append, so that the copies of an import cost
+// it their reading and nothing more.
+func (Saga) Selects(e eventstore.Event) bool { return books.AddedBeforeTitles(e) }
+
 // Handle implements processor.Handler.
 func (s Saga) Handle(ctx context.Context, e eventstore.Event) error {
 	if !books.AddedBeforeTitles(e) {

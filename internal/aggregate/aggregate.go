@@ -2,9 +2,10 @@ package aggregate
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
 
 	"library/internal/eventstore"
 )
@@ -62,7 +63,7 @@ type jsonCodec[E Event] struct{}
 
 func (jsonCodec[E]) decode(data []byte) (Event, error) {
 	var e E
-	if err := json.Unmarshal(data, &e); err != nil {
+	if err := jsonv1.Unmarshal(data, &e); err != nil {
 		return nil, err
 	}
 	return e, nil

@@ -102,6 +102,16 @@ type Handler interface {
 	Handle(ctx context.Context, e eventstore.Event) error
 }
 
+// Selector is implemented by handlers that have nothing to do with many of the events of their
+// types, and can tell which from the event alone: Selects reports, cheaply and without I/O,
+// whether Handle would do anything with e. An event it does not select is passed over as if
+// handled with nothing to do, never handed to Handle: no worker, deadline, span or slot in
+// flight is spent on it, and the checkpoint moves past it as past a handled event. Selects is
+// called on the processor's own goroutine, once for each event read from the log.
+type Selector interface {
+	Selects(e eventstore.Event) bool
+}
+
 // Idler is implemented by handlers that keep something open from one event to the next, such
 // as SMTP connections. Idle is called once the processor has had nothing to handle for a
 // second, and when it stops running here; the handler closes what it keeps open.

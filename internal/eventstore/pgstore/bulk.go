@@ -141,7 +141,7 @@ func (p *Postgres) ReadStreams(ctx context.Context, streamIDs []string) (map[str
 	if err != nil {
 		return nil, translate(ctx, err)
 	}
-	events, err := collectEvents(ctx, rows)
+	events, err := collectEvents(ctx, rows, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -16,5 +16,5 @@ func (p *Postgres) MemberEvents(ctx context.Context, memberID string) ([]eventst
 	if err != nil {
 		return nil, translate(ctx, err)
 	}
-	return collectEvents(ctx, rows)
+	return collectEvents(ctx, rows, 0)
 }

@@ -116,7 +116,7 @@ func (p *Postgres) ReadVersions(ctx context.Context, streamID string, from, to i
 	if err != nil {
 		return nil, translate(ctx, err)
 	}
-	return collectEvents(ctx, rows)
+	return collectEvents(ctx, rows, 0)
 }
 
 // orEmpty is b, or an empty slice for nil: pgx sends a nil slice as NULL.

@@ -98,7 +98,7 @@ func (p *Postgres) ReadStream(ctx context.Context, streamID string, afterVersion
 	if err != nil {
 		return nil, translate(ctx, err)
 	}
-	return collectEvents(ctx, rows)
+	return collectEvents(ctx, rows, 0)
 }
 
 // readAllSQL reads only below the horizon of the oldest running transaction, so that no event
@@ -119,24 +119,58 @@ func (p *Postgres) ReadAll(ctx context.Context, after eventstore.Checkpoint, lim
 	if err != nil {
 		return nil, translate(ctx, err)
 	}
-	return collectEvents(ctx, rows)
+	return collectEvents(ctx, rows, limit)
 }
 
-func collectEvents(ctx context.Context, rows pgx.Rows) ([]eventstore.Event, error) {
-	events, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (eventstore.Event, error) {
-		var e eventstore.Event
-		var data []byte
-		err := row.Scan(eventTargets(&e, &data)...)
-		e.Data, e.RecordedAt = data, e.RecordedAt.UTC()
-		return e, err
-	})
-	if err != nil {
+// collectEvents reads rows of eventColumns to their end. At the first row it makes room for
+// room events (the query's limit; 0: none known), so that a read of a full batch grows its
+// slice once, and a read of nothing allocates nothing.
+func collectEvents(ctx context.Context, rows pgx.Rows, room int) ([]eventstore.Event, error) {
+	defer rows.Close()
+	events := []eventstore.Event{}
+	s := newEventScanner()
+	for rows.Next() {
+		e, err := s.next(rows)
+		if err != nil {
+			return nil, translate(ctx, err)
+		}
+		if len(events) == 0 {
+			events = make([]eventstore.Event, 0, max(min(room, maxRoom), 1))
+		}
+		events = append(events, e)
+	}
+	if err := rows.Err(); err != nil {
 		return nil, translate(ctx, err)
 	}
-	if events == nil {
-		events = []eventstore.Event{}
-	}
 	return events, nil
+}
+
+// maxRoom is the most events a read makes room for before it has read them.
+const maxRoom = 4096
+
+// eventScanner scans rows of lead columns and then eventColumns into one Event it reuses, so
+// that a query makes its scan targets once, not once a row. Each event it returns holds
+// strings and data of its own.
+type eventScanner struct {
+	e       eventstore.Event
+	data    []byte
+	targets []any
+}
+
+func newEventScanner(lead ...any) *eventScanner {
+	s := &eventScanner{}
+	s.targets = eventTargets(&s.e, &s.data, lead...)
+	return s
+}
+
+// next scans the current row.
+func (s *eventScanner) next(rows pgx.Rows) (eventstore.Event, error) {
+	s.e, s.data = eventstore.Event{}, nil
+	if err := rows.Scan(s.targets...); err != nil {
+		return eventstore.Event{}, err
+	}
+	s.e.Data, s.e.RecordedAt = s.data, s.e.RecordedAt.UTC()
+	return s.e, nil
 }
 
 // eventTargets returns where a row's columns scan to: those of lead, then eventColumns into e,

@@ -100,7 +100,7 @@ func (p *Postgres) readTypesOnce(ctx context.Context, after eventstore.Checkpoin
 	} else {
 		batch.Queue(readTypesSQL, after.TransactionID, after.Position, types, atMost).Query(func(rows pgx.Rows) error {
 			var err error
-			events, err = collectEvents(ctx, rows)
+			events, err = collectEvents(ctx, rows, room(atMost))
 			return err
 		})
 	}
@@ -124,3 +124,11 @@ func (p *Postgres) readTypesOnce(ctx context.Context, after eventstore.Checkpoin
 // GrewAt is when the log last grew as far as this process has heard: its own appends, and
 // the notifications of others' (zero: not yet).
 func (p *Postgres) GrewAt() time.Time { return p.subscribers.GrewAt() }
+
+// room is how many events a read of at most atMost (nil: all) makes room for.
+func room(atMost *int) int {
+	if atMost == nil {
+		return 0
+	}
+	return *atMost
+}

@@ -49,17 +49,20 @@ func queueWindow(ctx context.Context, batch *pgx.Batch, after eventstore.Checkpo
 		defer rows.Close()
 		var last eventstore.Checkpoint
 		var n int64
+		s := newEventScanner(&n)
 		for rows.Next() && len(w.events) < limit {
-			var e eventstore.Event
-			var data []byte
-			if err := rows.Scan(eventTargets(&e, &data, &n)...); err != nil {
+			e, err := s.next(rows)
+			if err != nil {
 				return translate(ctx, err)
 			}
-			e.Data, e.RecordedAt = data, e.RecordedAt.UTC()
-			if slices.Contains(types, e.Type) {
-				w.events = append(w.events, e)
-			}
 			last = e.Checkpoint()
+			if !slices.Contains(types, e.Type) {
+				continue // the window's end, of another type
+			}
+			if w.events == nil {
+				w.events = make([]eventstore.Event, 0, min(limit, maxRoom))
+			}
+			w.events = append(w.events, e)
 		}
 		if err := rows.Err(); err != nil {
 			return translate(ctx, err)

@@ -19,7 +19,8 @@ type dispatcher struct {
 	handler  processor.Handler
 	inFlight int
 	gate     *gate.Gate
-	idler    processor.Idler // nil when the handler keeps nothing open
+	idler    processor.Idler    // nil when the handler keeps nothing open
+	selector processor.Selector // nil when the handler takes every event of its types
 
 	loaded   bool
 	saved    processor.Position    // the checkpoint as last saved or loaded
@@ -91,6 +92,7 @@ func newDispatcher(h *holding) *dispatcher {
 		readied:  make(chan *heldEvent),
 	}
 	d.idler, _ = h.proc.Handler.(processor.Idler)
+	d.selector, _ = h.proc.Handler.(processor.Selector)
 	return d
 }
 

@@ -31,6 +31,10 @@ func (d *dispatcher) read() (bool, error) {
 	}
 	events := page.Events
 	for _, e := range events {
+		if d.selector != nil && !d.selector.Selects(e) {
+			d.passedRead = true // passed over, as if handled: saved as a handled event is
+			continue
+		}
 		d.window = append(d.window, &entry{event: e})
 	}
 	if d.readFrom.Before(page.Through) {
