@@ -47,6 +47,13 @@
 // processor into a deferred one in one statement. Deferred and parked events are kept whole
 // (every column of the event), with the reason cut to processor.MaxReasonLength.
 //
+// A view model's transactions commit without waiting for the WAL to reach the disk
+// (synchronous_commit off, for those transactions alone): a build is made from the log, which
+// is durable, and its rows and checkpoint commit or vanish together, so a commit that a crash
+// of the server loses (at most a few hundred milliseconds of them) is one the build's holder
+// reads and applies again. The log's appends, the checkpoints of outboxes and sagas, and
+// everything else wait for the disk as usual.
+//
 // # Timers
 //
 // Timers are rows of processor_timers, one per (processor, key). A Save or Done that carries

@@ -26,10 +26,12 @@ type ViewTx struct {
 }
 
 // enterBuildSQL begins a write of a build: it locks the build's row for share, so that a
-// takeover or a drop waits for the write, and puts the build's schema first in the search path.
+// takeover or a drop waits for the write, puts the build's schema first in the search path,
+// and has the transaction commit without waiting for the disk (see the package comment).
 // No row: the build was dropped.
 const enterBuildSQL = `
-SELECT set_config('search_path', coalesce(schema_name || ', ', '') || current_setting('search_path'), true)
+SELECT set_config('search_path', coalesce(schema_name || ', ', '') || current_setting('search_path'), true),
+  set_config('synchronous_commit', 'off', true)
 FROM view_builds WHERE view = $1 AND build = $2 AND created AND state <> 'dropped' FOR SHARE`
 
 // Apply sends the statements queue adds to one batch, then moves the checkpoint from from to to.
@@ -78,8 +80,8 @@ func (v ViewTx) InTx(ctx context.Context, fn func(pgx.Tx) error) error {
 		return pgerr.Translate(ctx, err, v.What)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
-	var path string
-	err = tx.QueryRow(ctx, enterBuildSQL, v.Build.View, v.Build.Number).Scan(&path)
+	var path, commit string
+	err = tx.QueryRow(ctx, enterBuildSQL, v.Build.View, v.Build.Number).Scan(&path, &commit)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return processor.ErrBuildGone
 	}
