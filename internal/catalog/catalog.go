@@ -93,7 +93,7 @@ func Processor(c Catalog) processor.Processor {
 	if c.Versions().Code >= TitlesFrom {
 		types = append(types, titles.Type().EventTypes()...)
 	}
-	return processor.Processor{Name: Name, Kind: processor.KindViewModel, View: c, Types: types}
+	return processor.Processor{Name: Name, Kind: processor.KindViewModel, View: c, Types: types, DataOnly: true}
 }
 
 // Change is what one event does to the catalog.

@@ -30,7 +30,10 @@ type Memory struct {
 	subscribers Wakeups
 }
 
-var _ Store = (*Memory)(nil)
+var (
+	_ Store      = (*Memory)(nil)
+	_ DataReader = (*Memory)(nil)
+)
 
 // NewMemory returns an empty in-memory store. now stamps RecordedAt; nil means time.Now.
 func NewMemory(now func() time.Time) *Memory {

@@ -28,6 +28,16 @@ func (m *Memory) ReadTypes(ctx context.Context, after Checkpoint, limit int, typ
 	return page, nil
 }
 
+// ReadData implements DataReader: ReadTypes, each event with its schema version alone of its
+// metadata.
+func (m *Memory) ReadData(ctx context.Context, after Checkpoint, limit int, types []string) (Page, error) {
+	page, err := m.ReadTypes(ctx, after, limit, types)
+	for i, e := range page.Events {
+		page.Events[i] = DataOnly(e)
+	}
+	return page, err
+}
+
 // appendedTypes are the distinct types of the events of parts, in the order they first come.
 func appendedTypes(parts []StreamAppend) []string {
 	var types []string

@@ -81,7 +81,8 @@ func Processor(v View) processor.Processor {
 		books.HoldCancelled{}.EventType(), books.HoldExpired{}.EventType(), books.HoldFulfilled{}.EventType(),
 		accounts.MemberErased{}.EventType(), books.CopyAdopted{}.EventType(),
 		titles.TitleAdded{}.EventType(), titles.TitleChanged{}.EventType(), titles.TitleHoldPlaced{}.EventType(), titles.TitleHoldCancelled{}.EventType(),
-		titles.HoldTrapped{}.EventType(), titles.CopyLent{}.EventType()}}
+		titles.HoldTrapped{}.EventType(), titles.CopyLent{}.EventType()},
+		DataOnly: true}
 }
 
 // A Change is what one event does to the view: Titled, Renamed, Placed, Held, Ended or Erased.

@@ -83,7 +83,8 @@ func Processor(v View) processor.Processor {
 	return processor.Processor{Name: Name, Kind: processor.KindViewModel, View: v, Types: []string{
 		books.BookAdded{}.EventType(), books.BookLent{}.EventType(), books.LoanRenewed{}.EventType(),
 		books.BookReturned{}.EventType(), books.DueDateMoved{}.EventType(),
-		books.LoanLost{}.EventType(), books.ClaimedReturned{}.EventType(), accounts.MemberErased{}.EventType()}}
+		books.LoanLost{}.EventType(), books.ClaimedReturned{}.EventType(), accounts.MemberErased{}.EventType()},
+		DataOnly: true}
 }
 
 // A Change is what one event does to the view: Titled, Lent, Renewed, Moved, Returned or

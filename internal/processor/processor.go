@@ -41,6 +41,10 @@ type Processor struct {
 	// woken by no other's append, and counts no other in its lag. A type left out is never
 	// handled: list every type the Handler or View acts on.
 	Types []string
+	// DataOnly is for a View whose code reads nothing of an event's metadata but its schema
+	// version: its reads leave the rest out where the log can (eventstore.DataReader), which
+	// then need not extract it, nor send it, for every event a build reads.
+	DataOnly bool
 }
 
 // FiresTimers reports whether the processor's Handler fires timers: only then may it schedule

@@ -34,7 +34,10 @@ type Postgres struct {
 	notifierDone  chan struct{}
 }
 
-var _ eventstore.Store = (*Postgres)(nil)
+var (
+	_ eventstore.Store      = (*Postgres)(nil)
+	_ eventstore.DataReader = (*Postgres)(nil)
+)
 
 // New returns a store that works through pool. Close it before closing the pool, which stays
 // the caller's.
@@ -92,6 +95,12 @@ const eventColumns = `stream_id, version, position, transaction_id, type, data::
 	coalesce(metadata#>>'{actor,role}', ''), coalesce(metadata#>>'{actor,iss}', ''),
 	coalesce((metadata->>'schema')::int, 0), recorded_at`
 
+// dataColumns are what a read of data (eventstore.DataReader) returns of an event, in the
+// order of dataTargets: eventColumns without the command's metadata, whose extraction from
+// the jsonb is a third of the cost of reading an event.
+const dataColumns = `stream_id, version, position, transaction_id, type, data::text,
+	coalesce((metadata->>'schema')::int, 0), recorded_at`
+
 // ReadStream implements eventstore.Store.
 func (p *Postgres) ReadStream(ctx context.Context, streamID string, afterVersion int64) ([]eventstore.Event, error) {
 	rows, err := p.pool.Query(ctx, selectEvent+` WHERE stream_id = $1 AND version > $2 ORDER BY version`, streamID, afterVersion)
@@ -126,9 +135,13 @@ func (p *Postgres) ReadAll(ctx context.Context, after eventstore.Checkpoint, lim
 // room events (the query's limit; 0: none known), so that a read of a full batch grows its
 // slice once, and a read of nothing allocates nothing.
 func collectEvents(ctx context.Context, rows pgx.Rows, room int) ([]eventstore.Event, error) {
+	return collect(ctx, rows, room, newEventScanner())
+}
+
+// collect is collectEvents with the scanner s.
+func collect(ctx context.Context, rows pgx.Rows, room int, s *eventScanner) ([]eventstore.Event, error) {
 	defer rows.Close()
 	events := []eventstore.Event{}
-	s := newEventScanner()
 	for rows.Next() {
 		e, err := s.next(rows)
 		if err != nil {
@@ -160,6 +173,18 @@ type eventScanner struct {
 func newEventScanner(lead ...any) *eventScanner {
 	s := &eventScanner{}
 	s.targets = eventTargets(&s.e, &s.data, lead...)
+	return s
+}
+
+// newDataScanner is newEventScanner for rows of dataColumns, when data is set.
+func newDataScanner(data bool, lead ...any) *eventScanner {
+	if !data {
+		return newEventScanner(lead...)
+	}
+	s := &eventScanner{}
+	e := &s.e
+	s.targets = append(lead, &e.StreamID, &e.Version, &e.Position, &e.TransactionID, &e.Type, &s.data,
+		&e.Metadata.Schema, &e.RecordedAt)
 	return s
 }
 

@@ -38,7 +38,17 @@ ORDER BY transaction_id DESC, position DESC LIMIT 1`
 // times the read. Each is read in a LATERAL subquery with a LIMIT, which the planner can't
 // flatten into a join: a join it may plan as a hash join over the whole log, once its estimate
 // of the keys (a tenth of a type's events, in a generic plan) is large enough.
-const readTypesSQL = `
+const readTypesSQL = readKeys + `
+CROSS JOIN LATERAL (` + selectEvent + ` WHERE events.position = keys.position LIMIT 1) AS e
+ORDER BY keys.transaction_id, keys.position`
+
+// readTypesDataSQL is readTypesSQL for a read of data (dataColumns).
+const readTypesDataSQL = readKeys + `
+CROSS JOIN LATERAL (SELECT ` + dataColumns + ` FROM events WHERE events.position = keys.position LIMIT 1) AS e
+ORDER BY keys.transaction_id, keys.position`
+
+// readKeys are the keys of readTypesSQL's events: the merge of the scans by type.
+const readKeys = `
 SELECT e.* FROM (
 	SELECT k.transaction_id, k.position FROM unnest($3::text[]) AS t(type)
 	CROSS JOIN LATERAL (SELECT transaction_id, position FROM events
@@ -47,15 +57,29 @@ SELECT e.* FROM (
 		ORDER BY type, transaction_id, position
 		LIMIT $4) AS k
 	ORDER BY k.transaction_id, k.position
-	LIMIT $4) AS keys
-CROSS JOIN LATERAL (` + selectEvent + ` WHERE events.position = keys.position LIMIT 1) AS e
-ORDER BY keys.transaction_id, keys.position`
+	LIMIT $4) AS keys`
 
 // ReadTypes implements eventstore.Store: a read with a limit looks at a window of the log
 // first (types_window.go), and reads on by type after it when the window ended too soon.
 func (p *Postgres) ReadTypes(ctx context.Context, after eventstore.Checkpoint, limit int, types []string) (eventstore.Page, error) {
+	return p.readTypes(ctx, after, limit, types, false)
+}
+
+// ReadData implements eventstore.DataReader: ReadTypes, reading each event's data and schema
+// version alone (dataColumns).
+func (p *Postgres) ReadData(ctx context.Context, after eventstore.Checkpoint, limit int, types []string) (eventstore.Page, error) {
+	return p.readTypes(ctx, after, limit, types, true)
+}
+
+// readTypes is ReadTypes, or ReadData when data is set.
+func (p *Postgres) readTypes(ctx context.Context, after eventstore.Checkpoint, limit int, types []string, data bool) (eventstore.Page, error) {
 	if len(types) == 0 {
 		events, err := p.ReadAll(ctx, after, limit)
+		if data {
+			for i, e := range events {
+				events[i] = eventstore.DataOnly(e)
+			}
+		}
 		page := eventstore.Page{Events: events, Through: after}
 		if len(events) > 0 {
 			page.Through = events[len(events)-1].Checkpoint()
@@ -63,15 +87,15 @@ func (p *Postgres) ReadTypes(ctx context.Context, after eventstore.Checkpoint, l
 		return page, err
 	}
 	if limit <= 0 {
-		return p.readTypesOnce(ctx, after, nil, types, nil)
+		return p.readTypesOnce(ctx, after, nil, types, data, nil)
 	}
 	w := &window{events: []eventstore.Event{}}
-	page, err := p.readTypesOnce(ctx, after, &limit, types, w)
+	page, err := p.readTypesOnce(ctx, after, &limit, types, data, w)
 	if err != nil || w.end == nil {
 		return page, err
 	}
 	rest := limit - len(page.Events)
-	more, err := p.readTypesOnce(ctx, *w.end, &rest, types, nil)
+	more, err := p.readTypesOnce(ctx, *w.end, &rest, types, data, nil)
 	if err != nil {
 		return eventstore.Page{}, err
 	}
@@ -80,9 +104,10 @@ func (p *Postgres) ReadTypes(ctx context.Context, after eventstore.Checkpoint, l
 }
 
 // readTypesOnce reads, in one round trip, how far the log may be read (throughSQL), then at
-// most atMost (nil: all) events of types after after: those of the window w, when given
-// (windowSQL), or else through the scans by type (readTypesSQL).
-func (p *Postgres) readTypesOnce(ctx context.Context, after eventstore.Checkpoint, atMost *int, types []string, w *window) (eventstore.Page, error) {
+// most atMost (nil: all) events of types after after, of their data alone when data is set:
+// those of the window w, when given (windowSQL), or else through the scans by type
+// (readTypesSQL).
+func (p *Postgres) readTypesOnce(ctx context.Context, after eventstore.Checkpoint, atMost *int, types []string, data bool, w *window) (eventstore.Page, error) {
 	batch := &pgx.Batch{}
 	var through eventstore.Checkpoint
 	var found bool
@@ -96,11 +121,15 @@ func (p *Postgres) readTypesOnce(ctx context.Context, after eventstore.Checkpoin
 	})
 	var events []eventstore.Event
 	if w != nil {
-		queueWindow(ctx, batch, after, *atMost, types, w)
+		queueWindow(ctx, batch, after, *atMost, types, data, w)
 	} else {
-		batch.Queue(readTypesSQL, after.TransactionID, after.Position, types, atMost).Query(func(rows pgx.Rows) error {
+		statement := readTypesSQL
+		if data {
+			statement = readTypesDataSQL
+		}
+		batch.Queue(statement, after.TransactionID, after.Position, types, atMost).Query(func(rows pgx.Rows) error {
 			var err error
-			events, err = collectEvents(ctx, rows, room(atMost))
+			events, err = collect(ctx, rows, room(atMost), newDataScanner(data))
 			return err
 		})
 	}

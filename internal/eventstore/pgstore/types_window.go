@@ -26,7 +26,13 @@ const windowScale = 3
 // whatever its type, so that the caller knows the window ended there rather than at the
 // horizon.
 const windowSQL = `
-SELECT w.n, ` + eventColumns + ` FROM (
+SELECT w.n, ` + eventColumns + windowFrom
+
+// windowDataSQL is windowSQL for a read of data (dataColumns).
+const windowDataSQL = `
+SELECT w.n, ` + dataColumns + windowFrom
+
+const windowFrom = ` FROM (
 	SELECT *, row_number() OVER (ORDER BY transaction_id, position) AS n FROM events
 	WHERE (transaction_id, position) > ($1::xid8, $2) AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
 	ORDER BY transaction_id, position
@@ -42,14 +48,19 @@ type window struct {
 	end *eventstore.Checkpoint
 }
 
-// queueWindow adds the read of the window after after to batch.
-func queueWindow(ctx context.Context, batch *pgx.Batch, after eventstore.Checkpoint, limit int, types []string, w *window) {
+// queueWindow adds the read of the window after after to batch: of data alone, when data is
+// set.
+func queueWindow(ctx context.Context, batch *pgx.Batch, after eventstore.Checkpoint, limit int, types []string, data bool, w *window) {
 	size := int64(windowScale) * int64(limit)
-	batch.Queue(windowSQL, after.TransactionID, after.Position, types, limit, size).Query(func(rows pgx.Rows) error {
+	statement := windowSQL
+	if data {
+		statement = windowDataSQL
+	}
+	batch.Queue(statement, after.TransactionID, after.Position, types, limit, size).Query(func(rows pgx.Rows) error {
 		defer rows.Close()
 		var last eventstore.Checkpoint
 		var n int64
-		s := newEventScanner(&n)
+		s := newDataScanner(data, &n)
 		for rows.Next() && len(w.events) < limit {
 			e, err := s.next(rows)
 			if err != nil {

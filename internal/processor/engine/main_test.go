@@ -62,15 +62,16 @@ type memoryView struct {
 	cps *processor.MemoryCheckpoints
 
 	mu      sync.Mutex
-	builds  []string           // the names of the builds opened, in order
-	rows    map[string][]int64 // by build: the positions applied, in order
-	applied map[int64]int      // how often each position was applied, over all builds
-	fenced  int                // Apply calls refused because another holder moved the checkpoint
-	batches []int              // how many events each Apply call that was not refused applied
+	builds  []string                      // the names of the builds opened, in order
+	rows    map[string][]int64            // by build: the positions applied, in order
+	applied map[int64]int                 // how often each position was applied, over all builds
+	fenced  int                           // Apply calls refused because another holder moved the checkpoint
+	batches []int                         // how many events each Apply call that was not refused applied
+	meta    map[int64]eventstore.Metadata // each applied event's metadata, by position
 }
 
 func newMemoryView(cps *processor.MemoryCheckpoints) *memoryView {
-	return &memoryView{cps: cps, rows: map[string][]int64{}, applied: map[int64]int{}}
+	return &memoryView{cps: cps, rows: map[string][]int64{}, applied: map[int64]int{}, meta: map[int64]eventstore.Metadata{}}
 }
 
 func (v *memoryView) Versions() processor.Versions { return processor.Versions{Code: 1, ReadsFrom: 1} }
@@ -101,6 +102,7 @@ func (b memoryViewBuild) Apply(ctx context.Context, from, to processor.Position,
 		for _, e := range events {
 			v.rows[b.name] = append(v.rows[b.name], e.Position)
 			v.applied[e.Position]++
+			v.meta[e.Position] = e.Metadata
 		}
 		v.batches = append(v.batches, len(events))
 	})

@@ -35,7 +35,7 @@ func (h *holding) startReadAhead(from eventstore.Checkpoint, size int) *readAhea
 	ctx, cancel := h.bounded()
 	r := &readAhead{from: from, size: size, done: make(chan pageRead, 1), cancel: cancel}
 	go func() {
-		page, err := h.store.ReadTypes(ctx, from, size, h.proc.Types)
+		page, err := h.readTypes(ctx, from, size)
 		r.done <- pageRead{page: page, err: err}
 	}()
 	return r
@@ -53,5 +53,14 @@ func (h *holding) readPage(ahead *readAhead, from eventstore.Checkpoint, size in
 	}
 	ctx, cancel := h.bounded()
 	defer cancel()
+	return h.readTypes(ctx, from, size)
+}
+
+// readTypes reads size events of the view's types after from: their data alone, when the view
+// reads nothing else (Processor.DataOnly) and the log can leave the rest out.
+func (h *holding) readTypes(ctx context.Context, from eventstore.Checkpoint, size int) (eventstore.Page, error) {
+	if reader, ok := h.store.(eventstore.DataReader); ok && h.proc.DataOnly {
+		return reader.ReadData(ctx, from, size, h.proc.Types)
+	}
 	return h.store.ReadTypes(ctx, from, size, h.proc.Types)
 }

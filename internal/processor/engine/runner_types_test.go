@@ -127,3 +127,34 @@ func TestAViewModelReadsOnlyItsTypes(t *testing.T) {
 	rows, _, _ := view.snapshot()
 	require.Equal(t, wanted, rows)
 }
+
+// A view that reads data only (Processor.DataOnly) is given each event's schema version alone
+// of its metadata; another view reads whole events.
+func TestAViewThatReadsDataOnlyIsGivenTheSchemaAloneOfTheMetadata(t *testing.T) {
+	t.Parallel()
+	env := newMemoryEnv()
+	lean, whole := newMemoryView(env.cps), newMemoryView(env.cps)
+	startGroup(t, env.config(),
+		processor.Processor{Name: "lean", Kind: processor.KindViewModel, View: lean, Types: []string{"BookAdded"}, DataOnly: true},
+		processor.Processor{Name: "whole", Kind: processor.KindViewModel, View: whole, Types: []string{"BookAdded"}})
+	meta := eventstore.Metadata{CommandID: "add-1", Command: "addBook", CorrelationID: "req-1",
+		Actor: eventstore.Actor{Subject: "alice", Role: "staff"}, Schema: 2}
+	got, err := env.store.Append(context.Background(), "book-1", 0, []eventstore.NewEvent{{Type: "BookAdded", Data: []byte(`{}`), Metadata: meta}})
+	require.NoError(t, err)
+	at := got[0].Position
+	applied := func(v *memoryView) (eventstore.Metadata, bool) {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		m, ok := v.meta[at]
+		return m, ok
+	}
+	drivertest.Eventually(t, 5*time.Second, func() bool {
+		_, a := applied(lean)
+		_, b := applied(whole)
+		return a && b
+	}, "both views apply the event")
+	m, _ := applied(lean)
+	require.Equal(t, eventstore.Metadata{Schema: 2}, m)
+	m, _ = applied(whole)
+	require.Equal(t, meta, m)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -30,7 +31,7 @@ func Contract(t *testing.T, newStore func(t *testing.T) eventstore.Store) {
 		{"CancelledContext", contractCancelledContext},
 		{"MetadataKeepsTheSchemaVersion", contractMetadataKeepsTheSchemaVersion},
 	}
-	for _, c := range append(append(append(checks, appendAllChecks...), typeChecks...), bulkChecks...) {
+	for _, c := range slices.Concat(checks, appendAllChecks, typeChecks, bulkChecks, dataChecks) {
 		t.Run(c.name, func(t *testing.T) { c.run(t, newStore) })
 	}
 }
