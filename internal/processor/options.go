@@ -18,7 +18,7 @@ type Options struct {
 	// fewer, larger transactions. An outbox or a saga reads ahead of its checkpoint by up to
 	// twice this while behind, so that one that passes most of what it reads (the adoption
 	// saga after an import) reads it in fewer, larger reads; it starts no more events at once
-	// for it. Default 2,000; never less than BatchSize.
+	// for it. Default 5,000; never less than BatchSize.
 	CatchUpBatchSize int
 	// PollInterval is how often an idle processor reads the log without being woken, in case a
 	// notification was lost. Default 1s.
@@ -95,7 +95,7 @@ func (o Options) WithDefaults() Options {
 		o.BatchSize = 100
 	}
 	if o.CatchUpBatchSize <= 0 {
-		o.CatchUpBatchSize = 2000
+		o.CatchUpBatchSize = 5000
 	}
 	o.CatchUpBatchSize = max(o.CatchUpBatchSize, o.BatchSize)
 	if o.PollInterval <= 0 {

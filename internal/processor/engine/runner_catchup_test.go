@@ -43,11 +43,11 @@ func TestAViewCatchesUpInLargerBatches(t *testing.T) {
 	require.Equal(t, positionsOf(append(events, more...)), rows)
 }
 
-// CatchUpBatchSize is 2,000 unless set, and never less than BatchSize.
+// CatchUpBatchSize is 5,000 unless set, and never less than BatchSize.
 func TestCatchUpBatchSizeDefaults(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, 2000, processor.Options{}.WithDefaults().CatchUpBatchSize)
-	require.Equal(t, 5000, processor.Options{BatchSize: 5000, CatchUpBatchSize: 10}.WithDefaults().CatchUpBatchSize)
+	require.Equal(t, 5000, processor.Options{}.WithDefaults().CatchUpBatchSize)
+	require.Equal(t, 8000, processor.Options{BatchSize: 8000, CatchUpBatchSize: 10}.WithDefaults().CatchUpBatchSize)
 }
 
 // readLimits is a log that records how many events each read of it asked for.
