@@ -42,6 +42,13 @@
 // that dies before the write leaves the next one to pass them again, which costs one read and
 // handles nothing.
 //
+// A view model whose code reads nothing of an event's metadata but its schema version says so
+// (Processor.DataOnly), and reads events without the rest (eventstore.DataReader). A handler
+// that has nothing to do with most of the events of its types, and can tell which from the event
+// alone (a Selector: the adoption saga and the books added since titles), has the others passed
+// over as handled: no worker, deadline or span is spent on them, and its checkpoint moves past
+// them as past events it handled.
+//
 // # Leases
 //
 // A lease has at most one holder per processor name. The holder watches Lease.Lost, and when it

@@ -146,8 +146,8 @@ var coreMutationsRest = []mutation{
 	{
 		name:    "upcasters: PostgreSQL reads every event as version 1",
 		file:    "internal/eventstore/pgstore/store.go",
-		find:    "coalesce((metadata->>'schema')::int, 0), recorded_at",
-		replace: "0, recorded_at",
+		find:    "coalesce(metadata#>>'{actor,iss}', ''),\n\tcoalesce((metadata->>'schema')::int, 0), recorded_at",
+		replace: "coalesce(metadata#>>'{actor,iss}', ''),\n\t0, recorded_at",
 		pkg:     "./internal/eventstore/pgstore/",
 	},
 	{
