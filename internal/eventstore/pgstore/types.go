@@ -123,11 +123,14 @@ func (p *Postgres) readTypesOnce(ctx context.Context, after eventstore.Checkpoin
 	if w != nil {
 		queueWindow(ctx, batch, after, *atMost, types, data, w)
 	} else {
-		statement := readTypesSQL
+		args := []any{after.TransactionID, after.Position, types, atMost}
+		var read *pgx.QueuedQuery
 		if data {
-			statement = readTypesDataSQL
+			read = batch.Queue(readTypesDataSQL, args...)
+		} else {
+			read = batch.Queue(readTypesSQL, args...)
 		}
-		batch.Queue(statement, after.TransactionID, after.Position, types, atMost).Query(func(rows pgx.Rows) error {
+		read.Query(func(rows pgx.Rows) error {
 			var err error
 			events, err = collect(ctx, rows, room(atMost), newDataScanner(data))
 			return err

@@ -52,11 +52,14 @@ type window struct {
 // set.
 func queueWindow(ctx context.Context, batch *pgx.Batch, after eventstore.Checkpoint, limit int, types []string, data bool, w *window) {
 	size := int64(windowScale) * int64(limit)
-	statement := windowSQL
+	args := []any{after.TransactionID, after.Position, types, limit, size}
+	var read *pgx.QueuedQuery
 	if data {
-		statement = windowDataSQL
+		read = batch.Queue(windowDataSQL, args...)
+	} else {
+		read = batch.Queue(windowSQL, args...)
 	}
-	batch.Queue(statement, after.TransactionID, after.Position, types, limit, size).Query(func(rows pgx.Rows) error {
+	read.Query(func(rows pgx.Rows) error {
 		defer rows.Close()
 		var last eventstore.Checkpoint
 		var n int64

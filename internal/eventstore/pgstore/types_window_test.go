@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"library/internal/eventstore"
@@ -16,12 +17,19 @@ import (
 
 // A read of types where they are most of the log scans events_global_order once and stops when
 // it has found as many as it may return: it neither scans by type nor reads events by position.
+// So does a read of data.
 func TestReadTypesWhereTheyAreDenseScansTheLogOnce(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	pool, txID := planLogOf(t)
+	for _, statement := range []string{windowSQL, windowDataSQL} {
+		checkDenseWindowPlan(t, pool, statement, txID)
+	}
+}
 
-	rows, err := pool.Query(ctx, `EXPLAIN (ANALYZE, COSTS OFF) `+windowSQL, txID, 30000,
+// checkDenseWindowPlan checks the plan of statement, windowSQL or its read of data.
+func checkDenseWindowPlan(t *testing.T, pool *pgxpool.Pool, statement string, txID uint64) {
+	ctx := context.Background()
+	rows, err := pool.Query(ctx, `EXPLAIN (ANALYZE, COSTS OFF) `+statement, txID, 30000,
 		[]string{"TitleAdded", "CopyAdded", "BookLent"}, 100, 300)
 	require.NoError(t, err)
 	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
