@@ -59,14 +59,7 @@ func TestReadTypesScansEachTypesOwnRange(t *testing.T) {
 
 // checkByTypePlan checks the plan of statement, readTypesSQL or its read of data.
 func checkByTypePlan(t *testing.T, pool *pgxpool.Pool, statement string, txID uint64) {
-	ctx := context.Background()
-	rows, err := pool.Query(ctx, `EXPLAIN (ANALYZE, COSTS OFF) `+statement, txID, 30000,
-		[]string{"TitleAdded", "CopyAdded", "BookLent", "HoldExpired", "TrapExpired"}, 100)
-	require.NoError(t, err)
-	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	require.NoError(t, err)
-	plan := strings.Join(lines, "\n")
-	t.Logf("%s", plan)
+	plan := explain(t, pool, statement, txID, 30000, []string{"TitleAdded", "CopyAdded", "BookLent", "HoldExpired", "TrapExpired"}, 100)
 	require.Regexp(t, `Index (Only )?Scan using events_type_order`, plan)
 	require.NotContains(t, plan, "events_global_order")
 	require.NotContains(t, plan, "Rows Removed by Filter")
@@ -93,12 +86,7 @@ func TestCountAfterCountsEachTypesOwnRange(t *testing.T) {
 		{[]string{"TitleAdded", "BookLent"}, ptr(int64(100)), 100},
 		{[]string{"BookLent", "HoldExpired"}, ptr(int64(1)), 0},
 	} {
-		rows, err := pool.Query(ctx, `EXPLAIN (ANALYZE, COSTS OFF) `+countTypesAfterSQL, txID, 30000, c.types, c.limit)
-		require.NoError(t, err)
-		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		require.NoError(t, err)
-		plan := strings.Join(lines, "\n")
-		t.Logf("%v, limit %v:\n%s", c.types, c.limit, plan)
+		plan := explain(t, pool, countTypesAfterSQL, txID, 30000, c.types, c.limit)
 		require.Regexp(t, `(using|on) events_type_order`, plan)
 		require.NotContains(t, plan, "Seq Scan")
 		require.NotContains(t, plan, "events_global_order")
@@ -119,12 +107,7 @@ func TestCountAfterAllReadsTheGlobalOrder(t *testing.T) {
 	require.NoError(t, pool.QueryRow(ctx, `SELECT transaction_id::text::bigint FROM events WHERE position = 59990`).Scan(&txID))
 
 	for _, limit := range []*int64{nil, ptr(int64(5)), ptr(int64(100))} {
-		rows, err := pool.Query(ctx, `EXPLAIN (ANALYZE, COSTS OFF) `+countAfterSQL, txID, 59990, limit)
-		require.NoError(t, err)
-		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		require.NoError(t, err)
-		plan := strings.Join(lines, "\n")
-		t.Logf("limit %v:\n%s", limit, plan)
+		plan := explain(t, pool, countAfterSQL, txID, 59990, limit)
 		require.NotContains(t, plan, "Seq Scan")
 		var n int64
 		require.NoError(t, pool.QueryRow(ctx, countAfterSQL, txID, 59990, limit).Scan(&n))
@@ -137,3 +120,15 @@ func TestCountAfterAllReadsTheGlobalOrder(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// explain runs statement with args under EXPLAIN ANALYZE, logs its plan and returns it.
+func explain(t *testing.T, pool *pgxpool.Pool, statement string, args ...any) string {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), `EXPLAIN (ANALYZE, COSTS OFF) `+statement, args...)
+	require.NoError(t, err)
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	plan := strings.Join(lines, "\n")
+	t.Logf("%v:\n%s", args, plan)
+	return plan
+}

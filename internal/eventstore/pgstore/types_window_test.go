@@ -3,10 +3,8 @@ package pgstore
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
@@ -28,14 +26,7 @@ func TestReadTypesWhereTheyAreDenseScansTheLogOnce(t *testing.T) {
 
 // checkDenseWindowPlan checks the plan of statement, windowSQL or its read of data.
 func checkDenseWindowPlan(t *testing.T, pool *pgxpool.Pool, statement string, txID uint64) {
-	ctx := context.Background()
-	rows, err := pool.Query(ctx, `EXPLAIN (ANALYZE, COSTS OFF) `+statement, txID, 30000,
-		[]string{"TitleAdded", "CopyAdded", "BookLent"}, 100, 300)
-	require.NoError(t, err)
-	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	require.NoError(t, err)
-	plan := strings.Join(lines, "\n")
-	t.Logf("%s", plan)
+	plan := explain(t, pool, statement, txID, 30000, []string{"TitleAdded", "CopyAdded", "BookLent"}, 100, 300)
 	require.Contains(t, plan, "Index Scan using events_global_order")
 	require.Regexp(t, `Index Scan using events_global_order on events \(actual time=[0-9.]+\.\.[0-9.]+ rows=10[0-2] loops=1\)`, plan,
 		"it stops at the 100 events it returns (and the one more it asks for, and one the row numbers look ahead at)")
