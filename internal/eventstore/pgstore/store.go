@@ -96,7 +96,7 @@ const eventColumns = `stream_id, version, position, transaction_id, type, data::
 	coalesce((metadata->>'schema')::int, 0), recorded_at`
 
 // dataColumns are what a read of data (eventstore.DataReader) returns of an event, in the
-// order of dataTargets: eventColumns without the command's metadata, whose extraction from
+// order of newDataScanner's targets: eventColumns without the command's metadata, whose extraction from
 // the jsonb is a third of the cost of reading an event.
 const dataColumns = `stream_id, version, position, transaction_id, type, data::text,
 	coalesce((metadata->>'schema')::int, 0), recorded_at`
@@ -158,8 +158,9 @@ func collect(ctx context.Context, rows pgx.Rows, room int, s *eventScanner) ([]e
 	return events, nil
 }
 
-// maxRoom is the most events a read makes room for before it has read them.
-const maxRoom = 4096
+// maxRoom is the most events a read makes room for before it has read them: a batch of a
+// processor catching up (processor.Options.CatchUpBatchSize, 5,000 by default) and more.
+const maxRoom = 8192
 
 // eventScanner scans rows of lead columns and then eventColumns into one Event it reuses, so
 // that a query makes its scan targets once, not once a row. Each event it returns holds
