@@ -2,10 +2,9 @@ package catalogpg
 
 import (
 	"context"
-	"strings"
+	"fmt"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
@@ -51,25 +50,16 @@ WHERE book_id LIKE '%37'`)
 	for _, query := range []string{pageQuery, pageQueryBefore} {
 		plans(t, pool, query)
 	}
-	rows, err := pool.Query(ctx, `EXPLAIN `+pageQuery, pageArgs(catalog.Filter{Status: "lost"})...)
-	require.NoError(t, err)
-	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	require.NoError(t, err)
-	require.Contains(t, strings.Join(lines, "\n"), "Index Scan using catalog_books_missing")
+	lost := catalog.Filter{Status: "lost"}
+	plan := pgtest.Plan(t, pool, fmt.Sprintf("%+v", lost), `EXPLAIN `+pageQuery, pageArgs(lost)...)
+	require.Contains(t, plan, "Index Scan using catalog_books_missing")
 }
 
 // plans checks the plans of query, a page's, for every filter but the copies on no shelf.
 func plans(t *testing.T, pool *pgxpool.Pool, query string) {
 	t.Helper()
-	ctx := context.Background()
 	explain := func(f catalog.Filter) string {
-		rows, err := pool.Query(ctx, `EXPLAIN `+query, pageArgs(f)...)
-		require.NoError(t, err)
-		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		require.NoError(t, err)
-		plan := strings.Join(lines, "\n")
-		t.Logf("%+v:\n%s", f, plan)
-		return plan
+		return pgtest.Plan(t, pool, fmt.Sprintf("%+v", f), `EXPLAIN `+query, pageArgs(f)...)
 	}
 	for _, f := range []catalog.Filter{{}, {After: "b010000"}, {Limit: catalog.MaxPageSize}} {
 		plan := explain(f)

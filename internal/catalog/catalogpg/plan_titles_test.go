@@ -2,10 +2,9 @@ package catalogpg
 
 import (
 	"context"
-	"strings"
+	"fmt"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"library/internal/catalog"
@@ -47,13 +46,7 @@ func TestCatalogTitlesPlans(t *testing.T) {
 	require.NoError(t, err)
 
 	explain := func(sql string, f catalog.TitleFilter, probe int) string {
-		rows, err := pool.Query(ctx, `EXPLAIN `+sql, titlesArgs(f, probe)...)
-		require.NoError(t, err)
-		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		require.NoError(t, err)
-		plan := strings.Join(lines, "\n")
-		t.Logf("%+v:\n%s", f, plan)
-		return plan
+		return pgtest.Plan(t, pool, fmt.Sprintf("%+v", f), `EXPLAIN `+sql, titlesArgs(f, probe)...)
 	}
 	parse := func(q, available string) catalog.TitleFilter {
 		f, err := catalog.ParseTitleFilter(q, available, "", "")

@@ -2,11 +2,10 @@ package pgstore
 
 import (
 	"context"
-	"strings"
+	"fmt"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
@@ -124,11 +123,5 @@ func ptr[T any](v T) *T { return &v }
 // explain runs statement with args under EXPLAIN ANALYZE, logs its plan and returns it.
 func explain(t *testing.T, pool *pgxpool.Pool, statement string, args ...any) string {
 	t.Helper()
-	rows, err := pool.Query(context.Background(), `EXPLAIN (ANALYZE, COSTS OFF) `+statement, args...)
-	require.NoError(t, err)
-	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	require.NoError(t, err)
-	plan := strings.Join(lines, "\n")
-	t.Logf("%v:\n%s", args, plan)
-	return plan
+	return pgtest.Plan(t, pool, fmt.Sprint(args...), `EXPLAIN (ANALYZE, COSTS OFF) `+statement, args...)
 }

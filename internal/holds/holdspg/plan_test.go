@@ -2,10 +2,9 @@ package holdspg
 
 import (
 	"context"
-	"strings"
+	"fmt"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"library/internal/holds"
@@ -40,13 +39,7 @@ func TestHoldsPlans(t *testing.T) {
 		if f.Shelf() {
 			query, args = shelfQuery, shelfArgs(f)
 		}
-		rows, err := pool.Query(ctx, `EXPLAIN `+query, args...)
-		require.NoError(t, err)
-		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		require.NoError(t, err)
-		plan := strings.Join(lines, "\n")
-		t.Logf("%+v:\n%s", f, plan)
-		return plan
+		return pgtest.Plan(t, pool, fmt.Sprintf("%+v", f), `EXPLAIN `+query, args...)
 	}
 	for f, index := range map[*holds.Filter]string{
 		{}: "holds_pkey", {After: &holds.Key{BookID: "b010000", Seq: 2}}: "holds_pkey", {Status: holds.Waiting, Limit: holds.MaxPageSize}: "holds_waiting",
