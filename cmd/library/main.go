@@ -28,6 +28,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -174,6 +175,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return app.SIPTerminals(ctx, cfg, logger, cmd.args, stdout)
 	case "import":
 		cmd.imports.Progress = stderr
+		collectLessOften(getenv)
 		return app.ImportMARC(ctx, cfg, logger, cmd.imports, stdout)
 	case "export":
 		return app.ExportMARC(ctx, cfg, logger, stdout)
@@ -190,6 +192,24 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	return a.Run(ctx)
 }
+
+// collectLessOften has an import collect garbage a quarter as often as Go would: its heap may
+// grow to five times what it holds (GOGC=400; about 140 MB in all at the default batch), but
+// no further than importMemoryLimit, after which it collects as often as it must. An import is
+// a batch job whose memory stays flat however large the file, and the default had it spend a
+// quarter of its CPU collecting. GOGC or GOMEMLIMIT, either set, is the operator's choice, kept.
+func collectLessOften(getenv func(string) string) {
+	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetGCPercent(importGCPercent)
+	debug.SetMemoryLimit(importMemoryLimit)
+}
+
+const (
+	importGCPercent   = 400
+	importMemoryLimit = 256 << 20
+)
 
 func newLogger(w io.Writer, cfg config.Config) *slog.Logger {
 	var level slog.Level

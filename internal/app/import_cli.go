@@ -109,7 +109,7 @@ func importer(store *pgstore.Postgres, cfg Config, opts ImportOptions) *catalogi
 		actor.Subject = opts.Actor
 	}
 	return &catalogimport.Importer{Log: store, Titles: titleService, Books: bookService, Actor: actor, DryRun: opts.DryRun,
-		Now: cfg.Tuning.Now}
+		Now: cfg.Tuning.Now, Writes: make(chan struct{}, importWriters)}
 }
 
 // importRun is one import's state: the batch in hand, the report and the summary.

@@ -117,9 +117,13 @@ func (run *importRun) finish() error {
 	return first
 }
 
-// importWorkers is how many batches are imported at once: one written while the next is
-// decided, and the database's two writers busy on a machine of two cores.
-const importWorkers = 2
+// importWorkers is how many batches are imported at once, and importWriters how many of them
+// the database writes at once: two writers keep a machine of two cores busy (a third slows
+// them all down), and the batches decided meanwhile are ready when one is done.
+const (
+	importWorkers = 4
+	importWriters = 2
+)
 
 // batchInFlight is a batch being imported.
 type batchInFlight struct {

@@ -151,6 +151,14 @@ func (f *fitted) warn(w Warning) { f.warnings = append(f.warnings, w) }
 // clean is s as one line of text: control and format characters are spaces, runs of spaces
 // one, none at either end.
 func clean(s string) string {
+	if oneLine(s) {
+		return s
+	}
+	return cleanRunes(s)
+}
+
+// cleanRunes is clean, a rune at a time.
+func cleanRunes(s string) string {
 	s = strings.ToValidUTF8(s, " ")
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) || r == utf8.RuneError {
@@ -159,6 +167,20 @@ func clean(s string) string {
 		return r
 	}, s)
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// oneLine reports whether s is one line of text as clean makes it, in printable ASCII alone:
+// most of a catalogue's text, which clean then leaves as it is without a look at each rune.
+func oneLine(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < ' ' || c >= 0x7f:
+			return false
+		case c == ' ' && (i == 0 || i == len(s)-1 || s[i-1] == ' '):
+			return false
+		}
+	}
+	return true
 }
 
 // detail is what an error of the domain says to the one who asked: its Detail.

@@ -47,6 +47,10 @@ type Importer struct {
 	DryRun bool
 	// Now is the clock a year of publication is checked against. Default time.Now.
 	Now func() time.Time
+	// Writes, when not nil, is shared by the batches imported at once: each holds a place in it
+	// while the log writes it, so that at most cap(Writes) are written at once, and the others
+	// are decided meanwhile (a write is the database's work, a decision this process's).
+	Writes chan struct{}
 }
 
 // Import records a batch of records and says what came of each, in their order. A batch's new
@@ -160,12 +164,25 @@ func (im *Importer) writeFresh(ctx context.Context, k kinds, fits []*fitted, fre
 	if len(parts) == 0 || im.DryRun {
 		return true, nil
 	}
-	err := im.Log.AppendBulk(ctx, parts)
+	err := im.appendBulk(ctx, parts)
 	var conflict *eventstore.ConflictError
 	if errors.As(err, &conflict) {
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// appendBulk writes parts through the log's bulk path once a place in Writes is free.
+func (im *Importer) appendBulk(ctx context.Context, parts []eventstore.StreamAppend) error {
+	if im.Writes != nil {
+		select {
+		case im.Writes <- struct{}{}:
+			defer func() { <-im.Writes }()
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return im.Log.AppendBulk(ctx, parts)
 }
 
 // origin is the origin of a command of the import, under a command id made from what it is.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // Store is the log. Both implementations, Memory here and Postgres (package pgstore), satisfy
@@ -190,7 +192,7 @@ func ValidateAppend(streamID string, expectedVersion int64, events []NewEvent) e
 		if e.Type == "" {
 			return fmt.Errorf("eventstore: event %d for %q has no type", i, streamID)
 		}
-		if !json.Valid(e.Data) {
+		if !jsonv1.Valid(e.Data) {
 			return fmt.Errorf("eventstore: event %d (%s) for %q has invalid JSON data", i, e.Type, streamID)
 		}
 	}

@@ -15,7 +15,7 @@ import (
 // trip, as a kept one would read what came after it; keeping them would only take memory.
 func Type() aggregate.Type[Reservation] {
 	return aggregate.Type[Reservation]{
-		Name:     "reservation",
+		Name:     typeName,
 		New:      func() Reservation { return Reservation{} },
 		Apply:    Apply,
 		Snapshot: &aggregate.SnapshotCodec[Reservation]{Version: 1, Encode: encodeSnapshot, Decode: decodeSnapshot},
@@ -30,7 +30,10 @@ func Type() aggregate.Type[Reservation] {
 func id(k Kind, value string) string { return string(k) + ":" + value }
 
 // StreamID is the id of the stream that holds the reservation of a value of kind k.
-func StreamID(k Kind, value string) string { return Type().StreamID(id(k, value)) }
+func StreamID(k Kind, value string) string { return typeName + "-" + string(k) + ":" + value }
+
+// typeName is the reservations' aggregate type's name, which their streams' ids begin with.
+const typeName = "reservation"
 
 // Service reads reservations and makes owners' parts of appends that take and give up values.
 // It runs no command of its own: a reservation is only ever written in its owner's append.

@@ -47,8 +47,8 @@ func checkSubjects(subjects []string) error {
 
 func checkList(field string, items []string, maxLength int) error {
 	for i, item := range items {
-		if err := validate.Text(fmt.Sprintf("%s[%d]", field, i), item, maxLength); err != nil {
-			return err
+		if validate.Text(field, item, maxLength) != nil { // named by its place only when it is wrong
+			return validate.Text(fmt.Sprintf("%s[%d]", field, i), item, maxLength)
 		}
 		if slices.Contains(items[:i], item) {
 			return errs.E(errs.InvalidRequest, "%s must not name one twice", field)

@@ -93,10 +93,25 @@ func Text(field, s string, maxLength int) error {
 	if !utf8.ValidString(s) || utf8.RuneCountInString(s) > maxLength {
 		return errs.E(errs.InvalidRequest, "%s must be at most %d characters of UTF-8 text", field, maxLength)
 	}
-	if strings.IndexFunc(s, notPlainText) >= 0 {
+	if !plainText(s) {
 		return errs.E(errs.InvalidRequest, "%s must be a single line without control characters", field)
 	}
 	return nil
+}
+
+// plainText reports whether s has no character notPlainText is true for, a byte at a time
+// while s is ASCII (most text), a rune at a time from the first byte that is not.
+func plainText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return strings.IndexFunc(s[i:], notPlainText) < 0
+		}
+		if c < ' ' || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // notPlainText is true for control, format and separator characters, and for U+FFFD, which is

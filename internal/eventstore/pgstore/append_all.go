@@ -36,11 +36,7 @@ func (p *Postgres) AppendAll(ctx context.Context, parts []eventstore.StreamAppen
 	if err := tx.Commit(ctx); err != nil {
 		return nil, translate(ctx, err)
 	}
-	var all []eventstore.NewEvent
-	for _, part := range parts {
-		all = append(all, part.Events...)
-	}
-	p.appendedNow(all)
+	p.typesAppendedNow(partsTypes(parts))
 	return out, nil
 }
 
@@ -48,7 +44,11 @@ func (p *Postgres) AppendAll(ctx context.Context, parts []eventstore.StreamAppen
 // processes by the next notification, which names the types appended since the one before
 // that other processes are told of (TellOnly): none, no notification.
 func (p *Postgres) appendedNow(events []eventstore.NewEvent) {
-	types := uniqueTypes(events)
+	p.typesAppendedNow(uniqueTypes(events))
+}
+
+// typesAppendedNow is appendedNow for the distinct types of the events appended.
+func (p *Postgres) typesAppendedNow(types []string) {
 	p.subscribers.Wake(types...) // readers in this process need no round trip
 	told := p.told.of(types)
 	if len(told) == 0 {
@@ -70,6 +70,17 @@ func uniqueTypes(events []eventstore.NewEvent) []string {
 	var types []string
 	for _, e := range events {
 		types = eventstore.AddType(types, e.Type)
+	}
+	return types
+}
+
+// partsTypes are the distinct types of the parts' events, in the order they first come.
+func partsTypes(parts []eventstore.StreamAppend) []string {
+	var types []string
+	for _, part := range parts {
+		for _, e := range part.Events {
+			types = eventstore.AddType(types, e.Type)
+		}
 	}
 	return types
 }

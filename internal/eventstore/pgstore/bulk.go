@@ -47,11 +47,7 @@ func (p *Postgres) AppendBulk(ctx context.Context, parts []eventstore.StreamAppe
 	if err := tx.Commit(ctx); err != nil {
 		return translate(ctx, err)
 	}
-	var all []eventstore.NewEvent
-	for _, part := range parts {
-		all = append(all, part.Events...)
-	}
-	p.appendedNow(all)
+	p.typesAppendedNow(partsTypes(parts))
 	return nil
 }
 
@@ -77,6 +73,7 @@ type newStreamRows struct {
 	part    int // the part in hand, -1 before the first
 	event   int // the event of that part in hand
 	encoded []byte
+	meta    eventstore.Metadata // what encoded encodes: the events of a part, most often, share it
 	values  [5]any
 }
 
@@ -94,7 +91,9 @@ func (r *newStreamRows) Next() bool {
 func (r *newStreamRows) Values() ([]any, error) {
 	part := r.parts[r.part]
 	e := part.Events[r.event]
-	r.encoded = e.Metadata.AppendJSON(r.encoded[:0])
+	if r.encoded == nil || e.Metadata != r.meta {
+		r.encoded, r.meta = e.Metadata.AppendJSON(r.encoded[:0]), e.Metadata
+	}
 	r.values = [5]any{part.StreamID, int64(r.event + 1), e.Type, e.Data, json.RawMessage(r.encoded)} // encoded before the next row is asked for
 	return r.values[:], nil
 }
