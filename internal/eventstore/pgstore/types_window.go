@@ -73,7 +73,7 @@ func queueWindow(ctx context.Context, batch *pgx.Batch, after eventstore.Checkpo
 			if !slices.Contains(types, e.Type) {
 				continue // the window's end, of another type
 			}
-			if w.events == nil {
+			if cap(w.events) == 0 { // room for the events, made at the first
 				w.events = make([]eventstore.Event, 0, min(limit, maxRoom))
 			}
 			w.events = append(w.events, e)
