@@ -17,8 +17,8 @@ import (
 )
 
 // A catalog far behind the log (its builder's lease held while 30 books, each a title of its
-// own, are added) catches up in bulk: its trigram indexes dropped once it finds itself that far
-// behind, made again, whole, once it has caught up, /status saying bulk until then; a search
+// own, are added) catches up in bulk: its trigram indexes and the titles' B-trees dropped once
+// it finds itself that far behind, made again, whole, once it has caught up, /status saying bulk until then; a search
 // then finds every book and every title, through its index. A catch-up shorter than that (5
 // books more) is written as usual.
 func TestHTTPACatalogFarBehindCatchesUpInBulk(t *testing.T) {
@@ -75,10 +75,11 @@ func search(t *testing.T, a *apitest.API, path string, minPosition int64) []stri
 }
 
 // requireSearchIndexes fails the test unless the build's tables in schema have their trigram
-// indexes, each valid.
+// indexes and the titles' B-trees, each valid.
 func requireSearchIndexes(t *testing.T, env rebuildEnv, schema string) {
 	t.Helper()
-	for _, index := range []string{"catalog_books_search", "catalog_titles_search"} {
+	for _, index := range []string{"catalog_books_search", "catalog_titles_search", "catalog_titles_order",
+		"catalog_titles_available", "catalog_titles_isbn"} {
 		var valid bool
 		err := env.pool.QueryRow(context.Background(), `SELECT i.indisvalid FROM pg_index i
 			WHERE i.indexrelid = to_regclass($1)`, schema+"."+index).Scan(&valid)

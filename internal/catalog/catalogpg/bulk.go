@@ -12,12 +12,13 @@ import (
 )
 
 // A build's catch-up in bulk (processor.BulkWriter): while it is far behind the log, its
-// trigram indexes (catalog_books_search, catalog_titles_search) are dropped, and made again,
-// each whole, once it has caught up. Keeping them up to date is most of what writing a book or
-// a title costs, and making one whole costs a fraction of keeping it up to date over as many
-// rows as it indexes: so the bulk pays once at least as many events wait as the build's tables
-// hold rows (and DefaultBulkFrom, for tables that are small). Meanwhile a search reads the
-// tables without the index: the same rows, found more slowly.
+// trigram indexes (catalog_books_search, catalog_titles_search) and the titles' B-trees are
+// dropped, and made again, each whole, once it has caught up. Keeping them up to date is most
+// of what writing a book or a title costs, and making one whole costs a fraction of keeping it
+// up to date over as many rows as it indexes: so the bulk pays once at least as many events
+// wait as the build's tables hold rows (and DefaultBulkFrom, for tables that are small).
+// Meanwhile a search, and a page of titles, read the tables without the index: the same rows,
+// found more slowly.
 
 // DefaultBulkFrom is the fewest events a build of the catalog catches up in bulk.
 const DefaultBulkFrom = 100_000
@@ -58,8 +59,10 @@ func (b build) StartBulk(ctx context.Context, at processor.Position) error {
 		if !b.titles {
 			return nil
 		}
-		if _, err := tx.Exec(ctx, `DROP INDEX IF EXISTS catalog_titles_search`); err != nil {
-			return fmt.Errorf("dropping the titles' search index: %w", err)
+		for _, name := range []string{"catalog_titles_search", "catalog_titles_order", "catalog_titles_available", "catalog_titles_isbn"} {
+			if _, err := tx.Exec(ctx, `DROP INDEX IF EXISTS `+name); err != nil {
+				return fmt.Errorf("dropping the titles' index %s: %w", name, err)
+			}
 		}
 		return nil
 	})
@@ -71,14 +74,20 @@ const tablesSchemaOnlySQL = `
 SELECT set_config('search_path', quote_ident(n.nspname), true)
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = 'catalog_books'::regclass`
 
-// The trigram indexes, made in the schema of their tables unless they are there.
+// makeBooksSearchSQL makes the books' trigram index in the schema of its table, unless it is
+// there; makeTitlesIndexesSQL the titles' indexes, their trigram index first, on one core:
+// the books' index, the longest to make, is made on another meanwhile.
 const (
-	makeBooksSearchSQL  = `CREATE INDEX IF NOT EXISTS ` + booksSearchIndex
-	makeTitlesSearchSQL = `CREATE INDEX IF NOT EXISTS ` + titlesSearchIndex
+	makeBooksSearchSQL   = `CREATE INDEX IF NOT EXISTS ` + booksSearchIndex
+	makeTitlesIndexesSQL = `SET LOCAL max_parallel_maintenance_workers = 0;
+CREATE INDEX IF NOT EXISTS ` + titlesSearchIndex + `;
+CREATE INDEX IF NOT EXISTS ` + titlesOrderIndex + `;
+CREATE INDEX IF NOT EXISTS ` + titlesAvailableIndex + `;
+CREATE INDEX IF NOT EXISTS ` + titlesISBNIndex
 )
 
-// EndBulk implements processor.BulkWriter: it makes each trigram index the build lacks, the
-// books' and the titles' side by side, each in a transaction of its own.
+// EndBulk implements processor.BulkWriter: it makes each index the build lacks, the books' and
+// the titles' side by side, each table's in a transaction of its own.
 func (b build) EndBulk(ctx context.Context, at processor.Position) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
@@ -92,8 +101,8 @@ func (b build) EndBulk(ctx context.Context, at processor.Position) error {
 	if b.titles {
 		g.Go(func() error {
 			return b.writes.AtCheckpoint(ctx, at, func(tx pgx.Tx) error {
-				if _, err := tx.Exec(ctx, makeTitlesSearchSQL); err != nil {
-					return fmt.Errorf("making the titles' search index: %w", err)
+				if _, err := tx.Exec(ctx, makeTitlesIndexesSQL); err != nil {
+					return fmt.Errorf("making the titles' indexes: %w", err)
 				}
 				return nil
 			})

@@ -88,8 +88,16 @@ CREATE TABLE catalog_titles (
     holds            jsonb    NOT NULL
 );
 
-CREATE INDEX catalog_titles_order ON catalog_titles (sort_title, title_id);
-CREATE INDEX catalog_titles_available ON catalog_titles (sort_title, title_id) WHERE copies_available > 0;
-CREATE INDEX catalog_titles_isbn ON catalog_titles (isbn) WHERE isbn IS NOT NULL;
+CREATE INDEX ` + titlesOrderIndex + `;
+CREATE INDEX ` + titlesAvailableIndex + `;
+CREATE INDEX ` + titlesISBNIndex + `;
 CREATE INDEX ` + titlesSearchIndex + `;
 `
+
+// The B-tree indexes of catalog_titles, as CREATE INDEX has them after its keywords: a
+// catch-up in bulk drops them too, and makes them again once it has caught up.
+const (
+	titlesOrderIndex     = `catalog_titles_order ON catalog_titles (sort_title, title_id)`
+	titlesAvailableIndex = `catalog_titles_available ON catalog_titles (sort_title, title_id) WHERE copies_available > 0`
+	titlesISBNIndex      = `catalog_titles_isbn ON catalog_titles (isbn) WHERE isbn IS NOT NULL`
+)
