@@ -56,15 +56,17 @@ type Saga struct {
 
 // Processor is the saga as a processor to run.
 func (s Saga) Processor() processor.Processor {
-	return processor.Processor{Name: Name, Kind: processor.KindSaga, Handler: s, Types: []string{books.BookAdded{}.EventType()}}
+	return processor.Processor{Name: Name, Kind: processor.KindSaga, Handler: s, Types: []string{books.BookAdded{}.EventType()},
+		SchemaBelow: books.AddedSinceTitles}
 }
 
 // actor is who the log says recorded what the saga did.
 var actor = eventstore.Actor{Subject: Name, Role: "system"}
 
 // Selects implements processor.Selector: the saga has nothing to do with a book added since
-// titles, which its title recorded in the same append, so that the copies of an import cost
-// it their reading and nothing more.
+// titles, which its title recorded in the same append. The log passes those over before the
+// saga reads them (Processor.SchemaBelow), so that the copies of an import cost it a look at
+// their metadata in the database; a log that can't is read whole, and they are passed over here.
 func (Saga) Selects(e eventstore.Event) bool { return books.AddedBeforeTitles(e) }
 
 // Handle implements processor.Handler.

@@ -33,5 +33,9 @@ func BookID(e eventstore.Event) (string, bool) {
 // make (TitleIDOf, by its upcaster), and no title records it as a copy until the adoption saga
 // does. A BookAdded written since was recorded on its title in its own append.
 func AddedBeforeTitles(e eventstore.Event) bool {
-	return e.Type == (BookAdded{}).EventType() && e.Metadata.Schema < 2 && bookType.Owns(e)
+	return e.Type == (BookAdded{}).EventType() && eventstore.Older(e, AddedSinceTitles) && bookType.Owns(e)
 }
+
+// AddedSinceTitles is the schema version of BookAdded from which a book is a copy of a title,
+// recorded on it in the same append: the versions below are those AddedBeforeTitles reports.
+const AddedSinceTitles = 2

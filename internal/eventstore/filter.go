@@ -2,6 +2,7 @@ package eventstore
 
 import (
 	"context"
+	"errors"
 	"slices"
 )
 
@@ -31,6 +32,22 @@ type TypeReader interface {
 type DataReader interface {
 	ReadData(ctx context.Context, after Checkpoint, limit int, types []string) (Page, error)
 }
+
+// An OlderReader reads, of some types, only the events written at a schema version below a
+// bound: what a reader that upgrades the log's older events reads (package adoption), the
+// newer passed over in the store, rather than read and decoded to be passed over. Its Page is
+// ReadTypes' without the newer events: Through moves past them as past other types'. It reads
+// some types, at least one (ErrNoTypes otherwise).
+type OlderReader interface {
+	ReadOlder(ctx context.Context, after Checkpoint, limit int, types []string, below int) (Page, error)
+}
+
+// ErrNoTypes is what an OlderReader returns for a read that names no type.
+var ErrNoTypes = errors.New("eventstore: a read of older events names at least one type")
+
+// Older reports whether e was written at a schema version below below (version 1 for an
+// event that records none).
+func Older(e Event, below int) bool { return max(e.Metadata.Schema, 1) < below }
 
 // DataOnly is e with its Metadata's schema version alone: what DataReader reads.
 func DataOnly(e Event) Event {

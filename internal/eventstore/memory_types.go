@@ -9,6 +9,19 @@ import (
 // ReadTypes implements Store: it passes over the events of other types, and Through is the
 // last event it passed (every event there is, when fewer than limit were found).
 func (m *Memory) ReadTypes(ctx context.Context, after Checkpoint, limit int, types []string) (Page, error) {
+	return m.readWhere(ctx, after, limit, func(e Event) bool { return Reads(types, e.Type) })
+}
+
+// ReadOlder implements OlderReader: ReadTypes of the events below schema version below.
+func (m *Memory) ReadOlder(ctx context.Context, after Checkpoint, limit int, types []string, below int) (Page, error) {
+	if len(types) == 0 {
+		return Page{}, ErrNoTypes
+	}
+	return m.readWhere(ctx, after, limit, func(e Event) bool { return Reads(types, e.Type) && Older(e, below) })
+}
+
+// readWhere reads at most limit events that reads takes after after, and passes over the rest.
+func (m *Memory) readWhere(ctx context.Context, after Checkpoint, limit int, reads func(Event) bool) (Page, error) {
 	if err := ctx.Err(); err != nil {
 		return Page{}, err
 	}
@@ -21,7 +34,7 @@ func (m *Memory) ReadTypes(ctx context.Context, after Checkpoint, limit int, typ
 			break
 		}
 		page.Through = e.Checkpoint()
-		if Reads(types, e.Type) {
+		if reads(e) {
 			page.Events = append(page.Events, clone(e))
 		}
 	}

@@ -45,6 +45,11 @@ type Processor struct {
 	// version: its reads leave the rest out where the log can (eventstore.DataReader), which
 	// then need not extract it, nor send it, for every event a build reads.
 	DataOnly bool
+	// SchemaBelow, above 0, is for a Handler that has something to do with the events of its
+	// Types written at a schema version below it alone (an upgrade of the log's older events,
+	// as package adoption's): it reads those alone where the log can pass over the newer
+	// (eventstore.OlderReader), which it then neither reads nor decodes. It needs Types.
+	SchemaBelow int
 }
 
 // FiresTimers reports whether the processor's Handler fires timers: only then may it schedule

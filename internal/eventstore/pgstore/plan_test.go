@@ -56,6 +56,22 @@ func TestReadTypesScansEachTypesOwnRange(t *testing.T) {
 	}
 }
 
+// A read of older events scans events_type_order for each type, and passes over the newer
+// there: none is read whole, nor joined with the log as a whole. (Every event of planLog is of
+// schema version 1: a read below 1 finds none, below 2 all of them.)
+func TestReadOlderScansEachTypesOwnRange(t *testing.T) {
+	t.Parallel()
+	pool, txID := planLogOf(t)
+	for below, returned := range map[int]string{1: "rows=0 loops=1", 2: "rows=1 loops=100"} {
+		plan := explain(t, pool, readOlderSQL, txID, 30000, []string{"TitleAdded", "CopyAdded", "BookLent"}, 100, below)
+		require.Regexp(t, `Index Scan using events_type_order`, plan)
+		require.NotContains(t, plan, "events_global_order")
+		require.NotContains(t, plan, "Seq Scan")
+		require.NotContains(t, plan, "Hash", "never a join over the whole log")
+		require.Contains(t, plan, returned, "below %d: the events returned alone are read whole by position", below)
+	}
+}
+
 // checkByTypePlan checks the plan of statement, readTypesSQL or its read of data.
 func checkByTypePlan(t *testing.T, pool *pgxpool.Pool, statement string, txID uint64) {
 	plan := explain(t, pool, statement, txID, 30000, []string{"TitleAdded", "CopyAdded", "BookLent", "HoldExpired", "TrapExpired"}, 100)

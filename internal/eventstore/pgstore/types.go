@@ -48,21 +48,48 @@ CROSS JOIN LATERAL (SELECT ` + dataColumns + ` FROM events WHERE events.position
 ORDER BY keys.transaction_id, keys.position`
 
 // readKeys are the keys of readTypesSQL's events: the merge of the scans by type.
-const readKeys = `
+const readKeys = readKeysHead + readKeysTail
+
+const (
+	readKeysHead = `
 SELECT e.* FROM (
 	SELECT k.transaction_id, k.position FROM unnest($3::text[]) AS t(type)
 	CROSS JOIN LATERAL (SELECT transaction_id, position FROM events
 		WHERE (type, transaction_id, position) > (t.type, $1::xid8, $2) AND type <= t.type
-		  AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+		  AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())`
+	readKeysTail = `
 		ORDER BY type, transaction_id, position
 		LIMIT $4) AS k
 	ORDER BY k.transaction_id, k.position
 	LIMIT $4) AS keys`
+)
+
+// readOlderSQL is readTypesSQL of the events written at a schema version below $5 alone: each
+// type's scan looks at every event's metadata, in the table (no index-only scan), and passes
+// over the newer there, so that none is read whole, nor sent.
+const readOlderSQL = readKeysHead + `
+		  AND coalesce((metadata->>'schema')::int, 1) < $5` + readKeysTail + `
+CROSS JOIN LATERAL (` + selectEvent + ` WHERE events.position = keys.position LIMIT 1) AS e
+ORDER BY keys.transaction_id, keys.position`
 
 // ReadTypes implements eventstore.Store: a read with a limit looks at a window of the log
 // first (types_window.go), and reads on by type after it when the window ended too soon.
 func (p *Postgres) ReadTypes(ctx context.Context, after eventstore.Checkpoint, limit int, types []string) (eventstore.Page, error) {
 	return p.readTypes(ctx, after, limit, types, false)
+}
+
+// ReadOlder implements eventstore.OlderReader: the scans by type of ReadTypes, with no window
+// first (whose rows would be read whole), each passing over the events of schema version below
+// or above.
+func (p *Postgres) ReadOlder(ctx context.Context, after eventstore.Checkpoint, limit int, types []string, below int) (eventstore.Page, error) {
+	if len(types) == 0 {
+		return eventstore.Page{}, eventstore.ErrNoTypes
+	}
+	var atMost *int
+	if limit > 0 {
+		atMost = &limit
+	}
+	return p.readTypesOnce(ctx, after, atMost, types, readOf{below: below}, nil)
 }
 
 // ReadData implements eventstore.DataReader: ReadTypes, reading each event's data and schema
@@ -87,15 +114,15 @@ func (p *Postgres) readTypes(ctx context.Context, after eventstore.Checkpoint, l
 		return page, err
 	}
 	if limit <= 0 {
-		return p.readTypesOnce(ctx, after, nil, types, data, nil)
+		return p.readTypesOnce(ctx, after, nil, types, readOf{data: data}, nil)
 	}
 	w := &window{events: []eventstore.Event{}}
-	page, err := p.readTypesOnce(ctx, after, &limit, types, data, w)
+	page, err := p.readTypesOnce(ctx, after, &limit, types, readOf{data: data}, w)
 	if err != nil || w.end == nil {
 		return page, err
 	}
 	rest := limit - len(page.Events)
-	more, err := p.readTypesOnce(ctx, *w.end, &rest, types, data, nil)
+	more, err := p.readTypesOnce(ctx, *w.end, &rest, types, readOf{data: data}, nil)
 	if err != nil {
 		return eventstore.Page{}, err
 	}
@@ -103,11 +130,17 @@ func (p *Postgres) readTypes(ctx context.Context, after eventstore.Checkpoint, l
 	return more, nil
 }
 
+// readOf is what a read of types reads of the events it returns: their data alone (data), or
+// those below a schema version alone (below, above 0; never with data).
+type readOf struct {
+	data  bool
+	below int
+}
+
 // readTypesOnce reads, in one round trip, how far the log may be read (throughSQL), then at
-// most atMost (nil: all) events of types after after, of their data alone when data is set:
-// those of the window w, when given (windowSQL), or else through the scans by type
-// (readTypesSQL).
-func (p *Postgres) readTypesOnce(ctx context.Context, after eventstore.Checkpoint, atMost *int, types []string, data bool, w *window) (eventstore.Page, error) {
+// most atMost (nil: all) events of types after after, as of says: those of the window w, when
+// given (windowSQL), or else through the scans by type (readTypesSQL).
+func (p *Postgres) readTypesOnce(ctx context.Context, after eventstore.Checkpoint, atMost *int, types []string, of readOf, w *window) (eventstore.Page, error) {
 	batch := &pgx.Batch{}
 	var through eventstore.Checkpoint
 	var found bool
@@ -121,18 +154,21 @@ func (p *Postgres) readTypesOnce(ctx context.Context, after eventstore.Checkpoin
 	})
 	var events []eventstore.Event
 	if w != nil {
-		queueWindow(ctx, batch, after, *atMost, types, data, w)
+		queueWindow(ctx, batch, after, *atMost, types, of.data, w)
 	} else {
 		args := []any{after.TransactionID, after.Position, types, atMost}
 		var read *pgx.QueuedQuery
-		if data {
+		switch {
+		case of.below > 0:
+			read = batch.Queue(readOlderSQL, append(args, of.below)...)
+		case of.data:
 			read = batch.Queue(readTypesDataSQL, args...)
-		} else {
+		default:
 			read = batch.Queue(readTypesSQL, args...)
 		}
 		read.Query(func(rows pgx.Rows) error {
 			var err error
-			events, err = collect(ctx, rows, room(atMost), newDataScanner(data))
+			events, err = collect(ctx, rows, room(atMost), newDataScanner(of.data))
 			return err
 		})
 	}

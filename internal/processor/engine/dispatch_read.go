@@ -1,6 +1,11 @@
 package engine
 
-import "time"
+import (
+	"context"
+	"time"
+
+	"library/internal/eventstore"
+)
 
 // A handler processor's reads of the log: into its window, BatchSize at a time, or
 // CatchUpBatchSize while it is behind.
@@ -24,7 +29,7 @@ func (d *dispatcher) read() (bool, error) {
 	}
 	limit := min(d.readSize(), room)
 	ctx, cancel := d.bounded()
-	page, err := d.store.ReadTypes(ctx, d.readFrom, limit, d.proc.Types)
+	page, err := d.readTypes(ctx, limit)
 	cancel()
 	if err != nil {
 		return false, err
@@ -61,4 +66,13 @@ func (d *dispatcher) read() (bool, error) {
 		d.soon = time.Now().Add(wait)
 	}
 	return len(events) > 0, nil
+}
+
+// readTypes reads at most limit events of the processor's types after readFrom: those below
+// its SchemaBelow alone, where the log can pass over the rest.
+func (d *dispatcher) readTypes(ctx context.Context, limit int) (eventstore.Page, error) {
+	if reader, ok := d.store.(eventstore.OlderReader); ok && d.proc.SchemaBelow > 0 && len(d.proc.Types) > 0 {
+		return reader.ReadOlder(ctx, d.readFrom, limit, d.proc.Types, d.proc.SchemaBelow)
+	}
+	return d.store.ReadTypes(ctx, d.readFrom, limit, d.proc.Types)
 }

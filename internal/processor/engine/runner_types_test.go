@@ -158,3 +158,29 @@ func TestAViewThatReadsDataOnlyIsGivenTheSchemaAloneOfTheMetadata(t *testing.T) 
 	m, _ = applied(whole)
 	require.Equal(t, meta, m)
 }
+
+// A saga that has something to do with older events alone (Processor.SchemaBelow) is given the
+// events of its types written at a schema version below it, no newer one, and its checkpoint
+// moves past the newer as past other types'.
+func TestASagaOfOlderEventsIsGivenThoseAlone(t *testing.T) {
+	t.Parallel()
+	env := newMemoryEnv()
+	h := drivertest.NewRecorder(nil)
+	p := saga("adopt", h)
+	p.Types, p.SchemaBelow = []string{"BookAdded"}, 2
+	startGroup(t, env.config(), p)
+	var older []int64
+	var last eventstore.Event
+	for i, schema := range []int{0, 2, 1, 3, 2, 0, 2} {
+		got, err := env.store.Append(context.Background(), fmt.Sprint("book-", i), 0,
+			[]eventstore.NewEvent{{Type: "BookAdded", Data: []byte(`{}`), Metadata: eventstore.Metadata{Schema: schema}}})
+		require.NoError(t, err)
+		if last = got[0]; schema < 2 {
+			older = append(older, last.Position)
+		}
+	}
+	drivertest.Eventually(t, 5*time.Second, func() bool {
+		return drivertest.LoadPosition(t, env.cps, "adopt").Checkpoint == last.Checkpoint()
+	}, "the saga reads to the last event, a newer one")
+	require.Equal(t, older, h.Positions(), "the older events alone, in order")
+}
