@@ -19,7 +19,9 @@
 // it asked for) reads larger batches (Options.CatchUpBatchSize) until it has caught up, and applies
 // each in one transaction: after an import, or from the log's beginning, it catches up in fewer,
 // larger writes; its model may write a batch's changes set by set (Rounds). Behind, it reads its
-// next batch while it applies one, so that the database reads and writes for it at once. A view far
+// next batch while it applies one, so that the database reads and writes for it at once; a model
+// that prepares its batches (a Preparer: the catalog decodes its events) prepares the next one
+// there too, beside the transaction of the one before it. A view far
 // behind (a BulkWriter, at least BulkFrom events of its types after its checkpoint) is told to
 // write in bulk, and told to end it once caught up: the catalog drops its search indexes meanwhile
 // and makes them again, whole; /status says bulk until then. An outbox or a saga behind reads
@@ -47,7 +49,9 @@
 // that has nothing to do with most of the events of its types, and can tell which from the event
 // alone (a Selector: the adoption saga and the books added since titles), has the others passed
 // over as handled: no worker, deadline or span is spent on them, and its checkpoint moves past
-// them as past events it handled.
+// them as past events it handled. One that has something to do with the events written at an
+// older schema version alone (Processor.SchemaBelow: the adoption saga) has the log pass over
+// the newer where it can (eventstore.OlderReader), so that they are not read at all.
 //
 // # Leases
 //

@@ -80,6 +80,21 @@ type ViewModel interface {
 	Apply(ctx context.Context, from, to Position, events []eventstore.Event) error
 }
 
+// A Preparer is a ViewModel that does what of Apply needs no transaction (decoding the events,
+// most often) apart, in Prepare: the engine prepares a batch as soon as it is read, and a batch
+// read ahead beside the transaction of the batch before it, so that a build far behind the log
+// decodes one batch while the database writes another. What Prepare makes is applied in place
+// of Apply(ctx, from, to, events), and as it would be: its error is Apply's.
+type Preparer interface {
+	ViewModel
+	Prepare(events []eventstore.Event) (Prepared, error)
+}
+
+// Prepared is a batch of events a Preparer prepared, to apply as ViewModel.Apply applies them.
+type Prepared interface {
+	Apply(ctx context.Context, from, to Position) error
+}
+
 // Handler handles the events of an outbox or a saga, one event per call. It ignores (returns
 // nil for) events it has nothing to do with.
 //

@@ -86,21 +86,45 @@ type build struct {
 // Apply implements processor.ViewModel: one transaction writes the batch's changes and moves
 // the checkpoint, or, when the checkpoint has moved meanwhile, writes nothing.
 func (b build) Apply(ctx context.Context, from, to processor.Position, events []eventstore.Event) error {
-	changes, err := catalog.Changes(events)
+	p, err := b.Prepare(events)
 	if err != nil {
 		return err
 	}
-	var titleChanges []catalog.TitleChange
+	return p.Apply(ctx, from, to)
+}
+
+var _ processor.Preparer = build{}
+
+// Prepare implements processor.Preparer: it decodes the batch's events, and splits its books'
+// changes into rounds, before the transaction that writes them.
+func (b build) Prepare(events []eventstore.Event) (processor.Prepared, error) {
+	changes, err := catalog.Changes(events)
+	if err != nil {
+		return nil, err
+	}
+	p := prepared{b: b, rounds: processor.Rounds(changes, func(c catalog.Change) (string, bool) { return c.BookID, true })}
 	if b.titles {
-		if titleChanges, err = catalog.TitleChanges(events); err != nil {
-			return err
+		if p.titleChanges, err = catalog.TitleChanges(events); err != nil {
+			return nil, err
 		}
 	}
-	return b.writes.ApplyRead(ctx, from, to, func(tx pgx.Tx, batch *pgx.Batch) error {
-		for _, round := range processor.Rounds(changes, func(c catalog.Change) (string, bool) { return c.BookID, true }) {
-			queueCatalogRound(batch, round, b.missing)
+	return p, nil
+}
+
+// prepared is a batch of the build's, decoded.
+type prepared struct {
+	b            build
+	rounds       [][]catalog.Change
+	titleChanges []catalog.TitleChange
+}
+
+// Apply implements processor.Prepared: the build's Apply, of the batch Prepare decoded.
+func (p prepared) Apply(ctx context.Context, from, to processor.Position) error {
+	return p.b.writes.ApplyRead(ctx, from, to, func(tx pgx.Tx, batch *pgx.Batch) error {
+		for _, round := range p.rounds {
+			queueCatalogRound(batch, round, p.b.missing)
 		}
-		return queueTitleChanges(ctx, tx, batch, titleChanges)
+		return queueTitleChanges(ctx, tx, batch, p.titleChanges)
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"library/internal/eventstore"
+	"library/internal/processor"
 )
 
 // readAhead is a read of a view's next batch, started while the batch before it is applied:
@@ -17,10 +18,12 @@ type readAhead struct {
 	cancel context.CancelFunc
 }
 
-// pageRead is what a read of the log returned.
+// pageRead is what a read of the log returned, and, for a view that prepares its batches
+// (processor.Preparer), what it made of the page's events.
 type pageRead struct {
-	page eventstore.Page
-	err  error
+	page     eventstore.Page
+	prepared processor.Prepared
+	err      error
 }
 
 // stop lets the read go, if there is one.
@@ -30,30 +33,38 @@ func (r *readAhead) stop() {
 	}
 }
 
-// startReadAhead starts reading size events after from, bounded as a step is.
-func (h *holding) startReadAhead(from eventstore.Checkpoint, size int) *readAhead {
+// startReadAhead starts reading size events after from for model, bounded as a step is, and
+// preparing them.
+func (h *holding) startReadAhead(model processor.ViewModel, from eventstore.Checkpoint, size int) *readAhead {
 	ctx, cancel := h.bounded()
 	r := &readAhead{from: from, size: size, done: make(chan pageRead, 1), cancel: cancel}
-	go func() {
-		page, err := h.readTypes(ctx, from, size)
-		r.done <- pageRead{page: page, err: err}
-	}()
+	go func() { r.done <- h.readPrepared(ctx, model, from, size) }()
 	return r
 }
 
-// readPage reads size events after from: the read already started, when it is that one, or a
-// read made now.
-func (h *holding) readPage(ahead *readAhead, from eventstore.Checkpoint, size int) (eventstore.Page, error) {
+// readPage reads size events after from for model, and prepares them: the read already
+// started, when it is that one, or a read made now.
+func (h *holding) readPage(model processor.ViewModel, ahead *readAhead, from eventstore.Checkpoint, size int) pageRead {
 	if ahead != nil {
 		defer ahead.cancel()
 		if ahead.from == from && ahead.size == size {
-			r := <-ahead.done
-			return r.page, r.err
+			return <-ahead.done
 		}
 	}
 	ctx, cancel := h.bounded()
 	defer cancel()
-	return h.readTypes(ctx, from, size)
+	return h.readPrepared(ctx, model, from, size)
+}
+
+// readPrepared reads size events after from, and has model prepare them when it prepares its
+// batches.
+func (h *holding) readPrepared(ctx context.Context, model processor.ViewModel, from eventstore.Checkpoint, size int) pageRead {
+	page, err := h.readTypes(ctx, from, size)
+	r := pageRead{page: page, err: err}
+	if p, ok := model.(processor.Preparer); ok && err == nil {
+		r.prepared, r.err = p.Prepare(page.Events)
+	}
+	return r
 }
 
 // readTypes reads size events of the view's types after from: their data alone, when the view

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -104,8 +105,9 @@ type viewReader struct {
 // applyNext reads and applies one batch of the log. It reports whether the reads moved on and
 // how many events it applied.
 func (h *holding) applyNext(v *viewReader) (moved bool, read int, err error) {
-	page, err := h.readPage(v.ahead, v.through, v.size)
+	got := h.readPage(v.model, v.ahead, v.through, v.size)
 	v.ahead = nil
+	page, err := got.page, got.err
 	if err != nil {
 		return false, 0, err
 	}
@@ -113,7 +115,7 @@ func (h *holding) applyNext(v *viewReader) (moved bool, read int, err error) {
 	v.through = page.Through
 	if len(page.Events) == v.size {
 		// More may be waiting, read in larger batches (see viewModel): read on meanwhile.
-		v.ahead = h.startReadAhead(v.through, h.opts.CatchUpBatchSize)
+		v.ahead = h.startReadAhead(v.model, v.through, h.opts.CatchUpBatchSize)
 	}
 	ctx, cancel := h.bounded()
 	defer cancel()
@@ -129,7 +131,7 @@ func (h *holding) applyNext(v *viewReader) (moved bool, read int, err error) {
 		return false, 0, errLeaseLost
 	}
 	to := processor.Position{Generation: v.pos.Generation, Checkpoint: v.through}
-	if err := v.model.Apply(ctx, v.pos, to, page.Events); err != nil {
+	if err := apply(ctx, v.model, got, v.pos, to); err != nil {
 		return false, 0, err
 	}
 	v.pos, h.passedSavedAt = to, time.Now()
@@ -171,4 +173,13 @@ func (h *holding) waitForAppends(through eventstore.Checkpoint, read int) {
 	if read > 1 {
 		sleep(h.shutdown, h.leased, h.opts.ReadInterval-time.Since(caughtUp))
 	}
+}
+
+// apply applies what read found to model, moving its checkpoint from from to to: as prepared,
+// when it was.
+func apply(ctx context.Context, model processor.ViewModel, read pageRead, from, to processor.Position) error {
+	if read.prepared != nil {
+		return read.prepared.Apply(ctx, from, to)
+	}
+	return model.Apply(ctx, from, to, read.page.Events)
 }
