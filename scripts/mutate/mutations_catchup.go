@@ -2,7 +2,9 @@ package main
 
 // catchUpMutations break what a view catching up with the log promises: a read of types that
 // skips nothing, through its window or after it, a bulk that ends, a read of data that keeps
-// the schema version, and a saga that passes over what its handler does not select, saved.
+// the schema version, and a saga that passes over what its handler does not select, saved; a
+// saga of older events given those alone, and a view that prepares its batches applying them
+// as prepared.
 var catchUpMutations = []mutation{
 	{
 		name:    "a read of types looks at its window past the read horizon, so a late commit is skipped",
@@ -59,5 +61,33 @@ var catchUpMutations = []mutation{
 		find:    "ok && h.proc.DataOnly {",
 		replace: "ok && false {",
 		pkg:     "./internal/processor/engine/",
+	},
+	{
+		name:    "a read of older events reads the newer too",
+		file:    "internal/eventstore/pgstore/types.go",
+		find:    "AND coalesce((metadata->>'schema')::int, 1) < $5",
+		replace: "AND coalesce((metadata->>'schema')::int, 1) < $5 + 100",
+		pkg:     "./internal/eventstore/pgstore/",
+	},
+	{
+		name:    "a saga of older events is given every event of its types",
+		file:    "internal/processor/engine/dispatch_read.go",
+		find:    "ok && d.proc.SchemaBelow > 0 && len(d.proc.Types) > 0 {",
+		replace: "ok && false {",
+		pkg:     "./internal/processor/engine/",
+	},
+	{
+		name:    "a view that prepares its batches has them applied through Apply, unprepared",
+		file:    "internal/processor/engine/runner_view.go",
+		find:    "if read.prepared != nil {",
+		replace: "if false {",
+		pkg:     "./internal/processor/engine/",
+	},
+	{
+		name:    "a catch-up in bulk leaves the titles' B-trees dropped",
+		file:    "internal/catalog/catalogpg/bulk.go",
+		find:    "CREATE INDEX IF NOT EXISTS ` + titlesOrderIndex + `;",
+		replace: "SELECT 1;",
+		pkg:     "./internal/catalog/",
 	},
 }

@@ -292,8 +292,8 @@ var featureMutations = []mutation{
 	{
 		name:    "a processor reads events of types it does not handle",
 		file:    "internal/processor/engine/dispatch_read.go",
-		find:    "page, err := d.store.ReadTypes(ctx, d.readFrom, limit, d.proc.Types)",
-		replace: "page, err := d.store.ReadTypes(ctx, d.readFrom, limit, nil)",
+		find:    "return d.store.ReadTypes(ctx, d.readFrom, limit, d.proc.Types)",
+		replace: "return d.store.ReadTypes(ctx, d.readFrom, limit, nil)",
 		pkg:     "./internal/processor/engine/",
 	},
 	{

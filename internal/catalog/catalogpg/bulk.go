@@ -59,14 +59,16 @@ func (b build) StartBulk(ctx context.Context, at processor.Position) error {
 		if !b.titles {
 			return nil
 		}
-		for _, name := range []string{"catalog_titles_search", "catalog_titles_order", "catalog_titles_available", "catalog_titles_isbn"} {
-			if _, err := tx.Exec(ctx, `DROP INDEX IF EXISTS `+name); err != nil {
-				return fmt.Errorf("dropping the titles' index %s: %w", name, err)
-			}
+		if _, err := tx.Exec(ctx, dropTitlesIndexesSQL); err != nil {
+			return fmt.Errorf("dropping the titles' indexes: %w", err)
 		}
 		return nil
 	})
 }
+
+// dropTitlesIndexesSQL drops the titles' indexes, all but the primary key.
+const dropTitlesIndexesSQL = `DROP INDEX IF EXISTS catalog_titles_search, catalog_titles_order, catalog_titles_available,
+	catalog_titles_isbn`
 
 // tablesSchemaOnlySQL makes the schema of the build's catalog_books the whole search path, for
 // the rest of the transaction.
