@@ -28,9 +28,9 @@ import (
 // copy a book stream (BookAdded) and its barcode's reservation stream: 2 + 3 × copies events.
 // Then a service process (`serve`) starts on the database and its views and sagas read what the
 // import wrote, until /status shows each caught up, or ImportCatchUpLimit has passed. Then,
-// beside it, PostgreSQL's own pace: one COPY of as many rows into a bare table of the events
+// beside it, PostgreSQL's own pace: a COPY of as many rows into a bare table of the events
 // table's columns (stream_id, version, type, data, metadata) with no index, no constraint and
-// no default, the rows being the import's first ImportTemplateRows events over and over (each
+// no default, BareCopies times, its median kept, the rows being the import's first ImportTemplateRows events over and over (each
 // time under stream ids of their own), so that they are the size and shape of the import's;
 // and the same COPY into an empty table shaped like the log (its defaults and indexes), which
 // says how much of the bare pace the log's own rows allow any writer.
@@ -98,8 +98,8 @@ func Import(ctx context.Context, bin, databaseURL, dir string, records int, env 
 	if err := bareCopy(ctx, conn, from, &res); err != nil {
 		return res, err
 	}
-	environment.Logf("import: the bare COPY of %s rows in %s: %.0f rows/s; the import at %.2f × its pace",
-		figures.Thousands(int(res.CopyRows)), figures.FormatSeconds(res.CopyWall), res.CopyPerSecond(), res.Ratio())
+	environment.Logf("import: the bare COPY of %s rows in %s (the median of %d): %.0f rows/s; the import at %.2f × its pace",
+		figures.Thousands(int(res.CopyRows)), figures.FormatSeconds(res.CopyWall), len(res.CopyWalls), res.CopyPerSecond(), res.Ratio())
 	environment.Logf("import: the COPY into a table shaped like the log in %s: %.0f rows/s, %.2f × the bare COPY's pace",
 		figures.FormatSeconds(res.ShapedWall), res.ShapedPerSecond(), res.ShapedRatio())
 	res.Env.LoadAfter = environment.LoadAverage()

@@ -41,7 +41,10 @@ type ImportResult struct {
 	SlowestStatus time.Duration
 
 	CopyRows int64
-	CopyWall time.Duration // the bare COPY, one statement, its commit included
+	// CopyWall is the median of CopyWalls, the bare COPYs' times (BareCopies of them, one
+	// statement each, its commit included).
+	CopyWall  time.Duration
+	CopyWalls []time.Duration
 	// ShapedRows and ShapedWall are the same COPY into an empty table shaped like the log
 	// (LIKE events INCLUDING ALL): PostgreSQL's own pace for the log's rows.
 	ShapedRows int64
