@@ -50,7 +50,11 @@
 // every reader), never less. CountAfter with types counts those only, for a lag that is the
 // reader's own. A DataReader (both stores are) reads the same events with their data, their
 // place and their schema version alone, none of the command's metadata: all a view model folds
-// rows from, and a third less for PostgreSQL to take apart for every event it reads.
+// rows from, and a third less for PostgreSQL to take apart for every event it reads. An
+// OlderReader (both stores are) reads, of some types, the events written at a schema version
+// below a bound alone, and passes over the newer as over other types': Through, as
+// ReadTypes'. PostgreSQL looks at each event's schema version in its scan of the type's range,
+// and reads whole, and sends, only those it returns.
 //
 // # Snapshots
 //
