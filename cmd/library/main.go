@@ -194,7 +194,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 }
 
 // collectLessOften has an import collect garbage a quarter as often as Go would: its heap may
-// grow to five times what it holds (GOGC=400; about 140 MB in all at the default batch), but
+// grow to five times what it holds (GOGC=400; about 150 MB in all at the default batch), but
 // no further than importMemoryLimit, after which it collects as often as it must. An import is
 // a batch job whose memory stays flat however large the file, and the default had it spend a
 // quarter of its CPU collecting. GOGC or GOMEMLIMIT, either set, is the operator's choice, kept.
