@@ -4,21 +4,21 @@ import (
 	"context"
 	"fmt"
 
-	"library/bench/internal/apart"
+	"library/bench/internal/apart/holdcell"
 	"library/bench/internal/environment"
 	"library/bench/internal/figures"
 	"library/bench/internal/report"
 )
 
 // measureHolds runs the title holds measurement on a database of its own.
-func (b *bench) measureHolds(ctx context.Context, env environment.Machine) (apart.HoldsResult, error) {
+func (b *bench) measureHolds(ctx context.Context, env environment.Machine) (holdcell.HoldsResult, error) {
 	environment.Logf("holds: a title with %s holds waiting and %d copies, returns at concurrency %d, on a database of its own",
-		figures.Thousands(apart.HoldsQueue), apart.HoldsCopies, apart.HoldsConcurrency)
+		figures.Thousands(holdcell.HoldsQueue), holdcell.HoldsCopies, holdcell.HoldsConcurrency)
 	holdsURL, err := b.db.Another(ctx, "holds")
 	if err != nil {
-		return apart.HoldsResult{}, err
+		return holdcell.HoldsResult{}, err
 	}
-	res, err := apart.Holds(ctx, b.bin, holdsURL, env)
+	res, err := holdcell.Holds(ctx, b.bin, holdsURL, env)
 	if err != nil {
 		return res, fmt.Errorf("holds: %w", err)
 	}

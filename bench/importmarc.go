@@ -4,21 +4,21 @@ import (
 	"context"
 	"fmt"
 
-	"library/bench/internal/apart"
+	"library/bench/internal/apart/importcell"
 	"library/bench/internal/environment"
 	"library/bench/internal/figures"
 	"library/bench/internal/report"
 )
 
 // measureImport runs the catalogue import measurement on a database of its own.
-func (b *bench) measureImport(ctx context.Context, env environment.Machine) (apart.ImportResult, error) {
+func (b *bench) measureImport(ctx context.Context, env environment.Machine) (importcell.ImportResult, error) {
 	environment.Logf("import: library import marc of %s generated records, the views catching up after it, and a bare COPY of as many rows, on a database of its own",
 		figures.Thousands(b.cfg.ImportRecords))
 	importURL, err := b.db.Another(ctx, "import")
 	if err != nil {
-		return apart.ImportResult{}, err
+		return importcell.ImportResult{}, err
 	}
-	res, err := apart.Import(ctx, b.bin, importURL, b.tmp, b.cfg.ImportRecords, env)
+	res, err := importcell.Import(ctx, b.bin, importURL, b.tmp, b.cfg.ImportRecords, env)
 	if err != nil {
 		return res, fmt.Errorf("import: %w", err)
 	}

@@ -4,19 +4,19 @@ import (
 	"context"
 	"fmt"
 
-	"library/bench/internal/apart"
+	"library/bench/internal/apart/kioskcell"
 	"library/bench/internal/environment"
 	"library/bench/internal/report"
 )
 
 // measureKiosks runs the kiosks' checkouts, over SIP2 and over HTTP, on a database of its own.
-func (b *bench) measureKiosks(ctx context.Context, env environment.Machine) (apart.KiosksResult, error) {
-	environment.Logf("kiosks: checkouts over SIP2 and over HTTP at %v at once, on a database of its own", apart.KioskLevels)
+func (b *bench) measureKiosks(ctx context.Context, env environment.Machine) (kioskcell.KiosksResult, error) {
+	environment.Logf("kiosks: checkouts over SIP2 and over HTTP at %v at once, on a database of its own", kioskcell.KioskLevels)
 	kiosksURL, err := b.db.Another(ctx, "kiosks")
 	if err != nil {
-		return apart.KiosksResult{}, err
+		return kioskcell.KiosksResult{}, err
 	}
-	res, err := apart.Kiosks(ctx, b.cfg, b.bin, kiosksURL, env)
+	res, err := kioskcell.Kiosks(ctx, b.cfg, b.bin, kiosksURL, env)
 	if err != nil {
 		return res, fmt.Errorf("kiosks: %w", err)
 	}

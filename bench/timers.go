@@ -4,21 +4,21 @@ import (
 	"context"
 	"fmt"
 
-	"library/bench/internal/apart"
+	"library/bench/internal/apart/timercell"
 	"library/bench/internal/environment"
 	"library/bench/internal/figures"
 	"library/bench/internal/report"
 )
 
 // measureTimers runs the timers measurement on a database of its own.
-func (b *bench) measureTimers(ctx context.Context, env environment.Machine) (apart.TimersResult, error) {
+func (b *bench) measureTimers(ctx context.Context, env environment.Machine) (timercell.TimersResult, error) {
 	environment.Logf("timers: %d rounds of %s due timers, payments at concurrency %d alone and while they fire, on a database of their own",
-		apart.TimerRounds, figures.Thousands(apart.TimerCount), apart.TimerConcurrency)
+		timercell.TimerRounds, figures.Thousands(timercell.TimerCount), timercell.TimerConcurrency)
 	timersURL, err := b.db.Another(ctx, "timers")
 	if err != nil {
-		return apart.TimersResult{}, err
+		return timercell.TimersResult{}, err
 	}
-	res, err := apart.Timers(ctx, b.cfg, b.bin, timersURL, env)
+	res, err := timercell.Timers(ctx, b.cfg, b.bin, timersURL, env)
 	if err != nil {
 		return res, fmt.Errorf("timers: %w", err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"library/bench/internal/apart"
+	"library/bench/internal/apart/importcell"
 	"library/bench/internal/environment"
 	"library/bench/internal/figures"
 )
@@ -120,7 +120,7 @@ func (r Report) ImportSection() Section {
 		{"bare table", figures.FormatMB(x.BareTable)},
 	}
 	caught := slices.Clone(x.CaughtUp)
-	slices.SortStableFunc(caught, func(a, b apart.ImportCaughtUp) int { // those caught up first, in turn, then the nearest
+	slices.SortStableFunc(caught, func(a, b importcell.ImportCaughtUp) int { // those caught up first, in turn, then the nearest
 		switch {
 		case a.Caught && !b.Caught:
 			return -1
@@ -171,9 +171,9 @@ func formatWalls(walls []time.Duration) string {
 func importNotes() []string {
 	return []string{
 		fmt.Sprintf("`library import marc FILE` of a generated catalogue (`internal/testkit/marcgen`: records 1 to N as ISO 2709, each a title with an ISBN, an author, a publisher, a year, a subject, and one copy, or two for every other record, in Koha's 952 with a barcode, a call number and a price), the file written beforehand into the run's temporary directory, untimed. The import is the service's binary as a process of its own, at its default settings (batches of 1,000 records, each one transaction through the log's bulk path, four in flight, two of them written at once, and its garbage collected as it sets it, GOGC 400 with a 256 MiB limit), against a database of its own that nothing else writes to, on which a service process started first, migrated it and built its views on the empty log, as a library's are before its first import, and stopped. Each record is 2 + 3 × copies events: its title's `TitleAdded` and a `CopyAdded` for each copy, its ISBN's reservation, and for each copy the book's `BookAdded` and its barcode's reservation. *Events/s* is the events it wrote, counted in the events table before and after, over its process's wall time from start to exit; its memory is the process's maxrss, and its CPU its user and system time, from getrusage once it exited. Then one service process (`serve`) starts on the database and its views and sagas read the imported log; *caught up* is from the process starting to `/status` showing, for each of %s, the build the service reads holding its lease at lag 0 and no longer in bulk (a build far behind writes in bulk, and the catalog's search indexes and its titles' B-trees are made again, whole, before `bulk` goes), and every saga at lag 0, polled every %s, or, while `/status` is slow to answer, four times as long as its last answer took (2 s at most), so that the polling takes a small share of the database; the wait ends after %s, ten times the target, and what had not caught up by then is shown with the events it had still to read.",
-			strings.Join(apart.ImportViews, ", "), figures.FormatLatency(apart.ImportPoll), figures.FormatSeconds(apart.ImportCatchUpLimit)),
+			strings.Join(importcell.ImportViews, ", "), figures.FormatLatency(importcell.ImportPoll), figures.FormatSeconds(importcell.ImportCatchUpLimit)),
 		fmt.Sprintf("*The bare COPY* is PostgreSQL's own pace beside it: after a `VACUUM ANALYZE` of the database (what autovacuum would do soon after the import, done beforehand so that it does not run beside the COPY), %d times a `COPY` (pgx's `CopyFrom`, binary, in one transaction) of as many rows as the import wrote into an empty table of the events table's written columns, `(stream_id text, version bigint, type text, data jsonb, metadata jsonb)`. That table has **no index, no constraint and no default**: none of the events table's primary key on its position (an identity column, from a sequence), its unique `(stream_id, version)`, its other indexes, its `NOT NULL`s and its `CHECK (version > 0)`, nor its writing transaction's id and its time (`transaction_id`, `recorded_at`, defaults every row of the log gets). Its rows are the import's first %s events, in order, again and again, each time with `.k` after each stream id, so that they are the import's in size and shape. A `CHECKPOINT` precedes the import, and each COPY, so that each meets a server at rest. The import's pace, a single run, is over the COPYs' median: on a shared machine one COPY of the same rows took twice as long as another.",
-			apart.BareCopies, figures.Thousands(apart.ImportTemplateRows)),
+			importcell.BareCopies, figures.Thousands(importcell.ImportTemplateRows)),
 		"*The COPY into a table shaped like the log* is the same COPY again, after another `CHECKPOINT`, into an empty `CREATE TABLE ... (LIKE events INCLUDING ALL)`: the events table's defaults (the position's identity, the writing transaction's id, the time), checks and four indexes, as every row of the log has them. It is PostgreSQL's own pace for the log's rows, which no single writer of the log can pass by much: its ratio to the bare COPY is about the most any import could reach of the target's.",
 	}
 }

@@ -9,6 +9,10 @@ import (
 	"time"
 
 	"library/bench/internal/apart"
+	"library/bench/internal/apart/holdcell"
+	"library/bench/internal/apart/importcell"
+	"library/bench/internal/apart/kioskcell"
+	"library/bench/internal/apart/timercell"
 	"library/bench/internal/environment"
 	"library/bench/internal/figures"
 	"library/bench/internal/measure"
@@ -32,11 +36,11 @@ type Report struct {
 	Profile  measure.ProfileResult
 	Cache    measure.CacheResult
 	Cold     apart.ColdResult
-	Timers   apart.TimersResult
-	Holds    apart.HoldsResult
+	Timers   timercell.TimersResult
+	Holds    holdcell.HoldsResult
 	Titles   apart.TitlesResult
-	Kiosks   apart.KiosksResult
-	Import   apart.ImportResult
+	Kiosks   kioskcell.KiosksResult
+	Import   importcell.ImportResult
 }
 
 // rows are the results as table rows: label, concurrency, ops/s, p50, p99, errors, ratio to

@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"library/bench/internal/apart"
+	"library/bench/internal/apart/timercell"
 	"library/bench/internal/figures"
 )
 
@@ -29,10 +29,10 @@ const timersTargetPrefix = "timers: "
 // TimersTargets adds the timers' targets.
 func (r Report) TimersTargets(t *TargetRows) {
 	x := r.Timers
-	rate := fmt.Sprintf("%s%s due timers fire ≥ %s /s", timersTargetPrefix, figures.Thousands(apart.TimerCount), figures.Thousands(timersFloorRate))
-	as := fmt.Sprintf("median of %d rounds, the outbox's due-soon reminders alone, first email to last timer forgotten", apart.TimerRounds)
+	rate := fmt.Sprintf("%s%s due timers fire ≥ %s /s", timersTargetPrefix, figures.Thousands(timercell.TimerCount), figures.Thousands(timersFloorRate))
+	as := fmt.Sprintf("median of %d rounds, the outbox's due-soon reminders alone, first email to last timer forgotten", timercell.TimerRounds)
 	ratio := fmt.Sprintf("%spayments while they fire ≥ %.2f × alone (hurt at most 5%%)", timersTargetPrefix, timersFloor)
-	ratioAs := fmt.Sprintf("medians of %d rounds of payments at concurrency %d, in turns", apart.TimerRounds, apart.TimerConcurrency)
+	ratioAs := fmt.Sprintf("medians of %d rounds of payments at concurrency %d, in turns", timercell.TimerRounds, timercell.TimerConcurrency)
 	if len(x.Rounds) == 0 {
 		t.missing(rate, as)
 		t.missing(ratio, ratioAs)
@@ -50,7 +50,7 @@ func (r Report) TimersSection() Section {
 		Title: "Timers",
 		notes: []string{
 			fmt.Sprintf("A service process of its own, at its default settings (up to 16 emails in flight), on a database of its own, sending to an SMTP server of its own. %d members, each at an email domain of their own (at most 4 emails go to one domain at once), borrow a book each. Each run writes %s due-soon reminder timers for those loans straight into `processor_timers`, all due already, as a day's reminders are after an outage: %d per loan, each under a key of its own, so each sends an email with a Message-ID of its own; the outbox fires them under its lease, reading the book and the member, sending, recording the email, forgetting the timer. The loop finds timers written behind its back at its next look (at most a second; *found after*), which the rate leaves out: it is %s over the time from the first email the server accepted to the last timer forgotten. *payments* are the commands cell's (`POST /accounts/{id}/payments`, a fresh key each) at concurrency %d over %d accounts: alone, for `BENCH_DURATION` after `BENCH_WARMUP`; while the timers fire, after the same warm-up, for `BENCH_DURATION` from the first reminder (the timers' rate under payments is the reminders of that window over its length; the rest then fire alone). While the log grows, the outbox's timers give way to the commands: one at a time, resting nine times as long as each fire took. Each of %d rounds runs payments alone, the timers alone, and payments while timers fire, the order turned by one each round; the targets are judged on the medians.",
-				apart.TimerLoans, figures.Thousands(apart.TimerCount), apart.TimerCount/apart.TimerLoans, figures.Thousands(apart.TimerCount), apart.TimerConcurrency, x.Accounts, apart.TimerRounds),
+				timercell.TimerLoans, figures.Thousands(timercell.TimerCount), timercell.TimerCount/timercell.TimerLoans, figures.Thousands(timercell.TimerCount), timercell.TimerConcurrency, x.Accounts, timercell.TimerRounds),
 		},
 		align:  "|--:|---|--:|--:|--:|--:|--:|",
 		Header: []string{"round", "order", "payments alone /s", "payments while timers fire /s", "ratio", "timers alone /s (found after)", "timers under payments /s (found after)"},
@@ -61,10 +61,10 @@ func (r Report) TimersSection() Section {
 	}
 	e := x.Env
 	s.lines = append(s.lines, fmt.Sprintf("**%s due timers fired at %.0f /s alone, %.0f /s while payments ran; payments while they fired: %.2f × alone.** Measured %s, commit `%s`, load average %s before, %s after.",
-		figures.Thousands(apart.TimerCount), x.FireRate, x.FireRateLoaded, x.Ratio, e.Date.Format(time.RFC3339), e.Commit, e.LoadBefore, e.LoadAfter))
-	fire := func(f apart.TimerFire) string {
+		figures.Thousands(timercell.TimerCount), x.FireRate, x.FireRateLoaded, x.Ratio, e.Date.Format(time.RFC3339), e.Commit, e.LoadBefore, e.LoadAfter))
+	fire := func(f timercell.TimerFire) string {
 		out := fmt.Sprintf("%.0f (%s)", f.PerSecond, figures.FormatLatency(f.Found))
-		if f.Emails != apart.TimerCount {
+		if f.Emails != timercell.TimerCount {
 			out += fmt.Sprintf(", **%d emails**", f.Emails)
 		}
 		return out

@@ -1,4 +1,4 @@
-package apart
+package holdcell
 
 import (
 	"context"
