@@ -49,7 +49,7 @@ var layers = [][]string{
 	// A MARC record read as a title with copies, its ISBNs read by package isbn.
 	{"internal/marc/marcmap"},
 	{"internal/validate", "internal/tracing", "internal/pii", "internal/payments", "internal/isbn", "internal/secrethash"},
-	{"internal/errs", "internal/config", "internal/sip2", "internal/marc"},
+	{"internal/errs", "internal/config", "internal/sip2", "internal/marc", "internal/notifications/slots"},
 }
 
 // plain are the packages that must stay plain Go: the domain (the service's rules, the
@@ -61,7 +61,7 @@ var plain = []string{"internal/books", "internal/accounts", "internal/titles", "
 	"internal/aggregate/core", "internal/aggregate/cache", "internal/aggregate/snapshots", "internal/aggregate/sealing",
 	"internal/aggregate/eventlog", "internal/aggregate/stack", "internal/aggregate/queue",
 	"internal/processor", "internal/processor/engine", "internal/processor/engine/timers", "internal/processor/engine/gate",
-	"internal/payments", "internal/config", "internal/notifications", "internal/catalog", "internal/loans", "internal/holds", "internal/catalogimport"}
+	"internal/payments", "internal/config", "internal/notifications", "internal/notifications/slots", "internal/catalog", "internal/loans", "internal/holds", "internal/catalogimport"}
 
 // adapters are the import paths (and their subpackages) the domain must not reach, however
 // indirectly: a database driver, an HTTP router or server, migrations, a payment provider's

@@ -10,6 +10,7 @@ import (
 
 	"library/internal/books"
 	"library/internal/eventstore"
+	"library/internal/notifications/slots"
 	"library/internal/processor"
 )
 
@@ -60,7 +61,7 @@ type Outbox struct {
 	mu       sync.Mutex
 	ids      *MessageIDs // made on first use
 	relay    relayState
-	domains  domainSlots           // emails in flight per recipient domain (domains.go)
+	domains  slots.Keyed           // emails in flight per recipient domain (domains.go)
 	unsaved  map[string]Acceptance // accepted, but not yet recorded: the record failed
 	initOnce sync.Once
 }
@@ -185,7 +186,7 @@ func (o *Outbox) Deferred(eventstore.Event) { o.observe(func(ob Observer) { ob.E
 // for a slot of their domain are told to try again.
 func (o *Outbox) Idle() {
 	_ = o.Mailer.Close()
-	o.domains.wakeAll()
+	o.domains.WakeAll()
 }
 
 func (o *Outbox) observe(f func(Observer)) {
