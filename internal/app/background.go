@@ -19,6 +19,7 @@ import (
 	"library/internal/notifications/smtpmail"
 	"library/internal/processor"
 	"library/internal/processor/engine"
+	"library/internal/processor/memdriver"
 	"library/internal/processor/pgdriver"
 	"library/internal/shelves"
 	"library/internal/smtpclient"
@@ -52,8 +53,8 @@ func (a *App) background(bookService *books.Service, accountService *accounts.Se
 		members     = elsewhere{log: a.log, streamIDs: accounts.Type().StreamID}
 	)
 	if a.pool == nil {
-		memory := processor.NewMemoryCheckpoints(a.cfg.Tuning.Now)
-		checkpoints, leases, catalogView = memory, processor.NewMemoryLeases(), catalog.NewMemoryAt(memory, catalogVersions)
+		memory := memdriver.NewCheckpoints(a.cfg.Tuning.Now)
+		checkpoints, leases, catalogView = memory, memdriver.NewLeases(), catalog.NewMemoryAt(memory, catalogVersions)
 		loansView = loans.NewMemory(memory)
 		holdsView = holds.NewMemory(memory)
 		memoryAccepted := notifications.NewMemoryAcceptedEmails()

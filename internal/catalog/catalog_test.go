@@ -13,6 +13,7 @@ import (
 	"library/internal/errs"
 	"library/internal/eventstore"
 	"library/internal/processor"
+	"library/internal/processor/memdriver"
 	"library/internal/testkit/drivertest"
 )
 
@@ -45,7 +46,7 @@ func at(position int64, generation int64) processor.Position {
 // far as the build it replaces.
 func TestMemoryCatalog(t *testing.T) {
 	ctx := context.Background()
-	checkpoints := processor.NewMemoryCheckpoints(nil)
+	checkpoints := memdriver.NewCheckpoints(nil)
 	memory := answering(t, catalog.NewMemory(checkpoints), checkpoints)
 	due := nowUTC.Add(loanPeriod)
 	batch := []eventstore.Event{
@@ -107,7 +108,7 @@ func TestMemoryCatalog(t *testing.T) {
 // for a replica of that release to read it, and never skips it.
 func TestCatalogRefusesUnreadableEvents(t *testing.T) {
 	ctx := context.Background()
-	checkpoints := processor.NewMemoryCheckpoints(nil)
+	checkpoints := memdriver.NewCheckpoints(nil)
 	memory := answering(t, catalog.NewMemory(checkpoints), checkpoints)
 	bad := eventstore.Event{StreamID: "book-b1", Version: 1, Position: 1, TransactionID: 1, Type: "BookAdded", Data: json.RawMessage(`{"title":7}`)}
 	require.Error(t, memory.Apply(ctx, processor.Position{}, at(1, 0), []eventstore.Event{bad}))

@@ -10,17 +10,18 @@ import (
 	"library/internal/books"
 	"library/internal/eventstore"
 	"library/internal/processor"
+	"library/internal/processor/memdriver"
 )
 
 // Memory is the catalog kept in the memory of one process: the tables of each of its builds
 // (its books, and from TitlesFrom its titles), each build's checkpoint moved with them.
 type Memory struct {
-	builds *processor.MemoryTables[*memoryBuild]
+	builds *memdriver.Tables[*memoryBuild]
 }
 
 // memoryBuild is one build of the catalog in memory.
 type memoryBuild struct {
-	checkpoints *processor.MemoryCheckpoints
+	checkpoints *memdriver.Checkpoints
 	name        string // the build's processor name: its checkpoint's
 	version     int    // the version of the code that builds it: from TitlesFrom, it keeps titles
 
@@ -47,13 +48,13 @@ var _ Catalog = (*Memory)(nil)
 
 // NewMemory returns a catalog of this code's version whose builds, and their checkpoints, are
 // kept in checkpoints.
-func NewMemory(checkpoints *processor.MemoryCheckpoints) *Memory {
+func NewMemory(checkpoints *memdriver.Checkpoints) *Memory {
 	return NewMemoryAt(checkpoints, Versions(0))
 }
 
 // NewMemoryAt is NewMemory for other versions of the catalog's code (tests).
-func NewMemoryAt(checkpoints *processor.MemoryCheckpoints, versions processor.Versions) *Memory {
-	return &Memory{builds: processor.NewMemoryTables(checkpoints, Name, versions, func(b processor.Build) *memoryBuild {
+func NewMemoryAt(checkpoints *memdriver.Checkpoints, versions processor.Versions) *Memory {
+	return &Memory{builds: memdriver.NewTables(checkpoints, Name, versions, func(b processor.Build) *memoryBuild {
 		return &memoryBuild{checkpoints: checkpoints, name: b.Name(), version: b.Version, books: map[string]memoryEntry{},
 			titles: newMemoryTitles()}
 	})}

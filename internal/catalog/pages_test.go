@@ -16,6 +16,7 @@ import (
 	"library/internal/catalog/catalogpg"
 	"library/internal/eventstore"
 	"library/internal/processor"
+	"library/internal/processor/memdriver"
 	"library/internal/processor/pgdriver"
 	"library/internal/testkit/drivertest"
 	"library/internal/testkit/pgtest"
@@ -39,7 +40,7 @@ var catalogKinds = []struct {
 
 // memoryCatalog is an empty catalog in memory.
 func memoryCatalog(t testing.TB) writable {
-	checkpoints := processor.NewMemoryCheckpoints(nil)
+	checkpoints := memdriver.NewCheckpoints(nil)
 	return answering(t, catalog.NewMemory(checkpoints), checkpoints)
 }
 

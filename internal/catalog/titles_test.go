@@ -12,7 +12,7 @@ import (
 	"library/internal/catalog/catalogpg"
 	"library/internal/errs"
 	"library/internal/eventstore"
-	"library/internal/processor"
+	"library/internal/processor/memdriver"
 	"library/internal/processor/pgdriver"
 	"library/internal/testkit/drivertest"
 	"library/internal/testkit/pgtest"
@@ -146,7 +146,7 @@ func TestCatalogTitleCountsAreTheAggregates(t *testing.T) {
 func TestCatalogTitlesNeedABuildThatKeepsThem(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	memory := processor.NewMemoryCheckpoints(nil)
+	memory := memdriver.NewCheckpoints(nil)
 	drivertest.StartBuild(t, memory, catalog.Name, 1, false)
 	pool := pgtest.NewPool(t)
 	for name, c := range map[string]catalog.Catalog{

@@ -8,17 +8,18 @@ import (
 
 	"library/internal/eventstore"
 	"library/internal/processor"
+	"library/internal/processor/memdriver"
 )
 
 // Memory is the view kept in the memory of one process: the tables of each of its builds,
 // each build's checkpoint moved with them.
 type Memory struct {
-	builds *processor.MemoryTables[*memoryBuild]
+	builds *memdriver.Tables[*memoryBuild]
 }
 
 // memoryBuild is one build of the view in memory.
 type memoryBuild struct {
-	checkpoints *processor.MemoryCheckpoints
+	checkpoints *memdriver.Checkpoints
 	name        string // the build's processor name: its checkpoint's
 
 	mu sync.RWMutex
@@ -37,13 +38,13 @@ var _ View = (*Memory)(nil)
 
 // NewMemory returns a view of this code's version whose builds, and their checkpoints, are
 // kept in checkpoints.
-func NewMemory(checkpoints *processor.MemoryCheckpoints) *Memory {
+func NewMemory(checkpoints *memdriver.Checkpoints) *Memory {
 	return NewMemoryAt(checkpoints, Versions(0))
 }
 
 // NewMemoryAt is NewMemory for other versions of the view's code (tests).
-func NewMemoryAt(checkpoints *processor.MemoryCheckpoints, versions processor.Versions) *Memory {
-	return &Memory{builds: processor.NewMemoryTables(checkpoints, Name, versions, func(b processor.Build) *memoryBuild {
+func NewMemoryAt(checkpoints *memdriver.Checkpoints, versions processor.Versions) *Memory {
+	return &Memory{builds: memdriver.NewTables(checkpoints, Name, versions, func(b processor.Build) *memoryBuild {
 		return &memoryBuild{checkpoints: checkpoints, name: b.Name(), titles: map[string]string{}, books: map[string][]Hold{}}
 	})}
 }

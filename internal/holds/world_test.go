@@ -18,6 +18,7 @@ import (
 	"library/internal/holds"
 	"library/internal/holds/holdspg"
 	"library/internal/processor"
+	"library/internal/processor/memdriver"
 	"library/internal/processor/pgdriver"
 	"library/internal/testkit/drivertest"
 	"library/internal/testkit/pgtest"
@@ -80,7 +81,7 @@ var stores = []struct {
 	open func(t *testing.T, c *clock) (log, holds.View, processor.Builds)
 }{
 	{"memory", func(_ *testing.T, c *clock) (log, holds.View, processor.Builds) {
-		checkpoints := processor.NewMemoryCheckpoints(nil)
+		checkpoints := memdriver.NewCheckpoints(nil)
 		return eventstore.NewMemory(c.Now), holds.NewMemory(checkpoints), checkpoints
 	}},
 	{"postgres", func(t *testing.T, _ *clock) (log, holds.View, processor.Builds) {

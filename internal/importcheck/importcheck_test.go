@@ -41,7 +41,7 @@ var layers = [][]string{
 	{"internal/aggregate/core", "internal/aggregate/cache", "internal/aggregate/snapshots", "internal/aggregate/sealing",
 		"internal/aggregate/eventlog"},
 	{"internal/aggregate", "internal/processor/engine"},
-	{"internal/processor/engine/timers", "internal/processor/engine/gate"},
+	{"internal/processor/engine/timers", "internal/processor/engine/gate", "internal/processor/memdriver"},
 	{"internal/processor", "internal/aggregate/window", "internal/aggregate/queue"},
 	{"internal/eventstore"},
 	{"internal/httpapi"},
@@ -60,7 +60,7 @@ var plain = []string{"internal/books", "internal/accounts", "internal/titles", "
 	"internal/aggregate", "internal/eventstore",
 	"internal/aggregate/core", "internal/aggregate/cache", "internal/aggregate/snapshots", "internal/aggregate/sealing",
 	"internal/aggregate/eventlog", "internal/aggregate/stack", "internal/aggregate/queue",
-	"internal/processor", "internal/processor/engine", "internal/processor/engine/timers", "internal/processor/engine/gate",
+	"internal/processor", "internal/processor/memdriver", "internal/processor/engine", "internal/processor/engine/timers", "internal/processor/engine/gate",
 	"internal/payments", "internal/config", "internal/notifications", "internal/notifications/slots", "internal/catalog", "internal/loans", "internal/holds", "internal/catalogimport"}
 
 // adapters are the import paths (and their subpackages) the domain must not reach, however

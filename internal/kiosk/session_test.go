@@ -19,7 +19,7 @@ import (
 	"library/internal/holds"
 	"library/internal/kiosk"
 	"library/internal/loans"
-	"library/internal/processor"
+	"library/internal/processor/memdriver"
 	"library/internal/reservations"
 	"library/internal/shelves"
 	"library/internal/sip2"
@@ -46,7 +46,7 @@ func serveSessions(t testing.TB, o kiosk.Options) listener {
 	bookService := books.NewService(log, opts, time.Now, books.Policy{LoanPeriod: time.Hour, MaxRenewals: 2,
 		Holds: books.HoldPolicy{MaxQueue: 5, Pickup: time.Hour}}, members).WithTitles(shelves.Shelves{Titles: titleService})
 	services := kiosk.Services{Terminals: ts, Members: members, Books: bookService, Titles: titleService,
-		Loans: loans.NewMemory(processor.NewMemoryCheckpoints(time.Now)), Holds: holds.NewMemory(processor.NewMemoryCheckpoints(time.Now))}
+		Loans: loans.NewMemory(memdriver.NewCheckpoints(time.Now)), Holds: holds.NewMemory(memdriver.NewCheckpoints(time.Now))}
 	o.Institution, o.Currency, o.Now, o.Rules = "library", "EUR", time.Now, auth.NewTable(auth.Rules())
 	o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	if o.IdleTimeout == 0 {

@@ -18,6 +18,7 @@ import (
 	"library/internal/loans"
 	"library/internal/loans/loanspg"
 	"library/internal/processor"
+	"library/internal/processor/memdriver"
 	"library/internal/processor/pgdriver"
 	"library/internal/testkit/drivertest"
 	"library/internal/testkit/pgtest"
@@ -31,7 +32,7 @@ type store struct {
 
 var stores = []store{
 	{"memory", func(t *testing.T) writable {
-		checkpoints := processor.NewMemoryCheckpoints(nil)
+		checkpoints := memdriver.NewCheckpoints(nil)
 		return answering(t, loans.NewMemory(checkpoints), checkpoints)
 	}},
 	{"postgres", func(t *testing.T) writable {

@@ -17,6 +17,7 @@ import (
 	"library/internal/eventstore"
 	"library/internal/processor"
 	"library/internal/processor/engine"
+	"library/internal/processor/memdriver"
 	"library/internal/smtpclient"
 	"library/internal/testkit/smtptest"
 )
@@ -24,16 +25,16 @@ import (
 // outboxRun is an outbox running under a processor group in memory, as the service runs it.
 type outboxRun struct {
 	group *engine.Group
-	cps   *processor.MemoryCheckpoints
+	cps   *memdriver.Checkpoints
 }
 
 // run runs o under a processor group over env's log, with retry as the schedule of deferred
 // emails; it is stopped when the test ends.
 func (env outboxEnv) run(t *testing.T, o *Outbox, retry processor.Backoff) outboxRun {
 	t.Helper()
-	cps := processor.NewMemoryCheckpoints(nil)
+	cps := memdriver.NewCheckpoints(nil)
 	g, err := engine.NewGroup(engine.Config{
-		Store: env.store, Checkpoints: cps, Leases: processor.NewMemoryLeases(), Logger: slog.New(slog.DiscardHandler),
+		Store: env.store, Checkpoints: cps, Leases: memdriver.NewLeases(), Logger: slog.New(slog.DiscardHandler),
 		Options: processor.Options{Retry: retry, PollInterval: 50 * time.Millisecond},
 	}, o.Processor())
 	require.NoError(t, err)

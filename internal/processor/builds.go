@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"library/internal/errs"
 )
 
 // BuildState is where a build of a view model is in its life.
@@ -140,4 +142,11 @@ type Builds interface {
 	// Reading records, now, that reader (one replica's process) reads build number of view; 0
 	// forgets what it read.
 	Reading(ctx context.Context, reader, view string, number int) error
+}
+
+// NoBuildToRead is what a read of view answers while no build its replica can read has caught
+// up: on a replica of a newer release whose tables have a new shape, until its build takes over.
+func NoBuildToRead(view string) error {
+	return errs.E(errs.Unavailable, "the %s view of this release is still being built (GET /status shows how far): "+
+		"replicas of the previous release answer until it takes over; try again shortly", view)
 }

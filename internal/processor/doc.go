@@ -5,10 +5,10 @@
 // This package says what a processor is (Processor, Handler, ViewModel, TimerHandler, and the
 // errors that sort an event), what it runs on (Leases and Checkpoints, with their Timers: the
 // contract every driver keeps, tested by the suite in internal/testkit/drivertest), how it is
-// tuned (Options) and what is shown of it (Status). It also has the memory drivers, which a
-// single process and the tests use. Package engine runs processors (Group), and its package
-// timers fires their timers; package pgdriver keeps leases, checkpoints and timers in
-// PostgreSQL; package processorhttp serves /status and the admin endpoints. This comment
+// tuned (Options) and what is shown of it (Status). Package engine runs processors (Group),
+// and its package timers fires their timers; package pgdriver keeps leases, checkpoints and
+// timers in PostgreSQL, and package memdriver in the memory of one process (for a single
+// process without a database, and the tests); package processorhttp serves /status and the admin endpoints. This comment
 // holds the promises all of them keep.
 //
 // # How a processor runs
@@ -195,7 +195,7 @@
 // Checkpoints.Save in the same transaction as that move (or, for a deferred event tried again,
 // with its Done once it is handled: a retry that waits again writes none), in log order. A holder whose save is fenced writes no timer, and the next
 // holder, handling the event again, schedules them again. They live where the checkpoints do:
-// in PostgreSQL, the table processor_timers; in memory, the MemoryCheckpoints.
+// in PostgreSQL, the table processor_timers; in memory, package memdriver's Checkpoints.
 //
 // Whoever holds the lease runs a timer loop beside its dispatcher, stopped with it. It asks the
 // store for the timers that are due, the earliest first, and hands each to Fire: one at a time,

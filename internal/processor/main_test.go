@@ -1,7 +1,6 @@
 package processor
 
 import (
-	"sync/atomic"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -11,14 +10,4 @@ import (
 // back by the time they end.
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
-}
-
-// raiseTo sets a to n if n is larger, however many goroutines do it at once.
-func raiseTo(a *atomic.Int64, n int64) {
-	for {
-		m := a.Load()
-		if n <= m || a.CompareAndSwap(m, n) {
-			return
-		}
-	}
 }

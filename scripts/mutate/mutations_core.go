@@ -25,10 +25,10 @@ var coreMutations = []mutation{
 	},
 	{
 		name:    "checkpoints are not fenced: two holders both move one (in memory)",
-		file:    "internal/processor/checkpoints_memory.go",
-		find:    "if m.positions[name] != from {\n\t\treturn ErrFenced",
-		replace: "if false {\n\t\treturn ErrFenced",
-		pkg:     "./internal/processor/",
+		file:    "internal/processor/memdriver/checkpoints.go",
+		find:    "if m.positions[name] != from {\n\t\treturn processor.ErrFenced",
+		replace: "if false {\n\t\treturn processor.ErrFenced",
+		pkg:     "./internal/processor/memdriver/",
 	},
 	{
 		name:    "checkpoints are not fenced: two holders both move one (PostgreSQL)",

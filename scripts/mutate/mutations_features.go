@@ -60,17 +60,17 @@ var featureMutations = []mutation{
 	},
 	{
 		name:    "a fenced save writes the timers it carries (memory)",
-		file:    "internal/processor/checkpoints_memory.go",
+		file:    "internal/processor/memdriver/checkpoints.go",
 		find:    "return m.SaveWith(ctx, name, from, to, func() { m.applyTimers(name, changes) })",
 		replace: "m.mu.Lock()\n\tm.applyTimers(name, changes)\n\tm.mu.Unlock()\n\treturn m.SaveWith(ctx, name, from, to, func() {})",
-		pkg:     "./internal/processor/",
+		pkg:     "./internal/processor/memdriver/",
 	},
 	{
 		name:    "timers are due by the replica's clock, not the store's (memory)",
-		file:    "internal/processor/timers_memory.go",
+		file:    "internal/processor/memdriver/timers.go",
 		find:    "now := m.now()\n\tvar due []memoryTimer",
 		replace: "now := time.Now()\n\tvar due []memoryTimer",
-		pkg:     "./internal/processor/",
+		pkg:     "./internal/processor/memdriver/",
 	},
 	{
 		name:    "a fired timer is forgotten even when it was scheduled again meanwhile (PostgreSQL)",

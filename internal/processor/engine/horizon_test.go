@@ -12,7 +12,7 @@ import (
 
 	"library/internal/eventstore"
 	"library/internal/eventstore/pgstore"
-	"library/internal/processor"
+	"library/internal/processor/memdriver"
 	"library/internal/processor/pgdriver"
 	"library/internal/testkit/drivertest"
 	"library/internal/testkit/pgtest"
@@ -46,7 +46,7 @@ func TestStalledHorizon(t *testing.T) {
 	opts := testOptions()
 	opts.PollInterval = time.Second
 	h := drivertest.NewRecorder(nil)
-	g := startGroup(t, Config{Store: counted, Checkpoints: pgdriver.NewCheckpoints(pool), Leases: processor.NewMemoryLeases(),
+	g := startGroup(t, Config{Store: counted, Checkpoints: pgdriver.NewCheckpoints(pool), Leases: memdriver.NewLeases(),
 		Logger: discardLogger(), Options: opts}, saga("fines", h))
 	first := drivertest.AppendEvents(t, store, "book", 2)
 	drivertest.Eventually(t, 10*time.Second, func() bool { return h.Count() == 2 }, "the first events handled")

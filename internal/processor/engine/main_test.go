@@ -18,6 +18,7 @@ import (
 
 	"library/internal/eventstore"
 	"library/internal/processor"
+	"library/internal/processor/memdriver"
 	"library/internal/testkit/pgtest"
 )
 
@@ -56,10 +57,10 @@ func positionsOf(events []eventstore.Event) []int64 {
 }
 
 // memoryView is a view model in memory, of version 1: each build's rows and its checkpoint
-// move together under MemoryCheckpoints.SaveWith, as a PostgreSQL view model's do in one
+// move together under memdriver.Checkpoints.SaveWith, as a PostgreSQL view model's do in one
 // transaction. Several groups may share one memoryView, as replicas share one database.
 type memoryView struct {
-	cps *processor.MemoryCheckpoints
+	cps *memdriver.Checkpoints
 
 	mu      sync.Mutex
 	builds  []string                      // the names of the builds opened, in order
@@ -70,7 +71,7 @@ type memoryView struct {
 	meta    map[int64]eventstore.Metadata // each applied event's metadata, by position
 }
 
-func newMemoryView(cps *processor.MemoryCheckpoints) *memoryView {
+func newMemoryView(cps *memdriver.Checkpoints) *memoryView {
 	return &memoryView{cps: cps, rows: map[string][]int64{}, applied: map[int64]int{}, meta: map[int64]eventstore.Metadata{}}
 }
 

@@ -11,13 +11,14 @@ import (
 
 	"library/internal/eventstore"
 	"library/internal/processor"
+	"library/internal/processor/memdriver"
 	"library/internal/testkit/drivertest"
 )
 
 // failingParks are checkpoints whose Park fails while failing is set, as a database that
 // refuses the write would.
 type failingParks struct {
-	*processor.MemoryCheckpoints
+	*memdriver.Checkpoints
 	failing atomic.Bool
 	tries   atomic.Int32
 }
@@ -27,7 +28,7 @@ func (c *failingParks) Park(ctx context.Context, name string, p processor.Parked
 	if c.failing.Load() {
 		return errors.New("write tcp 10.0.0.7:5432: connection reset by peer")
 	}
-	return c.MemoryCheckpoints.Park(ctx, name, p)
+	return c.Checkpoints.Park(ctx, name, p)
 }
 
 // An event the handler parks, while parking it fails, is neither passed over nor lost: the
@@ -36,7 +37,7 @@ func (c *failingParks) Park(ctx context.Context, name string, p processor.Parked
 func TestGroupKeepsAnEventWhoseParkFails(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
-	cps := &failingParks{MemoryCheckpoints: env.cps}
+	cps := &failingParks{Checkpoints: env.cps}
 	cps.failing.Store(true)
 	events := drivertest.AppendEvents(t, env.store, "book", 3)
 	refused := events[1]

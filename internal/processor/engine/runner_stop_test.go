@@ -13,6 +13,7 @@ import (
 
 	"library/internal/eventstore"
 	"library/internal/processor"
+	"library/internal/processor/memdriver"
 	"library/internal/testkit/drivertest"
 )
 
@@ -135,7 +136,7 @@ func TestGroupStopAbandonsBatchWhenContextEnds(t *testing.T) {
 // killableLeases are memory leases that the test can take away, as a failed lock connection
 // would.
 type killableLeases struct {
-	inner *processor.MemoryLeases
+	inner *memdriver.Leases
 	taken atomic.Int32
 
 	mu      sync.Mutex

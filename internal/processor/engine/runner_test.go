@@ -13,18 +13,19 @@ import (
 	"library/internal/errs"
 	"library/internal/eventstore"
 	"library/internal/processor"
+	"library/internal/processor/memdriver"
 	"library/internal/testkit/drivertest"
 )
 
 // memoryEnv is what replicas share in memory mode: the log, the checkpoints and the leases.
 type memoryEnv struct {
 	store  *eventstore.Memory
-	cps    *processor.MemoryCheckpoints
-	leases *processor.MemoryLeases
+	cps    *memdriver.Checkpoints
+	leases *memdriver.Leases
 }
 
 func newMemoryEnv() memoryEnv {
-	return memoryEnv{store: eventstore.NewMemory(nil), cps: processor.NewMemoryCheckpoints(nil), leases: processor.NewMemoryLeases()}
+	return memoryEnv{store: eventstore.NewMemory(nil), cps: memdriver.NewCheckpoints(nil), leases: memdriver.NewLeases()}
 }
 
 func (env memoryEnv) config() Config { return memoryConfig(env.store, env.cps, env.leases) }

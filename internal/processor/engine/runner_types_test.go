@@ -13,6 +13,7 @@ import (
 
 	"library/internal/eventstore"
 	"library/internal/processor"
+	"library/internal/processor/memdriver"
 	"library/internal/testkit/drivertest"
 )
 
@@ -38,13 +39,13 @@ func (s *readCounter) ReadTypes(ctx context.Context, after eventstore.Checkpoint
 
 // saveCounter counts the moves of a handler processor's checkpoint.
 type saveCounter struct {
-	*processor.MemoryCheckpoints
+	*memdriver.Checkpoints
 	saves atomic.Int64
 }
 
 func (c *saveCounter) Save(ctx context.Context, name string, from, to processor.Position, timers ...processor.TimerChange) error {
 	c.saves.Add(1)
-	return c.MemoryCheckpoints.Save(ctx, name, from, to, timers...)
+	return c.Checkpoints.Save(ctx, name, from, to, timers...)
 }
 
 // appendOne appends one event of type typ to a stream of its own.
@@ -63,7 +64,7 @@ func TestAProcessorReadsOnlyItsTypes(t *testing.T) {
 	t.Parallel()
 	env := newMemoryEnv()
 	store := &readCounter{Store: env.store}
-	cps := &saveCounter{MemoryCheckpoints: env.cps}
+	cps := &saveCounter{Checkpoints: env.cps}
 	cfg := memoryConfig(store, cps, env.leases)
 	cfg.Options.PollInterval = 5 * time.Millisecond // reads come by the poll: one after each payment
 	h := drivertest.NewRecorder(nil)

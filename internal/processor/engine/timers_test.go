@@ -11,6 +11,7 @@ import (
 
 	"library/internal/eventstore"
 	"library/internal/processor"
+	"library/internal/processor/memdriver"
 	"library/internal/testkit/drivertest"
 )
 
@@ -118,7 +119,7 @@ func TestTimersFireByTheStoresClock(t *testing.T) {
 	t.Parallel()
 	storeNow := func() time.Time { return time.Now().Add(-time.Hour) }
 	env := newMemoryEnv()
-	env.cps = processor.NewMemoryCheckpoints(storeNow)
+	env.cps = memdriver.NewCheckpoints(storeNow)
 	var log logBuffer
 	cfg := env.config()
 	cfg.Logger = log.logger()

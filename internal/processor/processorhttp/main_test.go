@@ -13,6 +13,7 @@ import (
 	"library/internal/eventstore"
 	"library/internal/processor"
 	"library/internal/processor/engine"
+	"library/internal/processor/memdriver"
 )
 
 // TestMain checks that no goroutine outlived the tests: every group a test starts must be
@@ -26,12 +27,12 @@ func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Disca
 // memoryEnv is what replicas share in memory mode: the log, the checkpoints and the leases.
 type memoryEnv struct {
 	store  *eventstore.Memory
-	cps    *processor.MemoryCheckpoints
-	leases *processor.MemoryLeases
+	cps    *memdriver.Checkpoints
+	leases *memdriver.Leases
 }
 
 func newMemoryEnv() memoryEnv {
-	return memoryEnv{store: eventstore.NewMemory(nil), cps: processor.NewMemoryCheckpoints(nil), leases: processor.NewMemoryLeases()}
+	return memoryEnv{store: eventstore.NewMemory(nil), cps: memdriver.NewCheckpoints(nil), leases: memdriver.NewLeases()}
 }
 
 // config is a replica in memory mode, with options short enough that retries and parking

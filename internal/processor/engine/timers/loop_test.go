@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/processor"
+	"library/internal/processor/memdriver"
 	"library/internal/testkit/drivertest"
 )
 
@@ -100,7 +101,7 @@ func (f *concurrentFirer) firedAndMost() (int, int) {
 // cores and the database to the commands; once it stops growing, several at once again.
 func TestTimersFireOneAtATimeWhileTheLogGrows(t *testing.T) {
 	t.Parallel()
-	store := processor.NewMemoryCheckpoints(nil)
+	store := memdriver.NewCheckpoints(nil)
 	firer := newConcurrentFirer()
 	var grows atomic.Bool
 	grows.Store(true)
@@ -148,7 +149,7 @@ func TestTimersFireOneAtATimeWhileTheLogGrows(t *testing.T) {
 // held back for seconds past its time.
 func TestASlowFireHoldsTheNextTimerBackLittle(t *testing.T) {
 	t.Parallel()
-	store := processor.NewMemoryCheckpoints(nil)
+	store := memdriver.NewCheckpoints(nil)
 	firer := newConcurrentFirer()
 	firer.expect(2, 500*time.Millisecond) // one at a time: each fire takes the whole 500 ms
 	loop := &Loop{Name: "holds", Handler: firer, Store: store, InFlight: 1,

@@ -1,4 +1,4 @@
-package processor
+package memdriver
 
 import (
 	"context"
@@ -12,9 +12,9 @@ import (
 
 // Many goroutines take and give back one lease: never are two holding it at once, and each
 // gets its turn.
-func TestMemoryLeasesContended(t *testing.T) {
+func TestLeasesContended(t *testing.T) {
 	t.Parallel()
-	leases := NewMemoryLeases()
+	leases := NewLeases()
 	const workers, rounds = 20, 50
 	var holders, most, total atomic.Int64
 	var wg sync.WaitGroup
@@ -38,4 +38,14 @@ func TestMemoryLeasesContended(t *testing.T) {
 	wg.Wait()
 	require.Equal(t, int64(1), most.Load(), "two goroutines held the lease at once")
 	require.Equal(t, int64(workers*rounds), total.Load())
+}
+
+// raiseTo sets a to n if n is larger, however many goroutines do it at once.
+func raiseTo(a *atomic.Int64, n int64) {
+	for {
+		m := a.Load()
+		if n <= m || a.CompareAndSwap(m, n) {
+			return
+		}
+	}
 }

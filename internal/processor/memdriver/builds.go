@@ -1,17 +1,18 @@
-package processor
+package memdriver
 
 import (
 	"context"
+	"library/internal/processor"
 	"time"
 )
 
-// The times of builds and readers in memory are the machine's, not MemoryCheckpoints' clock
+// The times of builds and readers in memory are the machine's, not Checkpoints' clock
 // (the service's, which a test may hold still): they measure how long a build has been retired
 // and a reader silent, as PostgreSQL's now() does.
 
-// memoryBuild is a build as MemoryCheckpoints keeps it.
+// memoryBuild is a build as Checkpoints keeps it.
 type memoryBuild struct {
-	Build
+	processor.Build
 	retiredAt time.Time
 }
 
@@ -21,55 +22,55 @@ type memoryReader struct {
 	seenAt time.Time
 }
 
-var _ Builds = (*MemoryCheckpoints)(nil)
+var _ processor.Builds = (*Checkpoints)(nil)
 
-// ListBuilds implements Builds.
-func (m *MemoryCheckpoints) ListBuilds(ctx context.Context, view string) ([]Build, error) {
+// ListBuilds implements processor.Builds.
+func (m *Checkpoints) ListBuilds(ctx context.Context, view string) ([]processor.Build, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]Build, 0, len(m.builds[view]))
+	out := make([]processor.Build, 0, len(m.builds[view]))
 	for _, b := range m.builds[view] {
 		out = append(out, b.Build)
 	}
 	return out, nil
 }
 
-// StartBuild implements Builds.
-func (m *MemoryCheckpoints) StartBuild(ctx context.Context, view string, version int, again bool) (Build, bool, error) {
+// StartBuild implements processor.Builds.
+func (m *Checkpoints) StartBuild(ctx context.Context, view string, version int, again bool) (processor.Build, bool, error) {
 	if err := ctx.Err(); err != nil {
-		return Build{}, false, err
+		return processor.Build{}, false, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	caughtUp := false
 	for _, b := range m.builds[view] {
 		switch {
-		case b.State == BuildBuilding && b.Version >= version:
+		case b.State == processor.BuildBuilding && b.Version >= version:
 			return b.Build, false, nil
-		case b.State == BuildBuilding:
+		case b.State == processor.BuildBuilding:
 			m.dropBuild(b.Build) // a newer release's build replaces it
 		case b.Version == version && !again:
-			return Build{}, false, nil
+			return processor.Build{}, false, nil
 		default:
 			caughtUp = true
 		}
 	}
 	m.numbers[view]++
-	b := Build{View: view, Number: m.numbers[view], Version: version, State: BuildBuilding}
+	b := processor.Build{View: view, Number: m.numbers[view], Version: version, State: processor.BuildBuilding}
 	if !caughtUp {
-		b.State = BuildAnswering
+		b.State = processor.BuildAnswering
 	}
 	m.builds[view] = append(m.builds[view], memoryBuild{Build: b})
 	return b, true, nil
 }
 
-// TakeOver implements Builds.
-func (m *MemoryCheckpoints) TakeOver(ctx context.Context, b Build) (Build, error) {
+// TakeOver implements processor.Builds.
+func (m *Checkpoints) TakeOver(ctx context.Context, b processor.Build) (processor.Build, error) {
 	if err := ctx.Err(); err != nil {
-		return Build{}, err
+		return processor.Build{}, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -78,37 +79,37 @@ func (m *MemoryCheckpoints) TakeOver(ctx context.Context, b Build) (Build, error
 		switch {
 		case other.Number == b.Number:
 			mine = i
-		case other.State == BuildAnswering:
+		case other.State == processor.BuildAnswering:
 			answering = i
 		}
 	}
 	if mine < 0 {
-		return Build{}, ErrBuildGone
+		return processor.Build{}, processor.ErrBuildGone
 	}
 	list := m.builds[b.View]
 	cur := &list[mine]
-	if cur.State == BuildAnswering {
+	if cur.State == processor.BuildAnswering {
 		return cur.Build, nil
 	}
 	if answering >= 0 {
 		old := &list[answering]
-		if Outranks(old.Build, cur.Build) {
-			if cur.State == BuildBuilding {
-				cur.State, cur.retiredAt = BuildRetired, time.Now()
+		if processor.Outranks(old.Build, cur.Build) {
+			if cur.State == processor.BuildBuilding {
+				cur.State, cur.retiredAt = processor.BuildRetired, time.Now()
 			}
 			return cur.Build, nil
 		}
 		if m.positions[cur.Name()].Checkpoint.Before(m.positions[old.Name()].Checkpoint) {
 			return cur.Build, nil // not before its reads are as far on as the answering build's
 		}
-		old.State, old.retiredAt = BuildRetired, time.Now()
+		old.State, old.retiredAt = processor.BuildRetired, time.Now()
 	}
-	cur.State = BuildAnswering
+	cur.State = processor.BuildAnswering
 	return cur.Build, nil
 }
 
-// DropBuilds implements Builds.
-func (m *MemoryCheckpoints) DropBuilds(ctx context.Context, view string, keep time.Duration) ([]Build, error) {
+// DropBuilds implements processor.Builds.
+func (m *Checkpoints) DropBuilds(ctx context.Context, view string, keep time.Duration) ([]processor.Build, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -123,9 +124,9 @@ func (m *MemoryCheckpoints) DropBuilds(ctx context.Context, view string, keep ti
 		}
 		read[r.number] = true
 	}
-	var dropped []Build
+	var dropped []processor.Build
 	for _, b := range m.builds[view] {
-		if b.State == BuildRetired && now.Sub(b.retiredAt) >= keep && !read[b.Number] {
+		if b.State == processor.BuildRetired && now.Sub(b.retiredAt) >= keep && !read[b.Number] {
 			dropped = append(dropped, b.Build)
 		}
 	}
@@ -137,7 +138,7 @@ func (m *MemoryCheckpoints) DropBuilds(ctx context.Context, view string, keep ti
 
 // dropBuild forgets a build: its row, its checkpoint and anything kept under its name. The
 // caller holds m.mu.
-func (m *MemoryCheckpoints) dropBuild(b Build) {
+func (m *Checkpoints) dropBuild(b processor.Build) {
 	list := m.builds[b.View]
 	for i := range list {
 		if list[i].Number == b.Number {
@@ -153,8 +154,8 @@ func (m *MemoryCheckpoints) dropBuild(b Build) {
 	m.gone[name] = true
 }
 
-// Reading implements Builds.
-func (m *MemoryCheckpoints) Reading(ctx context.Context, reader, view string, number int) error {
+// Reading implements processor.Builds.
+func (m *Checkpoints) Reading(ctx context.Context, reader, view string, number int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}

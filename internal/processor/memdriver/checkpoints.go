@@ -1,7 +1,8 @@
-package processor
+package memdriver
 
 import (
 	"context"
+	"library/internal/processor"
 	"slices"
 	"sync"
 	"time"
@@ -9,15 +10,15 @@ import (
 	"library/internal/eventstore"
 )
 
-// MemoryCheckpoints keeps checkpoints, deferred and parked events, timers, and the builds of
+// Checkpoints keeps checkpoints, deferred and parked events, timers, and the builds of
 // view models, in the memory of one process.
-type MemoryCheckpoints struct {
+type Checkpoints struct {
 	now func() time.Time
 
 	mu           sync.Mutex
-	positions    map[string]Position
-	deferred     map[string]map[int64]Deferred
-	parked       map[string]map[int64]Parked
+	positions    map[string]processor.Position
+	deferred     map[string]map[int64]processor.Deferred
+	parked       map[string]map[int64]processor.Parked
 	timers       map[string]map[string]memoryTimer  // by processor, then key
 	timerVersion int64                              // the last version given to a timer
 	builds       map[string][]memoryBuild           // by view, by number
@@ -26,43 +27,43 @@ type MemoryCheckpoints struct {
 	readers      map[string]map[string]memoryReader // by view, then reader
 }
 
-var _ Checkpoints = (*MemoryCheckpoints)(nil)
+var _ processor.Checkpoints = (*Checkpoints)(nil)
 
-// NewMemoryCheckpoints returns empty checkpoints. now is the store's clock: it stamps parked
+// NewCheckpoints returns empty checkpoints. now is the store's clock: it stamps parked
 // events and says which timers are due; nil means time.Now.
-func NewMemoryCheckpoints(now func() time.Time) *MemoryCheckpoints {
+func NewCheckpoints(now func() time.Time) *Checkpoints {
 	if now == nil {
 		now = time.Now
 	}
-	return &MemoryCheckpoints{
-		now: now, positions: map[string]Position{},
-		deferred: map[string]map[int64]Deferred{}, parked: map[string]map[int64]Parked{},
+	return &Checkpoints{
+		now: now, positions: map[string]processor.Position{},
+		deferred: map[string]map[int64]processor.Deferred{}, parked: map[string]map[int64]processor.Parked{},
 		timers: map[string]map[string]memoryTimer{},
 		builds: map[string][]memoryBuild{}, numbers: map[string]int{}, gone: map[string]bool{},
 		readers: map[string]map[string]memoryReader{},
 	}
 }
 
-// Load implements Checkpoints.
-func (m *MemoryCheckpoints) Load(ctx context.Context, name string) (Position, error) {
+// Load implements processor.Checkpoints.
+func (m *Checkpoints) Load(ctx context.Context, name string) (processor.Position, error) {
 	if err := ctx.Err(); err != nil {
-		return Position{}, err
+		return processor.Position{}, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.positions[name], nil
 }
 
-// Save implements Checkpoints.
-func (m *MemoryCheckpoints) Save(ctx context.Context, name string, from, to Position, changes ...TimerChange) error {
+// Save implements processor.Checkpoints.
+func (m *Checkpoints) Save(ctx context.Context, name string, from, to processor.Position, changes ...processor.TimerChange) error {
 	return m.SaveWith(ctx, name, from, to, func() { m.applyTimers(name, changes) })
 }
 
 // SaveWith moves the checkpoint like Save and, while holding the lock that guards it, calls
 // apply: a view model in memory writes its rows there, so that rows and checkpoint move
 // together. The checkpoint of a build that was dropped no longer moves: ErrBuildGone.
-func (m *MemoryCheckpoints) SaveWith(ctx context.Context, name string, from, to Position, apply func()) error {
-	if err := CheckForward(name, from, to); err != nil {
+func (m *Checkpoints) SaveWith(ctx context.Context, name string, from, to processor.Position, apply func()) error {
+	if err := processor.CheckForward(name, from, to); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
@@ -71,48 +72,48 @@ func (m *MemoryCheckpoints) SaveWith(ctx context.Context, name string, from, to 
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.gone[name] {
-		return ErrBuildGone
+		return processor.ErrBuildGone
 	}
 	if m.positions[name] != from {
-		return ErrFenced
+		return processor.ErrFenced
 	}
 	apply()
 	m.positions[name] = to
 	return nil
 }
 
-// Defer implements Checkpoints.
-func (m *MemoryCheckpoints) Defer(ctx context.Context, name string, d Deferred) error {
+// Defer implements processor.Checkpoints.
+func (m *Checkpoints) Defer(ctx context.Context, name string, d processor.Deferred) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.deferred[name] == nil {
-		m.deferred[name] = map[int64]Deferred{}
+		m.deferred[name] = map[int64]processor.Deferred{}
 	}
 	if old, ok := m.deferred[name][d.Event.Position]; ok {
 		d.Attempts = max(d.Attempts, old.Attempts)
 	}
-	d.Reason = TruncateReason(d.Reason)
+	d.Reason = processor.TruncateReason(d.Reason)
 	m.deferred[name][d.Event.Position] = d
 	return nil
 }
 
-// Due implements Checkpoints.
-func (m *MemoryCheckpoints) Due(ctx context.Context, name string, now time.Time, limit int) ([]Deferred, error) {
+// Due implements processor.Checkpoints.
+func (m *Checkpoints) Due(ctx context.Context, name string, now time.Time, limit int) ([]processor.Deferred, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var due []Deferred
+	var due []processor.Deferred
 	for _, d := range m.deferred[name] {
 		if !d.NextAttempt.After(now) {
 			due = append(due, d)
 		}
 	}
-	slices.SortFunc(due, func(a, b Deferred) int {
+	slices.SortFunc(due, func(a, b processor.Deferred) int {
 		if c := a.NextAttempt.Compare(b.NextAttempt); c != 0 {
 			return c
 		}
@@ -124,8 +125,8 @@ func (m *MemoryCheckpoints) Due(ctx context.Context, name string, now time.Time,
 	return due, nil
 }
 
-// NextAttempt implements Checkpoints.
-func (m *MemoryCheckpoints) NextAttempt(ctx context.Context, name string) (time.Time, bool, error) {
+// NextAttempt implements processor.Checkpoints.
+func (m *Checkpoints) NextAttempt(ctx context.Context, name string) (time.Time, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return time.Time{}, false, err
 	}
@@ -140,8 +141,8 @@ func (m *MemoryCheckpoints) NextAttempt(ctx context.Context, name string) (time.
 	return next, len(m.deferred[name]) > 0, nil
 }
 
-// Done implements Checkpoints.
-func (m *MemoryCheckpoints) Done(ctx context.Context, name string, position int64, changes ...TimerChange) error {
+// Done implements processor.Checkpoints.
+func (m *Checkpoints) Done(ctx context.Context, name string, position int64, changes ...processor.TimerChange) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -152,8 +153,8 @@ func (m *MemoryCheckpoints) Done(ctx context.Context, name string, position int6
 	return nil
 }
 
-// CountDeferred implements Checkpoints.
-func (m *MemoryCheckpoints) CountDeferred(ctx context.Context, name string) (int, error) {
+// CountDeferred implements processor.Checkpoints.
+func (m *Checkpoints) CountDeferred(ctx context.Context, name string) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
@@ -162,25 +163,25 @@ func (m *MemoryCheckpoints) CountDeferred(ctx context.Context, name string) (int
 	return len(m.deferred[name]), nil
 }
 
-// Park implements Checkpoints.
-func (m *MemoryCheckpoints) Park(ctx context.Context, name string, p Parked) error {
+// Park implements processor.Checkpoints.
+func (m *Checkpoints) Park(ctx context.Context, name string, p processor.Parked) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.parked[name] == nil {
-		m.parked[name] = map[int64]Parked{}
+		m.parked[name] = map[int64]processor.Parked{}
 	}
-	p.Reason = TruncateReason(p.Reason)
+	p.Reason = processor.TruncateReason(p.Reason)
 	p.ParkedAt = m.now().UTC()
 	m.parked[name][p.Event.Position] = p
 	delete(m.deferred[name], p.Event.Position)
 	return nil
 }
 
-// CountParked implements Checkpoints.
-func (m *MemoryCheckpoints) CountParked(ctx context.Context, name string) (int, error) {
+// CountParked implements processor.Checkpoints.
+func (m *Checkpoints) CountParked(ctx context.Context, name string) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
@@ -189,26 +190,26 @@ func (m *MemoryCheckpoints) CountParked(ctx context.Context, name string) (int, 
 	return len(m.parked[name]), nil
 }
 
-// ListParked implements Checkpoints.
-func (m *MemoryCheckpoints) ListParked(ctx context.Context, name string, limit int) ([]Parked, error) {
+// ListParked implements processor.Checkpoints.
+func (m *Checkpoints) ListParked(ctx context.Context, name string, limit int) ([]processor.Parked, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]Parked, 0, len(m.parked[name]))
+	out := make([]processor.Parked, 0, len(m.parked[name]))
 	for _, p := range m.parked[name] {
 		out = append(out, p)
 	}
-	slices.SortFunc(out, func(a, b Parked) int { return compareEvents(a.Event, b.Event) })
+	slices.SortFunc(out, func(a, b processor.Parked) int { return compareEvents(a.Event, b.Event) })
 	if limit > 0 && len(out) > limit {
 		out = out[:limit]
 	}
 	return out, nil
 }
 
-// Requeue implements Checkpoints.
-func (m *MemoryCheckpoints) Requeue(ctx context.Context, name string, now time.Time) (int, error) {
+// Requeue implements processor.Checkpoints.
+func (m *Checkpoints) Requeue(ctx context.Context, name string, now time.Time) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
@@ -216,10 +217,10 @@ func (m *MemoryCheckpoints) Requeue(ctx context.Context, name string, now time.T
 	defer m.mu.Unlock()
 	n := len(m.parked[name])
 	if n > 0 && m.deferred[name] == nil {
-		m.deferred[name] = map[int64]Deferred{}
+		m.deferred[name] = map[int64]processor.Deferred{}
 	}
 	for position, p := range m.parked[name] {
-		m.deferred[name][position] = Deferred{Event: p.Event, Reason: p.Reason, NextAttempt: now}
+		m.deferred[name][position] = processor.Deferred{Event: p.Event, Reason: p.Reason, NextAttempt: now}
 	}
 	delete(m.parked, name)
 	return n, nil

@@ -1,21 +1,22 @@
-package processor
+package memdriver
 
 import (
 	"cmp"
 	"context"
+	"library/internal/processor"
 	"slices"
 	"time"
 )
 
-// memoryTimer is a timer as MemoryCheckpoints keeps it.
+// memoryTimer is a timer as Checkpoints keeps it.
 type memoryTimer struct {
-	Timer
+	processor.Timer
 	version int64
 	fireAt  time.Time // At, or the next attempt after a failed fire
 }
 
 // applyTimers writes changes in order. The caller holds m.mu.
-func (m *MemoryCheckpoints) applyTimers(name string, changes []TimerChange) {
+func (m *Checkpoints) applyTimers(name string, changes []processor.TimerChange) {
 	for _, c := range changes {
 		if c.Cancel {
 			delete(m.timers[name], c.Key)
@@ -26,14 +27,14 @@ func (m *MemoryCheckpoints) applyTimers(name string, changes []TimerChange) {
 		}
 		m.timerVersion++
 		m.timers[name][c.Key] = memoryTimer{
-			Timer:   Timer{Key: c.Key, At: c.At, Data: c.Data},
+			Timer:   processor.Timer{Key: c.Key, At: c.At, Data: c.Data},
 			version: m.timerVersion, fireAt: c.At,
 		}
 	}
 }
 
-// DueTimers implements Timers.
-func (m *MemoryCheckpoints) DueTimers(ctx context.Context, name string, limit int) ([]DueTimer, error) {
+// DueTimers implements processor.Timers.
+func (m *Checkpoints) DueTimers(ctx context.Context, name string, limit int) ([]processor.DueTimer, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -52,21 +53,21 @@ func (m *MemoryCheckpoints) DueTimers(ctx context.Context, name string, limit in
 	if limit > 0 && len(due) > limit {
 		due = due[:limit]
 	}
-	out := make([]DueTimer, len(due))
+	out := make([]processor.DueTimer, len(due))
 	for i, t := range due {
-		out[i] = DueTimer{Timer: t.Timer, Version: t.version, Late: now.Sub(t.At)}
+		out[i] = processor.DueTimer{Timer: t.Timer, Version: t.version, Late: now.Sub(t.At)}
 	}
 	return out, nil
 }
 
-// UntilNextTimer implements Timers.
-func (m *MemoryCheckpoints) UntilNextTimer(ctx context.Context, name string) (time.Duration, bool, error) {
+// UntilNextTimer implements processor.Timers.
+func (m *Checkpoints) UntilNextTimer(ctx context.Context, name string) (time.Duration, bool, error) {
 	stats, err := m.TimerStats(ctx, name)
 	return stats.UntilNext, stats.Waiting > 0, err
 }
 
-// FinishTimers implements Timers.
-func (m *MemoryCheckpoints) FinishTimers(ctx context.Context, name string, fired ...FiredTimer) error {
+// FinishTimers implements processor.Timers.
+func (m *Checkpoints) FinishTimers(ctx context.Context, name string, fired ...processor.FiredTimer) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -81,8 +82,8 @@ func (m *MemoryCheckpoints) FinishTimers(ctx context.Context, name string, fired
 	return nil
 }
 
-// RetryTimer implements Timers.
-func (m *MemoryCheckpoints) RetryTimer(ctx context.Context, name string, fired DueTimer, reason string, after time.Duration) error {
+// RetryTimer implements processor.Timers.
+func (m *Checkpoints) RetryTimer(ctx context.Context, name string, fired processor.DueTimer, reason string, after time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -93,21 +94,21 @@ func (m *MemoryCheckpoints) RetryTimer(ctx context.Context, name string, fired D
 		return nil
 	}
 	t.Attempts++
-	t.LastError = TruncateReason(reason)
+	t.LastError = processor.TruncateReason(reason)
 	t.fireAt = m.now().Add(after)
 	m.timers[name][fired.Key] = t
 	return nil
 }
 
-// TimerStats implements Timers.
-func (m *MemoryCheckpoints) TimerStats(ctx context.Context, name string) (TimerStats, error) {
+// TimerStats implements processor.Timers.
+func (m *Checkpoints) TimerStats(ctx context.Context, name string) (processor.TimerStats, error) {
 	if err := ctx.Err(); err != nil {
-		return TimerStats{}, err
+		return processor.TimerStats{}, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
-	var s TimerStats
+	var s processor.TimerStats
 	for _, t := range m.timers[name] {
 		s.Waiting++
 		if t.Attempts > 0 {
