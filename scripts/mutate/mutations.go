@@ -16,7 +16,7 @@ type mutation struct {
 // earlier half in mutations_core.go and mutations_core_rest.go, the later in
 // mutations_features.go; those a review of the
 // payment path found unguarded in mutations_payments.go (money) and mutations_circulation.go
-// (holds, blocks, reminders, sign-in); the rules of the imports in mutations_imports.go; titles,
+// (holds, blocks, reminders, emails, sign-in); the rules of the imports in mutations_imports.go; titles,
 // their copies and the holds on titles in mutations_titles.go; add new ones to the file of their
 // subject.
 func mutations() []mutation {

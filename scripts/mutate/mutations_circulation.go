@@ -37,4 +37,11 @@ var circulationMutations = []mutation{
 		replace: "if e.stale(now) {",
 		pkg:     "./internal/auth/",
 	},
+	{
+		name:    "a slot freed tells no waiter: an email to a busy domain waits until the domain is idle",
+		file:    "internal/notifications/slots/slots.go",
+		find:    "close(w[0])",
+		replace: "_ = w[0]",
+		pkg:     "./internal/notifications/slots/",
+	},
 }

@@ -255,13 +255,6 @@ var featureMutations = []mutation{
 		pkg:     "./internal/holdshelf/",
 	},
 	{
-		name:    "a slot freed tells no waiter: an email to a busy domain waits until the domain is idle",
-		file:    "internal/notifications/slots/slots.go",
-		find:    "close(w[0])",
-		replace: "_ = w[0]",
-		pkg:     "./internal/notifications/slots/",
-	},
-	{
 		name:    "a loan is checked against the account but not written to it: limits may slip",
 		file:    "internal/accounts/loans.go",
 		find:    "return []Event{c.opened()}, nil",

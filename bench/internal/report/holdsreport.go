@@ -102,5 +102,5 @@ func (r Report) HoldsSection() Section {
 func SpliceHolds(rep Report, path, root string) error {
 	t := &TargetRows{}
 	rep.HoldsTargets(t)
-	return splice(path, root, rep.HoldsSection(), t.Rows, holdsTargetPrefix)
+	return spliceSection(path, root, rep.HoldsSection(), t.Rows, holdsTargetPrefix)
 }

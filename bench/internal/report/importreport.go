@@ -155,7 +155,7 @@ func (r Report) ImportSection() Section {
 func SpliceImport(rep Report, path, root string) error {
 	t := &TargetRows{}
 	rep.ImportTargets(t)
-	return splice(path, root, rep.ImportSection(), t.Rows, importTargetPrefix)
+	return spliceSection(path, root, rep.ImportSection(), t.Rows, importTargetPrefix)
 }
 
 // formatWalls are the times of the bare COPYs, in the order they ran.

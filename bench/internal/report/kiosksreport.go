@@ -76,7 +76,7 @@ func (r Report) KiosksSection() Section {
 func SpliceKiosks(rep Report, path, root string) error {
 	t := &TargetRows{}
 	rep.KiosksTargets(t)
-	return splice(path, root, rep.KiosksSection(), t.Rows, kiosksTargetPrefix)
+	return spliceSection(path, root, rep.KiosksSection(), t.Rows, kiosksTargetPrefix)
 }
 
 // levelsText is the kiosks' levels in words: "8 and 32 kiosks".

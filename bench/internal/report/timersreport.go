@@ -2,15 +2,13 @@ package report
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"library/bench/internal/apart/timercell"
 	"library/bench/internal/figures"
+	"library/bench/internal/report/splice"
 )
 
 // The timers' figures: their targets, their section, and, for a run of BENCH_ONLY=timers, the
@@ -106,74 +104,13 @@ func (s Section) markdown() string {
 func SpliceTimers(rep Report, path, root string) error {
 	t := &TargetRows{}
 	rep.TimersTargets(t)
-	return splice(path, root, rep.TimersSection(), t.Rows, timersTargetPrefix)
+	return spliceSection(path, root, rep.TimersSection(), t.Rows, timersTargetPrefix)
 }
 
-// splice writes one measurement's figures into the report at path (relative to root), which a
-// full run wrote: the section of the same title, and the rows of the targets table whose
-// targets begin with prefix, are replaced by section and rows, or added (the section before
-// Run on, the rows at the end of the table). The rest stays as the full run left it.
-func splice(path, root string, section Section, rows [][]string, prefix string) error {
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(root, path)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("BENCH_ONLY writes into the report of a full run: %w", err)
-	}
-	lines := strings.Split(string(data), "\n")
-	var cells []string
-	for _, row := range rows {
-		cells = append(cells, "| "+strings.Join(row, " | ")+" |")
-	}
-	lines, err = spliceTargetRows(lines, cells, prefix)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	heading := "## " + section.Title
-	body := strings.Split(strings.TrimPrefix(section.markdown(), "\n"), "\n")
-	start, end := slices.Index(lines, heading), 0
-	switch {
-	case start >= 0:
-		// The section runs to the next heading.
-		next := slices.IndexFunc(lines[start+1:], func(l string) bool { return strings.HasPrefix(l, "## ") })
-		end = len(lines)
-		if next >= 0 {
-			end = start + 1 + next
-		}
-	case slices.Index(lines, "## Run on") >= 0:
-		start = slices.Index(lines, "## Run on")
-		end = start
-	default:
-		return fmt.Errorf("%s has neither a %s nor a Run on section", path, section.Title)
-	}
-	lines = slices.Concat(lines[:start], body, lines[end:])
-	return os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644)
-}
-
-// spliceTargetRows replaces the rows of the targets table whose targets begin with prefix with
-// rows, or adds them at its end.
-func spliceTargetRows(lines, rows []string, prefix string) ([]string, error) {
-	heading := slices.Index(lines, "## Targets")
-	if heading < 0 {
-		return nil, fmt.Errorf("no Targets section")
-	}
-	var kept []string
-	at := -1
-	for i := heading + 1; i < len(lines); i++ {
-		if !strings.HasPrefix(lines[i], "|") {
-			if at >= 0 {
-				return slices.Concat(lines[:heading+1], kept, rows, lines[i:]), nil
-			}
-			kept = append(kept, lines[i])
-			continue
-		}
-		at = i
-		if !strings.HasPrefix(lines[i], "| "+prefix) {
-			kept = append(kept, lines[i])
-		}
-	}
-	return nil, fmt.Errorf("the Targets table has no end")
+// spliceSection writes one measurement's section, and its rows of the targets table (those whose
+// targets begin with prefix), into the report at path, which a full run wrote (package splice).
+func spliceSection(path, root string, section Section, rows [][]string, prefix string) error {
+	return splice.Into(path, root, section.Title, section.markdown(), rows, prefix)
 }
 
 // Text is the section as aligned text, for the terminal.

@@ -72,5 +72,5 @@ func (r Report) TitlesSection() Section {
 func SpliceTitles(rep Report, path, root string) error {
 	t := &TargetRows{}
 	rep.TitlesTargets(t)
-	return splice(path, root, rep.TitlesSection(), t.Rows, titlesTargetPrefix)
+	return spliceSection(path, root, rep.TitlesSection(), t.Rows, titlesTargetPrefix)
 }
