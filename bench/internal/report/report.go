@@ -186,14 +186,14 @@ func (r Report) intro() string {
 	}
 	var list []string
 	for _, it := range items {
-		list = append(list, "- "+strings.ReplaceAll(wrap(it, 94), "\n", "\n  "))
+		list = append(list, "- "+strings.ReplaceAll(figures.Wrap(it, 94), "\n", "\n  "))
 	}
 	paragraphs = append(paragraphs, strings.Join(list, "\n"),
 		fmt.Sprintf("Latencies are of the operations that succeeded; *vs baseline* is the throughput over the baseline's at the same concurrency, and *vs append limit* over %s's, for the rows that append as a command does. The service runs with its default settings (its pool included: pgx's default of at most max(4, cores) connections), with `LOG_LEVEL=warn`, `RATE_LIMIT_EXEMPT_LOOPBACK=true` (the benchmark's workers are one client on loopback), and, but for commands with a token, without sign-in (`AUTH=off`, with an `ADMIN_TOKEN` that the benchmark sends to read `/status`); the benchmark, the service and PostgreSQL share the machine, so check the load average below.", workload.AppendSimple))
 	var b strings.Builder
 	for _, para := range paragraphs {
 		if !strings.HasPrefix(para, "- ") {
-			para = wrap(para, 96)
+			para = figures.Wrap(para, 96)
 		}
 		b.WriteString(para + "\n\n")
 	}

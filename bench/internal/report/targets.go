@@ -295,24 +295,3 @@ func overList(loans []int) string {
 	}
 	return strings.Join(s, ", ")
 }
-
-// wrap breaks text into lines of at most width characters, between words.
-func wrap(text string, width int) string {
-	var b strings.Builder
-	line := 0
-	for i, w := range strings.Fields(text) {
-		n := len([]rune(w))
-		switch {
-		case i == 0:
-		case line+1+n > width:
-			b.WriteByte('\n')
-			line = 0
-		default:
-			b.WriteByte(' ')
-			line++
-		}
-		b.WriteString(w)
-		line += n
-	}
-	return b.String()
-}

@@ -85,7 +85,7 @@ func (s Section) markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n## %s\n\n", s.Title)
 	for _, n := range s.notes {
-		fmt.Fprintf(&b, "%s\n\n", wrap(n, 96))
+		fmt.Fprintf(&b, "%s\n\n", figures.Wrap(n, 96))
 	}
 	for _, l := range s.lines {
 		fmt.Fprintf(&b, "%s\n\n", l)
