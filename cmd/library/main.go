@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"library/internal/app"
+	"library/internal/app/catalogcli"
 	"library/internal/config"
 	"library/internal/telemetry"
 	"library/internal/tracing"
@@ -85,7 +86,7 @@ func (e usageError) Error() string { return string(e) }
 type command struct {
 	name, migrate string
 	args          []string
-	imports       app.ImportOptions
+	imports       catalogcli.ImportOptions
 }
 
 // parseArgs reads the command line, before anything else is read or opened.
@@ -176,9 +177,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "import":
 		cmd.imports.Progress = stderr
 		collectLessOften(getenv)
-		return app.ImportMARC(ctx, cfg, logger, cmd.imports, stdout)
+		return catalogcli.ImportMARC(ctx, cfg, logger, cmd.imports, stdout)
 	case "export":
-		return app.ExportMARC(ctx, cfg, logger, stdout)
+		return catalogcli.ExportMARC(ctx, cfg, logger, stdout)
 	}
 	tp, shutdownTracing, err := telemetry.FromEnv(ctx, getenv, cfg.ReplicaID)
 	if err != nil {

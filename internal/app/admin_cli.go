@@ -9,27 +9,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"library/internal/eventstore/pgstore"
 	"library/internal/validate"
 )
-
-// openDatabase opens DATABASE_URL for a command of the command line.
-func openDatabase(ctx context.Context, cfg Config, what string) (*pgxpool.Pool, error) {
-	if cfg.DatabaseURL == "" {
-		return nil, fmt.Errorf("%s needs DATABASE_URL: in memory nothing is kept", what)
-	}
-	cfg, err := cfg.Complete()
-	if err != nil {
-		return nil, err
-	}
-	poolCfg, err := poolConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return pgxpool.NewWithConfig(ctx, poolCfg)
-}
 
 // RotateKeys rewraps every member's data key with the first key of PII_KEY, so that the
 // others can then be taken out of it (`library keys rotate`). The log is not rewritten.

@@ -7,19 +7,11 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"library/internal/aggregate"
 	"library/internal/errs"
-	"library/internal/eventstore"
 	"library/internal/eventstore/pgstore"
 	"library/internal/terminals"
-	"library/migrations"
 )
-
-// commandLine is the actor of what the command line records: an operator with the database's
-// keys, who signs in nowhere.
-var commandLine = eventstore.Actor{Subject: "command-line", Role: "system"}
 
 // SIPTerminals runs `library sip terminals add NAME|list|remove NAME` on DATABASE_URL (package
 // terminals): args are what follows "terminals", checked by the caller. The database must be
@@ -44,7 +36,7 @@ func SIPTerminals(ctx context.Context, cfg Config, logger *slog.Logger, args []s
 	store := pgstore.New(pool, logger)
 	defer store.Close()
 	service := terminals.NewService(store, aggregate.Options{FingerprintKey: store.FingerprintKey, Logger: logger}, cfg.Tuning.Now)
-	origin := aggregate.Origin{Actor: commandLine}
+	origin := aggregate.Origin{Actor: CommandLine("")}
 	switch {
 	case args[0] == "add" && len(args) == 2:
 		password, err := service.Add(ctx, args[1], origin)
@@ -84,29 +76,6 @@ func printTerminals(out io.Writer, list []terminals.Terminal) error {
 		if _, err := fmt.Fprintf(out, "%-*s  added %s\n", terminals.MaxNameLength/2, t.Name, t.AddedAt.UTC().Format(time.RFC3339)); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// migrated refuses a database that can't be reached, or whose schema is behind this release's:
-// the command line's commands other than migrate never apply migrations.
-func migrated(ctx context.Context, pool *pgxpool.Pool) error {
-	if err := migrations.CheckServer(ctx, pool); err != nil {
-		return err
-	}
-	latest, err := migrations.Latest()
-	if err != nil {
-		return err
-	}
-	current, err := migrations.Current(ctx, pool)
-	if err != nil {
-		return fmt.Errorf("the database's schema version cannot be read: %w", err)
-	}
-	switch {
-	case current == 0:
-		return fmt.Errorf("the database has no schema yet: run `library migrate up` first")
-	case current < latest:
-		return fmt.Errorf("the database's schema is at version %d of %d: run `library migrate up` first", current, latest)
 	}
 	return nil
 }

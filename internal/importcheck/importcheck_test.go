@@ -17,6 +17,7 @@ const module = "library"
 // packages of the layers below its own. Paths are relative to the module.
 var layers = [][]string{
 	{"cmd/library", "cmd/devidp", "cmd/devpay"},
+	{"internal/app/catalogcli"},
 	{"internal/app"},
 	{"internal/metrics"},
 	{"internal/books/booksapi", "internal/accounts/accountsapi", "internal/titles/titlesapi", "internal/processor/processorhttp",
@@ -190,8 +191,9 @@ func TestNothingThatShipsImportsAHarness(t *testing.T) {
 	}
 }
 
-// wiring are the packages that put the service together: they may import any adapter.
-var wiring = []string{"internal/app", "cmd/library", "cmd/devidp", "cmd/devpay"}
+// wiring are the packages that put the service, and its commands, together: they may import
+// any adapter.
+var wiring = []string{"internal/app", "internal/app/catalogcli", "cmd/library", "cmd/devidp", "cmd/devpay"}
 
 // isPostgreSQLCode reports whether a package speaks to PostgreSQL itself: it imports pgx.
 func isPostgreSQLCode(p pkg) bool {

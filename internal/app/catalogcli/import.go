@@ -1,4 +1,4 @@
-package app
+package catalogcli
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"library/internal/aggregate"
+	"library/internal/app"
 	"library/internal/books"
 	"library/internal/catalogimport"
 	"library/internal/eventstore/pgstore"
@@ -46,7 +47,7 @@ const DefaultImportBatch = 1000
 // or MARCXML, gzipped or not), records its titles and copies (package catalogimport), and
 // writes the summary to out. The database must be migrated already. An import stopped half
 // way, started again, records what the first did not, and nothing twice.
-func ImportMARC(ctx context.Context, cfg Config, logger *slog.Logger, opts ImportOptions, out io.Writer) error {
+func ImportMARC(ctx context.Context, cfg app.Config, logger *slog.Logger, opts ImportOptions, out io.Writer) error {
 	holdings, err := readHoldings(opts.Holdings)
 	if err != nil {
 		return err
@@ -56,7 +57,7 @@ func ImportMARC(ctx context.Context, cfg Config, logger *slog.Logger, opts Impor
 		return err
 	}
 	defer closeReport()
-	store, closeStore, err := openLog(ctx, cfg, logger, "import marc")
+	store, closeStore, err := app.OpenLog(ctx, cfg, logger, "import marc")
 	if err != nil {
 		return err
 	}
@@ -80,34 +81,13 @@ func ImportMARC(ctx context.Context, cfg Config, logger *slog.Logger, opts Impor
 	return err
 }
 
-// openLog opens the log on DATABASE_URL, migrated already, for a command of the command line
-// (what), and returns what closes it.
-func openLog(ctx context.Context, cfg Config, logger *slog.Logger, what string) (*pgstore.Postgres, func(), error) {
-	pool, err := openDatabase(ctx, cfg, what)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := migrated(ctx, pool); err != nil {
-		pool.Close()
-		return nil, nil, err
-	}
-	store := pgstore.New(pool, logger)
-	return store, func() {
-		store.Close()
-		pool.Close()
-	}, nil
-}
-
 // importer is the catalogue import on store, with the services it writes through.
-func importer(store *pgstore.Postgres, cfg Config, opts ImportOptions) *catalogimport.Importer {
+func importer(store *pgstore.Postgres, cfg app.Config, opts ImportOptions) *catalogimport.Importer {
 	repoOpts := aggregate.Options{FingerprintKey: store.FingerprintKey}
 	titleService := titles.NewService(store, repoOpts, cfg.Tuning.Now, reservations.NewService(store, repoOpts))
 	bookService := books.NewService(store, repoOpts, cfg.Tuning.Now, books.Policy{LoanPeriod: cfg.LoanPeriod}, nil).
 		WithTitles(shelves.Shelves{Titles: titleService})
-	actor := commandLine
-	if opts.Actor != "" {
-		actor.Subject = opts.Actor
-	}
+	actor := app.CommandLine(opts.Actor)
 	return &catalogimport.Importer{Log: store, Titles: titleService, Books: bookService, Actor: actor, DryRun: opts.DryRun,
 		Now: cfg.Tuning.Now, Writes: make(chan struct{}, importWriters)}
 }

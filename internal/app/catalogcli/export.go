@@ -1,4 +1,4 @@
-package app
+package catalogcli
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/text/language"
 
+	"library/internal/app"
 	"library/internal/catalogimport"
 	"library/internal/marc"
 )
@@ -16,8 +17,8 @@ import (
 // ExportMARC runs `library export marc`: the catalogue, every title with its copies, written to
 // out as MARCXML with Koha's holdings (952), a title at a time, so that a library can leave as
 // easily as it came: imported into an empty library, the export is the same catalogue.
-func ExportMARC(ctx context.Context, cfg Config, logger *slog.Logger, out io.Writer) error {
-	store, closeStore, err := openLog(ctx, cfg, logger, "export marc")
+func ExportMARC(ctx context.Context, cfg app.Config, logger *slog.Logger, out io.Writer) error {
+	store, closeStore, err := app.OpenLog(ctx, cfg, logger, "export marc")
 	if err != nil {
 		return err
 	}
