@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"library/internal/app"
+	"library/internal/app/admincli"
 	"library/internal/app/catalogcli"
 	"library/internal/config"
 	"library/internal/telemetry"
@@ -169,11 +170,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "migrate":
 		return app.MigrateDatabase(ctx, cfg, logger, cmd.migrate, stdout)
 	case "keys":
-		return app.RotateKeys(ctx, cfg, logger, stdout)
+		return admincli.RotateKeys(ctx, cfg, logger, stdout)
 	case "members":
-		return app.AuditMembers(ctx, cfg, stdout)
+		return admincli.AuditMembers(ctx, cfg, stdout)
 	case "sip":
-		return app.SIPTerminals(ctx, cfg, logger, cmd.args, stdout)
+		return admincli.SIPTerminals(ctx, cfg, logger, cmd.args, stdout)
 	case "import":
 		cmd.imports.Progress = stderr
 		collectLessOften(getenv)

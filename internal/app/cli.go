@@ -24,8 +24,8 @@ func CommandLine(subject string) eventstore.Actor {
 	return eventstore.Actor{Subject: subject, Role: "system"}
 }
 
-// openDatabase opens DATABASE_URL for a command of the command line.
-func openDatabase(ctx context.Context, cfg Config, what string) (*pgxpool.Pool, error) {
+// OpenDatabase opens DATABASE_URL for a command of the command line.
+func OpenDatabase(ctx context.Context, cfg Config, what string) (*pgxpool.Pool, error) {
 	if cfg.DatabaseURL == "" {
 		return nil, fmt.Errorf("%s needs DATABASE_URL: in memory nothing is kept", what)
 	}
@@ -43,7 +43,7 @@ func openDatabase(ctx context.Context, cfg Config, what string) (*pgxpool.Pool, 
 // OpenLog opens the log on DATABASE_URL, migrated already, for a command of the command line
 // (what), and returns what closes it.
 func OpenLog(ctx context.Context, cfg Config, logger *slog.Logger, what string) (*pgstore.Postgres, func(), error) {
-	pool, err := openDatabase(ctx, cfg, what)
+	pool, err := OpenDatabase(ctx, cfg, what)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -17,7 +17,7 @@ const module = "library"
 // packages of the layers below its own. Paths are relative to the module.
 var layers = [][]string{
 	{"cmd/library", "cmd/devidp", "cmd/devpay"},
-	{"internal/app/catalogcli"},
+	{"internal/app/catalogcli", "internal/app/admincli"},
 	{"internal/app"},
 	{"internal/metrics"},
 	{"internal/books/booksapi", "internal/accounts/accountsapi", "internal/titles/titlesapi", "internal/processor/processorhttp",
@@ -193,7 +193,7 @@ func TestNothingThatShipsImportsAHarness(t *testing.T) {
 
 // wiring are the packages that put the service, and its commands, together: they may import
 // any adapter.
-var wiring = []string{"internal/app", "internal/app/catalogcli", "cmd/library", "cmd/devidp", "cmd/devpay"}
+var wiring = []string{"internal/app", "internal/app/catalogcli", "internal/app/admincli", "cmd/library", "cmd/devidp", "cmd/devpay"}
 
 // isPostgreSQLCode reports whether a package speaks to PostgreSQL itself: it imports pgx.
 func isPostgreSQLCode(p pkg) bool {

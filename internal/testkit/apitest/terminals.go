@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"library/internal/app"
+	"library/internal/app/admincli"
 )
 
 // AddTerminal adds a kiosk terminal to the database of cfg as an operator does, with
@@ -19,7 +20,7 @@ func AddTerminal(t testing.TB, cfg app.Config, name string) string {
 		cfg.PIIKey = PIIKey
 	}
 	var out bytes.Buffer
-	require.NoError(t, app.SIPTerminals(context.Background(), cfg, ServiceLogger(t, cfg), []string{"add", name}, &out))
+	require.NoError(t, admincli.SIPTerminals(context.Background(), cfg, ServiceLogger(t, cfg), []string{"add", name}, &out))
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
 }

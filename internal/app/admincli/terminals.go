@@ -1,4 +1,4 @@
-package app
+package admincli
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"library/internal/aggregate"
+	"library/internal/app"
 	"library/internal/errs"
-	"library/internal/eventstore/pgstore"
 	"library/internal/terminals"
 )
 
@@ -17,7 +17,7 @@ import (
 // terminals): args are what follows "terminals", checked by the caller. The database must be
 // migrated already: this command reads and appends to the log, and never changes the schema.
 // The password add makes is written to out once, and nowhere else.
-func SIPTerminals(ctx context.Context, cfg Config, logger *slog.Logger, args []string, out io.Writer) error {
+func SIPTerminals(ctx context.Context, cfg app.Config, logger *slog.Logger, args []string, out io.Writer) error {
 	if len(args) == 0 {
 		return fmt.Errorf("sip terminals needs add NAME, list or remove NAME")
 	}
@@ -25,18 +25,13 @@ func SIPTerminals(ctx context.Context, cfg Config, logger *slog.Logger, args []s
 	if err != nil {
 		return err
 	}
-	pool, err := openDatabase(ctx, cfg, "sip terminals")
+	store, closeStore, err := app.OpenLog(ctx, cfg, logger, "sip terminals")
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
-	if err := migrated(ctx, pool); err != nil {
-		return err
-	}
-	store := pgstore.New(pool, logger)
-	defer store.Close()
+	defer closeStore()
 	service := terminals.NewService(store, aggregate.Options{FingerprintKey: store.FingerprintKey, Logger: logger}, cfg.Tuning.Now)
-	origin := aggregate.Origin{Actor: CommandLine("")}
+	origin := aggregate.Origin{Actor: app.CommandLine("")}
 	switch {
 	case args[0] == "add" && len(args) == 2:
 		password, err := service.Add(ctx, args[1], origin)

@@ -1,4 +1,4 @@
-package app
+package admincli
 
 import (
 	"context"
@@ -9,24 +9,25 @@ import (
 	"slices"
 	"strings"
 
+	"library/internal/app"
 	"library/internal/eventstore/pgstore"
 	"library/internal/validate"
 )
 
 // RotateKeys rewraps every member's data key with the first key of PII_KEY, so that the
 // others can then be taken out of it (`library keys rotate`). The log is not rewritten.
-func RotateKeys(ctx context.Context, cfg Config, logger *slog.Logger, out io.Writer) error {
+func RotateKeys(ctx context.Context, cfg app.Config, logger *slog.Logger, out io.Writer) error {
 	if cfg.PIIKey == "" {
 		return errors.New("keys rotate needs PII_KEY: the new key first, then the ones the data keys are wrapped by now")
 	}
-	pool, err := openDatabase(ctx, cfg, "keys rotate")
+	pool, err := app.OpenDatabase(ctx, cfg, "keys rotate")
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
 	store := pgstore.New(pool, logger)
 	defer store.Close()
-	ring, err := Keyring(cfg, store)
+	ring, err := app.Keyring(cfg, store)
 	if err != nil {
 		return err
 	}
@@ -48,8 +49,8 @@ SELECT DISTINCT data->>'memberId' FROM events WHERE data->>'memberId' LIKE '%@%'
 // AuditMembers lists the member ids that look like email addresses (`library members
 // audit`): personal data kept for ever in stream ids and loans, which new accounts may no
 // longer use. They keep working; this says which there are.
-func AuditMembers(ctx context.Context, cfg Config, out io.Writer) error {
-	pool, err := openDatabase(ctx, cfg, "members audit")
+func AuditMembers(ctx context.Context, cfg app.Config, out io.Writer) error {
+	pool, err := app.OpenDatabase(ctx, cfg, "members audit")
 	if err != nil {
 		return err
 	}
