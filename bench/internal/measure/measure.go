@@ -148,50 +148,72 @@ func throughputMeasurements(cfg environment.Config, databaseURL, serviceURL stri
 
 // RunWorkers runs op in `concurrency` workers until d has passed, and measures it.
 func RunWorkers(ctx context.Context, concurrency int, d time.Duration, op workload.Operation) Cell {
-	type tally struct {
-		latencies []time.Duration
-		errors    int
-		firstErr  error
-	}
-	tallies := make([]tally, concurrency)
+	run := RunFor(ctx, concurrency, d, op)
+	return run.Cell("", concurrency)
+}
+
+// Run is what workers did: the latency of each operation that succeeded, the operations that
+// failed and the first failure, and the wall time. Runs add up (Add), and make a Cell.
+type Run struct {
+	Latencies []time.Duration
+	Errors    int
+	FirstErr  error
+	Elapsed   time.Duration
+}
+
+// RunFor runs op in `concurrency` workers until d has passed, and returns what they did.
+func RunFor(ctx context.Context, concurrency int, d time.Duration, op workload.Operation) Run {
+	runs := make([]Run, concurrency)
 	start := time.Now()
 	deadline := start.Add(d)
 	var wg sync.WaitGroup
 	for w := range concurrency {
 		wg.Go(func() {
-			t := &tallies[w]
+			r := &runs[w]
 			for ctx.Err() == nil {
 				t0 := time.Now()
 				if !t0.Before(deadline) {
 					return
 				}
-				err := op(ctx, w)
-				if err != nil {
+				if err := op(ctx, w); err != nil {
 					if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 						return
 					}
-					t.errors++
-					if t.firstErr == nil {
-						t.firstErr = err
+					r.Errors++
+					if r.FirstErr == nil {
+						r.FirstErr = err
 					}
 					continue
 				}
-				t.latencies = append(t.latencies, time.Since(t0))
+				r.Latencies = append(r.Latencies, time.Since(t0))
 			}
 		})
 	}
 	wg.Wait()
-	res := Cell{Concurrency: concurrency, Elapsed: time.Since(start)}
-	var all []time.Duration
-	for _, t := range tallies {
-		all = append(all, t.latencies...)
-		res.Errors += t.errors
-		if t.firstErr != nil && res.FirstError == "" {
-			res.FirstError = t.firstErr.Error()
-		}
+	out := Run{Elapsed: time.Since(start)}
+	for _, r := range runs {
+		out.Add(r) // a worker's Elapsed is zero: the run's is out's
 	}
-	slices.Sort(all)
-	res.Ops = len(all)
-	res.P50, res.P99 = figures.Percentile(all, 0.50), figures.Percentile(all, 0.99)
-	return res
+	return out
+}
+
+// Add adds s's operations, failures and wall time to r's.
+func (r *Run) Add(s Run) {
+	r.Latencies = append(r.Latencies, s.Latencies...)
+	r.Errors += s.Errors
+	r.Elapsed += s.Elapsed
+	if r.FirstErr == nil {
+		r.FirstErr = s.FirstErr
+	}
+}
+
+// Cell is the run as a cell of measurement at concurrency: its latencies sorted, in place.
+func (r *Run) Cell(measurement string, concurrency int) Cell {
+	slices.Sort(r.Latencies)
+	c := Cell{Measurement: measurement, Concurrency: concurrency, Ops: len(r.Latencies), Errors: r.Errors,
+		Elapsed: r.Elapsed, P50: figures.Percentile(r.Latencies, 0.50), P99: figures.Percentile(r.Latencies, 0.99)}
+	if r.FirstErr != nil {
+		c.FirstError = r.FirstErr.Error()
+	}
+	return c
 }
