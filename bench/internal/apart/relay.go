@@ -75,12 +75,8 @@ func Relay(ctx context.Context, bin, databaseURL string) (RelayResult, error) {
 			environment.Logf("stopping the relay's service: %v", err)
 		}
 	}()
-	deadline := time.Now().Add(15 * time.Second)
-	for !svc.HoldsLeases(ctx, "notifications") {
-		if time.Now().After(deadline) {
-			return res, fmt.Errorf("the service did not hold the outbox's lease within 15s: %s", svc.Output())
-		}
-		time.Sleep(10 * time.Millisecond) // polling /status, bounded by the deadline
+	if err := svc.AwaitLeases(ctx, 15*time.Second, "notifications"); err != nil {
+		return res, err
 	}
 	api := workload.NewClient(svc.BaseURL, RelayLenders)
 	defer api.HTTP.CloseIdleConnections()

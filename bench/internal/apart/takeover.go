@@ -58,12 +58,8 @@ func takeoverOnce(ctx context.Context, bin, databaseURL string, sink *environmen
 	}
 	defer holder.Wait(30 * time.Second)
 	defer func() { _ = holder.Signal(syscall.SIGKILL) }() // on an early return
-	deadline := time.Now().Add(15 * time.Second)
-	for !holder.HoldsLeases(ctx, environment.Processors()...) {
-		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("the first process did not hold every lease within 15s: %s", holder.Output())
-		}
-		time.Sleep(10 * time.Millisecond) // polling /status, bounded by the deadline
+	if err := holder.AwaitLeases(ctx, 15*time.Second, environment.Processors()...); err != nil {
+		return 0, fmt.Errorf("the first process: %w", err)
 	}
 	standby, err := environment.StartService(ctx, bin, databaseURL, append(env, fmt.Sprintf("REPLICA_ID=standby-%d", round))...)
 	if err != nil {

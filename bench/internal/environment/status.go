@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -70,6 +71,19 @@ func FetchStatusWithin(ctx context.Context, baseURL string, timeout time.Duratio
 		}
 	}
 	return out, nil
+}
+
+// AwaitLeases waits, polling /status, until the service says it holds every named lease, and
+// fails once within has passed, with what the service wrote.
+func (s *Service) AwaitLeases(ctx context.Context, within time.Duration, names ...string) error {
+	deadline := time.Now().Add(within)
+	for !s.HoldsLeases(ctx, names...) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the service did not hold the leases of %s within %s: %s", strings.Join(names, ", "), within, s.Output())
+		}
+		time.Sleep(10 * time.Millisecond) // polling /status, bounded by the deadline
+	}
+	return nil
 }
 
 // HoldsLeases reports whether the service says it holds every named lease; false when it can't

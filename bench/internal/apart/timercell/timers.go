@@ -89,12 +89,8 @@ func Timers(ctx context.Context, cfg environment.Config, bin, databaseURL string
 			environment.Logf("stopping the timers' service: %v", err)
 		}
 	}()
-	deadline := time.Now().Add(15 * time.Second)
-	for !svc.HoldsLeases(ctx, "notifications") {
-		if time.Now().After(deadline) {
-			return res, fmt.Errorf("the service did not hold the outbox's lease within 15s: %s", svc.Output())
-		}
-		time.Sleep(10 * time.Millisecond) // polling /status, bounded by the deadline
+	if err := svc.AwaitLeases(ctx, 15*time.Second, "notifications"); err != nil {
+		return res, err
 	}
 	db, err := pgx.Connect(ctx, databaseURL)
 	if err != nil {
