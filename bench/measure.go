@@ -21,11 +21,7 @@ func (b *bench) measureThroughput(ctx context.Context) ([]measure.Cell, measure.
 		if err != nil {
 			return nil, measure.CacheResult{}, err
 		}
-		defer func() {
-			if err := svc.Stop(context.WithoutCancel(ctx)); err != nil {
-				environment.Logf("stopping the service at BENCH_BEFORE: %v", err)
-			}
-		}()
+		defer svc.StopLogged(ctx, "the service at BENCH_BEFORE")
 		p.BeforeURL = svc.BaseURL
 	}
 	var err error

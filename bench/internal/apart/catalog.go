@@ -97,11 +97,7 @@ func Catalog(ctx context.Context, bin, databaseURL string) (CatalogResult, error
 	if err != nil {
 		return res, err
 	}
-	defer func() {
-		if err := svc.Stop(context.WithoutCancel(ctx)); err != nil {
-			environment.Logf("stopping the catalog's service: %v", err)
-		}
-	}()
+	defer svc.StopLogged(ctx, "the catalog's service")
 	if err := seedCatalog(ctx, databaseURL, &res); err != nil {
 		return res, err
 	}

@@ -70,11 +70,7 @@ func Relay(ctx context.Context, bin, databaseURL string) (RelayResult, error) {
 	if err != nil {
 		return res, err
 	}
-	defer func() {
-		if err := svc.Stop(context.WithoutCancel(ctx)); err != nil {
-			environment.Logf("stopping the relay's service: %v", err)
-		}
-	}()
+	defer svc.StopLogged(ctx, "the relay's service")
 	if err := svc.AwaitLeases(ctx, 15*time.Second, "notifications"); err != nil {
 		return res, err
 	}

@@ -121,11 +121,7 @@ func Titles(ctx context.Context, bin, databaseURL string, env environment.Machin
 	if err != nil {
 		return res, err
 	}
-	defer func() {
-		if err := svc.Stop(context.WithoutCancel(ctx)); err != nil {
-			environment.Logf("stopping the titles' service: %v", err)
-		}
-	}()
+	defer svc.StopLogged(ctx, "the titles' service")
 	if err := seedTitles(ctx, databaseURL, &res); err != nil {
 		return res, err
 	}

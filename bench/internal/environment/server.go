@@ -160,6 +160,14 @@ func (s *Service) waitReady(ctx context.Context, timeout time.Duration) error {
 	}
 }
 
+// StopLogged stops the service, as a measurement's deferred call does once its figures are in:
+// a failure to stop is logged, naming what the service was for (what), and changes no figure.
+func (s *Service) StopLogged(ctx context.Context, what string) {
+	if err := s.Stop(context.WithoutCancel(ctx)); err != nil {
+		Logf("stopping %s: %v", what, err)
+	}
+}
+
 // Stop sends SIGTERM and waits for the process to exit, killing it after 30 seconds.
 func (s *Service) Stop(ctx context.Context) error {
 	select {

@@ -110,11 +110,7 @@ func Holds(ctx context.Context, bin, databaseURL string, env environment.Machine
 	if err != nil {
 		return res, err
 	}
-	defer func() {
-		if err := svc.Stop(context.WithoutCancel(ctx)); err != nil {
-			environment.Logf("stopping the title holds' service: %v", err)
-		}
-	}()
+	defer svc.StopLogged(ctx, "the title holds' service")
 	api := workload.NewClient(svc.BaseURL, HoldsConcurrency)
 	defer api.HTTP.CloseIdleConnections()
 	rig := &holdsRig{api: api, loans: map[string]string{}}

@@ -194,11 +194,7 @@ func prepare(ctx context.Context, bin, databaseURL string) error {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := svc.Stop(context.WithoutCancel(ctx)); err != nil {
-			environment.Logf("stopping the import's service: %v", err)
-		}
-	}()
+	defer svc.StopLogged(ctx, "the import's service")
 	if w, err := watchCatchUp(ctx, svc, start, time.Minute); err != nil {
 		return err
 	} else if !w.all {
@@ -216,11 +212,7 @@ func catchUp(ctx context.Context, bin, databaseURL string, res *ImportResult) er
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := svc.Stop(context.WithoutCancel(ctx)); err != nil {
-			environment.Logf("stopping the import's service: %v", err)
-		}
-	}()
+	defer svc.StopLogged(ctx, "the import's service")
 	w, err := watchCatchUp(ctx, svc, start, ImportCatchUpLimit)
 	if err != nil {
 		return err

@@ -119,11 +119,7 @@ func Kiosks(ctx context.Context, cfg environment.Config, bin, databaseURL string
 	if err != nil {
 		return res, err
 	}
-	defer func() {
-		if err := svc.Stop(context.WithoutCancel(ctx)); err != nil {
-			environment.Logf("stopping the kiosks' service: %v", err)
-		}
-	}()
+	defer svc.StopLogged(ctx, "the kiosks' service")
 	out, err := environment.RunCommand(ctx, bin, databaseURL, "sip", "terminals", "add", kioskTerminal)
 	if err != nil {
 		return res, err

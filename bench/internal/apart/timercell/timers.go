@@ -84,11 +84,7 @@ func Timers(ctx context.Context, cfg environment.Config, bin, databaseURL string
 	if err != nil {
 		return res, err
 	}
-	defer func() {
-		if err := svc.Stop(context.WithoutCancel(ctx)); err != nil {
-			environment.Logf("stopping the timers' service: %v", err)
-		}
-	}()
+	defer svc.StopLogged(ctx, "the timers' service")
 	if err := svc.AwaitLeases(ctx, 15*time.Second, "notifications"); err != nil {
 		return res, err
 	}
