@@ -53,8 +53,9 @@ func TestSIGKILLOfTheDueDatesHolderWhileADayCloses(t *testing.T) {
 	s := newSystem(t)
 	s.dumpOnFailure()
 	settings := []string{"LIBRARY_TIMEZONE=" + dueZone, "REMIND_BEFORE=" + remindBefore.String(), "OVERDUE_AFTER=" + dueOverdue.String()}
-	a, b := s.start("a", settings...), s.start("b", settings...)
+	a := s.start("a", settings...)
 	eventually(t, 30*time.Second, func() bool { return s.holdsAll(a) && s.runsDueDates(a) }, "a holds every lease")
+	b := s.start("b", settings...) // after: started together, b may take a lease first, and a wait for it
 	replicas := []*replica{a, b}
 	watch := watchCheckpoints(s.pool)
 	loans, lentIn := s.lendAllUntil(t, replicas, oldDue)

@@ -50,8 +50,9 @@ func TestFloodFromOneClientWhileAnotherPays(t *testing.T) {
 	s := newSystem(t)
 	s.dumpOnFailure()
 	edge := []string{"TRUSTED_PROXIES=127.0.0.1/32", "RATE_LIMIT=" + strconv.Itoa(floodRateLimit)}
-	a, b := s.start("a", edge...), s.start("b", edge...)
+	a := s.start("a", edge...)
 	eventually(t, 30*time.Second, func() bool { return s.holdsAll(a) }, "a holds every lease")
+	b := s.start("b", edge...) // after: started together, b may take a lease first, and a wait for it
 	replicas := []*replica{a, b}
 	s.must(a, http.StatusCreated, http.MethodPut, "/accounts/payer", `{"name":"Payer","email":"payer@example.org"}`)
 	s.must(b, http.StatusCreated, http.MethodPost, "/accounts/payer/fines", `{"amount":1000000,"reason":"setup"}`)

@@ -44,8 +44,9 @@ func TestHoldShelfGoesRoundTheQueueThroughSIGKILLs(t *testing.T) {
 	s := newSystem(t)
 	s.dumpOnFailure()
 	settings := []string{"HOLD_PICKUP=" + shelfPickup.String(), fmt.Sprintf("HOLDS_MAX=%d", shelfWaiters)}
-	a, _ := s.start("a", settings...), s.start("b", settings...)
+	a := s.start("a", settings...)
 	eventually(t, 30*time.Second, func() bool { return s.holdsAll(a) && s.holdsShelf(a) }, "a holds every lease")
+	s.start("b", settings...) // after: started together, b may take a lease first, and a wait for it
 	s.queueUp(a)
 	watch := watchCheckpoints(s.pool)
 	s.retryUntil2xx(http.MethodPost, "/books/"+shelfBook+"/returns", `{"loanId":"first-loan"}`)

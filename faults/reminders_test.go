@@ -58,8 +58,9 @@ func TestSIGKILLOfTheOutboxHolderWhileRemindersFire(t *testing.T) {
 	s.dumpOnFailure()
 	settings := []string{"LOAN_PERIOD=" + loanPeriod.String(), "REMIND_BEFORE=" + remindBefore.String(),
 		"OVERDUE_AFTER=" + overdueAfter.String(), "OVERDUE_EVERY=" + overdueEvery.String(), fmt.Sprintf("OVERDUE_NOTICES=%d", overdueNotices)}
-	a, b := s.start("a", settings...), s.start("b", settings...)
+	a := s.start("a", settings...)
 	eventually(t, 30*time.Second, func() bool { return s.holdsAll(a) }, "a holds every lease")
+	b := s.start("b", settings...) // after: started together, b may take a lease first, and a wait for it
 	replicas := []*replica{a, b}
 	watch := watchCheckpoints(s.pool)
 

@@ -39,8 +39,9 @@ func TestRelayStallsOneRecipientWhileOthersGetTheirEmails(t *testing.T) {
 	s.dumpOnFailure()
 	s.smtp.DelayRecipient(stalledRecipient, time.Hour)
 	s.smtp.RefuseRecipientKeepOpen(refusedRecipient, 454, "4.7.0 try again later")
-	a, b := s.start("a"), s.start("b")
+	a := s.start("a")
 	eventually(t, 30*time.Second, func() bool { return s.holdsAll(a) }, "a holds every lease")
+	b := s.start("b") // after: started together, b may take a lease first, and a wait for it
 	replicas := []*replica{a, b}
 
 	watch := s.watchRelay(a, b)

@@ -26,8 +26,9 @@ func TestSMTPDownFor30Seconds(t *testing.T) {
 	smtpProxy, throughProxy := pgtest.NewProxy(t, s.smtpURL)
 	s.smtpURL = throughProxy
 	s.dumpOnFailure()
-	a, b := s.start("a"), s.start("b")
+	a := s.start("a")
 	eventually(t, 30*time.Second, func() bool { return s.holdsAll(a) }, "a holds every lease")
+	b := s.start("b") // after: started together, b may take a lease first, and a wait for it
 	s.must(a, http.StatusCreated, http.MethodPut, "/accounts/reader", `{"name":"Reader","email":"reader@example.org"}`)
 
 	down := time.Now()
@@ -66,8 +67,9 @@ func TestSlowSMTPServer(t *testing.T) {
 	s := newSystem(t)
 	s.dumpOnFailure()
 	s.smtp.SetDelay(slowDelay)
-	a, b := s.start("a"), s.start("b")
+	a := s.start("a")
 	eventually(t, 30*time.Second, func() bool { return s.holdsAll(a) }, "a holds every lease")
+	b := s.start("b") // after: started together, b may take a lease first, and a wait for it
 	s.must(a, http.StatusCreated, http.MethodPut, "/accounts/reader", `{"name":"Reader","email":"reader@example.org"}`)
 	s.must(a, http.StatusCreated, http.MethodPost, "/accounts/reader/fines", `{"amount":100000,"reason":"setup"}`)
 
