@@ -61,16 +61,11 @@ type RelayResult struct {
 // outage, with a service process of its own on the database at databaseURL.
 func Relay(ctx context.Context, bin, databaseURL string) (RelayResult, error) {
 	var res RelayResult
-	sink, err := environment.StartSMTPSink()
+	svc, sink, stop, err := environment.StartWithSink(ctx, bin, databaseURL, "the relay's service")
 	if err != nil {
 		return res, err
 	}
-	defer sink.Close()
-	svc, err := environment.StartService(ctx, bin, databaseURL, "SMTP_URL="+sink.URL())
-	if err != nil {
-		return res, err
-	}
-	defer svc.StopLogged(ctx, "the relay's service")
+	defer stop()
 	if err := svc.AwaitLeases(ctx, 15*time.Second, "notifications"); err != nil {
 		return res, err
 	}

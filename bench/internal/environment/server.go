@@ -160,6 +160,25 @@ func (s *Service) waitReady(ctx context.Context, timeout time.Duration) error {
 	}
 }
 
+// StartWithSink starts an SMTP sink of its own and a service process on databaseURL that sends
+// to it (env beside SMTP_URL). stop stops the service, what naming it in the log if that fails
+// (StopLogged), and then closes the sink.
+func StartWithSink(ctx context.Context, bin, databaseURL, what string, env ...string) (svc *Service, sink *SMTPSink, stop func(), err error) {
+	sink, err = StartSMTPSink()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	svc, err = StartService(ctx, bin, databaseURL, append([]string{"SMTP_URL=" + sink.URL()}, env...)...)
+	if err != nil {
+		sink.Close()
+		return nil, nil, nil, err
+	}
+	return svc, sink, func() {
+		svc.StopLogged(ctx, what)
+		sink.Close()
+	}, nil
+}
+
 // StopLogged stops the service, as a measurement's deferred call does once its figures are in:
 // a failure to stop is logged, naming what the service was for (what), and changes no figure.
 func (s *Service) StopLogged(ctx context.Context, what string) {

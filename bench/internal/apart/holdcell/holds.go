@@ -100,17 +100,12 @@ func holdsCopy(title string, i int) string { return fmt.Sprintf("%s-c%02d", titl
 // Holds measures a hold's cost by its place, and traps, on the empty database at databaseURL.
 func Holds(ctx context.Context, bin, databaseURL string, env environment.Machine) (HoldsResult, error) {
 	res := HoldsResult{Env: env}
-	sink, err := environment.StartSMTPSink()
+	svc, _, stop, err := environment.StartWithSink(ctx, bin, databaseURL, "the title holds' service",
+		"REPLICA_ID=bench-holds", fmt.Sprintf("HOLDS_MAX=%d", HoldsMax))
 	if err != nil {
 		return res, err
 	}
-	defer sink.Close()
-	svc, err := environment.StartService(ctx, bin, databaseURL, "REPLICA_ID=bench-holds", "SMTP_URL="+sink.URL(),
-		fmt.Sprintf("HOLDS_MAX=%d", HoldsMax))
-	if err != nil {
-		return res, err
-	}
-	defer svc.StopLogged(ctx, "the title holds' service")
+	defer stop()
 	api := workload.NewClient(svc.BaseURL, HoldsConcurrency)
 	defer api.HTTP.CloseIdleConnections()
 	rig := &holdsRig{api: api, loans: map[string]string{}}

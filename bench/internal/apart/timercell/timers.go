@@ -75,16 +75,11 @@ type timersRig struct {
 // database at databaseURL.
 func Timers(ctx context.Context, cfg environment.Config, bin, databaseURL string, env environment.Machine) (TimersResult, error) {
 	res := TimersResult{Accounts: cfg.Accounts, Env: env}
-	sink, err := environment.StartSMTPSink()
+	svc, sink, stop, err := environment.StartWithSink(ctx, bin, databaseURL, "the timers' service")
 	if err != nil {
 		return res, err
 	}
-	defer sink.Close()
-	svc, err := environment.StartService(ctx, bin, databaseURL, "SMTP_URL="+sink.URL())
-	if err != nil {
-		return res, err
-	}
-	defer svc.StopLogged(ctx, "the timers' service")
+	defer stop()
 	if err := svc.AwaitLeases(ctx, 15*time.Second, "notifications"); err != nil {
 		return res, err
 	}
