@@ -265,3 +265,35 @@ func TestCatalogRefusesBadFilters(t *testing.T) {
 		}
 	})
 }
+
+// A book added again, under a new title, is on the shelf under it: alone in its batch, beside
+// new books, or twice in one batch, on both catalogs.
+func TestCatalogAddsABookAgain(t *testing.T) {
+	t.Parallel()
+	forEachCatalog(t, func(t *testing.T, c writable) {
+		ctx := context.Background()
+		due := nowUTC.Add(loanPeriod)
+		require.NoError(t, c.Apply(ctx, processor.Position{}, at(2, 0), []eventstore.Event{
+			recorded(t, "book-b1", 1, 1, added),
+			recorded(t, "book-b1", 2, 2, books.BookLent{LoanID: "l1", MemberID: "m1", LentAt: nowUTC, DueAt: due}),
+		}))
+		require.NoError(t, c.Apply(ctx, at(2, 0), at(4, 0), []eventstore.Event{
+			recorded(t, "book-b2", 1, 3, books.BookAdded{ID: "b2", Title: "Emma", Author: "Jane Austen"}),
+			recorded(t, "book-b1", 3, 4, books.BookAdded{ID: "b1", Title: "Dune Messiah", Author: "Frank Herbert"}),
+		}))
+		require.NoError(t, c.Apply(ctx, at(4, 0), at(7, 0), []eventstore.Event{
+			recorded(t, "book-b3", 1, 5, books.BookAdded{ID: "b3", Title: "Ulysses", Author: "James Joyce"}),
+			recorded(t, "book-b3", 2, 6, books.BookAdded{ID: "b3", Title: "Dubliners", Author: "James Joyce"}),
+			recorded(t, "book-b2", 2, 7, books.BookLent{LoanID: "l2", MemberID: "m2", LentAt: nowUTC, DueAt: due}),
+		}))
+		page, pos, err := c.List(ctx, catalog.Filter{})
+		require.NoError(t, err)
+		require.Equal(t, at(7, 0), pos)
+		require.Equal(t, []catalog.Book{
+			{ID: "b1", Title: "Dune Messiah", Author: "Frank Herbert", Status: "available", Version: 3},
+			{ID: "b2", Title: "Emma", Author: "Jane Austen", Status: "lent", Version: 2,
+				Loan: &books.Loan{LoanID: "l2", MemberID: "m2", LentAt: nowUTC, DueAt: due}},
+			{ID: "b3", Title: "Dubliners", Author: "James Joyce", Status: "available", Version: 2},
+		}, page.Books)
+	})
+}

@@ -150,6 +150,32 @@ func TestViewApplies(t *testing.T) {
 	})
 }
 
+// A book added again, under a new title, ends its loan and takes the new title, whether the
+// batch adds it alone or beside books that are new.
+func TestViewAddsABookAgain(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, v writable) {
+		ctx := context.Background()
+		require.NoError(t, v.Apply(ctx, processor.Position{}, at(2, 0), []eventstore.Event{
+			recorded(t, "book-b1", 1, 1, books.BookAdded{ID: "b1", Title: "Dune", Author: "Frank Herbert"}),
+			recorded(t, "book-b1", 2, 2, books.BookLent{LoanID: "l1", MemberID: "m1", LentAt: t0, DueAt: due}),
+		}))
+		require.NoError(t, v.Apply(ctx, at(2, 0), at(4, 0), []eventstore.Event{
+			recorded(t, "book-b2", 1, 3, books.BookAdded{ID: "b2", Title: "Emma", Author: "Jane Austen"}),
+			recorded(t, "book-b1", 3, 4, books.BookAdded{ID: "b1", Title: "Dune Messiah", Author: "Frank Herbert"}),
+		}))
+		requireLoans(t, v, loans.Filter{}, at(4, 0))
+		require.NoError(t, v.Apply(ctx, at(4, 0), at(6, 0), []eventstore.Event{
+			recorded(t, "book-b1", 4, 5, books.BookLent{LoanID: "l2", MemberID: "m1", LentAt: t0, DueAt: due}),
+			recorded(t, "book-b2", 2, 6, books.BookLent{LoanID: "l3", MemberID: "m2", LentAt: t0, DueAt: due}),
+		}))
+		dueMicro := due.Truncate(time.Microsecond)
+		requireLoans(t, v, loans.Filter{}, at(6, 0),
+			loans.Loan{BookID: "b1", Title: "Dune Messiah", LoanID: "l2", MemberID: "m1", LentAt: t0, DueAt: dueMicro},
+			loans.Loan{BookID: "b2", Title: "Emma", LoanID: "l3", MemberID: "m2", LentAt: t0, DueAt: dueMicro})
+	})
+}
+
 // requireLoans lists the view with filter and wants exactly loans, in that order, at pos.
 func requireLoans(t *testing.T, v loans.View, f loans.Filter, pos processor.Position, want ...loans.Loan) {
 	t.Helper()

@@ -120,11 +120,18 @@ type prepared struct {
 
 // Apply implements processor.Prepared: the build's Apply, of the batch Prepare decoded.
 func (p prepared) Apply(ctx context.Context, from, to processor.Position) error {
-	return p.b.writes.ApplyRead(ctx, from, to, func(tx pgx.Tx, batch *pgx.Batch) error {
-		for _, round := range p.rounds {
+	return p.b.writes.ApplyAdding(ctx, from, to, func(tx pgx.Tx, batch *pgx.Batch, fresh bool) error {
+		rounds := p.rounds
+		if fresh {
+			var err error
+			if rounds, err = copyNewBooks(ctx, tx, rounds); err != nil {
+				return err
+			}
+		}
+		for _, round := range rounds {
 			queueCatalogRound(batch, round, p.b.missing)
 		}
-		return queueTitleChanges(ctx, tx, batch, p.titleChanges)
+		return queueTitleChanges(ctx, tx, batch, p.titleChanges, fresh)
 	})
 }
 

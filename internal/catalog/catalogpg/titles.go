@@ -41,8 +41,9 @@ ON CONFLICT (title_id) DO UPDATE SET title = excluded.title, authors = excluded.
   holds = excluded.holds`
 
 // queueTitleChanges reads the titles that changes touch, folds the changes onto them, and adds
-// to batch the write of each.
-func queueTitleChanges(ctx context.Context, tx pgx.Tx, batch *pgx.Batch, changes []catalog.TitleChange) error {
+// to batch the write of each; when fresh, it writes those that had no row itself, in tx, as a
+// COPY (pgdriver.ViewTx.ApplyAdding).
+func queueTitleChanges(ctx context.Context, tx pgx.Tx, batch *pgx.Batch, changes []catalog.TitleChange, fresh bool) error {
 	if len(changes) == 0 {
 		return nil
 	}
@@ -57,22 +58,31 @@ func queueTitleChanges(ctx context.Context, tx pgx.Tx, batch *pgx.Batch, changes
 	if err := loadTitles(ctx, tx, ids, folded); err != nil {
 		return err
 	}
+	had := make(map[string]bool, len(ids)) // the titles that had a row
+	for _, id := range ids {
+		had[id] = folded[id].Added
+	}
 	for _, c := range changes {
 		folded[c.TitleID] = titles.Apply(folded[c.TitleID], c.Event)
 	}
-	var rows titleRows
+	var added newTitles // rows new to the table, when fresh
+	var written titleRows
 	for _, id := range ids {
-		if t := folded[id]; t.Added { // no title until its TitleAdded, as the aggregate has it
-			if err := rows.add(id, t); err != nil {
-				return err
-			}
+		t := folded[id]
+		var err error
+		switch {
+		case !t.Added: // no title until its TitleAdded, as the aggregate has it
+		case fresh && !had[id]:
+			err = added.add(id, t)
+		default:
+			err = written.add(id, t)
+		}
+		if err != nil {
+			return err
 		}
 	}
-	if len(rows.ids) > 0 {
-		batch.Queue(upsertTitlesSQL, rows.ids, rows.titles, rows.authors, rows.isbns, rows.years, rows.publishers, rows.languages,
-			rows.subjects, rows.sortTitles, rows.searchTexts, rows.totals, rows.available, rows.waiting, rows.copies, rows.holds)
-	}
-	return nil
+	written.queue(batch, upsertTitlesSQL)
+	return added.copy(ctx, tx)
 }
 
 // loadTitles reads the rows of ids into folded, as the titles they were folded from.
@@ -132,6 +142,14 @@ func (r *titleRows) add(id string, t titles.Title) error {
 	r.totals, r.available, r.waiting = append(r.totals, counts.Total), append(r.available, counts.Available), append(r.waiting, counts.HoldsWaiting)
 	r.copies, r.holds = append(r.copies, string(lists[2])), append(r.holds, string(lists[3]))
 	return nil
+}
+
+// queue adds to batch the write of the rows by sql (newTitlesSQL, upsertTitlesSQL), if any.
+func (r *titleRows) queue(batch *pgx.Batch, sql string) {
+	if len(r.ids) > 0 {
+		batch.Queue(sql, r.ids, r.titles, r.authors, r.isbns, r.years, r.publishers, r.languages,
+			r.subjects, r.sortTitles, r.searchTexts, r.totals, r.available, r.waiting, r.copies, r.holds)
+	}
 }
 
 // given is nil for a field's zero value, which is its absence (NULL), and the value otherwise.

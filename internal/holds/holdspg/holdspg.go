@@ -66,10 +66,12 @@ func (b build) Apply(ctx context.Context, from, to processor.Position, events []
 	if err != nil {
 		return err
 	}
-	return b.writes.Apply(ctx, from, to, func(batch *pgx.Batch) {
-		for _, round := range processor.Rounds(changes, queueOf) {
-			queueRound(batch, round)
+	rounds := processor.Rounds(changes, queueOf)
+	return b.writes.ApplyAdding(ctx, from, to, func(_ pgx.Tx, batch *pgx.Batch, fresh bool) error {
+		for _, round := range rounds {
+			queueRound(batch, round, fresh)
 		}
+		return nil
 	})
 }
 
@@ -92,17 +94,25 @@ func queueOf(c holds.Change) (string, bool) {
 }
 
 // titledSQL adds the queues of a round ($1 ids, $2 titles), or names them anew, in one
-// statement, and empties them: a round holds a queue once (processor.Rounds).
-const titledSQL = `
+// statement, and empties them: a round holds a queue once (processor.Rounds). addedSQL adds
+// them, all new (pgdriver.ViewTx.ApplyAdding), and empties them as titledSQL does.
+const (
+	titledSQL = `
 WITH titled AS (
   INSERT INTO holds_books (book_id, title) SELECT * FROM unnest($1::text[], $2::text[])
   ON CONFLICT (book_id) DO UPDATE SET title = excluded.title
 )
 DELETE FROM holds WHERE book_id = ANY($1)`
+	addedSQL = `
+WITH titled AS (
+  INSERT INTO holds_books (book_id, title) SELECT * FROM unnest($1::text[], $2::text[])
+)
+DELETE FROM holds WHERE book_id = ANY($1)`
+)
 
-// queueRound adds a round's changes to b: its queues titled in one statement, each other
-// change in statements of its own.
-func queueRound(b *pgx.Batch, round []holds.Change) {
+// queueRound adds a round's changes to b: its queues titled in one statement (added, when
+// fresh), each other change in statements of its own.
+func queueRound(b *pgx.Batch, round []holds.Change, fresh bool) {
 	var ids, names []string
 	for _, c := range round {
 		if t, ok := c.(holds.Titled); ok {
@@ -111,7 +121,10 @@ func queueRound(b *pgx.Batch, round []holds.Change) {
 		}
 		queueChange(b, c)
 	}
-	if len(ids) > 0 {
+	switch {
+	case len(ids) > 0 && fresh:
+		b.Queue(addedSQL, ids, names)
+	case len(ids) > 0:
 		b.Queue(titledSQL, ids, names)
 	}
 }

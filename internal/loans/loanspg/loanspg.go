@@ -71,10 +71,12 @@ func (b build) Apply(ctx context.Context, from, to processor.Position, events []
 	if err != nil {
 		return err
 	}
-	return b.writes.Apply(ctx, from, to, func(batch *pgx.Batch) {
-		for _, round := range processor.Rounds(changes, bookOf) {
-			b.queueRound(batch, round)
+	rounds := processor.Rounds(changes, bookOf)
+	return b.writes.ApplyAdding(ctx, from, to, func(_ pgx.Tx, batch *pgx.Batch, fresh bool) error {
+		for _, round := range rounds {
+			b.queueRound(batch, round, fresh)
 		}
+		return nil
 	})
 }
 
@@ -96,14 +98,17 @@ func bookOf(c loans.Change) (string, bool) {
 }
 
 // titledSQL adds the books of a round ($1 ids, $2 titles), or names them anew without a loan,
-// in one statement: a round holds a book once (processor.Rounds).
-const titledSQL = `
-INSERT INTO loans_books (book_id, title) SELECT * FROM unnest($1::text[], $2::text[])
+// in one statement: a round holds a book once (processor.Rounds). addedSQL adds them, all new
+// (pgdriver.ViewTx.ApplyAdding).
+const (
+	addedSQL  = `INSERT INTO loans_books (book_id, title) SELECT * FROM unnest($1::text[], $2::text[])`
+	titledSQL = addedSQL + `
 ON CONFLICT (book_id) DO UPDATE SET title = excluded.title, ` + endLoan
+)
 
-// queueRound adds a round's changes to batch: its books titled in one statement, each other
-// change in statements of its own.
-func (b build) queueRound(batch *pgx.Batch, round []loans.Change) {
+// queueRound adds a round's changes to batch: its books titled in one statement (added, when
+// fresh), each other change in statements of its own.
+func (b build) queueRound(batch *pgx.Batch, round []loans.Change, fresh bool) {
 	var ids, names []string
 	for _, c := range round {
 		if t, ok := c.(loans.Titled); ok {
@@ -112,7 +117,10 @@ func (b build) queueRound(batch *pgx.Batch, round []loans.Change) {
 		}
 		b.queueChange(batch, c)
 	}
-	if len(ids) > 0 {
+	switch {
+	case len(ids) > 0 && fresh:
+		batch.Queue(addedSQL, ids, names)
+	case len(ids) > 0:
 		batch.Queue(titledSQL, ids, names)
 	}
 }

@@ -54,6 +54,13 @@
 // reads and applies again. The log's appends, the checkpoints of outboxes and sagas, and
 // everything else wait for the disk as usual.
 //
+// A view whose rows are added once by key and seldom again (a book, a title) writes a batch
+// through ViewTx.ApplyAdding: first as if every row it adds were new (a plain INSERT, or a
+// COPY), which costs PostgreSQL about half of an upsert; when a key is taken, that
+// transaction is rolled back, having written nothing, and the batch is written again with
+// upserts. A catch-up after an import adds millions of rows and finds none taken; a book added
+// again costs its batch one transaction more.
+//
 // # Timers
 //
 // Timers are rows of processor_timers, one per (processor, key). A Save or Done that carries
