@@ -81,7 +81,7 @@ func queueTitleChanges(ctx context.Context, tx pgx.Tx, batch *pgx.Batch, changes
 			return err
 		}
 	}
-	written.queue(batch, upsertTitlesSQL)
+	written.queue(batch)
 	return added.copy(ctx, tx)
 }
 
@@ -144,10 +144,10 @@ func (r *titleRows) add(id string, t titles.Title) error {
 	return nil
 }
 
-// queue adds to batch the write of the rows by sql (newTitlesSQL, upsertTitlesSQL), if any.
-func (r *titleRows) queue(batch *pgx.Batch, sql string) {
+// queue adds to batch the write of the rows, if any.
+func (r *titleRows) queue(batch *pgx.Batch) {
 	if len(r.ids) > 0 {
-		batch.Queue(sql, r.ids, r.titles, r.authors, r.isbns, r.years, r.publishers, r.languages,
+		batch.Queue(upsertTitlesSQL, r.ids, r.titles, r.authors, r.isbns, r.years, r.publishers, r.languages,
 			r.subjects, r.sortTitles, r.searchTexts, r.totals, r.available, r.waiting, r.copies, r.holds)
 	}
 }
