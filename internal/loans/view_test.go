@@ -191,8 +191,9 @@ func requireLoans(t *testing.T, v loans.View, f loans.Filter, pos processor.Posi
 
 // Holders racing one batch, on both stores: every one of them read the same checkpoint and
 // applies the same batch, in its own transaction; exactly one commits, the rest are fenced and
-// write nothing (each loan's renewal counts once), and the checkpoint is the winner's. A holder
-// one batch behind can't apply the next either.
+// write nothing (each loan's renewal counts once; the books it adds, which the others find
+// taken, are fenced rather than failed), and the checkpoint is the winner's. A holder one batch
+// behind can't apply the next either.
 func TestViewHoldersRacingOneBatch(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, v writable) {
@@ -210,7 +211,10 @@ func TestViewHoldersRacingOneBatch(t *testing.T) {
 		for i := 1; i <= 20; i++ {
 			batch = append(batch, recorded(t, fmt.Sprintf("book-%d", i), 3, int64(40+i), books.LoanRenewed{LoanID: "l", DueAt: due.Add(time.Hour)}))
 		}
-		to := at(60, 0)
+		for i := 1; i <= 20; i++ { // new books, whose keys every holder but the first finds taken
+			batch = append(batch, recorded(t, fmt.Sprintf("book-new-%d", i), 1, int64(60+i), books.BookAdded{ID: fmt.Sprint("new-", i), Title: "New", Author: "Author"}))
+		}
+		to := at(80, 0)
 
 		const holders = 12
 		results := make([]error, holders)
@@ -244,8 +248,8 @@ func TestViewHoldersRacingOneBatch(t *testing.T) {
 			assert.Equal(t, 1, l.Renewals, "book %s renewed once", l.BookID)
 		}
 
-		next := at(61, 0)
-		more := []eventstore.Event{recorded(t, "book-1", 4, 61, books.LoanRenewed{LoanID: "l", DueAt: due.Add(2 * time.Hour)})}
+		next := at(81, 0)
+		more := []eventstore.Event{recorded(t, "book-1", 4, 81, books.LoanRenewed{LoanID: "l", DueAt: due.Add(2 * time.Hour)})}
 		require.ErrorIs(t, v.Apply(ctx, start, next, more), processor.ErrFenced)
 		page, _, err = v.List(ctx, loans.Filter{MemberID: "m", Limit: 1})
 		require.NoError(t, err)
