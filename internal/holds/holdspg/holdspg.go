@@ -98,15 +98,14 @@ func queueOf(c holds.Change) (string, bool) {
 // them, all new (pgdriver.ViewTx.ApplyAdding), and empties them as titledSQL does.
 const (
 	titledSQL = `
-WITH titled AS (
-  INSERT INTO holds_books (book_id, title) SELECT * FROM unnest($1::text[], $2::text[])
+WITH titled AS (` + addQueuesSQL + `
   ON CONFLICT (book_id) DO UPDATE SET title = excluded.title
-)
-DELETE FROM holds WHERE book_id = ANY($1)`
+)` + emptyQueuesSQL
 	addedSQL = `
-WITH titled AS (
-  INSERT INTO holds_books (book_id, title) SELECT * FROM unnest($1::text[], $2::text[])
-)
+WITH titled AS (` + addQueuesSQL + `
+)` + emptyQueuesSQL
+	addQueuesSQL   = `INSERT INTO holds_books (book_id, title) SELECT * FROM unnest($1::text[], $2::text[])`
+	emptyQueuesSQL = `
 DELETE FROM holds WHERE book_id = ANY($1)`
 )
 
