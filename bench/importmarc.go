@@ -18,7 +18,11 @@ func (b *bench) measureImport(ctx context.Context, env environment.Machine) (imp
 	if err != nil {
 		return importcell.ImportResult{}, err
 	}
-	res, err := importcell.Import(ctx, b.bin, importURL, b.tmp, b.cfg.ImportRecords, env)
+	serveEnv, err := importcell.DeployedRuntime(b.root)
+	if err != nil {
+		return importcell.ImportResult{}, err
+	}
+	res, err := importcell.Import(ctx, b.bin, importURL, b.tmp, b.cfg.ImportRecords, serveEnv, env)
 	if err != nil {
 		return res, fmt.Errorf("import: %w", err)
 	}

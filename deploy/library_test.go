@@ -122,6 +122,7 @@ func checkLibrary(t *testing.T, m *manifests, vars map[string]string, wantImage 
 	for _, ctr := range []*corev1.Container{ic, c} {
 		checkResources(t, ctr)
 	}
+	checkMemoryLimit(t, c, env)
 
 	checkShutdown(t, pod, c, env, vars)
 	checkLibraryService(t, m, d)

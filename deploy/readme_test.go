@@ -13,6 +13,10 @@ import (
 // configRow is a row of the configuration table (docs/configuration.md): | `NAME` | default | meaning |.
 var configRow = regexp.MustCompile("^\\|\\s*`([A-Z][A-Z0-9_]*)`\\s*\\|\\s*([^|]*?)\\s*\\|")
 
+// runtimeRow is the table's row of Go's runtime's variables, which the manifests may set too:
+// | `GOGC`, `GOMEMLIMIT` | ... |.
+var runtimeRow = regexp.MustCompile("^\\|\\s*`GOGC`, `GOMEMLIMIT`\\s*\\|")
+
 // leadingLiteral is a default cell that opens with a literal value: `336h`, or `0`: no cap.
 var leadingLiteral = regexp.MustCompile("^`([^`]*)`(?:$|:)")
 
@@ -37,6 +41,9 @@ func readmeVariables(t *testing.T) map[string]string {
 		}
 		if !inSection {
 			continue
+		}
+		if runtimeRow.MatchString(line) {
+			vars["GOGC"], vars["GOMEMLIMIT"] = "", ""
 		}
 		if row := configRow.FindStringSubmatch(line); row != nil {
 			if _, dup := vars[row[1]]; dup {

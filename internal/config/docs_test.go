@@ -26,6 +26,9 @@ type docRow struct {
 	hasLit  bool
 }
 
+// runtimeVariables are Go's runtime's, which the deployment sets and the table documents.
+var runtimeVariables = []string{"GOGC", "GOMEMLIMIT"}
+
 var (
 	// oneName is a first cell that names one variable.
 	oneName = regexp.MustCompile("^`([A-Z][A-Z0-9_]*)`$")
@@ -36,8 +39,9 @@ var (
 )
 
 // docsVariables reads the table under "## Variables" in docs/configuration.md. Rows that name
-// several variables are the OpenTelemetry SDK's (package telemetry reads them, not FromEnv)
-// and are left out; any other such row is an error.
+// several variables are read by others than FromEnv, and are left out: the OpenTelemetry SDK's
+// (package telemetry reads them) and Go's runtime's (runtimeVariables); any other such row is
+// an error.
 func docsVariables(t *testing.T) map[string]docRow {
 	t.Helper()
 	f, err := os.Open("../../docs/configuration.md")
@@ -66,8 +70,8 @@ func docsVariables(t *testing.T) map[string]docRow {
 		m := oneName.FindStringSubmatch(first)
 		if m == nil {
 			for _, n := range aName.FindAllStringSubmatch(first, -1) {
-				if !strings.HasPrefix(n[1], "OTEL_") {
-					t.Errorf("docs/configuration.md: the row %q names several variables; only the OpenTelemetry SDK's (OTEL_*) share a row", first)
+				if !strings.HasPrefix(n[1], "OTEL_") && !slices.Contains(runtimeVariables, n[1]) {
+					t.Errorf("docs/configuration.md: the row %q names several variables; only the OpenTelemetry SDK's (OTEL_*) and Go's runtime's %v share a row", first, runtimeVariables)
 				}
 			}
 			continue

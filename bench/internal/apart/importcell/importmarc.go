@@ -58,9 +58,10 @@ const (
 var ImportViews = []string{"catalog", "loans", "holds"}
 
 // Import measures the import of records generated records on the empty database at
-// databaseURL, the file written into dir; see the constants above.
-func Import(ctx context.Context, bin, databaseURL, dir string, records int, env environment.Machine) (ImportResult, error) {
-	res := ImportResult{Records: records, Env: env}
+// databaseURL, the file written into dir, the catch-up's service run with serveEnv besides
+// the bench's own settings (DeployedRuntime); see the constants above.
+func Import(ctx context.Context, bin, databaseURL, dir string, records int, serveEnv []string, env environment.Machine) (ImportResult, error) {
+	res := ImportResult{Records: records, ServeEnv: serveEnv, Env: env}
 	if err := prepare(ctx, bin, databaseURL); err != nil {
 		return res, err
 	}
@@ -208,7 +209,7 @@ func prepare(ctx context.Context, bin, databaseURL string) error {
 // ImportCatchUpLimit has passed; then stops it.
 func catchUp(ctx context.Context, bin, databaseURL string, res *ImportResult) error {
 	start := time.Now()
-	svc, err := environment.StartService(ctx, bin, databaseURL, "REPLICA_ID=bench-import")
+	svc, err := environment.StartService(ctx, bin, databaseURL, append([]string{"REPLICA_ID=bench-import"}, res.ServeEnv...)...)
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,8 @@ type ImportResult struct {
 	CatchUp     time.Duration
 	AllCaughtUp bool
 	CaughtUp    []ImportCaughtUp
-	ServeRSS    int64 // the service's VmHWM once caught up, bytes
+	ServeRSS    int64    // the service's VmHWM once caught up, bytes
+	ServeEnv    []string // the Go runtime's settings the service ran with (DeployedRuntime)
 	// SlowestStatus is the longest /status took to answer while the views and sagas read.
 	SlowestStatus time.Duration
 
