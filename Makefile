@@ -54,8 +54,9 @@ fuzz: ## each fuzz target for FUZZTIME (default 1m); their seed corpora already 
 
 GOLANGCI_LINT = go run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
 
-lint: ## golangci-lint v2 with .golangci.yml, on the service and the benchmark (the first run builds it: a few minutes)
+lint: ## golangci-lint v2 with .golangci.yml, on the service, the deployment's tests and the benchmark (the first run builds it: a few minutes)
 	$(GOLANGCI_LINT) run --build-tags faults,upgrade ./...
+	cd deploy && $(GOLANGCI_LINT) run --config ../.golangci.yml ./...
 	cd bench && $(GOLANGCI_LINT) run --config ../.golangci.yml ./...
 
 mutate: ## small bugs made on purpose in the code that keeps the promises, one at a time: each must fail its package's tests (about half an hour; see docs/testing.md)

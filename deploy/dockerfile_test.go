@@ -37,7 +37,7 @@ func parseDockerfile(t *testing.T) [][]instruction {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	var stages [][]instruction
 	var pending string
 	sc := bufio.NewScanner(f)
@@ -156,7 +156,7 @@ func buildContext(t *testing.T) string {
 		t.Fatal(err)
 	}
 	patterns, err := ignorefile.ReadAll(f)
-	f.Close()
+	_ = f.Close()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -121,7 +121,9 @@ func TestImageBinary(t *testing.T) {
 		defer func() {
 			if cmd.ProcessState == nil {
 				_ = cmd.Process.Kill()
-				<-exited
+				if err := <-exited; err != nil {
+					t.Logf("the service, killed: %v", err)
+				}
 			}
 			if t.Failed() {
 				t.Logf("service output:\n%s", out.String())
@@ -136,7 +138,7 @@ func TestImageBinary(t *testing.T) {
 				return 0, ""
 			}
 			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
+			_ = resp.Body.Close()
 			return resp.StatusCode, string(body)
 		}
 		probe := func(path string) int {
@@ -202,7 +204,7 @@ func freePort(t *testing.T) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().(*net.TCPAddr).Port
 }
 

@@ -48,7 +48,7 @@ func checkLibrary(t *testing.T, m *manifests, vars map[string]string, wantImage 
 	if c.Image != wantImage {
 		t.Errorf("container image = %q, want %q", c.Image, wantImage)
 	}
-	if len(c.Command) != 0 || !(len(c.Args) == 0 || slices.Equal(c.Args, []string{"serve"})) {
+	if len(c.Command) != 0 || len(c.Args) != 0 && !slices.Equal(c.Args, []string{"serve"}) {
 		t.Errorf("container command %q args %q: want the image's entrypoint with no args or [serve]", c.Command, c.Args)
 	}
 	if len(pod.InitContainers) != 1 || pod.InitContainers[0].Name != migrateName {

@@ -29,7 +29,7 @@ func readmeVariables(t *testing.T) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	vars := map[string]string{}
 	inSection := false
 	sc := bufio.NewScanner(f)
