@@ -119,6 +119,15 @@ func (r Report) ImportSection() Section {
 		{"events table: table (with TOAST), indexes", fmt.Sprintf("%s, %s", figures.FormatMB(x.EventsTable), figures.FormatMB(x.EventsIndexes))},
 		{"bare table", figures.FormatMB(x.BareTable)},
 	}
+	s.Rows = append(s.Rows, catchUpRows(x)...)
+	return s
+}
+
+// catchUpRows are the rows of the service catching up after the import: each view and saga, in
+// the order they caught up (then those that did not, nearest first), all of them, and the
+// service's figures.
+func catchUpRows(x importcell.ImportResult) [][]string {
+	var rows [][]string
 	caught := slices.Clone(x.CaughtUp)
 	slices.SortStableFunc(caught, func(a, b importcell.ImportCaughtUp) int { // those caught up first, in turn, then the nearest
 		switch {
@@ -136,18 +145,17 @@ func (r Report) ImportSection() Section {
 		if !c.Caught {
 			result = fmt.Sprintf("not in %s: %s events behind", figures.FormatSeconds(x.CatchUp), figures.Thousands(int(c.Lag)))
 		}
-		s.Rows = append(s.Rows, []string{fmt.Sprintf("caught up: %s (%s)", c.Name, c.Kind), result})
+		rows = append(rows, []string{fmt.Sprintf("caught up: %s (%s)", c.Name, c.Kind), result})
 	}
 	all := figures.FormatSeconds(x.CatchUp)
 	if !x.AllCaughtUp {
 		all = "not in " + all
 	}
-	s.Rows = append(s.Rows,
+	return append(rows,
 		[]string{"caught up: all", all},
 		[]string{"the service catching up: `/status`'s slowest answer", figures.FormatSeconds(x.SlowestStatus)},
 		[]string{"the service catching up: peak RSS (VmHWM)", figures.FormatMB(x.ServeRSS)},
 		[]string{"the service catching up: Go's runtime set as deployed", serveEnv(x.ServeEnv)})
-	return s
 }
 
 // SpliceImport writes the catalogue import's figures into the report at path (relative to
