@@ -37,31 +37,37 @@ func TestCtrlCStopsTheDemo(t *testing.T) {
 	require.NoError(t, err)
 
 	t.Run("scripts/demo.sh, its process group sent SIGINT", func(t *testing.T) {
-		demo := prepareDemo(t, root, "scripts/demo.sh")
-		demo.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		demo.cmd.Stdout, demo.cmd.Stderr = demo.output, demo.output
-		demo.start(t)
-		demo.waitUntilUp(t)
+		demo := startUp(t, func() *demoRun {
+			demo := prepareDemo(t, root, "scripts/demo.sh")
+			demo.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			demo.cmd.Stdout, demo.cmd.Stderr = demo.output, demo.output
+			demo.start(t)
+			return demo
+		})
 		demo.requireReachesTheScriptAlone(t, demo.cmd.Process.Pid)
 		require.NoError(t, syscall.Kill(-demo.cmd.Process.Pid, syscall.SIGINT))
 		demo.requireStoppedCleanly(t)
 	})
 
 	t.Run("make demo in a terminal, Ctrl-C typed", func(t *testing.T) {
-		demo := prepareDemo(t, root, "make", "demo")
-		controller, terminal := openTerminal(t)
-		demo.cmd.Stdin, demo.cmd.Stdout, demo.cmd.Stderr = terminal, terminal, terminal
-		// A session of its own with the terminal as its controlling terminal, as a login
-		// shell's job: make's process group is the terminal's foreground group.
-		demo.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-		demo.start(t)
-		require.NoError(t, terminal.Close()) // the demo holds it now: reads end when it is gone
-		demo.shown = make(chan struct{})
-		go func() {
-			_, _ = io.Copy(demo.output, controller)
-			close(demo.shown)
-		}()
-		demo.waitUntilUp(t)
+		var controller *os.File
+		demo := startUp(t, func() *demoRun {
+			demo := prepareDemo(t, root, "make", "demo")
+			var terminal *os.File
+			controller, terminal = openTerminal(t)
+			demo.cmd.Stdin, demo.cmd.Stdout, demo.cmd.Stderr = terminal, terminal, terminal
+			// A session of its own with the terminal as its controlling terminal, as a login
+			// shell's job: make's process group is the terminal's foreground group.
+			demo.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+			demo.start(t)
+			require.NoError(t, terminal.Close()) // the demo holds it now: reads end when it is gone
+			demo.shown = make(chan struct{})
+			go func() {
+				_, _ = io.Copy(demo.output, controller)
+				close(demo.shown)
+			}()
+			return demo
+		})
 		_, foreground := processGroups(demo.cmd.Process.Pid)
 		demo.requireReachesTheScriptAlone(t, foreground)
 		_, err := controller.Write([]byte{0x03}) // Ctrl-C, the terminal's interrupt character
@@ -115,21 +121,53 @@ func (d *demoRun) start(t *testing.T) {
 	}()
 }
 
-// waitUntilUp waits for the banner the demo prints once every part answers. The first run may
-// compile the binaries from scratch: minutes on two cores.
-func (d *demoRun) waitUntilUp(t *testing.T) {
+// startUp runs begin, which prepares and starts a demo, until the demo is up, and checks its
+// parts. A port freePorts found free may be taken before the demo looks at it, by another test
+// starting a server on a port picked the same way: the demo then ends at once, saying so, and
+// begins again on other ports, three times at most.
+func startUp(t *testing.T, begin func() *demoRun) *demoRun {
+	t.Helper()
+	for try := 1; ; try++ {
+		d := begin()
+		if d.bannerShown(t) {
+			d.requireParts(t)
+			return d
+		}
+		if try == 3 || !strings.Contains(d.output.String(), "is already in use") {
+			t.Fatalf("the demo ended before it was up (%v):\n%s", d.err, d.output)
+		}
+		t.Logf("a port the demo was given was taken meanwhile; again, on others:\n%s", d.output)
+	}
+}
+
+// bannerShown waits for the banner the demo prints once every part answers, and reports
+// false if the demo ended first. The first run may compile the binaries from scratch: minutes
+// on two cores.
+func (d *demoRun) bannerShown(t *testing.T) bool {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Minute)
 	for !strings.Contains(d.output.String(), "To stop everything and remove what the demo made") {
 		select {
 		case <-d.exited:
-			t.Fatalf("the demo ended before it was up (%v):\n%s", d.err, d.output)
+			if d.shown != nil { // all it wrote on the terminal, read
+				select {
+				case <-d.shown:
+				case <-time.After(10 * time.Second):
+				}
+			}
+			return false
 		case <-time.After(100 * time.Millisecond): // polling its output, bounded by the deadline
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the demo was not up within 10 minutes:\n%s", d.output)
 		}
 	}
+	return true
+}
+
+// requireParts checks that every part of a demo that is up runs, and its folder is there.
+func (d *demoRun) requireParts(t *testing.T) {
+	t.Helper()
 	names := map[string]int{}
 	for _, name := range markedProcesses(d.mark) {
 		names[name]++
