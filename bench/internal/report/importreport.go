@@ -147,15 +147,18 @@ func catchUpRows(x importcell.ImportResult) [][]string {
 		}
 		rows = append(rows, []string{fmt.Sprintf("caught up: %s (%s)", c.Name, c.Kind), result})
 	}
-	all := figures.FormatSeconds(x.CatchUp)
+	all, env := figures.FormatSeconds(x.CatchUp), "none"
 	if !x.AllCaughtUp {
 		all = "not in " + all
+	}
+	if len(x.ServeEnv) > 0 {
+		env = "`" + strings.Join(x.ServeEnv, " ") + "`"
 	}
 	return append(rows,
 		[]string{"caught up: all", all},
 		[]string{"the service catching up: `/status`'s slowest answer", figures.FormatSeconds(x.SlowestStatus)},
 		[]string{"the service catching up: peak RSS (VmHWM)", figures.FormatMB(x.ServeRSS)},
-		[]string{"the service catching up: Go's runtime set as deployed", serveEnv(x.ServeEnv)})
+		[]string{"the service catching up: Go's runtime set as deployed", env})
 }
 
 // SpliceImport writes the catalogue import's figures into the report at path (relative to
@@ -174,14 +177,6 @@ func formatWalls(walls []time.Duration) string {
 		out[i] = figures.FormatSeconds(w)
 	}
 	return strings.Join(out, ", ")
-}
-
-// serveEnv is the runtime's settings the catch-up's service ran with, as code, or "none".
-func serveEnv(env []string) string {
-	if len(env) == 0 {
-		return "none"
-	}
-	return "`" + strings.Join(env, " ") + "`"
 }
 
 // importNotes say how the catalogue import cell measures.
